@@ -1,0 +1,75 @@
+// Module: a tree of named float parameters with torch's state_dict keys.
+//
+// Like torch.nn.Module: a module registers its own parameters and its child
+// modules; the full key of a parameter is the dotted path ("layers.0.linear1.
+// weight"), listed own-parameters-first then children in registration order,
+// as torch's state_dict(). LoadStateDict is implemented once here for every
+// layer. Parameter data is owned by the module that registered it and stays
+// at the same address for the module's lifetime (forward passes read it in
+// place; nothing is copied per call).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace aw {
+
+struct ParamSpec {
+  std::string name;  // exact torch state_dict key
+  Shape shape;
+};
+
+struct NamedTensor {
+  std::string name;
+  TensorView tensor;
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // Every parameter, full keys, in torch's state_dict order.
+  std::vector<ParamSpec> Params() const;
+  // Parameter data by full key (numel of its shape floats), or null.
+  const float* Param(const std::string& name) const;
+
+  // Replaces every parameter. All-or-nothing: on error nothing changes.
+  // Rejects missing, unexpected, duplicate and mis-shaped entries by name,
+  // in the words of torch's load_state_dict. `what` names the module class.
+  Status LoadStateDict(const std::vector<NamedTensor>& entries, const char* what);
+
+  // Copies every parameter from a module of identical structure (torch's
+  // deepcopy of a layer into a stack). Fails if the keys or shapes differ.
+  Status CopyParamsFrom(const Module& other);
+
+ protected:
+  Module() = default;
+  // Registers and allocates a parameter (contents unspecified until the
+  // caller initialises it). `*data` receives its stable address.
+  Status AddParam(const std::string& name, const Shape& shape, float** data);
+  // Registers a child; the derived class owns it (member or unique_ptr).
+  void AddChild(const std::string& name, Module* child);
+
+ private:
+  struct Ref {
+    std::string name;
+    const Shape* shape;
+    Buffer* value;
+  };
+  void Collect(const std::string& prefix, std::vector<Ref>* out) const;
+
+  struct OwnParam {
+    std::string name;
+    Shape shape;
+    Buffer value;
+  };
+  std::vector<OwnParam> params_;
+  std::vector<std::pair<std::string, Module*>> children_;
+};
+
+}  // namespace aw

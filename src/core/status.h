@@ -1,0 +1,49 @@
+// Status: how every public C++ entry point reports failure. There are no C++
+// exceptions anywhere in attnwasm (the wasm build has them disabled); a
+// function that can fail returns a Status whose message names the argument,
+// what was expected and what was received. The JS layer turns it into a thrown
+// Error with a stable `code` (see bindings/index.js, ERROR_CODES).
+#pragma once
+#include <string>
+#include <utility>
+
+namespace aw {
+
+// Stable numeric codes; bindings/index.js maps them to 'ERR_*' strings.
+enum class Code : int {
+  kOk = 0,
+  kInvalidArgument = 1,  // a value out of range or an unsupported option
+  kShape = 2,            // a tensor's rank or size does not fit
+  kDtype = 3,            // a tensor of the wrong element type
+  kStateDict = 4,        // missing / unexpected / mis-shaped state_dict entry
+  kOutOfMemory = 5,      // an allocation the wasm heap cannot satisfy
+};
+
+class Status {
+ public:
+  Status() = default;  // OK
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status OK() { return Status(); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+inline Status ShapeError(std::string m) { return Status(Code::kShape, std::move(m)); }
+inline Status DtypeError(std::string m) { return Status(Code::kDtype, std::move(m)); }
+inline Status ArgError(std::string m) { return Status(Code::kInvalidArgument, std::move(m)); }
+inline Status OomError(std::string m) { return Status(Code::kOutOfMemory, std::move(m)); }
+
+}  // namespace aw
+
+// Propagate a non-OK Status to the caller.
+#define AW_RETURN_IF_ERROR(expr)          \
+  do {                                    \
+    ::aw::Status aw_status_ = (expr);     \
+    if (!aw_status_.ok()) return aw_status_; \
+  } while (0)

@@ -1,0 +1,69 @@
+// xsimd versions of the masking kernels in mask.h, templated on the xsimd arch
+// and instantiated for xsimd::default_arch (W = batch::size = 8 or 4), with
+// scalar tails. Scalar twins: mask_ref.cpp. f32_fill also lives here (no
+// reference twin: a fill is its own oracle).
+#include "kernels/mask.h"
+
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+namespace aw::kernels {
+namespace {
+
+template <class Arch>
+void mask_add_impl(size_t n, float* x, const float* m) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  size_t j = 0;
+  for (; j + W <= n; j += W) {
+    (batch::load_unaligned(x + j) + batch::load_unaligned(m + j)).store_unaligned(x + j);
+  }
+  for (; j < n; ++j) x[j] += m[j];
+}
+
+template <class Arch>
+void mask_keep_u8_impl(size_t n, float* x, const uint8_t* keep) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const batch vneg_inf(neg_inf);
+  const batch zero(0.0f);
+  size_t j = 0;
+  for (; j + W <= n; j += W) {
+    // W bytes widened to W floats (xsimd 8.1 has no u8 -> f32 widening load
+    // for these archs, so this goes through a small stack buffer; fine for a
+    // kernel that is memory-bound anyway). 0 -> 0.0f, any nonzero -> >= 1.0f.
+    const batch k = batch::load_unaligned(keep + j);
+    xsimd::select(k != zero, batch::load_unaligned(x + j), vneg_inf).store_unaligned(x + j);
+  }
+  for (; j < n; ++j) {
+    if (keep[j] == 0) x[j] = neg_inf;
+  }
+}
+
+template <class Arch>
+void fill_impl(size_t n, float* x, float value) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  const batch v(value);
+  size_t j = 0;
+  for (; j + W <= n; j += W) v.store_unaligned(x + j);
+  for (; j < n; ++j) x[j] = value;
+}
+
+}  // namespace
+
+void f32_mask_add(size_t n, float* x, const float* m) {
+  mask_add_impl<xsimd::default_arch>(n, x, m);
+}
+
+void f32_mask_keep_u8(size_t n, float* x, const uint8_t* keep) {
+  mask_keep_u8_impl<xsimd::default_arch>(n, x, keep);
+}
+
+void f32_fill(size_t n, float* x, float value) {
+  fill_impl<xsimd::default_arch>(n, x, value);
+}
+
+}  // namespace aw::kernels

@@ -1,0 +1,49 @@
+#include "layers/linear.h"
+
+#include <cmath>
+
+#include "kernels/gemm.h"
+#include "kernels/mask.h"
+
+namespace aw {
+
+Status Linear::Init(int64_t in_features, int64_t out_features, bool bias, Rng& rng) {
+  if (in_features <= 0) return ArgError("inFeatures: expected a positive integer, got " + std::to_string(in_features));
+  if (out_features <= 0) return ArgError("outFeatures: expected a positive integer, got " + std::to_string(out_features));
+  in_ = in_features;
+  out_ = out_features;
+  AW_RETURN_IF_ERROR(AddParam("weight", {out_, in_}, &w_));
+  const double bound = 1.0 / std::sqrt(double(in_));
+  rng.FillUniform(w_, out_ * in_, bound);
+  if (bias) {
+    AW_RETURN_IF_ERROR(AddParam("bias", {out_}, &b_));
+    rng.FillUniform(b_, out_, bound);
+  }
+  return Status::OK();
+}
+
+void Linear::ZeroBias() {
+  if (b_) kernels::f32_fill(size_t(out_), b_, 0.0f);
+}
+
+void Linear::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
+  kernels::f32_gemm_nt(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, w_, size_t(in_), b_, 1.0f);
+}
+
+Status Linear::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {
+  if (x.shape.empty() || x.shape.back() != in_)
+    return ShapeError("input: expected (…, inFeatures) with inFeatures = " + std::to_string(in_) + ", got " +
+                      ShapeStr(x.shape));
+  const int64_t n = NumelChecked(x.shape);
+  if (n < 0) return ShapeError("input: shape " + ShapeStr(x.shape) + " exceeds 2^29 elements");
+  Shape ys = x.shape;
+  ys.back() = out_;
+  if (NumelChecked(ys) < 0) return ShapeError("output: shape " + ShapeStr(ys) + " exceeds 2^29 elements");
+  const size_t rows = size_t(n / in_);
+  AW_RETURN_IF_ERROR(y->Resize(rows * size_t(out_), "Linear output"));
+  *y_shape = ys;
+  if (rows) Apply(rows, x.data, size_t(in_), y->data(), size_t(out_));
+  return Status::OK();
+}
+
+}  // namespace aw

@@ -1,0 +1,91 @@
+// MultiheadAttention: torch.nn.MultiheadAttention (PyTorch 2.x semantics) for
+// inference. Same constructor arguments, state_dict keys and forward arguments.
+//
+//   query (L, N, E) | (N, L, E) if batch_first | (L, E) unbatched
+//   key   (S, N, kdim) …, value (S, N, vdim) …
+//   key_padding_mask (N, S) | (S);  attn_mask (L, S) | (N·H, L, S) | (H, L, S) unbatched
+//   → output like query; weights (N, L, S') averaged or (N, H, L, S') per head,
+//     S' = S + add_bias_kv + add_zero_attn.
+// Masks: bool true = NOT allowed to attend (the opposite of SDPA), float = added.
+// A query row with every key masked gives zero weights and a zero attention
+// output for that head (torch gives NaN; see README "Fully masked rows").
+// Weights (parameters) are owned by the layer; scratch activations are kept
+// between calls and reused, so a steady-state forward only allocates outputs.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/module.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "layers/linear.h"
+
+namespace aw {
+
+struct MhaConfig {
+  int64_t embed_dim = 0;
+  int64_t num_heads = 0;
+  double dropout = 0.0;  // accepted and ignored: inference = eval mode
+  bool bias = true;
+  bool add_bias_kv = false;
+  bool add_zero_attn = false;
+  int64_t kdim = 0;      // 0 = embed_dim
+  int64_t vdim = 0;      // 0 = embed_dim
+  bool batch_first = false;
+};
+
+struct MhaForwardOptions {
+  MaskView key_padding_mask;
+  bool need_weights = true;
+  MaskView attn_mask;
+  bool average_attn_weights = true;
+  bool is_causal = false;  // a hint, as in torch 2.x: requires attn_mask
+  // The names error messages use for the arguments: a layer that calls this
+  // one (e.g. TransformerEncoderLayer) passes its own ("src", "srcMask", …).
+  struct Names {
+    const char* query = "query";
+    const char* key = "key";
+    const char* value = "value";
+    const char* key_padding_mask = "keyPaddingMask";
+    const char* attn_mask = "attnMask";
+    const char* is_causal = "isCausal";
+  } names;
+};
+
+struct MhaResult {
+  Buffer output;   Shape output_shape;
+  Buffer weights;  Shape weights_shape;  // empty unless need_weights
+};
+
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention() = default;
+  // Validates the config (messages name the argument), allocates and
+  // initialises the parameters as torch does (xavier_uniform_ in-projection,
+  // zero biases, kaiming_uniform_(a=√5) out_proj.weight, xavier_normal_
+  // bias_k/bias_v) from `rng`.
+  Status Init(const MhaConfig& config, Rng& rng);
+
+  const MhaConfig& config() const { return cfg_; }
+
+  // Public, validated forward (torch's argument checks and messages).
+  Status Forward(const TensorView& query, const TensorView& key, const TensorView& value,
+                 const MhaForwardOptions& opts, MhaResult* result);
+
+ private:
+  MhaConfig cfg_;
+  float* w_in_ = nullptr;  // in_proj_weight (3E, E), or null when kdim/vdim differ
+  float* wq_ = nullptr;    // (E, E)    views into w_in_ or q_proj_weight
+  float* wk_ = nullptr;    // (E, kdim)
+  float* wv_ = nullptr;    // (E, vdim)
+  float* b_in_ = nullptr;  // in_proj_bias (3E) or null
+  float* bias_k_ = nullptr;
+  float* bias_v_ = nullptr;
+  Linear out_proj_;
+  // Scratch reused across calls (grown on demand, never shrunk).
+  Buffer q_, k_, v_, attn_, scores_, am_, kpm_;
+};
+
+}  // namespace aw

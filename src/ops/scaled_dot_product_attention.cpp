@@ -1,0 +1,163 @@
+// Validate → choose → run, as ATen's SDPA: shapes and masks are checked with
+// user-facing messages first, then one plain path runs per output batch entry:
+//   scores (L, S) = scale · Q(L, E) · K(S, E)^T   → causal / mask → softmax
+//   out    (L, Ev) = P(L, S) · V(S, Ev)
+#include "ops/scaled_dot_product_attention.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/broadcast.h"
+#include "kernels/gemm.h"
+#include "kernels/mask.h"
+#include "kernels/softmax.h"
+
+namespace aw {
+namespace {
+
+Shape BatchDims(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+Status CheckInput(const TensorView& t, const char* name) {
+  if (t.shape.size() < 2)
+    return ShapeError(std::string(name) + ": expected at least 2 dims (…, " +
+                      (name[0] == 'q' ? "L" : "S") + ", E), got " + ShapeStr(t.shape));
+  if (NumelChecked(t.shape) < 0)
+    return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) +
+                      " has a negative dim or more than 2^29 elements");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const TensorView& v,
+                                 const SdpaOptions& o, SdpaScratch* scratch, SdpaResult* r) {
+  AW_RETURN_IF_ERROR(CheckInput(q, "query"));
+  AW_RETURN_IF_ERROR(CheckInput(k, "key"));
+  AW_RETURN_IF_ERROR(CheckInput(v, "value"));
+  const int64_t L = q.shape.end()[-2], E = q.shape.back();
+  const int64_t S = k.shape.end()[-2], Ev = v.shape.back();
+  if (k.shape.back() != E)
+    return ShapeError("key: expected last dim E = " + std::to_string(E) +
+                      " (query's), got " + ShapeStr(k.shape));
+  if (v.shape.end()[-2] != S)
+    return ShapeError("value: expected dim -2 S = " + std::to_string(S) +
+                      " (key's), got " + ShapeStr(v.shape));
+  if (o.dropout_p != 0.0)
+    return ArgError("dropoutP: expected 0 (attnwasm is an inference runtime), got " +
+                    std::to_string(o.dropout_p));
+  if (o.is_causal && o.attn_mask.present())
+    return ArgError("attnMask: must not be set when isCausal is true (as in torch)");
+
+  // Batch dims, with grouped-query attention widening key/value heads (dim -3).
+  Shape qb = BatchDims(q.shape), kb = BatchDims(k.shape), vb = BatchDims(v.shape);
+  Shape kb_wide = kb, vb_wide = vb;
+  int64_t k_group = 1, v_group = 1;
+  if (o.enable_gqa) {
+    if (qb.empty() || kb.empty() || vb.empty())
+      return ShapeError("enableGqa: expected query, key and value with a heads dim (…, H, L, E), got " +
+                        ShapeStr(q.shape) + ", " + ShapeStr(k.shape) + ", " + ShapeStr(v.shape));
+    const int64_t hq = qb.back(), hk = kb.back(), hv = vb.back();
+    if (hk == 0 || hq % hk != 0)
+      return ShapeError("key: with enableGqa the query heads (" + std::to_string(hq) +
+                        ") must be a multiple of the key heads, got key " + ShapeStr(k.shape));
+    if (hv == 0 || hq % hv != 0)
+      return ShapeError("value: with enableGqa the query heads (" + std::to_string(hq) +
+                        ") must be a multiple of the value heads, got value " + ShapeStr(v.shape));
+    k_group = hq / hk; v_group = hq / hv;
+    kb_wide.back() = hq; vb_wide.back() = hq;
+  }
+  Shape wb, ob;  // weights batch dims, output batch dims
+  if (!BroadcastShapes(qb, kb_wide, &wb))
+    return ShapeError("key: batch dims " + ShapeStr(kb) + " do not broadcast with query's " +
+                      ShapeStr(qb));
+  if (!BroadcastShapes(wb, vb_wide, &ob))
+    return ShapeError("value: batch dims " + ShapeStr(vb) + " do not broadcast with " +
+                      ShapeStr(wb) + " (query and key)");
+
+  Shape w_shape = wb; w_shape.push_back(L); w_shape.push_back(S);
+  Shape o_shape = ob; o_shape.push_back(L); o_shape.push_back(Ev);
+  if (NumelChecked(w_shape) < 0 || NumelChecked(o_shape) < 0)
+    return ShapeError("attention of shape " + ShapeStr(w_shape) + " → " + ShapeStr(o_shape) +
+                      " exceeds 2^29 elements");
+
+  // Mask: must broadcast into the weights (…, L, S) without enlarging them.
+  const MaskView& m = o.attn_mask;
+  int64_t m_rows = 0;  // 1 or L
+  Shape mb;
+  const void* mdata = m.data;
+  if (m.present()) {
+    if (m.dtype != DType::kF32 && m.dtype != DType::kBool)
+      return DtypeError("attnMask: expected bool or float32");
+    if (NumelChecked(m.shape) < 0 || !BroadcastsInto(m.shape, w_shape))
+      return ShapeError("attnMask: expected a shape broadcastable to the attention weights " +
+                        ShapeStr(w_shape) + " with no more dims, got " + ShapeStr(m.shape));
+    Shape ms = m.shape;
+    while (ms.size() < 2) ms.insert(ms.begin(), 1);
+    m_rows = ms.end()[-2];
+    mb = BatchDims(ms);
+    if (ms.back() == 1 && S != 1) {  // broadcast along S: expand once so rows are contiguous
+      const int64_t nrows = NumelChecked(ms);
+      if (m.dtype == DType::kBool) {
+        AW_RETURN_IF_ERROR(scratch->mask_u8.Resize(size_t(nrows * S), "expanded attnMask"));
+        const auto* src = static_cast<const uint8_t*>(m.data);
+        for (int64_t i = 0; i < nrows; ++i)
+          std::memset(scratch->mask_u8.data() + i * S, src[i], size_t(S));
+        mdata = scratch->mask_u8.data();
+      } else {
+        AW_RETURN_IF_ERROR(scratch->mask_f32.Resize(size_t(nrows * S), "expanded attnMask"));
+        const auto* src = static_cast<const float*>(m.data);
+        for (int64_t i = 0; i < nrows; ++i) kernels::f32_fill(size_t(S), scratch->mask_f32.data() + i * S, src[i]);
+        mdata = scratch->mask_f32.data();
+      }
+    }
+  }
+
+  const float scale = o.has_scale ? float(o.scale) : float(1.0 / std::sqrt(double(E)));
+  AW_RETURN_IF_ERROR(r->output.Resize(size_t(NumelChecked(o_shape)), "attention output"));
+  r->output_shape = o_shape;
+  if (o.need_weights) {
+    AW_RETURN_IF_ERROR(r->weights.Resize(size_t(NumelChecked(w_shape)), "attention weights"));
+    r->weights_shape = w_shape;
+  } else {
+    r->weights.Release();
+    r->weights_shape.clear();
+    AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(L * S), "attention scores"));
+  }
+  const int64_t n_out = NumelChecked(ob);
+  if (n_out == 0 || L == 0) return Status::OK();
+
+  const BroadcastIndex qi(qb, ob), ki(kb, ob, k_group), vi(vb, ob, v_group), wi(wb, ob), mi(mb, ob);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (int64_t b = 0; b < n_out; ++b) {
+    const float* qp = q.data + qi.Block(b) * L * E;
+    const float* kp = k.data + ki.Block(b) * S * E;
+    const float* vp = v.data + vi.Block(b) * S * Ev;
+    float* sc = o.need_weights ? r->weights.data() + wi.Block(b) * L * S : scratch->scores.data();
+    float* out = r->output.data() + b * L * Ev;
+    if (S == 0) {  // softmax over nothing: torch gives an all-zero output
+      kernels::f32_fill(size_t(L * Ev), out, 0.0f);
+      continue;
+    }
+    if (E == 0) kernels::f32_fill(size_t(L * S), sc, 0.0f);
+    else kernels::f32_gemm_nt(size_t(L), size_t(S), size_t(E), sc, size_t(S), qp, size_t(E), kp, size_t(E), nullptr, scale);
+    const int64_t m_block = m.present() ? mi.Block(b) * m_rows * S : 0;
+    for (int64_t i = 0; i < L; ++i) {
+      float* row = sc + i * S;
+      if (o.is_causal && i + 1 < S) kernels::f32_fill(size_t(S - i - 1), row + i + 1, neg_inf);
+      if (m.present()) {
+        const int64_t off = m_block + (m_rows == 1 ? 0 : i * S);
+        if (m.dtype == DType::kBool)
+          kernels::f32_mask_keep_u8(size_t(S), row, static_cast<const uint8_t*>(mdata) + off);
+        else
+          kernels::f32_mask_add(size_t(S), row, static_cast<const float*>(mdata) + off);
+      }
+      kernels::f32_softmax_inplace(size_t(S), row);
+    }
+    if (Ev > 0)
+      kernels::f32_gemm_nn(size_t(L), size_t(Ev), size_t(S), out, size_t(Ev), sc, size_t(S), vp, size_t(Ev), nullptr);
+  }
+  return Status::OK();
+}
+
+}  // namespace aw

@@ -1,0 +1,48 @@
+// scaled_dot_product_attention: torch.nn.functional.scaled_dot_product_attention
+// (PyTorch 2.x semantics) for float32 inputs, inference only.
+//
+//   query (…q, L, E), key (…k, S, E), value (…v, S, Ev)  →  output (…, L, Ev)
+//
+// Leading batch dims broadcast as in torch.matmul; the attention weights have
+// the batch shape broadcast(…q, …k) and the output broadcast(…q, …k, …v).
+// attn_mask broadcasts into the weights (L, S) and must not have more dims than
+// them. bool mask: true = take part; float mask: added to the scores.
+// is_causal: keep j <= i (upper-left aligned when L != S); excludes attn_mask.
+// enable_gqa: key/value dim -3 is repeated (repeat_interleave) up to query's.
+// Not: dropout (dropout_p must be 0), training, fully masked rows = NaN (they
+// give zeros here, see kernels/softmax.h).
+#pragma once
+#include "core/buffer.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace aw {
+
+struct SdpaOptions {
+  MaskView attn_mask;        // optional
+  double dropout_p = 0.0;    // must be 0
+  bool is_causal = false;
+  bool has_scale = false;    // false: scale = 1 / sqrt(E)
+  double scale = 1.0;
+  bool enable_gqa = false;
+  bool need_weights = false; // also return the softmax weights
+};
+
+struct SdpaResult {
+  Buffer output;   Shape output_shape;    // (…, L, Ev)
+  Buffer weights;  Shape weights_shape;   // (…, L, S), only if need_weights
+};
+
+// Reusable scratch for repeated calls (scores row block); may be shared by
+// calls on one thread. Owner: the caller.
+struct SdpaScratch {
+  Buffer scores;                 // (L, S)
+  BufferT<uint8_t> mask_u8;      // bool mask expanded along S when it broadcasts there
+  Buffer mask_f32;               // float mask expanded along S when it broadcasts there
+};
+
+Status ScaledDotProductAttention(const TensorView& query, const TensorView& key,
+                                 const TensorView& value, const SdpaOptions& opts,
+                                 SdpaScratch* scratch, SdpaResult* result);
+
+}  // namespace aw

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything attnwasm's build and tests need on a fresh Debian 12
+# machine. Idempotent: installs only what is missing, `npm ci` only when
+# node_modules is missing or older than package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt nodejs npm)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# nodejs/npm may come from elsewhere (e.g. a preinstalled Node 20): accept any on PATH.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  missing=("${missing[@]/nodejs/}"); missing=("${missing[@]/npm/}")
+fi
+want=()
+for p in "${missing[@]}"; do [ -n "$p" ] && want+=("$p"); done
+if [ ${#want[@]} -gt 0 ]; then
+  echo "setup: installing ${want[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
