@@ -10,7 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "io/safetensors.h"
+#include "kernels/activation.h"
+#include "layers/embedding.h"
+#include "layers/layer_norm.h"
+#include "layers/linear.h"
 #include "layers/multihead_attention.h"
+#include "layers/patch_embedding.h"
+#include "layers/positional_encoding.h"
+#include "layers/transformer.h"
 #include "ops/scaled_dot_product_attention.h"
 
 using emscripten::val;
@@ -34,6 +42,15 @@ aw::MaskView Mask(uintptr_t p, int dtype, const val& shape) {
   m.shape = ShapeFrom(shape);
   return m;
 }
+
+// Object-style arguments: { ptr, shape } tensors and { ptr, dtype, shape } masks
+// (null/undefined = absent), built by index.js.
+aw::TensorView TensorArg(const val& a) { return View(uintptr_t(a["ptr"].as<double>()), a["shape"]); }
+aw::MaskView MaskArg(const val& a) {
+  if (a.isNull() || a.isUndefined()) return aw::MaskView();
+  return Mask(uintptr_t(a["ptr"].as<double>()), a["dtype"].as<int>(), a["shape"]);
+}
+bool Flag(const val& o, const char* k) { return o[k].as<bool>(); }
 
 // Owned outputs of one call. Owner: the JS handle (deleted by index.js).
 class CallResult {
@@ -129,11 +146,7 @@ class ModuleHandle {
   const char* kind_;
 };
 
-template <class T, class Config>
-std::unique_ptr<ModuleHandle> Make(const Config& c, const char* kind) {
-  aw::Rng rng;
-  auto m = std::make_unique<T>();
-  aw::Status s = m->Init(c, rng);
+std::unique_ptr<ModuleHandle> Wrap(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind) {
   return std::make_unique<ModuleHandle>(s, s.ok() ? std::move(m) : nullptr, kind);
 }
 
@@ -143,7 +156,10 @@ std::unique_ptr<ModuleHandle> CreateMha(int embed_dim, int num_heads, double dro
   c.embed_dim = embed_dim; c.num_heads = num_heads; c.dropout = dropout; c.bias = bias;
   c.add_bias_kv = add_bias_kv; c.add_zero_attn = add_zero_attn; c.kdim = kdim; c.vdim = vdim;
   c.batch_first = batch_first;
-  return Make<aw::MultiheadAttention>(c, "MultiheadAttention");
+  aw::Rng rng;
+  auto m = std::make_unique<aw::MultiheadAttention>();
+  aw::Status s = m->Init(c, rng);
+  return Wrap(s, std::move(m), "MultiheadAttention");
 }
 
 std::unique_ptr<CallResult> MhaForward(ModuleHandle& h, uintptr_t q, val qs, uintptr_t k, val ks, uintptr_t v,
@@ -166,6 +182,250 @@ std::unique_ptr<CallResult> MhaForward(ModuleHandle& h, uintptr_t q, val qs, uin
   return res;
 }
 
+// ---- layers: create from a config object (index.js fills every field), forward ----
+
+std::unique_ptr<CallResult> One(const aw::Status& s, aw::Buffer&& out, const aw::Shape& shape) {
+  auto res = std::make_unique<CallResult>(s);
+  if (s.ok()) res->Add(std::move(out), shape);
+  return res;
+}
+
+aw::TransformerLayerConfig LayerConfig(const val& c) {
+  aw::TransformerLayerConfig t;
+  t.d_model = c["dModel"].as<int>();
+  t.nhead = c["nhead"].as<int>();
+  t.dim_feedforward = c["dimFeedforward"].as<int>();
+  t.dropout = c["dropout"].as<double>();
+  aw::ParseActivation(c["activation"].as<std::string>(), &t.activation);  // validated in index.js
+  t.layer_norm_eps = c["layerNormEps"].as<double>();
+  t.batch_first = Flag(c, "batchFirst");
+  t.norm_first = Flag(c, "normFirst");
+  t.bias = Flag(c, "bias");
+  return t;
+}
+
+std::unique_ptr<ModuleHandle> CreateLinear(int in, int out, bool bias) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::Linear>();
+  aw::Status s = m->Init(in, out, bias, rng);
+  return Wrap(s, std::move(m), "Linear");
+}
+std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::Linear>().Forward(TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateLayerNorm(int n, double eps, bool affine, bool bias) {
+  auto m = std::make_unique<aw::LayerNorm>();
+  aw::Status s = m->Init(n, eps, affine, bias);
+  return Wrap(s, std::move(m), "LayerNorm");
+}
+std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::LayerNorm>().Forward(TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateEmbedding(int num, int dim, int padding_idx, bool has_padding_idx) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::Embedding>();
+  aw::Status s = m->Init(num, dim, padding_idx, has_padding_idx, rng);
+  return Wrap(s, std::move(m), "Embedding");
+}
+std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::Embedding>().Forward(reinterpret_cast<const int32_t*>(uintptr_t(ids["ptr"].as<double>())),
+                                               ShapeFrom(ids["shape"]), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+// kind: 0 relu, 1 gelu (erf), 2 gelu tanh. Elementwise, no module.
+std::unique_ptr<CallResult> ActivationForward(int kind, val x) {
+  const aw::TensorView v = TensorArg(x);
+  const int64_t n = aw::NumelChecked(v.shape);
+  aw::Buffer y;
+  aw::Status s = n < 0 ? aw::ShapeError("input: shape too large") : y.Resize(size_t(n), "activation output");
+  if (s.ok() && n > 0) {
+    std::copy(v.data, v.data + n, y.data());
+    aw::ApplyActivation(kind == 0 ? aw::Activation::kRelu : kind == 1 ? aw::Activation::kGelu : aw::Activation::kGeluTanh,
+                        size_t(n), y.data());
+  }
+  return One(s, std::move(y), v.shape);
+}
+
+std::unique_ptr<ModuleHandle> CreateEncoderLayer(val cfg) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::TransformerEncoderLayer>();
+  aw::Status s = m->Init(LayerConfig(cfg), rng);
+  return Wrap(s, std::move(m), "TransformerEncoderLayer");
+}
+aw::EncoderLayerForward EncoderArgs(const val& a, const char* mask_key) {
+  aw::EncoderLayerForward o;
+  o.src_mask = MaskArg(a[mask_key]);
+  o.src_key_padding_mask = MaskArg(a["srcKeyPaddingMask"]);
+  o.is_causal = Flag(a, "isCausal");
+  return o;
+}
+std::unique_ptr<CallResult> EncoderLayerForward(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::TransformerEncoderLayer>().Forward(TensorArg(a["src"]), EncoderArgs(a, "srcMask"), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateDecoderLayer(val cfg) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::TransformerDecoderLayer>();
+  aw::Status s = m->Init(LayerConfig(cfg), rng);
+  return Wrap(s, std::move(m), "TransformerDecoderLayer");
+}
+aw::DecoderLayerForward DecoderArgs(const val& a) {
+  aw::DecoderLayerForward o;
+  o.tgt_mask = MaskArg(a["tgtMask"]);
+  o.memory_mask = MaskArg(a["memoryMask"]);
+  o.tgt_key_padding_mask = MaskArg(a["tgtKeyPaddingMask"]);
+  o.memory_key_padding_mask = MaskArg(a["memoryKeyPaddingMask"]);
+  o.tgt_is_causal = Flag(a, "tgtIsCausal");
+  o.memory_is_causal = Flag(a, "memoryIsCausal");
+  return o;
+}
+std::unique_ptr<CallResult> DecoderLayerForward(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::TransformerDecoderLayer>().Forward(TensorArg(a["tgt"]), TensorArg(a["memory"]),
+                                                             DecoderArgs(a), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateEncoder(val cfg, int num_layers, bool has_norm, double norm_eps) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::TransformerEncoder>();
+  aw::Status s = m->Init(LayerConfig(cfg), num_layers, has_norm, norm_eps, rng);
+  return Wrap(s, std::move(m), "TransformerEncoder");
+}
+std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::TransformerEncoder>().Forward(TensorArg(a["src"]), EncoderArgs(a, "mask"), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateDecoder(val cfg, int num_layers, bool has_norm, double norm_eps) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::TransformerDecoder>();
+  aw::Status s = m->Init(LayerConfig(cfg), num_layers, has_norm, norm_eps, rng);
+  return Wrap(s, std::move(m), "TransformerDecoder");
+}
+std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::TransformerDecoder>().Forward(TensorArg(a["tgt"]), TensorArg(a["memory"]), DecoderArgs(a),
+                                                        &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateTransformer(val cfg, int num_encoder_layers, int num_decoder_layers) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::Transformer>();
+  aw::Status s = m->Init(LayerConfig(cfg), num_encoder_layers, num_decoder_layers, rng);
+  return Wrap(s, std::move(m), "Transformer");
+}
+std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
+  aw::TransformerForward o;
+  o.encoder.src_mask = MaskArg(a["srcMask"]);
+  o.encoder.src_key_padding_mask = MaskArg(a["srcKeyPaddingMask"]);
+  o.encoder.is_causal = Flag(a, "srcIsCausal");
+  o.decoder = DecoderArgs(a);
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::Transformer>().Forward(TensorArg(a["src"]), TensorArg(a["tgt"]), o, &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreateSinusoidalPE(int d_model, int max_len, bool batch_first) {
+  auto m = std::make_unique<aw::SinusoidalPositionalEncoding>();
+  aw::Status s = m->Init(d_model, max_len, batch_first);
+  return Wrap(s, std::move(m), "SinusoidalPositionalEncoding");
+}
+std::unique_ptr<ModuleHandle> CreateLearnedPE(int max_len, int d_model, bool batch_first) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::LearnedPositionalEmbedding>();
+  aw::Status s = m->Init(max_len, d_model, batch_first, rng);
+  return Wrap(s, std::move(m), "LearnedPositionalEmbedding");
+}
+std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::PositionalAdd>().Forward(TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+std::unique_ptr<ModuleHandle> CreatePatchEmbedding(int in_channels, int embed_dim, int patch, bool bias,
+                                                   bool class_token) {
+  aw::Rng rng;
+  auto m = std::make_unique<aw::PatchEmbedding>();
+  aw::Status s = m->Init(in_channels, embed_dim, patch, bias, class_token, rng);
+  return Wrap(s, std::move(m), "PatchEmbedding");
+}
+std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::PatchEmbedding>().Forward(TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+// ---- safetensors ----
+
+// A parsed and converted safetensors file. Owner: index.js (deleted after copying out).
+class StResult {
+ public:
+  StResult(const uint8_t* bytes, size_t size) {
+    status_ = aw::io::ParseSafetensors(bytes, size, &file_);
+    for (size_t i = 0; status_.ok() && i < file_.tensors.size(); ++i) {
+      const aw::io::StTensor& t = file_.tensors[i];
+      const size_t n = size_t(aw::NumelChecked(t.shape));
+      f32_.emplace_back();
+      i32_.emplace_back();
+      if (IsFloat(int(i))) {
+        status_ = f32_.back().Resize(n, t.name.c_str());
+        if (status_.ok()) status_ = aw::io::ReadAsF32(bytes, size, t, f32_.back().data());
+      } else {
+        status_ = i32_.back().Resize(n, t.name.c_str());
+        if (status_.ok()) status_ = aw::io::ReadAsI32(bytes, size, t, i32_.back().data());
+      }
+    }
+  }
+  int code() const { return int(status_.code()); }
+  std::string message() const { return status_.message(); }
+  int count() const { return int(file_.tensors.size()); }
+  std::string name(int i) const { return file_.tensors[size_t(i)].name; }
+  std::string dtype(int i) const { return aw::io::StDTypeName(file_.tensors[size_t(i)].dtype); }
+  bool IsFloat(int i) const {
+    const auto d = file_.tensors[size_t(i)].dtype;
+    return d == aw::io::StDType::kF64 || d == aw::io::StDType::kF32 || d == aw::io::StDType::kF16 ||
+           d == aw::io::StDType::kBF16;
+  }
+  val shape(int i) const {
+    val a = val::array();
+    for (int64_t d : file_.tensors[size_t(i)].shape) a.call<void>("push", double(d));
+    return a;
+  }
+  // Float32Array view (float dtypes) or Int32Array view (integer/bool dtypes).
+  val data(int i) const {
+    if (IsFloat(i)) return val(emscripten::typed_memory_view(f32_[size_t(i)].size(), f32_[size_t(i)].data()));
+    return val(emscripten::typed_memory_view(i32_[size_t(i)].size(), i32_[size_t(i)].data()));
+  }
+  val metadata() const {
+    val o = val::object();
+    for (const auto& kv : file_.metadata) o.set(kv.first, kv.second);
+    return o;
+  }
+
+ private:
+  aw::Status status_;
+  aw::io::StFile file_;
+  std::vector<aw::Buffer> f32_;
+  std::vector<aw::BufferT<int32_t>> i32_;
+};
+
+std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
+  return std::make_unique<StResult>(reinterpret_cast<const uint8_t*>(p), size_t(size));
+}
+
 // Bytes of the wasm heap currently allocated by malloc (for leak tests).
 double HeapInUse() { return double(mallinfo().uordblks); }
 
@@ -185,6 +445,39 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("paramShape", &ModuleHandle::paramShape)
       .function("paramData", &ModuleHandle::paramData)
       .function("loadStateDict", &ModuleHandle::loadStateDict);
+  emscripten::class_<StResult>("StResult")
+      .function("code", &StResult::code)
+      .function("message", &StResult::message)
+      .function("count", &StResult::count)
+      .function("name", &StResult::name)
+      .function("dtype", &StResult::dtype)
+      .function("isFloat", &StResult::IsFloat)
+      .function("shape", &StResult::shape)
+      .function("data", &StResult::data)
+      .function("metadata", &StResult::metadata);
+  emscripten::function("readSafetensors", &ReadSafetensors);
+  emscripten::function("createLinear", &CreateLinear);
+  emscripten::function("linearForward", &LinearForward);
+  emscripten::function("createLayerNorm", &CreateLayerNorm);
+  emscripten::function("layerNormForward", &LayerNormForward);
+  emscripten::function("createEmbedding", &CreateEmbedding);
+  emscripten::function("embeddingForward", &EmbeddingForward);
+  emscripten::function("activationForward", &ActivationForward);
+  emscripten::function("createEncoderLayer", &CreateEncoderLayer);
+  emscripten::function("encoderLayerForward", &EncoderLayerForward);
+  emscripten::function("createDecoderLayer", &CreateDecoderLayer);
+  emscripten::function("decoderLayerForward", &DecoderLayerForward);
+  emscripten::function("createEncoder", &CreateEncoder);
+  emscripten::function("encoderForward", &EncoderForward);
+  emscripten::function("createDecoder", &CreateDecoder);
+  emscripten::function("decoderForward", &DecoderForward);
+  emscripten::function("createTransformer", &CreateTransformer);
+  emscripten::function("transformerForward", &TransformerForward);
+  emscripten::function("createSinusoidalPE", &CreateSinusoidalPE);
+  emscripten::function("createLearnedPE", &CreateLearnedPE);
+  emscripten::function("positionalForward", &PositionalForward);
+  emscripten::function("createPatchEmbedding", &CreatePatchEmbedding);
+  emscripten::function("patchEmbeddingForward", &PatchEmbeddingForward);
   emscripten::function("createMha", &CreateMha);
   emscripten::function("mhaForward", &MhaForward);
   emscripten::function("sdpa", &Sdpa);

@@ -87,6 +87,13 @@ function checkProbability(v, name) {
   return v;
 }
 
+function checkNonNegative(v, name, dflt) {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
+  if (!(v >= 0) || !Number.isFinite(v)) throw rangeError(`${name}: expected a finite number >= 0, got ${v}`);
+  return v;
+}
+
 function optionalMask(m, name) {
   return m == null ? null : checkTensor(m, name, 'mask');
 }
@@ -125,7 +132,12 @@ function checkTensor(t, name, kind) {
     throw rangeError(`${name}.shape: ${shapeStr(shape)} has ${numel} elements, more than the limit 2^29`);
   }
   let dtype;
-  if (data instanceof Float32Array) dtype = 0;
+  if (kind === 'ids') {
+    if (!(data instanceof Int32Array)) {
+      throw new AttnWasmError('ERR_DTYPE', `${name}.data: expected an Int32Array of token ids, got ${describe(data)}`);
+    }
+    dtype = 2;
+  } else if (data instanceof Float32Array) dtype = 0;
   else if (kind === 'mask' && data instanceof Uint8Array) dtype = 1;
   else {
     const want = kind === 'mask' ? 'a Uint8Array (bool, 0/1) or Float32Array (additive)' : 'a Float32Array';
@@ -158,8 +170,7 @@ class AttnWasm {
     this._core = core;
     const rt = this;
     const classes = makeClasses(rt);
-    /** @type {typeof classes.MultiheadAttention} */
-    this.MultiheadAttention = classes.MultiheadAttention;
+    for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
   }
 
   /**
@@ -192,6 +203,22 @@ class AttnWasm {
     } finally {
       if (base) core._free(base);
     }
+  }
+
+  /**
+   * Copies named tensors into wasm and calls fn with an args object whose
+   * entries are { ptr, shape, dtype } (null for absent tensors), plus `extra`.
+   */
+  _run(tensors, extra, fn) {
+    const names = Object.keys(tensors);
+    return this._withInputs(names.map((k) => tensors[k]), (ptrs) => {
+      const args = { ...extra };
+      names.forEach((k, i) => {
+        const t = tensors[k];
+        args[k] = t ? { ptr: ptrs[i], shape: t.shape, dtype: t.dtype } : null;
+      });
+      return fn(args);
+    });
   }
 
   /** Turns a native CallResult into output tensors (copied out) or a thrown error; deletes it. */
@@ -254,6 +281,62 @@ class AttnWasm {
     const data = new Float32Array(sz * sz);
     for (let i = 0; i < sz; i++) for (let j = i + 1; j < sz; j++) data[i * sz + j] = -Infinity;
     return { data, shape: [sz, sz] };
+  }
+
+  /**
+   * Reads a safetensors file (the Hugging Face format) with strict validation.
+   * Float tensors (F32, F16, BF16, F64) become Float32Arrays (converted on load),
+   * BOOL and U8 become Uint8Arrays, other integers Int32Arrays.
+   * @param {Uint8Array|ArrayBuffer} bytes
+   * @param {{metadata?: boolean}} [options] metadata: true returns { tensors, metadata }
+   * @returns a state dict usable by every loadStateDict (or { tensors, metadata })
+   */
+  loadSafetensors(bytes, options) {
+    const o = checkOptions(options, ['metadata'], 'loadSafetensors');
+    const withMetadata = checkBool(o.metadata, 'metadata', false);
+    let u8;
+    if (bytes instanceof Uint8Array) u8 = bytes;
+    else if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
+    else if (ArrayBuffer.isView(bytes)) u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    else throw typeError(`bytes: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
+    const { tensors, metadata } = this._withInputs([{ data: u8 }], ([p]) => {
+      const r = this._core.readSafetensors(p, u8.byteLength);
+      try {
+        if (r.code() !== 0) throw new AttnWasmError(NATIVE_CODES[r.code()] ?? 'ERR_INTERNAL', r.message());
+        const out = {};
+        for (let i = 0; i < r.count(); i++) {
+          const view = r.data(i);
+          const dtype = r.dtype(i);
+          const data = dtype === 'BOOL' || dtype === 'U8' ? Uint8Array.from(view) : view.slice();
+          out[r.name(i)] = { data, shape: r.shape(i) };
+        }
+        return { tensors: out, metadata: r.metadata() };
+      } finally {
+        r.delete();
+      }
+    });
+    return withMetadata ? { tensors, metadata } : tensors;
+  }
+
+  /** torch.nn.functional.relu: a new tensor. */
+  relu(x) {
+    return this._activation(0, x);
+  }
+
+  /**
+   * torch.nn.functional.gelu: exact (erf) form, or approximate: 'tanh'.
+   * @param {{approximate?: 'none'|'tanh'}} [options]
+   */
+  gelu(x, options) {
+    const o = checkOptions(options, ['approximate'], 'gelu');
+    const a = o.approximate ?? 'none';
+    if (a !== 'none' && a !== 'tanh') throw rangeError(`approximate: expected 'none' or 'tanh', got ${String(a)}`);
+    return this._activation(a === 'tanh' ? 2 : 1, x);
+  }
+
+  _activation(kind, x) {
+    const t = checkTensor(x, 'input', 'float');
+    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(kind, a.x)))[0];
   }
 
   /** What this runtime instance uses. */
@@ -427,7 +510,349 @@ function makeClasses(rt) {
     }
   }
 
-  return { Module, MultiheadAttention };
+  /** Runs a single-output forward of a module handle. */
+  function forward1(h, fn, tensors, extra = {}) {
+    return rt._run(tensors, extra, (args) => rt._take(core[fn](h, args)))[0];
+  }
+  function forwardX(h, fn, tensors) {
+    return rt._take(rt._run(tensors, {}, (args) => core[fn](h, args.x)))[0];
+  }
+
+  /** torch.nn.Linear: y = x · weight^T + bias. Keys: weight (out, in), bias (out). */
+  class Linear extends Module {
+    /** @param {number} inFeatures @param {number} outFeatures @param {{bias?: boolean}} [options] */
+    constructor(inFeatures, outFeatures, options) {
+      super();
+      const o = checkOptions(options, ['bias'], 'Linear');
+      checkInt(inFeatures, 'inFeatures');
+      checkInt(outFeatures, 'outFeatures');
+      const bias = checkBool(o.bias, 'bias', true);
+      this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear');
+      Object.assign(this, { inFeatures, outFeatures, bias });
+    }
+    /** x (…, inFeatures) → (…, outFeatures) */
+    forward(x) {
+      return forwardX(this._handle(), 'linearForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** torch.nn.LayerNorm over the last dim. Keys: weight, bias. */
+  class LayerNorm extends Module {
+    /**
+     * @param {number} normalizedShape
+     * @param {{eps?: number, elementwiseAffine?: boolean, bias?: boolean}} [options]
+     */
+    constructor(normalizedShape, options) {
+      super();
+      const o = checkOptions(options, ['eps', 'elementwiseAffine', 'bias'], 'LayerNorm');
+      if (Array.isArray(normalizedShape)) {
+        if (normalizedShape.length !== 1) {
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `normalizedShape: only the last dim is supported, expected one int, got [${normalizedShape}]`);
+        }
+        [normalizedShape] = normalizedShape;
+      }
+      checkInt(normalizedShape, 'normalizedShape');
+      const eps = checkNonNegative(o.eps, 'eps', 1e-5);
+      const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
+      const bias = checkBool(o.bias, 'bias', true);
+      this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm');
+      Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'layerNormForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** torch.nn.Embedding. Key: weight (numEmbeddings, embeddingDim). Ids: Int32Array. */
+  class Embedding extends Module {
+    /** @param {number} numEmbeddings @param {number} embeddingDim @param {{paddingIdx?: number|null}} [options] */
+    constructor(numEmbeddings, embeddingDim, options) {
+      super();
+      const o = checkOptions(options, ['paddingIdx'], 'Embedding');
+      checkInt(numEmbeddings, 'numEmbeddings');
+      checkInt(embeddingDim, 'embeddingDim');
+      const paddingIdx = o.paddingIdx == null ? null : checkInt(o.paddingIdx, 'paddingIdx', { min: -numEmbeddings, max: numEmbeddings - 1 });
+      this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding');
+      Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
+    }
+    /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
+    forward(ids) {
+      return forwardX(this._handle(), 'embeddingForward', { x: checkTensor(ids, 'input', 'ids') });
+    }
+  }
+
+  /** torch.nn.ReLU */
+  class ReLU {
+    forward(x) { return rt.relu(x); }
+  }
+
+  /** torch.nn.GELU({ approximate: 'none' | 'tanh' }) */
+  class GELU {
+    constructor(options) {
+      const o = checkOptions(options, ['approximate'], 'GELU');
+      this.approximate = o.approximate ?? 'none';
+      rt.gelu({ data: new Float32Array(0), shape: [0] }, { approximate: this.approximate });
+    }
+    forward(x) { return rt.gelu(x, { approximate: this.approximate }); }
+  }
+
+  /** torch.nn.Dropout: the identity at inference (returns a copy). */
+  class Dropout {
+    constructor(p = 0.5) {
+      this.p = checkProbability(p, 'p');
+    }
+    forward(x) {
+      const t = checkTensor(x, 'input', 'float');
+      return { data: t.data.slice(), shape: [...t.shape] };
+    }
+  }
+
+  const LAYER_OPTIONS = ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst', 'bias'];
+
+  function layerConfig(dModel, nhead, o) {
+    checkInt(dModel, 'dModel');
+    checkInt(nhead, 'nhead');
+    if (dModel % nhead !== 0) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `dModel: must be divisible by nhead (${nhead}), got ${dModel}`);
+    }
+    const activation = o.activation ?? 'relu';
+    if (!['relu', 'gelu', 'gelu_tanh'].includes(activation)) {
+      throw rangeError(`activation: expected 'relu', 'gelu' or 'gelu_tanh', got ${describe(activation) === 'string' ? `'${activation}'` : describe(activation)}`);
+    }
+    return {
+      dModel,
+      nhead,
+      dimFeedforward: o.dimFeedforward === undefined ? 2048 : checkInt(o.dimFeedforward, 'dimFeedforward'),
+      dropout: o.dropout === undefined ? 0.1 : checkProbability(o.dropout, 'dropout'),
+      activation,
+      layerNormEps: checkNonNegative(o.layerNormEps, 'layerNormEps', 1e-5),
+      batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
+      normFirst: checkBool(o.normFirst, 'normFirst', false),
+      bias: checkBool(o.bias, 'bias', true),
+    };
+  }
+
+  /** torch.nn.TransformerEncoderLayer (inference). Keys: self_attn.*, linear1.*, linear2.*, norm1.*, norm2.*. */
+  class TransformerEncoderLayer extends Module {
+    constructor(dModel, nhead, options) {
+      super();
+      const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerEncoderLayer'));
+      this._adopt(core.createEncoderLayer(cfg), 'TransformerEncoderLayer');
+      /** @readonly */ this.config = cfg;
+    }
+    /** src (S, N, E) | (N, S, E) if batchFirst | (S, E) → same shape. */
+    forward(src, options) {
+      const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoderLayer.forward');
+      return forward1(this._handle(), 'encoderLayerForward', {
+        src: checkTensor(src, 'src', 'float'),
+        srcMask: optionalMask(o.srcMask, 'srcMask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+    }
+  }
+
+  function decoderArgs(o, where) {
+    return {
+      tgtMask: optionalMask(o.tgtMask, 'tgtMask'),
+      memoryMask: optionalMask(o.memoryMask, 'memoryMask'),
+      tgtKeyPaddingMask: optionalMask(o.tgtKeyPaddingMask, 'tgtKeyPaddingMask'),
+      memoryKeyPaddingMask: optionalMask(o.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
+    };
+  }
+  function decoderFlags(o) {
+    return {
+      tgtIsCausal: checkBool(o.tgtIsCausal, 'tgtIsCausal', false),
+      memoryIsCausal: checkBool(o.memoryIsCausal, 'memoryIsCausal', false),
+    };
+  }
+  const DECODER_FORWARD = ['tgtMask', 'memoryMask', 'tgtKeyPaddingMask', 'memoryKeyPaddingMask', 'tgtIsCausal', 'memoryIsCausal'];
+
+  /** torch.nn.TransformerDecoderLayer (inference). Keys: self_attn.*, multihead_attn.*, linear1/2.*, norm1-3.*. */
+  class TransformerDecoderLayer extends Module {
+    constructor(dModel, nhead, options) {
+      super();
+      const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerDecoderLayer'));
+      this._adopt(core.createDecoderLayer(cfg), 'TransformerDecoderLayer');
+      /** @readonly */ this.config = cfg;
+    }
+    /** tgt (T, N, E) …, memory (S, N, E) … → like tgt. */
+    forward(tgt, memory, options) {
+      const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoderLayer.forward');
+      return forward1(this._handle(), 'decoderLayerForward', {
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        memory: checkTensor(memory, 'memory', 'float'),
+        ...decoderArgs(o),
+      }, decoderFlags(o));
+    }
+  }
+
+  /** Builds the state dict of a stack from one layer (torch deep-copies it) and an optional norm. */
+  function stackStateDict(layer, numLayers, norm) {
+    const sd = {};
+    const l = layer.stateDict();
+    for (let i = 0; i < numLayers; i++) for (const [k, v] of Object.entries(l)) sd[`layers.${i}.${k}`] = v;
+    if (norm) for (const [k, v] of Object.entries(norm.stateDict())) sd[`norm.${k}`] = v;
+    return sd;
+  }
+
+  function checkStackArgs(layer, LayerClass, numLayers, o, where) {
+    if (!(layer instanceof LayerClass)) {
+      throw typeError(`${where}: expected a ${LayerClass.name} as the layer to copy, got ${describe(layer)}`);
+    }
+    layer._handle();
+    checkInt(numLayers, 'numLayers', { min: 0, max: 1000 });
+    const norm = o.norm ?? null;
+    if (norm !== null && !(norm instanceof LayerNorm)) throw typeError(`norm: expected a LayerNorm or null, got ${describe(norm)}`);
+    if (norm && (norm.normalizedShape !== layer.config.dModel || !norm.elementwiseAffine)) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: expected LayerNorm(${layer.config.dModel}) with elementwiseAffine, got LayerNorm(${norm.normalizedShape})`);
+    }
+    if (norm && norm.bias !== layer.config.bias) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: bias must match the layer's bias option (${layer.config.bias})`);
+    }
+    return norm;
+  }
+
+  /**
+   * torch.nn.TransformerEncoder: numLayers copies of `encoderLayer` (weights
+   * copied, as torch's deepcopy) and an optional final LayerNorm `norm`.
+   * Keys: layers.N.…, norm.….
+   */
+  class TransformerEncoder extends Module {
+    constructor(encoderLayer, numLayers, options) {
+      super();
+      const o = checkOptions(options, ['norm'], 'TransformerEncoder');
+      const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
+      this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder');
+      this.loadStateDict(stackStateDict(encoderLayer, numLayers, norm));
+      /** @readonly */ this.config = encoderLayer.config;
+      /** @readonly */ this.numLayers = numLayers;
+    }
+    /** src → same shape. Options as torch: mask, srcKeyPaddingMask, isCausal. */
+    forward(src, options) {
+      const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
+      return forward1(this._handle(), 'encoderForward', {
+        src: checkTensor(src, 'src', 'float'),
+        mask: optionalMask(o.mask, 'mask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+    }
+  }
+
+  /** torch.nn.TransformerDecoder: numLayers copies of `decoderLayer`, optional final `norm`. */
+  class TransformerDecoder extends Module {
+    constructor(decoderLayer, numLayers, options) {
+      super();
+      const o = checkOptions(options, ['norm'], 'TransformerDecoder');
+      const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
+      this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder');
+      this.loadStateDict(stackStateDict(decoderLayer, numLayers, norm));
+      /** @readonly */ this.config = decoderLayer.config;
+      /** @readonly */ this.numLayers = numLayers;
+    }
+    forward(tgt, memory, options) {
+      const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoder.forward');
+      return forward1(this._handle(), 'decoderForward', {
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        memory: checkTensor(memory, 'memory', 'float'),
+        ...decoderArgs(o),
+      }, decoderFlags(o));
+    }
+  }
+
+  /**
+   * torch.nn.Transformer (inference): encoder and decoder stacks, each with a final LayerNorm.
+   * Keys: encoder.layers.N.…, encoder.norm.…, decoder.layers.N.…, decoder.norm.….
+   */
+  class Transformer extends Module {
+    constructor(options) {
+      super();
+      const o = checkOptions(options, ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', ...LAYER_OPTIONS], 'Transformer');
+      const cfg = layerConfig(o.dModel ?? 512, o.nhead ?? 8, o);
+      const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInt(o.numEncoderLayers, 'numEncoderLayers', { min: 0, max: 1000 });
+      const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInt(o.numDecoderLayers, 'numDecoderLayers', { min: 0, max: 1000 });
+      this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer');
+      /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
+    }
+    /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */
+    forward(src, tgt, options) {
+      const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'srcIsCausal', ...DECODER_FORWARD], 'Transformer.forward');
+      return forward1(this._handle(), 'transformerForward', {
+        src: checkTensor(src, 'src', 'float'),
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        srcMask: optionalMask(o.srcMask, 'srcMask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        ...decoderArgs(o),
+      }, { srcIsCausal: checkBool(o.srcIsCausal, 'srcIsCausal', false), ...decoderFlags(o) });
+    }
+  }
+
+  /**
+   * Fixed sinusoidal positions ("Attention Is All You Need", the PyTorch tutorial's
+   * PositionalEncoding without dropout): forward(x) = x + PE[:L]. No parameters.
+   */
+  class SinusoidalPositionalEncoding extends Module {
+    /** @param {number} dModel @param {{maxLen?: number, batchFirst?: boolean}} [options] */
+    constructor(dModel, options) {
+      super();
+      const o = checkOptions(options, ['maxLen', 'batchFirst'], 'SinusoidalPositionalEncoding');
+      checkInt(dModel, 'dModel');
+      const maxLen = o.maxLen === undefined ? 5000 : checkInt(o.maxLen, 'maxLen');
+      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
+      this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding');
+      Object.assign(this, { dModel, maxLen, batchFirst });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** Learned positions (ViT's pos_embedding as an nn.Embedding over 0..L−1): x + weight[:L]. Key: weight. */
+  class LearnedPositionalEmbedding extends Module {
+    /** @param {number} maxLen @param {number} dModel @param {{batchFirst?: boolean}} [options] */
+    constructor(maxLen, dModel, options) {
+      super();
+      const o = checkOptions(options, ['batchFirst'], 'LearnedPositionalEmbedding');
+      checkInt(maxLen, 'maxLen');
+      checkInt(dModel, 'dModel');
+      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
+      this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding');
+      Object.assign(this, { dModel, maxLen, batchFirst });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /**
+   * ViT stem: Conv2d(inChannels, embedDim, kernel = stride = patchSize) + flatten,
+   * (B, C, H, W) → (B, H'·W' [+1], embedDim). Keys: cls_token, proj.weight, proj.bias.
+   */
+  class PatchEmbedding extends Module {
+    /**
+     * @param {number} inChannels @param {number} embedDim @param {number} patchSize
+     * @param {{bias?: boolean, classToken?: boolean}} [options]
+     */
+    constructor(inChannels, embedDim, patchSize, options) {
+      super();
+      const o = checkOptions(options, ['bias', 'classToken'], 'PatchEmbedding');
+      checkInt(inChannels, 'inChannels');
+      checkInt(embedDim, 'embedDim');
+      checkInt(patchSize, 'patchSize', { min: 1, max: 4096 });
+      const bias = checkBool(o.bias, 'bias', true);
+      const classToken = checkBool(o.classToken, 'classToken', false);
+      this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding');
+      Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
+    }
+    forward(images) {
+      return forwardX(this._handle(), 'patchEmbeddingForward', { x: checkTensor(images, 'images', 'float') });
+    }
+  }
+
+  return {
+    Module, MultiheadAttention, Linear, LayerNorm, Embedding, ReLU, GELU, Dropout,
+    TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer,
+    SinusoidalPositionalEncoding, LearnedPositionalEmbedding, PatchEmbedding,
+  };
 }
 
 /**

@@ -1,0 +1,76 @@
+// Strict reader of the safetensors format (Hugging Face). It validates a file
+// held in memory and converts tensors to float32 / int32; it never copies the
+// file, never writes one, and never reads outside [bytes, bytes + size).
+//
+// The format, all integers little-endian:
+//   bytes [0, 8)        N: uint64, length of the header
+//   bytes [8, 8 + N)    header: UTF-8 JSON object, possibly padded with spaces
+//                         { "<tensor name>": { "dtype": "F32",
+//                                              "shape": [2, 3],
+//                                              "data_offsets": [begin, end] },
+//                           ...,
+//                           "__metadata__": { "<key>": "<string>", ... } }   (optional)
+//   bytes [8 + N, size) the data buffer. A tensor's bytes are
+//                         [8 + N + begin, 8 + N + end): row-major, little-endian.
+//
+// Accepted only if: N <= 100 MB and fits in the file; every entry has exactly
+// the three fields; dtype is one of StDType; shape and offsets are exact
+// integers in [0, 2^53]; numel <= kMaxElements (2^29); end - begin is
+// numel × element size; tensors do not overlap and, sorted by offset, cover
+// the data buffer exactly (zero-size tensors sit at a boundary); names are
+// unique. This is what the reference implementation (safetensors, Rust)
+// enforces, plus unique names and metadata keys.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace aw::io {
+
+// The dtypes this reader knows; the format's names are given by StDTypeName.
+enum class StDType { kF64, kF32, kF16, kBF16, kI64, kI32, kI16, kI8, kU8, kBool };
+
+struct StTensor {
+  std::string name;
+  StDType dtype = StDType::kF32;
+  Shape shape;
+  uint64_t begin = 0;  // absolute byte offsets in the file, end exclusive
+  uint64_t end = 0;
+};
+
+struct StFile {
+  std::vector<StTensor> tensors;  // in header order
+  std::vector<std::pair<std::string, std::string>> metadata;  // "__metadata__", in header order
+  uint64_t data_start = 0;  // 8 + N: absolute offset of the data buffer
+};
+
+// Largest header accepted (the reference implementation's limit).
+constexpr uint64_t kStMaxHeaderBytes = 100'000'000;
+
+// Validates the whole file (see the top of this file) and describes it in
+// *out, owned by the caller (reset first; left empty on error). Errors are
+// kInvalidArgument, start with "safetensors: " and name the tensor if any.
+Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out);
+
+// Converts tensor `t` of a parsed file (same bytes, size) with dtype F64, F32,
+// F16 or BF16 to float32 in out[0, numel), owned by the caller. F16 and BF16
+// widen exactly (subnormals, ±inf, NaN included); F64 rounds to nearest.
+// Other dtypes are a kDtype error; `t` is re-checked against `size`.
+Status ReadAsF32(const uint8_t* bytes, size_t size, const StTensor& t, float* out);
+
+// Converts tensor `t` with dtype I64, I32, I16, I8, U8 or BOOL to int32 in
+// out[0, numel), owned by the caller. An I64 value outside int32, or a BOOL
+// byte other than 0 / 1, is an error naming the tensor and the index.
+Status ReadAsI32(const uint8_t* bytes, size_t size, const StTensor& t, int32_t* out);
+
+// The format's name: "F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL".
+const char* StDTypeName(StDType d);
+// Bytes per element: 8, 4, 2, 2, 8, 4, 2, 1, 1, 1.
+size_t StDTypeSize(StDType d);
+
+}  // namespace aw::io

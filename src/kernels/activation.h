@@ -1,0 +1,31 @@
+// Elementwise activations and residual add, in place over n contiguous
+// floats, each with a scalar reference (activation_ref.cpp) and an xsimd
+// version (activation_simd.cpp).
+//
+//   f32_relu:       x = max(x, 0)                 (NaN stays NaN, as torch.relu)
+//   f32_gelu:       x = 0.5 x (1 + erf(x / sqrt 2))                       (approximate='none')
+//   f32_gelu_tanh:  x = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (approximate='tanh')
+//   f32_add:        y += x                        (residual connections; y may equal x)
+//
+// Both GELUs are evaluated through cancellation-free identities (erfc, and
+// 1 + tanh(u) = 2 / (1 + exp(-2u))), so they keep relative accuracy for
+// negative x where torch's float formula does not; they differ from torch
+// there by at most about |x| * FLT_EPSILON. See activation_ref.cpp.
+#pragma once
+#include <cstddef>
+
+namespace aw::kernels {
+
+void f32_relu_ref(size_t n, float* x);
+void f32_relu(size_t n, float* x);
+
+void f32_gelu_ref(size_t n, float* x);
+void f32_gelu(size_t n, float* x);
+
+void f32_gelu_tanh_ref(size_t n, float* x);
+void f32_gelu_tanh(size_t n, float* x);
+
+void f32_add_ref(size_t n, float* y, const float* x);
+void f32_add(size_t n, float* y, const float* x);
+
+}  // namespace aw::kernels

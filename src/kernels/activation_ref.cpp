@@ -1,0 +1,52 @@
+// Scalar references for the activation kernels (activation.h): the oracles
+// the xsimd versions (activation_simd.cpp) are tested against. The two GELUs
+// are evaluated in double and rounded once to float, through identities that
+// avoid the cancellation in 1 + erf(..) and 1 + tanh(..) for negative x:
+//   1 + erf(a)  = erfc(-a)
+//   1 + tanh(u) = 2 / (1 + exp(-2u))
+// So they are (nearly) correctly rounded everywhere, including the negative
+// tail where the textbook formula in float (what torch's CPU kernel computes)
+// keeps only an absolute accuracy of about |x| * FLT_EPSILON / 2.
+// Not meant to be fast.
+#include "kernels/activation.h"
+
+#include <cmath>
+
+namespace aw::kernels {
+
+namespace {
+constexpr double kSqrt1_2 = 0.70710678118654752440;     // 1 / sqrt(2)
+constexpr double kSqrt2_Pi = 0.79788456080286535588;    // sqrt(2 / pi)
+constexpr double kGeluTanhCubic = 0.044715;
+}  // namespace
+
+void f32_relu_ref(size_t n, float* x) {
+  // `x < 0` is false for NaN, so NaN stays NaN (torch.relu(nan) = nan); -0 stays -0.
+  for (size_t j = 0; j < n; ++j) x[j] = x[j] < 0.0f ? 0.0f : x[j];
+}
+
+void f32_gelu_ref(size_t n, float* x) {
+  // 0.5 x (1 + erf(x / sqrt 2)) = 0.5 x erfc(-x / sqrt 2).
+  // x = -inf gives -inf * 0 = NaN, as torch's formula does.
+  for (size_t j = 0; j < n; ++j) {
+    const double v = x[j];
+    x[j] = float(0.5 * v * std::erfc(-v * kSqrt1_2));
+  }
+}
+
+void f32_gelu_tanh_ref(size_t n, float* x) {
+  // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3).
+  // For very negative x, exp(-2u) = inf and the result is -0 (true value
+  // below 1e-300); x = -inf gives -inf / inf = NaN, as torch's formula does.
+  for (size_t j = 0; j < n; ++j) {
+    const double v = x[j];
+    const double u = kSqrt2_Pi * (v + kGeluTanhCubic * v * v * v);
+    x[j] = float(v / (1.0 + std::exp(-2.0 * u)));
+  }
+}
+
+void f32_add_ref(size_t n, float* y, const float* x) {
+  for (size_t j = 0; j < n; ++j) y[j] += x[j];
+}
+
+}  // namespace aw::kernels

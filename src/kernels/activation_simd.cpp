@@ -1,0 +1,101 @@
+// xsimd versions of the activation kernels (activation.h), templated on the
+// xsimd arch and instantiated for xsimd::default_arch (W = batch::size = 8 or
+// 4). Scalar twins: activation_ref.cpp.
+// The GELUs use the same cancellation-free identities as the references:
+//   gelu:       0.5 x (1 + erf(x / sqrt 2))  = 0.5 x erfc(-x / sqrt 2)   xsimd::erfc
+//   gelu_tanh:  0.5 x (1 + tanh(u))          = x / (1 + exp(-2u))        xsimd::exp
+// xsimd 8.1's float erfc/exp (Boost.SIMD / Cephes polynomials, generic code,
+// so the same on sse4_1 and avx2) are within a few ulp. The textbook forms
+// (what torch's CPU kernel evaluates, with xsimd::erf / xsimd::tanh here) lose
+// all relative accuracy for x below about -3: 1 + erf(..) cancels. Ours keep
+// relative accuracy there, so where we differ from torch it is by torch's
+// rounding, at most about |x| * FLT_EPSILON / 2 in absolute terms.
+// The GELU tails (n % W elements) go through the same vector code, padded, so
+// every element sees the same approximation regardless of its position.
+#include "kernels/activation.h"
+
+#include <xsimd/xsimd.hpp>
+
+namespace aw::kernels {
+namespace {
+
+constexpr float kSqrt1_2 = 0.70710678118654752440f;  // 1 / sqrt(2)
+constexpr float kSqrt2_Pi = 0.79788456080286535588f;  // sqrt(2 / pi)
+constexpr float kGeluTanhCubic = 0.044715f;
+
+// Applies f (batch -> batch) to x[0, n) in place; the tail is copied into a
+// zero-padded batch, transformed, and copied back.
+template <class Arch, class F>
+inline void map_inplace(size_t n, float* x, F f) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  size_t j = 0;
+  for (; j + W <= n; j += W) f(batch::load_unaligned(x + j)).store_unaligned(x + j);
+  if (j < n) {
+    const size_t rest = n - j;
+    alignas(Arch::alignment()) float lanes[W];
+    for (size_t l = 0; l < W; ++l) lanes[l] = l < rest ? x[j + l] : 0.0f;
+    f(batch::load_aligned(lanes)).store_aligned(lanes);
+    for (size_t l = 0; l < rest; ++l) x[j + l] = lanes[l];
+  }
+}
+
+template <class Arch>
+void relu_impl(size_t n, float* x) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  // select(x < 0, 0, x) rather than xsimd::max: whether maxps keeps a NaN
+  // depends on operand order (it returns the second operand if either is NaN;
+  // Emscripten emulates exactly that with a compare and a bitselect). The
+  // explicit form costs the same (compare + blend / bitselect) and says what it
+  // means: `x < 0` is false for NaN, so NaN passes; -0 stays -0 (as torch).
+  const batch zero(0.0f);
+  size_t j = 0;
+  for (; j + W <= n; j += W) {
+    const batch v = batch::load_unaligned(x + j);
+    xsimd::select(v < zero, zero, v).store_unaligned(x + j);
+  }
+  for (; j < n; ++j) x[j] = x[j] < 0.0f ? 0.0f : x[j];
+}
+
+template <class Arch>
+void gelu_impl(size_t n, float* x) {
+  using batch = xsimd::batch<float, Arch>;
+  const batch half(0.5f), c(-kSqrt1_2);
+  // erfc(+inf) = 0 (xsimd special-cases it), so x = -inf gives -inf * 0 = NaN
+  // and x = +inf gives inf, matching torch; NaN propagates through erfc.
+  map_inplace<Arch>(n, x, [&](batch v) { return (half * v) * xsimd::erfc(v * c); });
+}
+
+template <class Arch>
+void gelu_tanh_impl(size_t n, float* x) {
+  using batch = xsimd::batch<float, Arch>;
+  // -2u = x * (k0 + k1 x^2) with k0 = -2 sqrt(2/pi), k1 = k0 * 0.044715.
+  const batch k0(-2.0f * kSqrt2_Pi), k1(-2.0f * kSqrt2_Pi * kGeluTanhCubic), one(1.0f);
+  // Very negative x: exp overflows to inf and x / inf = -0. x = -inf: -inf /
+  // inf = NaN, as torch's formula. x^3 overflowing to +-inf is harmless.
+  map_inplace<Arch>(n, x, [&](batch v) {
+    const batch m2u = v * xsimd::fma(v * v, k1, k0);
+    return v / (one + xsimd::exp(m2u));
+  });
+}
+
+template <class Arch>
+void add_impl(size_t n, float* y, const float* x) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  size_t j = 0;
+  for (; j + W <= n; j += W) {
+    (batch::load_unaligned(y + j) + batch::load_unaligned(x + j)).store_unaligned(y + j);
+  }
+  for (; j < n; ++j) y[j] += x[j];
+}
+
+}  // namespace
+
+void f32_relu(size_t n, float* x) { relu_impl<xsimd::default_arch>(n, x); }
+void f32_gelu(size_t n, float* x) { gelu_impl<xsimd::default_arch>(n, x); }
+void f32_gelu_tanh(size_t n, float* x) { gelu_tanh_impl<xsimd::default_arch>(n, x); }
+void f32_add(size_t n, float* y, const float* x) { add_impl<xsimd::default_arch>(n, y, x); }
+
+}  // namespace aw::kernels

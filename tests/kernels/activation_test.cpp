@@ -1,0 +1,468 @@
+// Tests for src/kernels/activation.h: the scalar references against values
+// computed independently (Python's math.erfc / math.exp in double), against
+// the textbook formulas (std::erf, std::tanh) and against torch; then the
+// xsimd kernels against the references at lengths around the vector width
+// (W = 4 or 8), at unaligned starts, with a sentinel guard after the data,
+// over dense sweeps of [-20, 20], at large |x| (no NaN may appear), at the
+// special values (+-0, +-inf, NaN, FLT_MAX, subnormals).
+// relu and add do at most one rounding, so SIMD and reference agree bitwise.
+#include "kernels/activation.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace aw::kernels {
+namespace {
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = -12345.5f;
+constexpr size_t kGuard = 8;
+constexpr double kSqrt2_Pi = 0.79788456080286535588;  // sqrt(2 / pi)
+
+const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127, 129, 768};
+
+std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Special values appended to random data in several tests.
+const float kSpecials[] = {0.0f,     -0.0f,    kInf,     -kInf,     kNaN,     FLT_MAX, -FLT_MAX, FLT_MIN,
+                           -FLT_MIN, 1e-40f,   -1e-40f,  1e-30f,    -1e-30f,  10.0f,   -10.0f,   30.0f,
+                           -30.0f,   100.0f,   -100.0f,  1e10f,     -1e10f,   1e20f,   -1e20f,   -8.3f,
+                           -9.4f,    -13.3f,   -13.4f,   -88.0f,    88.0f,    2.0f / 3.0f, -0.9428f};
+
+// ---------------------------------------------------------------------------
+// GELU tolerance.
+//
+// Both GELUs are badly conditioned for negative x: the output is tiny while
+// the input is not, so rounding x (or x / sqrt 2, or x^3) by eps/2 moves the
+// output by eps/2 * s(x) relative, where s is the relative sensitivity
+//   s(x) = 1 + |x d/dx ln(f(x) / x)|
+//   gelu:       f = x Phi(x),      s = 1 + |x| phi(x) / Phi(x)            (~ x^2 for x << 0, -> 1 for x >> 0)
+//   gelu_tanh:  f = x sigma(2u),   s = 1 + |2 x u'(x)| (1 - sigma(2u))   (~ 0.2 x^4 for x << 0)
+// Any float evaluation has to pay that; the double reference does not. So
+//   |simd - ref| <= kAtol + kGeluRtol * s(x) * |ref|
+// - kGeluRtol = 6 eps: xsimd's erfc / exp are within a few ulp, and the
+//   kernel's own roundings (x / sqrt 2, the products, 1 + e, the divide) are
+//   each within s(x) eps / 2. Measured worst |simd - ref| / tol: 0.29 (gelu),
+//   0.41 (gelu_tanh), on both arches. A kernel evaluating the textbook
+//   1 + erf(..) in float fails this by ~4e4 near x = -5.5.
+// - kAtol = 1e-37: xsimd::exp returns exactly 0 below e^-88.4 (about 4e-39)
+//   where the reference still returns x e^-88.4 ~ 3e-38 for x ~ -8.3 (tanh
+//   form); outputs below 1e-37 in magnitude count as zero.
+constexpr double kGeluRtol = 6.0 * FLT_EPSILON;
+constexpr double kAtol = 1e-37;
+
+double gelu_sensitivity(double x) {
+  if (x < -37.0) return 2.0 + x * x;  // Phi underflows; Mills ratio: phi / Phi < |x| + 1 / |x|
+  const double phi = std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
+  const double Phi = 0.5 * std::erfc(-x / std::sqrt(2.0));
+  return 1.0 + std::fabs(x) * phi / Phi;
+}
+
+double gelu_tanh_sensitivity(double x) {
+  const double u = kSqrt2_Pi * (x + 0.044715 * x * x * x);
+  const double du = kSqrt2_Pi * (1.0 + 3.0 * 0.044715 * x * x);
+  return 1.0 + std::fabs(2.0 * x * du) / (1.0 + std::exp(2.0 * u));  // exp -> inf gives 1
+}
+
+struct Worst {
+  double abs = 0.0;    // max |simd - ref|
+  double ratio = 0.0;  // max |simd - ref| / tolerance
+  double at = 0.0;     // the x of the max ratio
+};
+
+void report(const char* what, const Worst& w) {
+  std::printf("[  worst   ] %s: max |simd-ref| = %.3g, max |simd-ref|/tol = %.3g (at x = %g)\n", what, w.abs,
+              w.ratio, w.at);
+}
+
+using Kernel = void (*)(size_t, float*);
+using Sensitivity = double (*)(double);
+
+// Runs kernel and reference on x (n elements at offset `off` in a buffer
+// followed by a sentinel guard) and compares with the GELU tolerance. NaN
+// matches NaN only. Lists the first mismatches with indices.
+void check_gelu(Kernel simd, Kernel ref, Sensitivity sens, const std::vector<float>& x, size_t off,
+                Worst* worst) {
+  const size_t n = x.size();
+  std::vector<float> got(off + n + kGuard, kSentinel);
+  std::copy(x.begin(), x.end(), got.begin() + off);
+  std::vector<float> want(got);
+  simd(n, got.data() + off);
+  ref(n, want.data() + off);
+  size_t bad = 0;
+  std::ostringstream msg;
+  for (size_t j = 0; j < n; ++j) {
+    const float g = got[off + j], w = want[off + j];
+    bool ok;
+    double err = 0.0, tol = 0.0;
+    if (std::isnan(g) || std::isnan(w)) {
+      ok = std::isnan(g) && std::isnan(w);
+    } else if (g == w) {
+      ok = true;  // also covers +-inf, where err and tol would be NaN
+    } else {
+      tol = kAtol + kGeluRtol * sens(x[j]) * std::fabs(double(w));
+      err = std::fabs(double(g) - double(w));
+      ok = err <= tol;
+      if (worst) {
+        worst->abs = std::max(worst->abs, err);
+        if (err / tol > worst->ratio) {
+          worst->ratio = err / tol;
+          worst->at = x[j];
+        }
+      }
+    }
+    if (!ok && bad++ < 8) {
+      msg << "\n  [" << j << "]: x=" << x[j] << " simd=" << g << " ref=" << w << " |diff|=" << err
+          << " tol=" << tol;
+    }
+  }
+  if (bad) ADD_FAILURE() << bad << " of " << n << " elements differ (n=" << n << ", offset " << off << ")" << msg.str();
+  for (size_t k = 0; k < kGuard; ++k) {
+    EXPECT_EQ(std::memcmp(&got[off + n + k], &kSentinel, sizeof(float)), 0) << "guard cell " << k << " written";
+  }
+}
+
+// x in [lo, hi) with step 2^-10 (exact floats).
+std::vector<float> sweep(float lo, float hi) {
+  std::vector<float> v;
+  for (float x = lo; x < hi; x += 1.0f / 1024.0f) v.push_back(x);
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// References against independently computed values, textbook formulas, torch.
+
+// x, gelu(x), gelu_tanh(x), from Python's math.erfc / math.exp in double:
+//   0.5 * x * math.erfc(-x / math.sqrt(2)),  x / (1 + math.exp(-2 * u)).
+struct GeluValue {
+  float x;
+  double gelu, gelu_tanh;
+};
+const GeluValue kGeluValues[] = {
+    {-30.0f, -1.4720141781446293e-196, -0.0},
+    {-13.0f, -7.952313719414897e-38, -1.0511517767632373e-76},
+    {-10.0f, -7.619853024160593e-23, -1.2040923482098023e-37},
+    {-8.0f, -4.9767684594174555e-15, -3.107782937501113e-21},
+    {-5.0f, -1.4332578593959731e-06, -2.2917961966295044e-07},
+    {-3.0f, -0.004049694094890287, -0.003637392081773019},
+    {-2.0f, -0.04550026389635844, -0.045402305912224966},
+    {-1.0f, -0.15865525393145707, -0.15880800939172326},
+    {-0.5f, -0.15426876936299344, -0.15428599017485609},
+    {-0.0009765625f, -0.00048790078905392527, -0.0004879007890542246},
+    {0.0f, 0.0, 0.0},
+    {0.0009765625f, 0.0004886617109460747, 0.0004886617109457755},
+    {0.5f, 0.34573123063700656, 0.34571400982514394},
+    {1.0f, 0.8413447460685429, 0.8411919906082768},
+    {2.0f, 1.9544997361036416, 1.9545976940877752},
+    {3.0f, 2.99595030590511, 2.9963626079182273},
+    {5.0f, 4.99999856674214, 4.999999770820381},
+    {10.0f, 10.0, 10.0},
+};
+
+// The references round a double result once: within half an ulp (1e-45 lets
+// values below the float range become 0).
+double half_ulp(double v) { return 0.5 * FLT_EPSILON * std::fabs(v) * (1.0 + 1e-9) + 1e-45; }
+
+TEST(GeluRef, IndependentValues) {
+  for (const GeluValue& v : kGeluValues) {
+    float y = v.x, t = v.x;
+    f32_gelu_ref(1, &y);
+    f32_gelu_tanh_ref(1, &t);
+    EXPECT_NEAR(y, v.gelu, half_ulp(v.gelu)) << "gelu x=" << v.x;
+    EXPECT_NEAR(t, v.gelu_tanh, half_ulp(v.gelu_tanh)) << "gelu_tanh x=" << v.x;
+  }
+}
+
+TEST(GeluRef, MatchesTextbookFormulas) {
+  // On [-4, 6] the textbook forms in double lose at most ~1e-11 relative to
+  // cancellation (1 + erf >= 6e-5 there), far below float's half ulp.
+  const std::vector<float> xs = sweep(-4.0f, 6.0f);
+  std::vector<float> y(xs), t(xs);
+  f32_gelu_ref(y.size(), y.data());
+  f32_gelu_tanh_ref(t.size(), t.data());
+  for (size_t j = 0; j < xs.size(); ++j) {
+    const double x = xs[j];
+    const double g = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    const double gt = 0.5 * x * (1.0 + std::tanh(kSqrt2_Pi * (x + 0.044715 * x * x * x)));
+    ASSERT_NEAR(y[j], g, half_ulp(g) + 1e-10 * std::fabs(g)) << "gelu x=" << x;
+    ASSERT_NEAR(t[j], gt, half_ulp(gt) + 1e-10 * std::fabs(gt)) << "gelu_tanh x=" << x;
+  }
+}
+
+TEST(GeluRef, SpecialValues) {
+  float x[] = {kNaN, kInf, -kInf, 0.0f, -0.0f};
+  float t[5];
+  std::copy(x, x + 5, t);
+  f32_gelu_ref(5, x);
+  f32_gelu_tanh_ref(5, t);
+  for (const float* v : {static_cast<const float*>(x), static_cast<const float*>(t)}) {
+    EXPECT_TRUE(std::isnan(v[0]));
+    EXPECT_EQ(v[1], kInf);
+    EXPECT_TRUE(std::isnan(v[2]));  // -inf * 0, as torch's formula
+    EXPECT_EQ(v[3], 0.0f);
+    EXPECT_EQ(v[4], 0.0f);
+  }
+}
+
+// torch 1.13.1 CPU float32: F.gelu(x) and F.gelu(x, approximate='tanh').
+// torch evaluates 1 + erf(..) / 1 + tanh(..) in float, so for x < 0 it is off
+// by up to ~|x| eps / 2 in absolute terms (30% relative at x = -5 for tanh).
+const float kTorchX[] = {-30, -10, -5, -3, -1, -0.5f, 0, 0.5f, 1, 2, 3, 10, 30};
+const double kTorchGelu[] = {0.0, 0.0, -1.4901161193847656e-06, -0.004049867391586304, -0.1586552858352661,
+                             -0.1542687863111496, 0.0, 0.3457311987876892, 0.8413447141647339,
+                             1.9544999599456787, 2.995950222015381, 10.0, 30.0};
+const double kTorchGeluTanh[] = {-0.0, -0.0, -2.980232238769531e-07, -0.0036374330520629883,
+                                 -0.15880799293518066, -0.1542859971523285, 0.0, 0.3457140028476715,
+                                 0.8411920070648193, 1.9545977115631104, 2.9963626861572266, 10.0, 30.0};
+
+TEST(GeluSimd, MatchesTorch) {
+  // 1e-6 relative, plus torch's own cancellation error |x| eps for x < 0.
+  const size_t n = sizeof kTorchX / sizeof kTorchX[0];
+  std::vector<float> y(kTorchX, kTorchX + n), t(y), yr(y), tr(y);
+  f32_gelu(n, y.data());
+  f32_gelu_tanh(n, t.data());
+  f32_gelu_ref(n, yr.data());
+  f32_gelu_tanh_ref(n, tr.data());
+  for (size_t j = 0; j < n; ++j) {
+    const double tol_g = 1e-6 * std::fabs(kTorchGelu[j]) + std::fabs(kTorchX[j]) * FLT_EPSILON;
+    const double tol_t = 1e-6 * std::fabs(kTorchGeluTanh[j]) + std::fabs(kTorchX[j]) * FLT_EPSILON;
+    EXPECT_NEAR(y[j], kTorchGelu[j], tol_g) << "simd gelu x=" << kTorchX[j];
+    EXPECT_NEAR(yr[j], kTorchGelu[j], tol_g) << "ref gelu x=" << kTorchX[j];
+    EXPECT_NEAR(t[j], kTorchGeluTanh[j], tol_t) << "simd gelu_tanh x=" << kTorchX[j];
+    EXPECT_NEAR(tr[j], kTorchGeluTanh[j], tol_t) << "ref gelu_tanh x=" << kTorchX[j];
+    if (kTorchX[j] >= 0) {
+      EXPECT_NEAR(y[j], kTorchGelu[j], 1e-6 * std::fabs(kTorchGelu[j])) << "x=" << kTorchX[j];
+      EXPECT_NEAR(t[j], kTorchGeluTanh[j], 1e-6 * std::fabs(kTorchGeluTanh[j])) << "x=" << kTorchX[j];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// GELU SIMD against reference.
+
+struct GeluKind {
+  const char* name;
+  Kernel simd, ref;
+  Sensitivity sens;
+};
+const GeluKind kGelus[] = {{"gelu", f32_gelu, f32_gelu_ref, gelu_sensitivity},
+                           {"gelu_tanh", f32_gelu_tanh, f32_gelu_tanh_ref, gelu_tanh_sensitivity}};
+
+TEST(GeluSimd, RandomAtAllSizes) {
+  std::mt19937 rng(31);
+  for (const GeluKind& k : kGelus) {
+    Worst worst;
+    for (size_t n : kSizes) {
+      for (size_t off : {0, 1, 3}) {
+        check_gelu(k.simd, k.ref, k.sens, random_vec(rng, n, -6.0f, 6.0f), off, &worst);
+        check_gelu(k.simd, k.ref, k.sens, random_vec(rng, n, -30.0f, 30.0f), off, &worst);
+      }
+    }
+    report((std::string(k.name) + " random, all sizes").c_str(), worst);
+  }
+}
+
+TEST(GeluSimd, DenseSweep) {
+  // Every multiple of 2^-10 in [-20, 20): in one call, and cut into pieces of
+  // awkward lengths so that many values go through the padded tail.
+  const std::vector<float> xs = sweep(-20.0f, 20.0f);
+  for (const GeluKind& k : kGelus) {
+    Worst worst;
+    check_gelu(k.simd, k.ref, k.sens, xs, 0, &worst);
+    size_t pos = 0, piece = 0;
+    while (pos < xs.size()) {
+      const size_t len = std::min(kSizes[piece++ % (sizeof kSizes / sizeof kSizes[0])], xs.size() - pos);
+      check_gelu(k.simd, k.ref, k.sens, std::vector<float>(xs.begin() + pos, xs.begin() + pos + len), 0, &worst);
+      pos += len;
+    }
+    report((std::string(k.name) + " sweep [-20, 20]").c_str(), worst);
+  }
+}
+
+TEST(GeluSimd, SpecialValues) {
+  std::vector<float> x(std::begin(kSpecials), std::end(kSpecials));
+  for (const GeluKind& k : kGelus) {
+    SCOPED_TRACE(k.name);
+    Worst worst;
+    // In every position modulo W (rotations), so each goes through vector and tail code.
+    for (size_t r = 0; r < 9; ++r) {
+      std::vector<float> v(x);
+      std::rotate(v.begin(), v.begin() + r, v.end());
+      check_gelu(k.simd, k.ref, k.sens, v, 0, &worst);
+    }
+    std::vector<float> y(x);
+    k.simd(y.size(), y.data());
+    for (size_t j = 0; j < x.size(); ++j) {
+      const float xv = x[j], yv = y[j];
+      if (std::isnan(xv) || xv == -kInf) {
+        EXPECT_TRUE(std::isnan(yv)) << "x=" << xv;  // NaN propagates; -inf * 0 as torch
+      } else {
+        ASSERT_FALSE(std::isnan(yv)) << "x=" << xv;
+        if (xv >= 10.0f) { EXPECT_EQ(yv, xv) << "x=" << xv; }  // 0.5 x (1 + 1) exactly
+        if (xv <= -10.0f) { EXPECT_TRUE(yv <= 0.0f && yv >= -1e-20f) << "x=" << xv << " y=" << yv; }
+      }
+    }
+    report((std::string(k.name) + " special values").c_str(), worst);
+  }
+}
+
+TEST(GeluSimd, LargeMagnitudesNeverNaN) {
+  std::mt19937 rng(32);
+  for (const GeluKind& k : kGelus) {
+    for (float scale : {10.0f, 30.0f, 1e3f, 1e10f, 1e30f}) {
+      for (size_t n : kSizes) {
+        std::vector<float> x = random_vec(rng, n, -scale, scale);
+        for (size_t j = 0; j < n; j += 3) x[j] = (j % 2 ? -1.0f : 1.0f) * scale;
+        std::vector<float> y(x);
+        k.simd(n, y.data());
+        for (size_t j = 0; j < n; ++j) {
+          ASSERT_FALSE(std::isnan(y[j])) << k.name << " n=" << n << " x=" << x[j];
+          if (x[j] >= 10.0f) { ASSERT_EQ(y[j], x[j]) << k.name << " x=" << x[j]; }
+          if (x[j] <= -10.0f) { ASSERT_TRUE(y[j] <= 0.0f && y[j] >= -1e-20f) << k.name << " x=" << x[j]; }
+        }
+        check_gelu(k.simd, k.ref, k.sens, x, 0, nullptr);
+      }
+    }
+  }
+}
+
+TEST(GeluSimd, EmptyIsANoOp) {
+  float x[1] = {kSentinel};
+  for (const GeluKind& k : kGelus) {
+    k.simd(0, x);
+    k.ref(0, x);
+  }
+  EXPECT_EQ(x[0], kSentinel);
+}
+
+// ---------------------------------------------------------------------------
+// relu and add: bitwise against the references.
+
+// Bitwise equality (so -0 vs +0 counts), except that any NaN matches any NaN
+// (payloads are not portable); lists the first mismatches.
+::testing::AssertionResult same_bits(size_t n, const float* got, const float* want) {
+  size_t bad = 0;
+  std::ostringstream msg;
+  for (size_t j = 0; j < n; ++j) {
+    if (std::isnan(got[j]) && std::isnan(want[j])) continue;
+    if (std::memcmp(&got[j], &want[j], sizeof(float)) != 0 && bad++ < 8) {
+      msg << "\n  [" << j << "]: simd=" << got[j] << " ref=" << want[j];
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << n << " elements differ" << msg.str();
+}
+
+::testing::AssertionResult guard_intact(const float* guard) {
+  for (size_t g = 0; g < kGuard; ++g) {
+    if (std::memcmp(&guard[g], &kSentinel, sizeof(float)) != 0)
+      return ::testing::AssertionFailure() << "guard cell " << g << " after the data was written: " << guard[g];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Random values with the special ones sprinkled in.
+std::vector<float> mixed(std::mt19937& rng, size_t n) {
+  std::vector<float> v = random_vec(rng, n, -100.0f, 100.0f);
+  std::uniform_int_distribution<size_t> pick(0, sizeof kSpecials / sizeof kSpecials[0] - 1);
+  for (size_t j = 0; j < n; j += 3) v[j] = kSpecials[pick(rng)];
+  return v;
+}
+
+std::vector<size_t> lengths() {
+  std::vector<size_t> v;
+  for (size_t n = 0; n <= 70; ++n) v.push_back(n);
+  for (size_t n : {127, 129, 768, 1001}) v.push_back(n);
+  return v;
+}
+
+TEST(ReluRef, HandComputed) {
+  float x[] = {-2.0f, -0.0f, 0.0f, 3.5f, kNaN, kInf, -kInf, -FLT_MIN, 1e-40f};
+  f32_relu_ref(9, x);
+  EXPECT_EQ(x[0], 0.0f);
+  EXPECT_EQ(x[1], 0.0f);  // -0 or +0 both accepted (torch keeps -0)
+  EXPECT_EQ(x[2], 0.0f);
+  EXPECT_EQ(x[3], 3.5f);
+  EXPECT_TRUE(std::isnan(x[4]));  // torch.relu(nan) = nan
+  EXPECT_EQ(x[5], kInf);
+  EXPECT_EQ(x[6], 0.0f);
+  EXPECT_EQ(x[7], 0.0f);
+  EXPECT_EQ(x[8], 1e-40f);
+}
+
+TEST(ReluSimd, BitwiseEqualToReference) {
+  std::mt19937 rng(33);
+  for (size_t n : lengths()) {
+    for (size_t off : {0, 1}) {
+      const std::vector<float> x = mixed(rng, n);
+      std::vector<float> got(off + n + kGuard, kSentinel);
+      std::copy(x.begin(), x.end(), got.begin() + off);
+      std::vector<float> want(got);
+      f32_relu(n, got.data() + off);
+      f32_relu_ref(n, want.data() + off);
+      ASSERT_TRUE(same_bits(n, got.data() + off, want.data() + off)) << "n=" << n << " off=" << off;
+      ASSERT_TRUE(guard_intact(got.data() + off + n)) << "n=" << n;
+      for (size_t j = 0; j < n; ++j) {
+        if (std::isnan(x[j])) { ASSERT_TRUE(std::isnan(got[off + j])) << "NaN lost at " << j << ", n=" << n; }
+      }
+    }
+  }
+}
+
+TEST(AddRef, HandComputed) {
+  float y[] = {1.0f, -2.0f, 0.1f, kInf, 1.0f, FLT_MAX};
+  const float x[] = {2.0f, 2.0f, 0.2f, -kInf, kNaN, FLT_MAX};
+  f32_add_ref(6, y, x);
+  EXPECT_EQ(y[0], 3.0f);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], 0.1f + 0.2f);  // float sum, one rounding
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_TRUE(std::isnan(y[4]));
+  EXPECT_EQ(y[5], kInf);
+}
+
+TEST(AddSimd, BitwiseEqualToReference) {
+  std::mt19937 rng(34);
+  for (size_t n : lengths()) {
+    for (size_t off : {0, 1}) {
+      const std::vector<float> y0 = mixed(rng, n), x = mixed(rng, n);
+      std::vector<float> got(off + n + kGuard, kSentinel);
+      std::copy(y0.begin(), y0.end(), got.begin() + off);
+      std::vector<float> want(got);
+      f32_add(n, got.data() + off, x.data());
+      f32_add_ref(n, want.data() + off, x.data());
+      ASSERT_TRUE(same_bits(n, got.data() + off, want.data() + off)) << "n=" << n << " off=" << off;
+      ASSERT_TRUE(guard_intact(got.data() + off + n)) << "n=" << n;
+    }
+  }
+}
+
+TEST(AddSimd, AliasedDoubles) {
+  // y += y: exact doubling on both sides.
+  std::mt19937 rng(35);
+  for (size_t n : lengths()) {
+    std::vector<float> got = mixed(rng, n), want(got);
+    f32_add(n, got.data(), got.data());
+    f32_add_ref(n, want.data(), want.data());
+    ASSERT_TRUE(same_bits(n, got.data(), want.data())) << "n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace aw::kernels
