@@ -19,6 +19,7 @@
 #include "layers/patch_embedding.h"
 #include "layers/positional_encoding.h"
 #include "layers/transformer.h"
+#include "models/translator.h"
 #include "ops/scaled_dot_product_attention.h"
 
 using emscripten::val;
@@ -308,6 +309,17 @@ std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
+// Output, then one (N, H, L, L) per-head attention tensor per layer.
+std::unique_ptr<CallResult> EncoderForwardWithAttention(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  std::vector<aw::MhaResult> w;
+  aw::Status s = h.as<aw::TransformerEncoder>().Forward(TensorArg(a["src"]), EncoderArgs(a, "mask"), &y, &ys, &w);
+  auto res = One(s, std::move(y), ys);
+  if (s.ok())
+    for (auto& r : w) res->Add(std::move(r.weights), r.weights_shape);
+  return res;
+}
+
 std::unique_ptr<ModuleHandle> CreateDecoder(val cfg, int num_layers, bool has_norm, double norm_eps) {
   aw::Rng rng;
   auto m = std::make_unique<aw::TransformerDecoder>();
@@ -366,6 +378,52 @@ std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
   aw::Status s = h.as<aw::PatchEmbedding>().Forward(TensorArg(x), &y, &ys);
   return One(s, std::move(y), ys);
+}
+
+// ---- Translator (models/translator.h) ----
+
+std::unique_ptr<ModuleHandle> CreateTranslator(val cfg) {
+  aw::TranslatorConfig c;
+  c.layer = LayerConfig(cfg);
+  c.num_encoder_layers = cfg["numEncoderLayers"].as<int>();
+  c.num_decoder_layers = cfg["numDecoderLayers"].as<int>();
+  c.src_vocab = cfg["srcVocabSize"].as<int>();
+  c.tgt_vocab = cfg["tgtVocabSize"].as<int>();
+  c.max_len = cfg["maxLen"].as<int>();
+  c.embed_scale = cfg["embedScale"].as<double>();
+  aw::Rng rng;
+  auto m = std::make_unique<aw::Translator>();
+  aw::Status s = m->Init(c, rng);
+  return Wrap(s, std::move(m), "Translator");
+}
+const int32_t* Ids(const val& a) { return reinterpret_cast<const int32_t*>(uintptr_t(a["ptr"].as<double>())); }
+size_t Len(const val& a) { return size_t(a["shape"][0].as<double>()); }
+
+std::unique_ptr<CallResult> TranslatorEncode(ModuleHandle& h, val a, int max_beams) {
+  return std::make_unique<CallResult>(h.as<aw::Translator>().Encode(Ids(a["src"]), Len(a["src"]), size_t(max_beams)));
+}
+// logits (B, V), cross-attention weights (layers, B, H, S).
+std::unique_ptr<CallResult> TranslatorStep(ModuleHandle& h, val a) {
+  aw::Translator& t = h.as<aw::Translator>();
+  aw::Buffer logits, cross;
+  const size_t B = Len(a["tokens"]);
+  aw::Status s = t.Step(Ids(a["tokens"]), B, &logits, &cross);
+  auto res = std::make_unique<CallResult>(s);
+  if (s.ok()) {
+    const auto& c = t.config();
+    res->Add(std::move(logits), {int64_t(B), c.tgt_vocab});
+    res->Add(std::move(cross), {c.num_decoder_layers, int64_t(B), c.layer.nhead, int64_t(t.source_length())});
+  }
+  return res;
+}
+std::unique_ptr<CallResult> TranslatorReorder(ModuleHandle& h, val a) {
+  return std::make_unique<CallResult>(h.as<aw::Translator>().Reorder(Ids(a["parents"]), Len(a["parents"])));
+}
+std::unique_ptr<CallResult> TranslatorForwardFull(ModuleHandle& h, val a) {
+  aw::Buffer logits;
+  aw::Translator& t = h.as<aw::Translator>();
+  aw::Status s = t.ForwardFull(Ids(a["src"]), Len(a["src"]), Ids(a["tgt"]), Len(a["tgt"]), &logits);
+  return One(s, std::move(logits), {int64_t(Len(a["tgt"])), t.config().tgt_vocab});
 }
 
 // ---- safetensors ----
@@ -469,6 +527,12 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("decoderLayerForward", &DecoderLayerForward);
   emscripten::function("createEncoder", &CreateEncoder);
   emscripten::function("encoderForward", &EncoderForward);
+  emscripten::function("encoderForwardWithAttention", &EncoderForwardWithAttention);
+  emscripten::function("createTranslator", &CreateTranslator);
+  emscripten::function("translatorEncode", &TranslatorEncode);
+  emscripten::function("translatorStep", &TranslatorStep);
+  emscripten::function("translatorReorder", &TranslatorReorder);
+  emscripten::function("translatorForwardFull", &TranslatorForwardFull);
   emscripten::function("createDecoder", &CreateDecoder);
   emscripten::function("decoderForward", &DecoderForward);
   emscripten::function("createTransformer", &CreateTransformer);

@@ -34,8 +34,23 @@ export class AttnWasmError extends Error {
   constructor(code: ErrorCode, message: string);
 }
 
-/** A torch-style state_dict: exact torch key → tensor. */
-export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
+/** Token ids (Embedding input): an Int32Array. */
+export interface IdsTensor {
+  data: Int32Array;
+  shape: number[];
+}
+
+/** A tensor as loadSafetensors returns it (float, integer or bool data). */
+export interface AnyTensor {
+  data: Float32Array | Int32Array | Uint8Array;
+  shape: number[];
+}
+
+/**
+ * A torch-style state_dict: exact torch key → tensor. Values must be float
+ * (Float32Array) at run time; anything else throws ERR_DTYPE naming the key.
+ */
+export type StateDict = Record<string, Tensor | AnyTensor> | Map<string, Tensor | AnyTensor>;
 
 export interface AttentionResult {
   /** The attention output; a fresh array owned by the caller. */
@@ -118,6 +133,222 @@ export class MultiheadAttention {
   [Symbol.dispose](): void;
 }
 
+/** What every layer shares: torch state_dict keys, ownership of native memory. */
+export class Module {
+  /** The torch state_dict keys this module expects, with their shapes. */
+  parameterShapes(): Record<string, number[]>;
+  /** Replaces all parameters; all or nothing. Throws ERR_STATE_DICT naming bad keys. */
+  loadStateDict(stateDict: StateDict): void;
+  /** A copy of the parameters, keyed like torch's state_dict(). */
+  stateDict(): Record<string, Tensor>;
+  /** Frees native memory. Idempotent; later calls throw ERR_DISPOSED. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** torch.nn.Linear. Keys: weight (out, in), bias (out). */
+export class Linear extends Module {
+  constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  /** x (…, inFeatures) → (…, outFeatures) */
+  forward(x: Tensor): Tensor;
+}
+
+/** torch.nn.LayerNorm over the last dim. Keys: weight, bias. */
+export class LayerNorm extends Module {
+  constructor(normalizedShape: number | [number], options?: { eps?: number; elementwiseAffine?: boolean; bias?: boolean });
+  readonly normalizedShape: number;
+  readonly eps: number;
+  forward(x: Tensor): Tensor;
+}
+
+/** torch.nn.Embedding. Key: weight (numEmbeddings, embeddingDim). */
+export class Embedding extends Module {
+  constructor(numEmbeddings: number, embeddingDim: number, options?: { paddingIdx?: number | null });
+  /** ids (…) → (…, embeddingDim); an id out of range throws naming its index. */
+  forward(ids: IdsTensor): Tensor;
+}
+
+/** torch.nn.ReLU */
+export class ReLU {
+  forward(x: Tensor): Tensor;
+}
+
+/** torch.nn.GELU: exact erf form, or approximate 'tanh'. */
+export class GELU {
+  constructor(options?: { approximate?: 'none' | 'tanh' });
+  forward(x: Tensor): Tensor;
+}
+
+/** torch.nn.Dropout: the identity at inference. */
+export class Dropout {
+  constructor(p?: number);
+  forward(x: Tensor): Tensor;
+}
+
+/** torch.nn.TransformerEncoderLayer / DecoderLayer constructor options (torch defaults). */
+export interface TransformerLayerOptions {
+  /** Default 2048. */
+  dimFeedforward?: number;
+  /** Accepted, ignored at inference. Default 0.1. */
+  dropout?: number;
+  /** 'relu' (default), 'gelu' (erf) or 'gelu_tanh' (nn.GELU(approximate='tanh')). */
+  activation?: 'relu' | 'gelu' | 'gelu_tanh';
+  /** Default 1e-5. */
+  layerNormEps?: number;
+  /** (N, S, E) inputs instead of (S, N, E). Default false. */
+  batchFirst?: boolean;
+  /** Pre-norm. Default false (post-norm). */
+  normFirst?: boolean;
+  /** Linear and LayerNorm biases. Default true. */
+  bias?: boolean;
+}
+
+export interface TransformerLayerConfig extends Required<TransformerLayerOptions> {
+  dModel: number;
+  nhead: number;
+}
+
+/** torch.nn.TransformerEncoderLayer. Keys: self_attn.*, linear1.*, linear2.*, norm1.*, norm2.*. */
+export class TransformerEncoderLayer extends Module {
+  constructor(dModel: number, nhead: number, options?: TransformerLayerOptions);
+  readonly config: TransformerLayerConfig;
+  /** Masks as MultiheadAttention (bool true = masked). isCausal is torch's hint and needs srcMask. */
+  forward(src: Tensor, options?: { srcMask?: MaskTensor | null; srcKeyPaddingMask?: MaskTensor | null; isCausal?: boolean }): Tensor;
+}
+
+export interface DecoderForwardOptions {
+  tgtMask?: MaskTensor | null;
+  memoryMask?: MaskTensor | null;
+  tgtKeyPaddingMask?: MaskTensor | null;
+  memoryKeyPaddingMask?: MaskTensor | null;
+  tgtIsCausal?: boolean;
+  memoryIsCausal?: boolean;
+}
+
+/** torch.nn.TransformerDecoderLayer. Keys: self_attn.*, multihead_attn.*, linear1/2.*, norm1-3.*. */
+export class TransformerDecoderLayer extends Module {
+  constructor(dModel: number, nhead: number, options?: TransformerLayerOptions);
+  readonly config: TransformerLayerConfig;
+  forward(tgt: Tensor, memory: Tensor, options?: DecoderForwardOptions): Tensor;
+}
+
+/** torch.nn.TransformerEncoder: numLayers copies of a layer (weights copied) and an optional final norm. */
+export class TransformerEncoder extends Module {
+  constructor(encoderLayer: TransformerEncoderLayer, numLayers: number, options?: { norm?: LayerNorm | null });
+  readonly config: TransformerLayerConfig;
+  readonly numLayers: number;
+  forward(src: Tensor, options?: { mask?: MaskTensor | null; srcKeyPaddingMask?: MaskTensor | null; isCausal?: boolean }): Tensor;
+  /** forward() plus each layer's self-attention weights per head, (N, H, S, S) or (H, S, S). Not in torch. */
+  forwardWithAttention(src: Tensor, options?: { mask?: MaskTensor | null; srcKeyPaddingMask?: MaskTensor | null; isCausal?: boolean }): { output: Tensor; attentionWeights: Tensor[] };
+}
+
+/** torch.nn.TransformerDecoder. */
+export class TransformerDecoder extends Module {
+  constructor(decoderLayer: TransformerDecoderLayer, numLayers: number, options?: { norm?: LayerNorm | null });
+  readonly config: TransformerLayerConfig;
+  readonly numLayers: number;
+  forward(tgt: Tensor, memory: Tensor, options?: DecoderForwardOptions): Tensor;
+}
+
+export interface TransformerOptions extends TransformerLayerOptions {
+  /** Default 512. */
+  dModel?: number;
+  /** Default 8. */
+  nhead?: number;
+  /** Default 6. */
+  numEncoderLayers?: number;
+  /** Default 6. */
+  numDecoderLayers?: number;
+}
+
+/** torch.nn.Transformer. Keys: encoder.layers.N.…, encoder.norm.…, decoder.layers.N.…, decoder.norm.…. */
+export class Transformer extends Module {
+  constructor(options?: TransformerOptions);
+  readonly config: TransformerLayerConfig & { numEncoderLayers: number; numDecoderLayers: number };
+  forward(src: Tensor, tgt: Tensor, options?: DecoderForwardOptions & { srcMask?: MaskTensor | null; srcKeyPaddingMask?: MaskTensor | null; srcIsCausal?: boolean }): Tensor;
+}
+
+/** Fixed sinusoidal positions (the PyTorch tutorial's PositionalEncoding): x + PE[:L]. */
+export class SinusoidalPositionalEncoding extends Module {
+  constructor(dModel: number, options?: { maxLen?: number; batchFirst?: boolean });
+  forward(x: Tensor): Tensor;
+}
+
+/** Learned positions: x + weight[:L]. Key: weight (maxLen, dModel). */
+export class LearnedPositionalEmbedding extends Module {
+  constructor(maxLen: number, dModel: number, options?: { batchFirst?: boolean });
+  forward(x: Tensor): Tensor;
+}
+
+/** ViT stem: Conv2d(kernel = stride = patchSize) + flatten (+ class token). Keys: cls_token, proj.weight, proj.bias. */
+export class PatchEmbedding extends Module {
+  constructor(inChannels: number, embedDim: number, patchSize: number, options?: { bias?: boolean; classToken?: boolean });
+  /** images (B, C, H, W) or (C, H, W) → (B, H'·W' [+1], embedDim) */
+  forward(images: Tensor): Tensor;
+}
+
+export interface LoadOptions {
+  /** Called as bytes arrive (total null when unknown). */
+  onProgress?: (p: { loaded: number; total: number | null }) => void;
+}
+
+export interface Translation {
+  text: string;
+  /** Target tokens (without the end token). */
+  tokens: string[];
+  tokenIds: number[];
+  sourceTokens: string[];
+  /** data (layers, heads, targetLength, sourceLength): each output token's weights over the source tokens. */
+  crossAttention: { layers: number; heads: number; targetLength: number; sourceLength: number; data: Float32Array };
+  /** Milliseconds per decoding step. */
+  stepMs: number[];
+  totalMs: number;
+}
+
+/** English number words → French / German (the translation demo model). */
+export interface Translator {
+  readonly languages: string[];
+  readonly fileBytes: number;
+  readonly config: Record<string, unknown>;
+  tokenize(text: string): string[];
+  detokenize(ids: number[], lang: string): string;
+  translate(text: string, options?: { to?: string; beamSize?: number; lengthPenalty?: number; maxLength?: number }): Translation;
+  /** Logits (T, V) of a whole target (starting with the language token) without the KV cache. */
+  scoreFull(text: string, targetIds: number[]): Tensor;
+  dispose(): void;
+}
+
+export interface Classification {
+  label: string;
+  index: number;
+  probabilities: Float32Array;
+  /** data (layers, heads, grid·grid): the class token's attention to each patch. */
+  attention: { layers: number; heads: number; grid: number; data: Float32Array };
+  /** Attention rollout over the patches, scaled to max 1. */
+  rollout: Float32Array;
+  ms: number;
+}
+
+/** ImageData-like input of classify(). */
+export interface ImageLike {
+  data: Uint8ClampedArray | Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** The ViT-style digit classifier (the digit demo model). */
+export interface Classifier {
+  readonly labels: string[];
+  readonly grid: number;
+  readonly fileBytes: number;
+  readonly config: Record<string, unknown>;
+  /** 28×28: Float32Array of ink in [0, 1], or an ImageData (dark ink on light). */
+  classify(image: Float32Array | ImageLike): Classification;
+  dispose(): void;
+}
+
 export interface Capabilities {
   simd: boolean;
   threads: boolean;
@@ -131,6 +362,34 @@ export interface Capabilities {
 export interface AttnWasm {
   /** torch.nn.MultiheadAttention bound to this instance. */
   MultiheadAttention: typeof MultiheadAttention;
+  Linear: typeof Linear;
+  LayerNorm: typeof LayerNorm;
+  Embedding: typeof Embedding;
+  ReLU: typeof ReLU;
+  GELU: typeof GELU;
+  Dropout: typeof Dropout;
+  TransformerEncoderLayer: typeof TransformerEncoderLayer;
+  TransformerDecoderLayer: typeof TransformerDecoderLayer;
+  TransformerEncoder: typeof TransformerEncoder;
+  TransformerDecoder: typeof TransformerDecoder;
+  Transformer: typeof Transformer;
+  SinusoidalPositionalEncoding: typeof SinusoidalPositionalEncoding;
+  LearnedPositionalEmbedding: typeof LearnedPositionalEmbedding;
+  PatchEmbedding: typeof PatchEmbedding;
+  /** torch.nn.functional.relu */
+  relu(x: Tensor): Tensor;
+  /** torch.nn.functional.gelu */
+  gelu(x: Tensor, options?: { approximate?: 'none' | 'tanh' }): Tensor;
+  /**
+   * Reads a safetensors file (strict). Float dtypes (F32/F16/BF16/F64) become Float32Arrays,
+   * BOOL/U8 Uint8Arrays, other integers Int32Arrays.
+   */
+  loadSafetensors(bytes: Uint8Array | ArrayBuffer, options?: { metadata?: false }): Record<string, AnyTensor>;
+  loadSafetensors(bytes: Uint8Array | ArrayBuffer, options: { metadata: true }): { tensors: Record<string, AnyTensor>; metadata: Record<string, string> };
+  /** Loads the translation demo model from a URL, a Node path or bytes. */
+  loadTranslator(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator>;
+  /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
+  loadClassifier(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Classifier>;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

@@ -10,6 +10,7 @@
 // error has a stable `code` (see ErrorCode) and the module stays usable.
 
 import createAttnwasmModule from '../dist/attnwasm_core.mjs';
+import { makeModels } from './models.js';
 
 /** Stable error codes, by the numeric code of src/core/status.h. */
 const NATIVE_CODES = [
@@ -171,6 +172,11 @@ class AttnWasm {
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
+    const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt });
+    /** Loads the translation demo model (URL, Node path or bytes). */
+    this.loadTranslator = models.loadTranslator;
+    /** Loads the image classifier demo model (URL, Node path or bytes). */
+    this.loadClassifier = models.loadClassifier;
   }
 
   /**
@@ -735,6 +741,22 @@ function makeClasses(rt) {
         mask: optionalMask(o.mask, 'mask'),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
       }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+    }
+
+    /**
+     * forward() that also returns each layer's self-attention weights per head,
+     * (N, H, S, S) or (H, S, S) unbatched — for attention maps. Not in torch.
+     * @returns {{output: Tensor, attentionWeights: Tensor[]}}
+     */
+    forwardWithAttention(src, options) {
+      const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
+      const h = this._handle();
+      const outs = rt._run({
+        src: checkTensor(src, 'src', 'float'),
+        mask: optionalMask(o.mask, 'mask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
+      return { output: outs[0], attentionWeights: outs.slice(1) };
     }
   }
 

@@ -255,4 +255,28 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   return Status::OK();
 }
 
+void MultiheadAttention::Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
+  const int64_t E = cfg_.embed_dim;
+  const float* w = which == 0 ? wq_ : which == 1 ? wk_ : wv_;
+  const int64_t in = which == 0 ? E : which == 1 ? cfg_.kdim : cfg_.vdim;
+  const float* b = b_in_ ? b_in_ + which * E : nullptr;
+  kernels::f32_gemm_nt(rows, size_t(E), size_t(in), y, ldy, x, ldx, w, size_t(in), b, 1.0f);
+}
+
+void MultiheadAttention::AttendRows(size_t B, const float* q, const float* k, const float* v, size_t kv_stride,
+                                    size_t T, float* out, float* weights, float* scores) const {
+  const size_t E = size_t(cfg_.embed_dim), H = size_t(cfg_.num_heads), hd = E / H;
+  const float scale = float(1.0 / std::sqrt(double(hd)));
+  for (size_t b = 0; b < B; ++b) {
+    for (size_t h = 0; h < H; ++h) {
+      const float* kp = k + b * kv_stride + h * hd;
+      const float* vp = v + b * kv_stride + h * hd;
+      kernels::f32_gemm_nt(1, T, hd, scores, T, q + b * E + h * hd, E, kp, E, nullptr, scale);
+      kernels::f32_softmax_inplace(T, scores);
+      if (weights) std::memcpy(weights + (b * H + h) * T, scores, T * sizeof(float));
+      kernels::f32_gemm_nn(1, hd, T, out + b * E + h * hd, E, scores, T, vp, E, nullptr);
+    }
+  }
+}
+
 }  // namespace aw

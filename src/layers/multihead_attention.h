@@ -74,6 +74,17 @@ class MultiheadAttention : public Module {
   Status Forward(const TensorView& query, const TensorView& key, const TensorView& value,
                  const MhaForwardOptions& opts, MhaResult* result);
 
+  // ---- Incremental decoding (internal, unvalidated; no bias_k/v, no zero attention) ----
+  // y (rows, E) = x (rows, in) · W^T + b for the query (0), key (1) or value (2) projection.
+  void Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;
+  // One query row per sequence: q (B, E) attends over T keys/values of its own
+  // sequence, rows (T, E) at k + b·kv_stride (kv_stride 0: all share one).
+  // out (B, E) is the attention output before out_proj; weights (B, H, T) if
+  // non-null; scores: T floats of scratch.
+  void AttendRows(size_t B, const float* q, const float* k, const float* v, size_t kv_stride, size_t T, float* out,
+                  float* weights, float* scores) const;
+  void OutProject(size_t rows, const float* x, float* y) const { out_proj_.Apply(rows, x, size_t(cfg_.embed_dim), y, size_t(cfg_.embed_dim)); }
+
  private:
   MhaConfig cfg_;
   float* w_in_ = nullptr;  // in_proj_weight (3E, E), or null when kdim/vdim differ

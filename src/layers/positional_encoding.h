@@ -20,6 +20,8 @@ class PositionalAdd : public Module {
   void Run(float* x, const Shape& shape) const;
   Status CheckInput(const TensorView& x, const char* name) const;
   int64_t max_len() const { return max_len_; }
+  // Row `pos` of the table (d floats); pos < max_len.
+  const float* Row(int64_t pos) const { return table_ + pos * d_; }
 
  protected:
   int64_t max_len_ = 0, d_ = 0;

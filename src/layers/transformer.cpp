@@ -53,13 +53,16 @@ template class LayerStack<TransformerDecoderLayer>;
 // ---- TransformerEncoder / TransformerDecoder ----
 
 Status TransformerEncoder::Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out,
-                                   Shape* out_shape) {
+                                   Shape* out_shape, std::vector<MhaResult>* weights) {
   AW_RETURN_IF_ERROR(Begin(src, "src", out, out_shape));
-  return Run(out->data(), src.shape, o);
+  return Run(out->data(), src.shape, o, weights);
 }
 
-Status TransformerEncoder::Run(float* x, const Shape& shape, const EncoderLayerForward& o) {
-  for (auto& l : layers_) AW_RETURN_IF_ERROR(l->Run(x, shape, o));
+Status TransformerEncoder::Run(float* x, const Shape& shape, const EncoderLayerForward& o,
+                               std::vector<MhaResult>* weights) {
+  if (weights) weights->resize(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i)
+    AW_RETURN_IF_ERROR(layers_[i]->Run(x, shape, o, weights ? &(*weights)[i] : nullptr));
   FinalNorm(x, shape);
   return Status::OK();
 }

@@ -26,11 +26,13 @@ class LayerStack : public Module {
   Status Init(const TransformerLayerConfig& layer, int64_t num_layers, bool has_norm, double norm_eps, Rng& rng);
   const TransformerLayerConfig& layer_config() const { return layer_cfg_; }
   int64_t num_layers() const { return int64_t(layers_.size()); }
+  Layer& layer(size_t i) { return *layers_[i]; }
+  // The final norm (if any) over rows of d_model floats, in place.
+  void FinalNorm(float* x, const Shape& shape) const;
 
  protected:
   // Copies a validated input sequence into out (the activations every layer updates in place).
   Status Begin(const TensorView& in, const char* name, Buffer* out, Shape* out_shape);
-  void FinalNorm(float* x, const Shape& shape) const;
 
   TransformerLayerConfig layer_cfg_;
   std::vector<std::unique_ptr<Layer>> layers_;
@@ -42,8 +44,11 @@ class LayerStack : public Module {
 
 class TransformerEncoder : public LayerStack<TransformerEncoderLayer> {
  public:
-  Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape);
-  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o);
+  // weights (optional): one entry per layer receives that layer's per-head
+  // self-attention weights (attention maps); resized to num_layers.
+  Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape,
+                 std::vector<MhaResult>* weights = nullptr);
+  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, std::vector<MhaResult>* weights = nullptr);
 };
 
 class TransformerDecoder : public LayerStack<TransformerDecoderLayer> {

@@ -1,5 +1,7 @@
 #include "layers/transformer_decoder_layer.h"
 
+#include <algorithm>
+
 namespace aw {
 
 Status TransformerDecoderLayer::Init(const TransformerLayerConfig& c, Rng& rng) {
@@ -79,6 +81,68 @@ Status TransformerDecoderLayer::Run(float* x, const Shape& shape, const TensorVi
     AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, rows, x, f_.data(), &h_));
     kernels::f32_add(rows * E, x, f_.data());
     norm3_.Apply(rows, x, E, x, E);
+  }
+  return Status::OK();
+}
+
+Status TransformerDecoderLayer::BeginSteps(const float* memory, size_t S, size_t max_beams, size_t max_len,
+                                           StepCache* c) const {
+  const size_t E = size_t(cfg_.d_model);
+  c->max_beams = max_beams; c->max_len = max_len; c->S = S;
+  AW_RETURN_IF_ERROR(c->k_self.Resize(max_beams * max_len * E, "self-attention key cache"));
+  AW_RETURN_IF_ERROR(c->v_self.Resize(max_beams * max_len * E, "self-attention value cache"));
+  AW_RETURN_IF_ERROR(c->k_mem.Resize(S * E, "cross-attention keys"));
+  AW_RETURN_IF_ERROR(c->v_mem.Resize(S * E, "cross-attention values"));
+  multihead_attn_.Project(1, S, memory, E, c->k_mem.data(), E);
+  multihead_attn_.Project(2, S, memory, E, c->v_mem.data(), E);
+  return Status::OK();
+}
+
+Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights) {
+  const size_t E = size_t(cfg_.d_model);
+  const size_t ld = c->max_len * E;  // one sequence's cache rows
+  AW_RETURN_IF_ERROR(q_.Resize(B * E, "step queries"));
+  AW_RETURN_IF_ERROR(a_.Resize(B * E, "step attention"));
+  AW_RETURN_IF_ERROR(t_.Resize(B * E, "step input"));
+  AW_RETURN_IF_ERROR(f_.Resize(B * E, "step output"));
+  AW_RETURN_IF_ERROR(scores_.Resize(std::max(c->S, t + 1), "step scores"));
+  float* q = q_.data();
+  float* a = a_.data();
+  float* tmp = f_.data();
+  // Self-attention over positions 0..t (the cache is causal by construction).
+  auto self_attend = [&](const float* in) {
+    self_attn_.Project(0, B, in, E, q, E);
+    self_attn_.Project(1, B, in, E, c->k_self.data() + t * E, ld);
+    self_attn_.Project(2, B, in, E, c->v_self.data() + t * E, ld);
+    self_attn_.AttendRows(B, q, c->k_self.data(), c->v_self.data(), ld, t + 1, a, nullptr, scores_.data());
+    self_attn_.OutProject(B, a, tmp);
+  };
+  auto cross_attend = [&](const float* in) {
+    multihead_attn_.Project(0, B, in, E, q, E);
+    multihead_attn_.AttendRows(B, q, c->k_mem.data(), c->v_mem.data(), 0, c->S, a, cross_weights, scores_.data());
+    multihead_attn_.OutProject(B, a, tmp);
+  };
+  float* n = t_.data();
+  if (cfg_.norm_first) {
+    norm1_.Apply(B, x, E, n, E);
+    self_attend(n);
+    kernels::f32_add(B * E, x, tmp);
+    norm2_.Apply(B, x, E, n, E);
+    cross_attend(n);
+    kernels::f32_add(B * E, x, tmp);
+    norm3_.Apply(B, x, E, n, E);
+    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, n, tmp, &h_));
+    kernels::f32_add(B * E, x, tmp);
+  } else {
+    self_attend(x);
+    kernels::f32_add(B * E, x, tmp);
+    norm1_.Apply(B, x, E, x, E);
+    cross_attend(x);
+    kernels::f32_add(B * E, x, tmp);
+    norm2_.Apply(B, x, E, x, E);
+    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, x, tmp, &h_));
+    kernels::f32_add(B * E, x, tmp);
+    norm3_.Apply(B, x, E, x, E);
   }
   return Status::OK();
 }

@@ -29,6 +29,18 @@ class TransformerDecoderLayer : public Module {
   // Internal: runs in place on x, a validated sequence of `shape`.
   Status Run(float* x, const Shape& shape, const TensorView& memory, const DecoderLayerForward& o);
 
+  // ---- Incremental decoding: one new token per sequence per call ----
+  struct StepCache {
+    size_t max_beams = 0, max_len = 0, S = 0;
+    Buffer k_self, v_self;  // (max_beams, max_len, E): keys/values of the tokens so far
+    Buffer k_mem, v_mem;    // (S, E): projected memory, shared by every sequence
+  };
+  // Sizes the cache and projects memory (S, E) into the cross-attention keys/values.
+  Status BeginSteps(const float* memory, size_t S, size_t max_beams, size_t max_len, StepCache* c) const;
+  // x (B, E) in place: the layer applied to position t of B sequences whose
+  // positions < t are in c (position t is added). cross_weights (B, H, S) if non-null.
+  Status Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights);
+
  private:
   TransformerLayerConfig cfg_;
   MultiheadAttention self_attn_, multihead_attn_;
@@ -36,6 +48,7 @@ class TransformerDecoderLayer : public Module {
   LayerNorm norm1_, norm2_, norm3_;
   MhaResult sa_;
   Buffer t_, h_, f_;
+  Buffer q_, a_, scores_;  // step scratch: (B, E), (B, E), (max(S, T))
 };
 
 }  // namespace aw

@@ -72,14 +72,16 @@ Status TransformerEncoderLayer::Forward(const TensorView& src, const EncoderLaye
   return Run(out->data(), src.shape, o);
 }
 
-Status TransformerEncoderLayer::Run(float* x, const Shape& shape, const EncoderLayerForward& o) {
+Status TransformerEncoderLayer::Run(float* x, const Shape& shape, const EncoderLayerForward& o, MhaResult* weights) {
   const size_t E = size_t(cfg_.d_model);
   const size_t rows = size_t(NumelChecked(shape)) / E;
   MhaForwardOptions mo;
   mo.attn_mask = o.src_mask;
   mo.key_padding_mask = o.src_key_padding_mask;
   mo.is_causal = o.is_causal;
-  mo.need_weights = false;
+  mo.need_weights = weights != nullptr;
+  mo.average_attn_weights = false;
+  MhaResult& sa = weights ? *weights : sa_;
   mo.names.query = mo.names.key = mo.names.value = "src";
   mo.names.attn_mask = "srcMask";
   mo.names.key_padding_mask = "srcKeyPaddingMask";
@@ -88,16 +90,16 @@ Status TransformerEncoderLayer::Run(float* x, const Shape& shape, const EncoderL
     AW_RETURN_IF_ERROR(t_.Resize(rows * E, "normalised input"));
     norm1_.Apply(rows, x, E, t_.data(), E);
     const TensorView t{t_.data(), shape};
-    AW_RETURN_IF_ERROR(self_attn_.Forward(t, t, t, mo, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
+    AW_RETURN_IF_ERROR(self_attn_.Forward(t, t, t, mo, &sa));
+    kernels::f32_add(rows * E, x, sa.output.data());
     norm2_.Apply(rows, x, E, t_.data(), E);
     AW_RETURN_IF_ERROR(f_.Resize(rows * E, "feed-forward output"));
     AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, rows, t_.data(), f_.data(), &h_));
     kernels::f32_add(rows * E, x, f_.data());
   } else {
     const TensorView xv{x, shape};
-    AW_RETURN_IF_ERROR(self_attn_.Forward(xv, xv, xv, mo, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
+    AW_RETURN_IF_ERROR(self_attn_.Forward(xv, xv, xv, mo, &sa));
+    kernels::f32_add(rows * E, x, sa.output.data());
     norm1_.Apply(rows, x, E, x, E);
     AW_RETURN_IF_ERROR(f_.Resize(rows * E, "feed-forward output"));
     AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, rows, x, f_.data(), &h_));

@@ -39,7 +39,9 @@ class TransformerEncoderLayer : public Module {
   // Public, validated: out = layer(src).
   Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape);
   // Internal: runs in place on x, a validated (…, d_model) sequence of `shape`.
-  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o);
+  // With `weights`, the self-attention weights per head ((N, H, L, L), or
+  // (H, L, L) unbatched) are also kept there (for attention maps).
+  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, MhaResult* weights = nullptr);
 
  private:
   TransformerLayerConfig cfg_;

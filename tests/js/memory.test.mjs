@@ -33,6 +33,21 @@ test('heap stays flat over 3000 mixed calls', () => {
   assert.equal(after.inUseBytes, before.inUseBytes, `malloc'd bytes grew from ${before.inUseBytes} to ${after.inUseBytes}`);
 });
 
+test('Transformer layers: forwards keep the heap flat (weights resident, scratch reused)', () => {
+  const tf = new aw.Transformer({ dModel: 16, nhead: 4, numEncoderLayers: 2, numDecoderLayers: 2, dimFeedforward: 32, batchFirst: true });
+  const src = randomTensor([2, 7, 16], 1), tgt = randomTensor([2, 5, 16], 2);
+  const tgtMask = aw.generateSquareSubsequentMask(5);
+  const kpm = { data: Uint8Array.from({ length: 14 }, (_, i) => (i % 7 === 6 ? 1 : 0)), shape: [2, 7] };
+  const run = () => tf.forward(src, tgt, { tgtMask, srcKeyPaddingMask: kpm, memoryKeyPaddingMask: kpm });
+  for (let i = 0; i < 20; i++) run();
+  const before = aw.memory();
+  for (let i = 0; i < 1000; i++) run();
+  const after = aw.memory();
+  tf.dispose();
+  assert.equal(after.heapBytes, before.heapBytes);
+  assert.equal(after.inUseBytes, before.inUseBytes, `malloc'd bytes grew from ${before.inUseBytes} to ${after.inUseBytes}`);
+});
+
 test('dispose returns the parameters to the heap', () => {
   const before = aw.memory().inUseBytes;
   const m = new aw.MultiheadAttention(256, 8);

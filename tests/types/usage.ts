@@ -1,7 +1,7 @@
 // Compiled by tests/js/typings.test.mjs with `tsc --noEmit --strict`: uses the
 // whole public API so a typing that drifts from the implementation fails.
 import { init, AttnWasmError } from 'attnwasm';
-import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities } from 'attnwasm';
+import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, Translator, Translation, Classifier, Classification } from 'attnwasm';
 
 async function main(): Promise<void> {
   const aw: AttnWasm = await init();
@@ -35,6 +35,46 @@ async function main(): Promise<void> {
       console.log(code, e.message);
     }
   }
+  // Layers and checkpoints.
+  const lin = new aw.Linear(8, 4, { bias: false });
+  const ln = new aw.LayerNorm(4, { eps: 1e-6, elementwiseAffine: true });
+  const y: Tensor = ln.forward(lin.forward(q));
+  const emb = new aw.Embedding(10, 8, { paddingIdx: 0 });
+  const e: Tensor = emb.forward({ data: new Int32Array([1, 2, 3]), shape: [3] });
+  const act: Tensor = aw.gelu(aw.relu(e), { approximate: 'tanh' });
+  new aw.GELU({ approximate: 'none' }).forward(new aw.ReLU().forward(new aw.Dropout(0.1).forward(act)));
+  const layer = new aw.TransformerEncoderLayer(8, 2, { dimFeedforward: 16, activation: 'gelu', normFirst: true, batchFirst: true, layerNormEps: 1e-6, dropout: 0, bias: true });
+  const enc = new aw.TransformerEncoder(layer, 2, { norm: new aw.LayerNorm(8) });
+  const src: Tensor = enc.forward(q, { srcKeyPaddingMask: { data: new Uint8Array(10), shape: [2, 5] }, mask: null, isCausal: false });
+  const { output: encOut, attentionWeights } = enc.forwardWithAttention(q);
+  const dl = new aw.TransformerDecoderLayer(8, 2, { batchFirst: true });
+  const dec = new aw.TransformerDecoder(dl, 1, { norm: null });
+  dec.forward(src, encOut, { tgtMask: causal, tgtIsCausal: true, memoryKeyPaddingMask: null, memoryMask: null, tgtKeyPaddingMask: null, memoryIsCausal: false });
+  dl.forward(src, encOut);
+  const tf = new aw.Transformer({ dModel: 8, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 16, batchFirst: true });
+  tf.forward(q, q, { srcMask: null, srcKeyPaddingMask: null, srcIsCausal: false, tgtMask: causal });
+  const pe = new aw.SinusoidalPositionalEncoding(8, { maxLen: 100, batchFirst: true });
+  const lpe = new aw.LearnedPositionalEmbedding(100, 8, { batchFirst: true });
+  lpe.forward(pe.forward(q));
+  const patch = new aw.PatchEmbedding(1, 8, 4, { classToken: true, bias: true });
+  patch.forward({ data: new Float32Array(28 * 28), shape: [1, 1, 28, 28] });
+  const sdFile = aw.loadSafetensors(new Uint8Array(0));
+  tf.loadStateDict(sdFile);
+  const { tensors, metadata } = aw.loadSafetensors(new ArrayBuffer(0), { metadata: true });
+  console.log(y.shape, attentionWeights.length, Object.keys(tensors), metadata['attnwasm.config'], lin.inFeatures, ln.eps, layer.config.dModel, enc.numLayers);
+  for (const m of [lin, ln, emb, layer, enc, dl, dec, tf, pe, lpe, patch]) m.dispose();
+
+  // Models.
+  const tr: Translator = await aw.loadTranslator('models/translator/translator.safetensors', { onProgress: (p) => console.log(p.loaded, p.total) });
+  const t: Translation = tr.translate('forty-two', { to: 'de', beamSize: 2, lengthPenalty: 1, maxLength: 20 });
+  console.log(t.text, t.tokens, t.crossAttention.data.length, t.stepMs, tr.languages, tr.scoreFull('one', [1, 2]).shape);
+  tr.dispose();
+  const clf: Classifier = await aw.loadClassifier(new Uint8Array(0));
+  const c: Classification = clf.classify(new Float32Array(784));
+  clf.classify({ data: new Uint8ClampedArray(28 * 28 * 4), width: 28, height: 28 });
+  console.log(c.label, c.probabilities[0], c.attention.grid, c.rollout.length, clf.labels);
+  clf.dispose();
+
   await init({ wasmUrl: new URL('https://cdn.example/attnwasm_core.wasm') });
   await init({ wasmBinary: new Uint8Array(0) });
 }

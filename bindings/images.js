@@ -1,0 +1,158 @@
+// Image helpers for the digit classifier, shared by the CLI and the demo:
+// decoding PNG / PGM / raw bytes to grey levels (Node), and MNIST-style
+// preprocessing of a drawing (bounding box scaled into 20×20, centred by
+// centre of mass in 28×28), so hand-drawn digits look like training digits.
+
+/**
+ * MNIST-style preprocessing. ink: Float32Array (width·height) of ink in [0, 1].
+ * Returns Float32Array(28·28) of ink, or all zeros if there is no ink.
+ */
+export function mnistPreprocess(ink, width, height) {
+  let x0 = width, y0 = height, x1 = -1, y1 = -1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (ink[y * width + x] > 0.05) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+    }
+  }
+  const out = new Float32Array(28 * 28);
+  if (x1 < 0) return out;
+  const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  const scale = 20 / Math.max(bw, bh);
+  const w = Math.max(1, Math.round(bw * scale)), h = Math.max(1, Math.round(bh * scale));
+  // Area-average resample of the bounding box into w×h.
+  const box = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const sx0 = x0 + (x * bw) / w, sx1 = x0 + ((x + 1) * bw) / w;
+      const sy0 = y0 + (y * bh) / h, sy1 = y0 + ((y + 1) * bh) / h;
+      let sum = 0, area = 0;
+      for (let sy = Math.floor(sy0); sy < Math.ceil(sy1); sy++) {
+        const fy = Math.min(sy + 1, sy1) - Math.max(sy, sy0);
+        for (let sx = Math.floor(sx0); sx < Math.ceil(sx1); sx++) {
+          const fx = Math.min(sx + 1, sx1) - Math.max(sx, sx0);
+          sum += ink[sy * width + sx] * fx * fy;
+          area += fx * fy;
+        }
+      }
+      box[y * w + x] = area > 0 ? sum / area : 0;
+    }
+  }
+  // Centre of mass of the box → the centre of the 28×28 image.
+  let m = 0, cx = 0, cy = 0;
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) { const v = box[y * w + x]; m += v; cx += v * x; cy += v * y; }
+  const ox = Math.round(14 - (m > 0 ? cx / m : w / 2)), oy = Math.round(14 - (m > 0 ? cy / m : h / 2));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const tx = x + ox, ty = y + oy;
+      if (tx >= 0 && tx < 28 && ty >= 0 && ty < 28) out[ty * 28 + tx] = Math.min(1, box[y * w + x]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Decodes an 8-bit PNG (grey, grey+alpha, RGB, RGBA or palette; not
+ * interlaced) to { width, height, grey: Float32Array in [0, 1] } where
+ * transparent pixels count as white. Node only (uses node:zlib).
+ */
+export async function decodePng(bytes) {
+  const { inflateSync } = await import('node:zlib');
+  const sig = [137, 80, 78, 71, 13, 10, 26, 10];
+  if (bytes.length < 8 || sig.some((b, i) => bytes[i] !== b)) throw new Error('not a PNG file (bad signature)');
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let off = 8, width = 0, height = 0, depth = 0, ctype = 0, interlace = 0, palette = null, trns = null;
+  const idat = [];
+  while (off + 8 <= bytes.length) {
+    const len = dv.getUint32(off);
+    const type = String.fromCharCode(...bytes.subarray(off + 4, off + 8));
+    if (off + 12 + len > bytes.length) throw new Error(`PNG chunk ${type} runs past the end of the file`);
+    const data = bytes.subarray(off + 8, off + 8 + len);
+    if (type === 'IHDR') {
+      width = dv.getUint32(off + 8); height = dv.getUint32(off + 12);
+      depth = data[8]; ctype = data[9]; interlace = data[12];
+    } else if (type === 'PLTE') palette = data;
+    else if (type === 'tRNS') trns = data;
+    else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    off += 12 + len;
+  }
+  if (!width || !height || width * height > 1 << 24) throw new Error(`PNG size ${width}×${height} is not supported`);
+  if (depth !== 8 || interlace !== 0) throw new Error(`only 8-bit non-interlaced PNGs are supported (bit depth ${depth}, interlace ${interlace})`);
+  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[ctype];
+  if (!channels) throw new Error(`PNG colour type ${ctype} is not supported`);
+  const raw = inflateSync(Buffer.concat(idat.map((d) => Buffer.from(d))));
+  const stride = width * channels;
+  if (raw.length < height * (stride + 1)) throw new Error('PNG image data is truncated');
+  const px = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? px[y * stride + i - channels] : 0;
+      const b = y > 0 ? px[(y - 1) * stride + i] : 0;
+      const c = i >= channels && y > 0 ? px[(y - 1) * stride + i - channels] : 0;
+      let v = line[i];
+      if (f === 1) v += a;
+      else if (f === 2) v += b;
+      else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c); v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
+      else if (f !== 0) throw new Error(`bad PNG filter type ${f}`);
+      px[y * stride + i] = v & 255;
+    }
+  }
+  const grey = new Float32Array(width * height);
+  for (let i = 0; i < width * height; i++) {
+    let r, g, b, alpha = 255;
+    if (ctype === 0) r = g = b = px[i];
+    else if (ctype === 4) { r = g = b = px[2 * i]; alpha = px[2 * i + 1]; }
+    else if (ctype === 2) { r = px[3 * i]; g = px[3 * i + 1]; b = px[3 * i + 2]; }
+    else if (ctype === 6) { r = px[4 * i]; g = px[4 * i + 1]; b = px[4 * i + 2]; alpha = px[4 * i + 3]; }
+    else {
+      const k = px[i];
+      if (!palette || 3 * k + 2 >= palette.length) throw new Error('PNG palette index out of range');
+      r = palette[3 * k]; g = palette[3 * k + 1]; b = palette[3 * k + 2];
+      if (trns && k < trns.length) alpha = trns[k];
+    }
+    const lum = (0.299 * r + 0.587 * g + 0.114 * b) / 255;
+    grey[i] = (alpha / 255) * lum + (1 - alpha / 255);  // composite over white
+  }
+  return { width, height, grey };
+}
+
+/** Decodes a binary (P5) or ASCII (P2) 8-bit PGM to { width, height, grey }. */
+export function decodePgm(bytes) {
+  const text = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.length, 512)));
+  const m = /^(P[25])\s+(?:#[^\n]*\s+)*(\d+)\s+(?:#[^\n]*\s+)*(\d+)\s+(?:#[^\n]*\s+)*(\d+)\s/.exec(text);
+  if (!m) throw new Error('not a PGM file (expected a P2 or P5 header)');
+  const [, kind, w, h, max] = m;
+  const width = Number(w), height = Number(h), maxval = Number(max);
+  if (!width || !height || width * height > 1 << 24 || maxval < 1 || maxval > 255) throw new Error(`PGM ${width}×${height} maxval ${maxval} is not supported`);
+  const grey = new Float32Array(width * height);
+  if (kind === 'P5') {
+    const start = m[0].length;
+    if (bytes.length < start + width * height) throw new Error('PGM pixel data is truncated');
+    for (let i = 0; i < width * height; i++) grey[i] = bytes[start + i] / maxval;
+  } else {
+    const nums = new TextDecoder('latin1').decode(bytes).slice(m[0].length).replace(/#[^\n]*/g, '').trim().split(/\s+/).map(Number);
+    if (nums.length < width * height) throw new Error('PGM pixel data is truncated');
+    for (let i = 0; i < width * height; i++) grey[i] = nums[i] / maxval;
+  }
+  return { width, height, grey };
+}
+
+/**
+ * Grey levels → ink in [0, 1]: the darker side is ink. An image whose border
+ * is mostly dark (MNIST style: white digit on black) is taken as is.
+ */
+export function greyToInk({ width, height, grey }) {
+  let border = 0, n = 0;
+  for (let x = 0; x < width; x++) { border += grey[x] + grey[(height - 1) * width + x]; n += 2; }
+  for (let y = 0; y < height; y++) { border += grey[y * width] + grey[y * width + width - 1]; n += 2; }
+  const darkBackground = border / n < 0.5;
+  return Float32Array.from(grey, (g) => (darkBackground ? g : 1 - g));
+}
