@@ -51,7 +51,10 @@ async function readImage(path) {
   if (bytes.length === 784 && !/\.(png|pgm)$/i.test(path)) return Float32Array.from(bytes, (b) => b / 255);
   const img = bytes[0] === 0x89 ? await decodePng(bytes) : bytes[0] === 0x50 ? decodePgm(bytes) : null;
   if (!img) throw new Error(`${path}: not a PNG, a PGM or a raw 28×28 file of 784 bytes`);
-  return mnistPreprocess(greyToInk(img), img.width, img.height);
+  const ink = greyToInk(img);
+  // A 28×28 image is taken as MNIST-formatted already; anything else is
+  // centred and scaled the way MNIST digits are.
+  return img.width === 28 && img.height === 28 ? ink : mnistPreprocess(ink, img.width, img.height);
 }
 
 async function main() {

@@ -97,3 +97,19 @@ test('dispose is idempotent and use after dispose throws ERR_DISPOSED', () => {
   m2[Symbol.dispose ?? Symbol.for('Symbol.dispose')]();
   assert.throws(() => m2.parameterShapes(), { code: 'ERR_DISPOSED' });
 });
+
+test('init() leaves the Node process alone: no uncaughtException/unhandledRejection handlers', async () => {
+  // Emscripten's default glue installs handlers that rethrow from inside the
+  // minified module; the build turns them off (NODEJS_CATCH_EXIT/REJECTION=0).
+  // Checked in a fresh process: the test runner has handlers of its own.
+  const { execFileSync } = await import('node:child_process');
+  const entry = new URL('../../bindings/index.js', import.meta.url).href;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const counts = () => [process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')];
+    const before = counts();
+    const { init } = await import(${JSON.stringify(entry)});
+    await init();
+    console.log(JSON.stringify([before, counts()]));`], { encoding: 'utf8' });
+  const [before, after] = JSON.parse(out);
+  assert.deepEqual(after, before);
+});
