@@ -54,7 +54,10 @@ async function readImage(path) {
   const ink = greyToInk(img);
   // A 28×28 image is taken as MNIST-formatted already; anything else is
   // centred and scaled the way MNIST digits are.
-  return img.width === 28 && img.height === 28 ? ink : mnistPreprocess(ink, img.width, img.height);
+  if (img.width === 28 && img.height === 28) return ink;
+  const digit = mnistPreprocess(ink, img.width, img.height);
+  if (!digit) throw new Error(`${path}: the image has no ink (expected a dark digit on a light background, or light on dark)`);
+  return digit;
 }
 
 async function main() {

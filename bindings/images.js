@@ -1,59 +1,7 @@
-// Image helpers for the digit classifier, shared by the CLI and the demo:
-// decoding PNG / PGM / raw bytes to grey levels (Node), and MNIST-style
-// preprocessing of a drawing (bounding box scaled into 20×20, centred by
-// centre of mass in 28×28), so hand-drawn digits look like training digits.
-
-/**
- * MNIST-style preprocessing. ink: Float32Array (width·height) of ink in [0, 1].
- * Returns Float32Array(28·28) of ink, or all zeros if there is no ink.
- */
-export function mnistPreprocess(ink, width, height) {
-  let x0 = width, y0 = height, x1 = -1, y1 = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (ink[y * width + x] > 0.05) {
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        if (y > y1) y1 = y;
-      }
-    }
-  }
-  const out = new Float32Array(28 * 28);
-  if (x1 < 0) return out;
-  const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
-  const scale = 20 / Math.max(bw, bh);
-  const w = Math.max(1, Math.round(bw * scale)), h = Math.max(1, Math.round(bh * scale));
-  // Area-average resample of the bounding box into w×h.
-  const box = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const sx0 = x0 + (x * bw) / w, sx1 = x0 + ((x + 1) * bw) / w;
-      const sy0 = y0 + (y * bh) / h, sy1 = y0 + ((y + 1) * bh) / h;
-      let sum = 0, area = 0;
-      for (let sy = Math.floor(sy0); sy < Math.ceil(sy1); sy++) {
-        const fy = Math.min(sy + 1, sy1) - Math.max(sy, sy0);
-        for (let sx = Math.floor(sx0); sx < Math.ceil(sx1); sx++) {
-          const fx = Math.min(sx + 1, sx1) - Math.max(sx, sx0);
-          sum += ink[sy * width + sx] * fx * fy;
-          area += fx * fy;
-        }
-      }
-      box[y * w + x] = area > 0 ? sum / area : 0;
-    }
-  }
-  // Centre of mass of the box → the centre of the 28×28 image.
-  let m = 0, cx = 0, cy = 0;
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) { const v = box[y * w + x]; m += v; cx += v * x; cy += v * y; }
-  const ox = Math.round(14 - (m > 0 ? cx / m : w / 2)), oy = Math.round(14 - (m > 0 ? cy / m : h / 2));
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const tx = x + ox, ty = y + oy;
-      if (tx >= 0 && tx < 28 && ty >= 0 && ty < 28) out[ty * 28 + tx] = Math.min(1, box[y * w + x]);
-    }
-  }
-  return out;
-}
+// Image decoding for the digit classifier's CLI (Node): PNG / PGM bytes to
+// grey levels, and grey levels to ink. The MNIST-style preprocessing shared
+// with the demo page lives in preprocess.js (re-exported here).
+export { mnistPreprocess, inkFromRgba, resizeArea } from './preprocess.js';
 
 /**
  * Decodes an 8-bit PNG (grey, grey+alpha, RGB, RGBA or palette; not

@@ -318,6 +318,7 @@ export interface Translator {
   /** Logits (T, V) of a whole target (starting with the language token) without the KV cache. */
   scoreFull(text: string, targetIds: number[]): Tensor;
   dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 export interface Classification {
@@ -328,7 +329,7 @@ export interface Classification {
   attention: { layers: number; heads: number; grid: number; data: Float32Array };
   /** Attention rollout over the patches, scaled to max 1. */
   rollout: Float32Array;
-  ms: number;
+  totalMs: number;
 }
 
 /** ImageData-like input of classify(). */
@@ -347,6 +348,7 @@ export interface Classifier {
   /** 28×28: Float32Array of ink in [0, 1], or an ImageData (dark ink on light). */
   classify(image: Float32Array | ImageLike): Classification;
   dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 export interface Capabilities {

@@ -48,6 +48,12 @@ function rangeError(message) {
 }
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+// (module (func (result v128) (v128.const i32x4 0 0 0 0))) — validates only with SIMD128.
+const SIMD_PROBE_OK = WebAssembly.validate(new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0,
+  253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
+]));
 const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
 function describe(x) {
@@ -348,7 +354,9 @@ class AttnWasm {
   /** What this runtime instance uses. */
   capabilities() {
     return {
-      simd: true,
+      // The module is built with SIMD128, so it only instantiates where SIMD
+      // works; this checks it independently (a v128 function must validate).
+      simd: SIMD_PROBE_OK,
       threads: false,
       threadsReason: 'this build is single-threaded',
       crossOriginIsolated: typeof globalThis.crossOriginIsolated === 'boolean' ? globalThis.crossOriginIsolated : false,

@@ -249,9 +249,14 @@ export function makeModels(rt, classes, errors) {
       return { ids, cross, stepMs };
     }
 
-    // Beam search: keeps the beamSize best partial translations by summed log
-    // probability; a beam ending in <eos> is finished with score / length^lengthPenalty;
-    // stops when beamSize beams have finished (or maxLength). Beam size 1 is greedy.
+    // Beam search. Each step ranks every continuation of the live beams by
+    // summed log probability and keeps the top `width` of them, where width
+    // starts at beamSize and shrinks by one for every finished hypothesis: a
+    // continuation ending in <eos> inside that top set is finished with score
+    // / length^lengthPenalty; the others live on. It stops when no beam is
+    // left (or at maxLength) and returns the best finished hypothesis. A
+    // hypothesis only finishes by out-ranking the live alternatives, so an
+    // early, unlikely <eos> cannot end the search. Beam size 1 is greedy.
     _beam(src, first, maxLength, beamSize, lengthPenalty) {
       this._encode(src, beamSize);
       const V = this.config.tgtVocab.length, L = this.config.numDecoderLayers, H = this.config.nhead, S = src.length;
@@ -260,34 +265,32 @@ export function makeModels(rt, classes, errors) {
       const finished = [];
       const stepMs = [];
       const norm = (score, len) => score / Math.pow(len, lengthPenalty);
-      for (let t = 0; t < maxLength; t++) {
+      for (let t = 0; t < maxLength && beams.length > 0; t++) {
         const t0 = performance.now();
         const { logits, cross } = this._step(beams.map((b) => b.last));
         stepMs.push(performance.now() - t0);
-        const B = beams.length;
+        const B = beams.length, width = beamSize - finished.length;
         const cand = [];
         for (let b = 0; b < B; b++) {
           const lp = logSoftmaxRow(logits.data, b * V, V);
-          // Each beam's top beamSize tokens contain the global top beamSize continuations.
-          const order = Array.from(lp.keys()).sort((x, y) => lp[y] - lp[x] || x - y).slice(0, beamSize);
+          // Each beam's top `width` tokens contain the global top `width` continuations.
+          const order = Array.from(lp.keys()).sort((x, y) => lp[y] - lp[x] || x - y).slice(0, width);
           for (const j of order) cand.push({ parent: b, token: j, score: beams[b].score + lp[j] });
         }
         cand.sort((x, y) => y.score - x.score || x.parent - y.parent || x.token - y.token);
         const next = [];
-        for (const c of cand) {
+        for (const c of cand.slice(0, width)) {
           const rows = new Float32Array(L * H * S);  // this step's cross-attention of the parent beam
           for (let l = 0; l < L; l++) rows.set(cross.data.subarray((l * B + c.parent) * H * S, (l * B + c.parent + 1) * H * S), l * H * S);
           const p = beams[c.parent];
           const beam = { ids: [...p.ids, c.token], cross: [...p.cross, rows], score: c.score, last: c.token, parent: c.parent };
           if (c.token === eos) finished.push({ ...beam, norm: norm(c.score, beam.ids.length) });
           else next.push(beam);
-          if (next.length === beamSize) break;
         }
-        if (finished.length >= beamSize || next.length === 0) break;
         beams = next;
-        this._reorder(beams.map((b) => b.parent));
+        if (beams.length) this._reorder(beams.map((b) => b.parent));
       }
-      const pool = finished.length ? finished : beams.map((b) => ({ ...b, norm: norm(b.score, b.ids.length) }));
+      const pool = [...finished, ...beams.map((b) => ({ ...b, norm: norm(b.score, b.ids.length) }))];
       pool.sort((x, y) => y.norm - x.norm);
       return { ids: pool[0].ids, cross: pool[0].cross, stepMs };
     }
@@ -368,7 +371,7 @@ export function makeModels(rt, classes, errors) {
     /**
      * @param {Float32Array|ImageData} image 28×28: Float32Array of ink in [0, 1] (1 = ink), or ImageData (dark ink on light)
      * @returns {{label: string, index: number, probabilities: Float32Array,
-     *   attention: {layers: number, heads: number, grid: number, data: Float32Array}, rollout: Float32Array, ms: number}}
+     *   attention: {layers: number, heads: number, grid: number, data: Float32Array}, rollout: Float32Array, totalMs: number}}
      *   attention.data (layers, heads, grid·grid): the class token's attention to each patch; rollout (grid·grid).
      */
     classify(image) {
@@ -391,11 +394,16 @@ export function makeModels(rt, classes, errors) {
         // weights (1, H, T, T): row 0 is the class token's attention.
         data.set(attentionWeights[l].data.subarray(h * T * T + 1, h * T * T + T), (l * H + h) * P);
       }
-      return { label: this.labels[index], index, probabilities, attention: { layers: Lyr, heads: H, grid: this.grid, data }, rollout: rollout(attentionWeights, H, T), ms: performance.now() - t0 };
+      return { label: this.labels[index], index, probabilities, attention: { layers: Lyr, heads: H, grid: this.grid, data }, rollout: rollout(attentionWeights, H, T), totalMs: performance.now() - t0 };
     }
 
+    /** Frees the native memory. Idempotent; later use throws ERR_DISPOSED. */
     dispose() {
       for (const m of [this._patch, this._pos, this._encoder, this._head]) m?.dispose();
+    }
+
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+      this.dispose();
     }
   }
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt nodejs npm)
+APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt chromium nodejs npm)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

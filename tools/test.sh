@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh
 bash tools/build.sh
 (cd build/native && ctest --output-on-failure -j2)
-node --test tests/js/
+node --test tests/js/ tests/browser/

@@ -1,0 +1,185 @@
+// The demo models through our runtime: numerical parity with torch on the
+// reference dumps, held-out accuracy above the targets, KV-cache decoding
+// equal to full recomputation, beam size 1 equal to greedy, and the CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { init } from '../../bindings/index.js';
+
+const root = new URL('../../', import.meta.url);
+const aw = await init();
+const json = (p) => JSON.parse(readFileSync(new URL(p, root), 'utf8'));
+
+const tr = await aw.loadTranslator(new URL('models/translator/translator.safetensors', root));
+const clf = await aw.loadClassifier(new URL('models/vit/vit.safetensors', root));
+const trRef = json('models/translator/reference.json');
+const heldout = json('models/translator/heldout_expected.json');
+
+function argmaxRow(t, row) {
+  const V = t.shape[1];
+  let best = 0;
+  for (let j = 1; j < V; j++) if (t.data[row * V + j] > t.data[row * V + best]) best = j;
+  return best;
+}
+
+test('translator: logits match torch on the reference dump (≤ 1e-4)', () => {
+  let worst = 0, n = 0;
+  for (const r of trRef.items.filter((e) => e.firstStepsLogits)) {
+    r.firstStepsDecoderInputs.forEach((inputs, t) => {
+      const got = tr.scoreFull(r.english, inputs);
+      const V = got.shape[1], last = (inputs.length - 1) * V;
+      r.firstStepsLogits[t].forEach((want, j) => {
+        worst = Math.max(worst, Math.abs(got.data[last + j] - want));
+        n++;
+      });
+    });
+  }
+  assert.ok(n > 0, 'the reference has logits');
+  assert.ok(worst <= 1e-4, `max abs logit error ${worst}`);
+});
+
+test("translator: greedy tokens equal torch's on the reference dump", () => {
+  assert.ok(trRef.items.length >= 10);
+  for (const r of trRef.items) {
+    const out = tr.translate(r.english, { to: r.lang });
+    assert.deepEqual(out.tokenIds, r.outputIds, r.english);
+    assert.equal(out.text, r.text);
+  }
+});
+
+test('translator: KV-cache decoding gives exactly the tokens of full recomputation', () => {
+  for (const [english, lang] of [['three hundred seventy-one', 'fr'], ['nine hundred ninety-nine thousand nine hundred ninety-nine', 'de'], ['eighty thousand one', 'fr'], ['seventy-seven', 'de']]) {
+    const cached = tr.translate(english, { to: lang });
+    const ids = [tr.config.langTokens[lang]];
+    for (;;) {
+      const logits = tr.scoreFull(english, ids);
+      const next = argmaxRow(logits, ids.length - 1);
+      if (next === tr.config.eos || ids.length >= tr.config.maxLen - 1) break;
+      ids.push(next);
+    }
+    assert.deepEqual(cached.tokenIds, ids.slice(1), english);
+  }
+});
+
+test('translator: beam size 1 equals greedy; beam search returns a translation', () => {
+  for (const english of ['forty-two', 'one hundred thousand', 'six hundred eighty-one thousand two hundred four']) {
+    for (const lang of ['fr', 'de']) {
+      const src = tr._sourceIds(tr.tokenize(english));
+      const g = tr._greedy(src, tr.config.langTokens[lang], 40);
+      const b = tr._beam(src, tr.config.langTokens[lang], 40, 1, 1.0);
+      assert.deepEqual(b.ids, g.ids, `${english} → ${lang}`);
+      const b4 = tr.translate(english, { to: lang, beamSize: 4 });
+      assert.equal(b4.text, tr.translate(english, { to: lang }).text);
+    }
+  }
+});
+
+function accuracy(lang, beamSize, count) {
+  let ok = 0;
+  const wrong = [];
+  const col = heldout.columns.indexOf(lang);
+  const items = heldout.items.slice(0, count).map((row) => ({ english: row[0], expected: row[col] }));
+  for (const { english, expected } of items) {
+    const got = tr.translate(english, { to: lang, beamSize }).text;
+    if (got === expected) ok++;
+    else if (wrong.length < 5) wrong.push(`${english} → ${got} (expected ${expected})`);
+  }
+  return { acc: ok / items.length, n: items.length, wrong };
+}
+
+for (const lang of ['fr', 'de']) {
+  test(`translator: held-out exact match ≥ 99.5% in ${lang}, greedy and beam 4`, (t) => {
+    const g = accuracy(lang, 1, Infinity);
+    const b = accuracy(lang, 4, 300);
+    t.diagnostic(`${lang} greedy ${(100 * g.acc).toFixed(2)}% of ${g.n}; beam 4 ${(100 * b.acc).toFixed(2)}% of ${b.n}`);
+    assert.ok(g.acc >= 0.995, `greedy ${g.acc}: ${g.wrong.join('; ')}`);
+    assert.ok(b.acc >= 0.995, `beam ${b.acc}: ${b.wrong.join('; ')}`);
+  });
+}
+
+test('translator: cross-attention weights are per layer and head and sum to 1 over the source', () => {
+  const r = tr.translate('three hundred seventy-one', { to: 'de' });
+  const { layers, heads, targetLength: T, sourceLength: S, data } = r.crossAttention;
+  assert.equal(T, r.tokenIds.length + 1);  // the end token's step too
+  assert.equal(S, r.sourceTokens.length);
+  for (let i = 0; i < layers * heads * T; i++) {
+    const sum = data.subarray(i * S, (i + 1) * S).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-5, `row ${i} sums to ${sum}`);
+  }
+  assert.equal(r.stepMs.length, T);
+});
+
+const digits = aw.loadSafetensors(readFileSync(new URL('models/vit/heldout.safetensors', root)));
+const ink = (i) => Float32Array.from(digits.images.data.subarray(i * 784, (i + 1) * 784), (v) => v / 255);
+
+test('classifier: probabilities match torch on the reference dump (≤ 1e-4)', () => {
+  const ref = json('models/vit/reference.json');
+  let worst = 0;
+  assert.ok(ref.samples.length >= 8);
+  for (const r of ref.samples) {
+    const { logits } = r;
+    const out = clf.classify(ink(Number(r.index)));
+    const max = Math.max(...logits);
+    const e = logits.map((l) => Math.exp(l - max));
+    const s = e.reduce((a, b) => a + b, 0);
+    e.forEach((v, j) => { worst = Math.max(worst, Math.abs(out.probabilities[j] - v / s)); });
+    assert.equal(out.index, Number(r.predicted));
+  }
+  assert.ok(worst <= 1e-4, `max abs probability error ${worst}`);
+});
+
+test('classifier: held-out accuracy ≥ 97% on all held-out digits', (t) => {
+  const n = digits.labels.data.length;
+  let ok = 0;
+  for (let i = 0; i < n; i++) if (clf.classify(ink(i)).index === digits.labels.data[i]) ok++;
+  t.diagnostic(`held-out accuracy ${(100 * ok / n).toFixed(2)}% of ${n}`);
+  assert.ok(n >= 1000);
+  assert.ok(ok / n >= 0.97, `${ok}/${n}`);
+});
+
+test('classifier: attention maps and rollout have the patch-grid shape', () => {
+  const r = clf.classify(ink(0));
+  const { layers, heads, grid, data } = r.attention;
+  assert.equal(grid * grid, 49);
+  assert.equal(data.length, layers * heads * 49);
+  assert.equal(r.rollout.length, 49);
+  assert.equal(Math.max(...r.rollout), 1);
+  for (let i = 0; i < layers * heads; i++) {
+    const s = data.subarray(i * 49, (i + 1) * 49).reduce((a, b) => a + b, 0);
+    assert.ok(s > 0 && s <= 1 + 1e-5, 'class-token attention to patches is part of a softmax row');
+  }
+});
+
+const cli = fileURLToPath(new URL('bin/attnwasm.mjs', root));
+test('CLI: translate prints the translation on one line; classify reads PGM and raw files', () => {
+  const fr = execFileSync(process.execPath, [cli, 'translate', 'forty-two'], { encoding: 'utf8' });
+  assert.equal(fr, 'quarante-deux\n');
+  const de = execFileSync(process.execPath, [cli, 'translate', 'three hundred seventy-one', '--to', 'de'], { encoding: 'utf8' });
+  assert.equal(de, 'dreihunderteinundsiebzig\n');
+  const dir = mkdtempSync(join(tmpdir(), 'attnwasm-cli-'));
+  for (let i = 0; i < 3; i++) {
+    const px = digits.images.data.subarray(i * 784, (i + 1) * 784);
+    const pgm = join(dir, `d${i}.pgm`);
+    writeFileSync(pgm, Buffer.concat([Buffer.from('P5\n28 28\n255\n'), Buffer.from(px)]));
+    const raw = join(dir, `d${i}.raw`);
+    writeFileSync(raw, Buffer.from(px));
+    const want = `${digits.labels.data[i]}\n`;
+    assert.equal(execFileSync(process.execPath, [cli, 'classify', raw], { encoding: 'utf8' }), want);
+    assert.equal(execFileSync(process.execPath, [cli, 'classify', pgm], { encoding: 'utf8' }), want);
+  }
+  const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /attnwasm translate/);
+  const bad = spawnSync(process.execPath, [cli, 'translate', 'forty-twoo'], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /unknown word 'twoo'/);
+});
+
+test.after(() => {
+  tr.dispose();
+  clf.dispose();
+});

@@ -1,0 +1,46 @@
+// The npm package as a user gets it: `npm pack`, install the tarball into a
+// fresh project, then import it by name from Node and run the CLI through
+// npx. The tarball must hold the built module, the JS, the typings, the
+// models, README and LICENSE — and nothing else of the build tree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
+
+test('npm pack → install → import attnwasm and run the CLI', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnwasm-pkg-'));
+  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root))[0];
+  const files = packed.files.map((f) => f.path).sort();
+  t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/models.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm',
+    'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
+    assert.ok(files.includes(f), `the tarball lacks ${f}`);
+  }
+  for (const f of files) assert.ok(!/^(build|src|tests|tools|web|node_modules)\//.test(f), `the tarball should not hold ${f}`);
+
+  const app = join(dir, 'app');
+  execFileSync('mkdir', ['-p', app]);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', private: true }));
+  npm(['install', join(dir, packed.filename)], app);
+  writeFileSync(join(app, 'main.js'), `
+    import { init } from 'attnwasm';
+    const aw = await init();
+    const mha = new aw.MultiheadAttention(8, 2, { batchFirst: true });
+    const x = { data: new Float32Array(2 * 3 * 8).fill(0.5), shape: [2, 3, 8] };
+    const { output } = mha.forward(x, x, x);
+    mha.dispose();
+    const tr = await aw.loadTranslator(new URL('./node_modules/attnwasm/models/translator/translator.safetensors', import.meta.url));
+    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text }));
+    tr.dispose();`);
+  const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
+  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux' });
+  const cli = execFileSync('npx', ['--no-install', 'attnwasm', 'translate', 'seventy-one', '--to', 'de'], { cwd: app, encoding: 'utf8' });
+  assert.equal(cli, 'einundsiebzig\n');
+  assert.ok(statSync(join(app, 'node_modules/attnwasm/dist/attnwasm_core.wasm')).size > 0);
+});

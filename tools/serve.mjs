@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// Static server for the browser demos (npm run demo), with no dependencies.
+//
+// Serves only the repository's web/, bindings/, dist/ and models/ folders on
+// 127.0.0.1; everything else is 404. Every response carries COOP/COEP/CORP
+// headers so pages are cross-origin isolated (SharedArrayBuffer, threads).
+// It is a development server, not a production one: no caching, no gzip, no
+// ranges.
+//
+//   node tools/serve.mjs [--port N]      (or PORT=N; default 8080; 0 = any free port)
+//
+// Tests import startServer({ port }) → Promise<{ url, port, close }>.
+
+import { createServer } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { stat, realpath } from 'node:fs/promises';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Top-level folders the server exposes; nothing outside them is reachable. */
+const SERVED = ['web', 'bindings', 'dist', 'models'];
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
+};
+
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-cache',
+};
+
+function send(res, status, body, headers = {}) {
+  const buf = Buffer.from(body, 'utf8');
+  res.writeHead(status, {
+    ...ISOLATION_HEADERS,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': buf.byteLength,
+    ...headers,
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : buf);
+}
+
+function redirect(res, location) {
+  send(res, 302, `see ${location}\n`, { Location: location });
+}
+
+/** True if `p` is `dir` or inside it (both absolute, resolved). */
+function inside(p, dir) {
+  return p === dir || p.startsWith(dir + sep);
+}
+
+/**
+ * Maps a URL path to a file under one of SERVED, or null. Rejects encoded
+ * slashes/backslashes/NULs and anything that resolves (also through
+ * symlinks) outside the served folder.
+ */
+async function resolveFile(root, urlPath) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const parts = decoded.split('/').filter(Boolean);
+  if (parts.length === 0 || !SERVED.includes(parts[0])) return null;
+  if (parts.some((p) => p === '..' || p === '.')) return null;
+  const base = join(root, parts[0]);
+  let file = resolve(root, ...parts);
+  if (!inside(file, base)) return null;
+  let st;
+  try {
+    file = await realpath(file);
+    if (!inside(file, await realpath(base))) return null;
+    st = await stat(file);
+  } catch {
+    return null;
+  }
+  if (st.isDirectory()) {
+    if (!urlPath.endsWith('/')) return { redirect: `${urlPath}/` };
+    file = join(file, 'index.html');
+    try {
+      st = await stat(file);
+    } catch {
+      return null;
+    }
+  }
+  return st.isFile() ? { file, size: st.size } : null;
+}
+
+async function handle(root, req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
+    return;
+  }
+  const url = new URL(req.url, 'http://localhost');
+  if (url.pathname === '/') {
+    redirect(res, '/web/');
+    return;
+  }
+  const found = await resolveFile(root, url.pathname);
+  if (!found) {
+    send(res, 404, 'not found\n');
+    return;
+  }
+  if (found.redirect) {
+    redirect(res, found.redirect + url.search);
+    return;
+  }
+  res.writeHead(200, {
+    ...ISOLATION_HEADERS,
+    'Content-Type': MIME[extname(found.file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': found.size,
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const stream = createReadStream(found.file);
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
+/**
+ * Starts the server on 127.0.0.1.
+ * @param {{port?: number, root?: string}} [options] port 0 (the default here) picks a
+ *   free port; root is the folder holding web/, bindings/, dist/, models/ (default: this repository)
+ * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
+ *   The caller owns the server and must close() it.
+ */
+export function startServer({ port = 0, root = ROOT } = {}) {
+  const server = createServer((req, res) => {
+    handle(root, req, res).catch(() => {
+      if (!res.headersSent) send(res, 500, 'internal error\n');
+      else res.destroy();
+    });
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      const actual = server.address().port;
+      resolvePromise({
+        url: `http://127.0.0.1:${actual}/`,
+        port: actual,
+        close: () => new Promise((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+      });
+    });
+  });
+}
+
+function parsePort(argv, env) {
+  const i = argv.indexOf('--port');
+  const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--port='))?.slice(7) ?? env.PORT ?? '8080';
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`--port: expected an integer in [0, 65535], got ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  let port;
+  try {
+    port = parsePort(process.argv.slice(2), process.env);
+  } catch (e) {
+    console.error(`serve: ${e.message}`);
+    process.exit(2);
+  }
+  startServer({ port }).then(
+    ({ url }) => console.log(`attnwasm demo: ${url}`),
+    (e) => {
+      console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}`);
+      process.exit(1);
+    },
+  );
+}
