@@ -54,6 +54,8 @@ const SIMD_PROBE_OK = WebAssembly.validate(new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0,
   253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
 ]));
+// Held in a variable so bundlers do not resolve a Node built-in for the browser.
+const NODE_FS = 'node:fs/promises';
 const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
 function describe(x) {
@@ -899,7 +901,7 @@ export async function init(options = {}) {
   if (options.wasmBinary) {
     moduleArg.wasmBinary = options.wasmBinary;
   } else if (isNode && String(wasmUrl).startsWith('file:')) {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await import(/* @vite-ignore */ NODE_FS);
     moduleArg.wasmBinary = await readFile(wasmUrl);
   } else {
     moduleArg.locateFile = (path) => (path.endsWith('.wasm') ? String(wasmUrl) : path);

@@ -11,6 +11,8 @@
 // Both load from a safetensors file whose metadata "attnwasm.config" holds the
 // config and vocabularies (tools/export_safetensors.py export_module).
 
+// Held in a variable so bundlers do not resolve a Node built-in for the browser.
+const NODE_FS = 'node:fs/promises';
 const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
 /**
@@ -29,7 +31,7 @@ export async function readSource(source, onProgress, errors) {
   const s = String(source);
   const isRemote = /^(https?|blob|data):/i.test(s);
   if (isNode && !isRemote) {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await import(/* @vite-ignore */ NODE_FS);
     let bytes;
     try {
       bytes = new Uint8Array(await readFile(s.startsWith('file:') ? new URL(s) : s));
