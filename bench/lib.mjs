@@ -1,0 +1,117 @@
+// Shared plumbing of the engine runners (run_<engine>.mjs): the case manifest,
+// a minimal safetensors reader, the runner protocol and the timing loop.
+// Not a library for users; the numbers live in the engines, not here.
+//
+// Runner protocol (run.mjs drives it, one Node process per engine × case × mode):
+//   node bench/run_<engine>.mjs <case> check  → writes out/<engine>/<case>.f32 (raw
+//                                               little-endian float32 output), prints JSON
+//   node bench/run_<engine>.mjs <case> time   → warm-up, timed runs, prints JSON
+// Every engine gets JS Float32Arrays in and hands a JS Float32Array out per call:
+// copies into and out of wasm memory are part of the timed call for all engines.
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const ONNX_DIR = join(BENCH_DIR, 'onnx');
+export const OUT_DIR = join(BENCH_DIR, 'out');
+
+/** The manifest written by export_onnx.py: { opset, warmup, cases: [...] }. */
+export function loadManifest() {
+  return JSON.parse(readFileSync(join(ONNX_DIR, 'cases.json'), 'utf8'));
+}
+
+/**
+ * Reads a safetensors file with F32 tensors only (what export_onnx.py writes).
+ * Returns name → { data: Float32Array (fresh copy, owned by the caller), shape }.
+ */
+export function readSafetensors(path) {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const base = 8 + n;
+  const out = {};
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    if (info.dtype !== 'F32') throw new Error(`${path}: ${name}: expected F32, got ${info.dtype}`);
+    const [b, e] = info.data_offsets;
+    const bytes = buf.subarray(base + b, base + e);
+    // Copy into a fresh, 4-byte aligned buffer (the file's data may be unaligned in buf).
+    const data = new Float32Array(bytes.byteLength / 4);
+    new Uint8Array(data.buffer).set(bytes);
+    out[name] = { data, shape: info.shape };
+  }
+  return out;
+}
+
+/** Parses argv and loads a case: { c (manifest entry), mode, weights, io, manifest }. */
+export function loadCase(argv = process.argv.slice(2)) {
+  const [name, mode = 'check'] = argv;
+  const manifest = loadManifest();
+  const c = manifest.cases.find((x) => x.name === name);
+  if (!c) throw new Error(`unknown case ${name}; known: ${manifest.cases.map((x) => x.name).join(' ')}`);
+  if (mode !== 'check' && mode !== 'time') throw new Error(`mode: expected check or time, got ${mode}`);
+  const weights = readSafetensors(join(ONNX_DIR, `${name}.safetensors`));
+  const io = readSafetensors(join(ONNX_DIR, `${name}.io.safetensors`));
+  return { c, mode, weights, io, manifest };
+}
+
+/** Minimum warm-up time per timed case, ms (see runCase). */
+export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
+
+/** Median of a numeric array (not modified). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Quantile q in [0, 1] by linear interpolation. */
+export function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  const p = (s.length - 1) * q;
+  const lo = Math.floor(p), hi = Math.ceil(p);
+  return s[lo] + (s[hi] - s[lo]) * (p - lo);
+}
+
+/**
+ * The runner's main: `forward()` → Float32Array must run one full call (inputs in,
+ * output out). check mode: one call, output written for run.mjs to compare.
+ * time mode: warm-up calls (≥ manifest.warmup and ≥ WARMUP_MS), then c.runs timed
+ * calls (ms each; BENCH_RUNS_SCALE scales c.runs), printed as JSON.
+ */
+export async function runCase(engine, { c, mode, io, manifest }, forward, info = {}) {
+  if (mode === 'check') {
+    const y = await forward();
+    if (y.length !== c.output.reduce((a, b) => a * b, 1)) {
+      throw new Error(`${engine} ${c.name}: output has ${y.length} elements, expected shape [${c.output}]`);
+    }
+    let maxDiffTorch = 0;
+    const ref = io.expected.data;
+    for (let i = 0; i < ref.length; i++) {
+      const d = Math.abs(y[i] - ref[i]);
+      if (!(d <= maxDiffTorch)) maxDiffTorch = Number.isNaN(d) ? Infinity : d;
+    }
+    const dir = join(OUT_DIR, engine);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${c.name}.f32`), new Uint8Array(y.buffer, y.byteOffset, y.byteLength));
+    console.log(JSON.stringify({ engine, case: c.name, mode, maxDiffTorch, ...info }));
+    return;
+  }
+  // Warm-up: at least manifest.warmup calls and at least WARMUP_MS of calls, so that V8
+  // has tiered up both the JS (TurboFan) and the wasm (Liftoff → TurboFan) of every engine.
+  const runs = Number(process.env.BENCH_RUNS_SCALE ?? 1) * c.runs;
+  let warmup = 0;
+  const w0 = performance.now();
+  while (warmup < manifest.warmup || (performance.now() - w0 < WARMUP_MS && warmup < 1000)) {
+    await forward();
+    warmup++;
+  }
+  const times = [];
+  for (let i = 0; i < Math.max(1, Math.round(runs)); i++) {
+    const t0 = performance.now();
+    await forward();
+    times.push(performance.now() - t0);
+  }
+  console.log(JSON.stringify({ engine, case: c.name, mode, warmup, runs: times.length, medianMs: median(times), times, ...info }));
+}
