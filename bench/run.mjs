@@ -3,8 +3,9 @@
 // and writes results.md (tables), ratios.svg (bar chart) and results.json (raw).
 // Needs bench/onnx/ from export_onnx.py and bench/node_modules (run.sh does both).
 // Usage: node bench/run.mjs [--only mha_S1,matmul] [--engines attnwasm,ort1] [--rounds N]
-//                           [--no-wait]
-// With --only/--engines the files go to bench/out/partial-* instead.
+//                           [--no-wait] [--render results.json]
+// With --only/--engines the files go to bench/out/partial-* instead. --render rewrites
+// results.md and ratios.svg from a results.json without measuring.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -35,7 +36,7 @@ const opt = (name) => {
 };
 const onlyCases = opt('--only')?.split(',');
 const onlyEngines = opt('--engines')?.split(',');
-const ROUNDS = Number(opt('--rounds') ?? process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(opt('--rounds') ?? process.env.BENCH_ROUNDS ?? 5);
 const wait = !argv.includes('--no-wait');
 const partial = Boolean(onlyCases || onlyEngines);
 
@@ -45,6 +46,32 @@ const engines = ENGINES.filter((e) => !onlyEngines || e.id === 'attnwasm' || onl
 const enginesFor = (c) => engines.filter((e) => !e.only || e.only(c));
 
 const loadavg = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+
+// Other users' jobs come in bursts that a 1-minute load average sees too late. So before
+// each timed process, the CPU time used by everyone over one second is measured (this
+// driver is idle meanwhile). If more than QUIET_MAX cores are busy, it waits, for up to
+// QUIET_WAIT_S seconds, and then runs anyway; results.json records the busy figure.
+const QUIET_MAX = Number(process.env.BENCH_QUIET_MAX ?? 0.25);
+const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT_S ?? 60);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function cpuTimes() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { total: f.reduce((a, b) => a + b, 0), idle: f[3] + (f[4] ?? 0) };
+}
+async function busyCores() {
+  const a = cpuTimes();
+  await sleep(1000);
+  const b = cpuTimes();
+  const total = b.total - a.total;
+  return total > 0 ? (cpus().length * (total - (b.idle - a.idle))) / total : 0;
+}
+async function waitQuiet() {
+  const t0 = Date.now();
+  for (;;) {
+    const busy = await busyCores();
+    if (busy < QUIET_MAX || Date.now() - t0 > QUIET_WAIT_S * 1000) return { busy: Number(busy.toFixed(2)), waitedS: Math.round((Date.now() - t0) / 1000) };
+  }
+}
 const log = (...a) => console.error(...a);
 
 /** Runs one engine process; returns its JSON line. Throws with stderr on failure. */
@@ -73,121 +100,152 @@ function maxAbsDiff(a, b) {
   return m;
 }
 
-// ---- 1. same numbers first: a benchmark of a wrong result is worthless ----
-log(`check: ${cases.length} cases × engines, tolerance ${TOLERANCE} (max abs diff vs attnwasm)`);
-const diffs = {}; // case → engine → max abs diff vs attnwasm (attnwasm: vs torch)
-const failures = [];
-for (const c of cases) {
-  diffs[c.name] = {};
-  for (const e of enginesFor(c)) {
-    const r = runEngine(e, c, 'check');
-    if (e.id === 'attnwasm') {
-      diffs[c.name].attnwasm = r.maxDiffTorch ?? Infinity;
-      continue;
+/** Check, wait, time: everything that measures. Returns the raw results (results.json). */
+async function measure() {
+  // ---- 1. same numbers first: a benchmark of a wrong result is worthless ----
+  log(`check: ${cases.length} cases × engines, tolerance ${TOLERANCE} (max abs diff vs attnwasm)`);
+  const diffs = {}; // case → engine → max abs diff vs attnwasm (attnwasm: vs torch)
+  const failures = [];
+  for (const c of cases) {
+    diffs[c.name] = {};
+    for (const e of enginesFor(c)) {
+      const r = runEngine(e, c, 'check');
+      if (e.id === 'attnwasm') {
+        diffs[c.name].attnwasm = r.maxDiffTorch ?? Infinity;
+        continue;
+      }
+      diffs[c.name][e.id] = maxAbsDiff(readOut(e.id, c.name), readOut('attnwasm', c.name));
     }
-    diffs[c.name][e.id] = maxAbsDiff(readOut(e.id, c.name), readOut('attnwasm', c.name));
+    for (const [id, d] of Object.entries(diffs[c.name])) {
+      if (!(d <= TOLERANCE)) failures.push(`${c.name}: ${id === 'attnwasm' ? 'attnwasm vs torch' : `${id} vs attnwasm`}: max abs diff ${d}`);
+    }
+    log(`  ${c.name}: ${Object.entries(diffs[c.name]).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}`);
   }
-  for (const [id, d] of Object.entries(diffs[c.name])) {
-    if (!(d <= TOLERANCE)) failures.push(`${c.name}: ${id === 'attnwasm' ? 'attnwasm vs torch' : `${id} vs attnwasm`}: max abs diff ${d}`);
+  if (failures.length) {
+    log(`FAILED: outputs disagree (tolerance ${TOLERANCE}):\n  ${failures.join('\n  ')}`);
+    process.exit(1);
   }
-  log(`  ${c.name}: ${Object.entries(diffs[c.name]).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}`);
-}
-if (failures.length) {
-  log(`FAILED: outputs disagree (tolerance ${TOLERANCE}):\n  ${failures.join('\n  ')}`);
-  process.exit(1);
+
+  // ---- 2. wait for a quiet machine ----
+  const load = { before: loadavg(), waitedS: 0, timedOut: false };
+  if (wait && load.before >= LOAD_MAX) {
+    log(`load average ${load.before} ≥ ${LOAD_MAX}: waiting (poll every ${LOAD_POLL_S} s, up to ${LOAD_WAIT_S} s)`);
+    const t0 = Date.now();
+    while (loadavg() >= LOAD_MAX) {
+      if ((Date.now() - t0) / 1000 >= LOAD_WAIT_S) {
+        load.timedOut = true;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, LOAD_POLL_S * 1000));
+      log(`  load ${loadavg()}`);
+    }
+    load.waitedS = Math.round((Date.now() - t0) / 1000);
+  }
+  load.start = loadavg();
+  load.samples = [load.start];
+  load.busyBefore = []; // cores busy (everyone else) in the second before each timed process
+  load.quietWaitS = 0;
+  log(`timing: load average ${load.start}${load.timedOut ? ' (never dropped below the limit: running anyway)' : ''}`);
+
+  // ---- 3. timing: one process per engine × case × round, sequential ----
+  // The SIMD peak is measured before and after the engines; the higher one counts (a busy
+  // core lowers it, which would flatter the GEMM fraction).
+  const simdPeak = () => runEngine({ id: 'simd_peak', script: 'simd_peak.mjs', args: [] }, { name: '15' }, '');
+  const simdRuns = [simdPeak()];
+  log(`  SIMD peak ${simdRuns[0].peakGflops.toFixed(1)} GFLOP/s (12 chains), sweep ${JSON.stringify(simdRuns[0].sweep)}`);
+  const times = {}; // case → engine → { times: [], extra }
+  for (const c of cases) {
+    times[c.name] = {};
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate the engine order between rounds so slow drifts in load hit all engines alike.
+      const order = round % 2 ? [...enginesFor(c)].reverse() : enginesFor(c);
+      for (const e of order) {
+        const quiet = await waitQuiet();
+        load.busyBefore.push(quiet.busy);
+        load.quietWaitS += quiet.waitedS;
+        const r = runEngine(e, c, 'time');
+        load.samples.push(loadavg());
+        const slot = (times[c.name][e.id] ??= { times: [], medians: [], warmup: [], info: {} });
+        slot.times.push(...r.times);
+        slot.medians.push(r.medianMs);
+        slot.warmup.push(r.warmup);
+        slot.info = { version: r.version, attention: r.attention };
+      }
+    }
+    const t = times[c.name];
+    log(`  ${c.name}: ${Object.entries(t).map(([k, v]) => `${k} ${v.medians.map((m) => m.toFixed(3)).join('/')} ms`).join(', ')}`);
+  }
+  load.end = loadavg();
+  simdRuns.push(simdPeak());
+  log(`  SIMD peak ${simdRuns[1].peakGflops.toFixed(1)} GFLOP/s (12 chains, after the engines)`);
+  const simd = simdRuns[0].peakGflops >= simdRuns[1].peakGflops ? simdRuns[0] : simdRuns[1];
+  const offChain = Math.max(...simdRuns.map((r) => r.offChainGflops));
+
+  // ---- 4. results ----
+  const results = [];
+  for (const c of cases) {
+    // The time of an engine: the median of its per-process medians, so that a minority of
+    // processes disturbed by the shared machine cannot move it (5 rounds: up to 2).
+    const aw = median(times[c.name].attnwasm.medians);
+    for (const e of enginesFor(c)) {
+      const t = times[c.name][e.id];
+      const ms = median(t.medians);
+      results.push({
+        case: c.name, kind: c.kind, shape: c.shape, config: c.config, engine: e.id, label: e.label,
+        medianMs: ms, p25Ms: quantile(t.times, 0.25), p75Ms: quantile(t.times, 0.75),
+        gflops: c.flops / ms / 1e6, ratio: ms / aw, runs: t.times.length, warmup: t.warmup, processMedians: t.medians,
+        maxAbsDiff: diffs[c.name][e.id], ...t.info,
+      });
+    }
+  }
+
+  const get = (name, engine) => results.find((r) => r.case === name && r.engine === engine);
+  const mm = get('matmul', 'attnwasm');
+  const targets = [];
+  for (const [names, need] of [[['mha_S1', 'mha_S2', 'mha_S5', 'encoder_S1', 'encoder_S2'], 2], [['mha_S3', 'mha_S4', 'encoder_S3', 'encoder_S4'], 1.3]]) {
+    for (const n of names) {
+      const r = get(n, 'ort1');
+      if (r) targets.push({ what: `${n}: onnxruntime-web 1 thread / attnwasm ≥ ${need}×`, measured: `${r.ratio.toFixed(2)}×`, holds: r.ratio >= need });
+    }
+  }
+  if (mm) {
+    const frac = mm.gflops / simd.peakGflops;
+    targets.push({ what: 'matmul 512³: attnwasm ≥ 75% of the SIMD peak (12 chains)', measured: `${(100 * frac).toFixed(0)}% (${mm.gflops.toFixed(1)} of ${simd.peakGflops.toFixed(1)} GFLOP/s)`, holds: frac >= 0.75 });
+    const frac2 = mm.gflops / offChain;
+    targets.push({ what: 'matmul 512³: the same against the off-chain peak (stricter, not the issue\'s definition)', measured: `${(100 * frac2).toFixed(0)}% (${mm.gflops.toFixed(1)} of ${offChain.toFixed(1)} GFLOP/s)`, holds: frac2 >= 0.75 });
+  }
+
+  const versions = {
+    node: process.version,
+    ort: JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version,
+    tfjs: JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules/@tensorflow/tfjs-backend-wasm/package.json'), 'utf8')).version,
+  };
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} logical cores`;
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    date, machine, versions, load, simd: simdRuns, rounds: ROUNDS, warmupMs: WARMUP_MS, warmupCalls: manifest.warmup,
+    tolerance: TOLERANCE, quietMax: QUIET_MAX, quietWaitS: QUIET_WAIT_S, loadMax: LOAD_MAX, loadWaitS: LOAD_WAIT_S,
+    torch: manifest.torch, results, targets, diffs,
+  };
 }
 
-// ---- 2. wait for a quiet machine ----
-const load = { before: loadavg(), waitedS: 0, timedOut: false };
-if (wait && load.before >= LOAD_MAX) {
-  log(`load average ${load.before} ≥ ${LOAD_MAX}: waiting (poll every ${LOAD_POLL_S} s, up to ${LOAD_WAIT_S} s)`);
-  const t0 = Date.now();
-  while (loadavg() >= LOAD_MAX) {
-    if ((Date.now() - t0) / 1000 >= LOAD_WAIT_S) {
-      load.timedOut = true;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, LOAD_POLL_S * 1000));
-    log(`  load ${loadavg()}`);
-  }
-  load.waitedS = Math.round((Date.now() - t0) / 1000);
-}
-load.start = loadavg();
-load.samples = [load.start];
-log(`timing: load average ${load.start}${load.timedOut ? ' (never dropped below the limit: running anyway)' : ''}`);
-
-// ---- 3. timing: one process per engine × case × round, sequential ----
-// The SIMD peak is measured before and after the engines; the higher one counts (a busy
-// core lowers it, which would flatter the GEMM fraction).
-const simdPeak = () => runEngine({ id: 'simd_peak', script: 'simd_peak.mjs', args: [] }, { name: '15' }, '');
-const simdRuns = [simdPeak()];
-log(`  SIMD peak ${simdRuns[0].peakGflops.toFixed(1)} GFLOP/s (12 chains), sweep ${JSON.stringify(simdRuns[0].sweep)}`);
-const times = {}; // case → engine → { times: [], extra }
-for (const c of cases) {
-  times[c.name] = {};
-  for (let round = 0; round < ROUNDS; round++) {
-    // Alternate the engine order between rounds so slow drifts in load hit all engines alike.
-    const order = round % 2 ? [...enginesFor(c)].reverse() : enginesFor(c);
-    for (const e of order) {
-      const r = runEngine(e, c, 'time');
-      load.samples.push(loadavg());
-      const slot = (times[c.name][e.id] ??= { times: [], medians: [], warmup: [], info: {} });
-      slot.times.push(...r.times);
-      slot.medians.push(r.medianMs);
-      slot.warmup.push(r.warmup);
-      slot.info = { version: r.version, attention: r.attention };
-    }
-  }
-  const t = times[c.name];
-  log(`  ${c.name}: ${Object.entries(t).map(([k, v]) => `${k} ${v.medians.map((m) => m.toFixed(3)).join('/')} ms`).join(', ')}`);
-}
-load.end = loadavg();
-simdRuns.push(simdPeak());
-log(`  SIMD peak ${simdRuns[1].peakGflops.toFixed(1)} GFLOP/s (12 chains, after the engines)`);
-const simd = simdRuns[0].peakGflops >= simdRuns[1].peakGflops ? simdRuns[0] : simdRuns[1];
+// --render FILE: rewrite results.md and ratios.svg from a results.json, measuring nothing.
+const renderFrom = opt('--render');
+const raw = renderFrom ? JSON.parse(readFileSync(renderFrom, 'utf8')) : await measure();
+// Files from before a field existed: the defaults they were measured with.
+raw.warmupCalls ??= manifest.warmup;
+raw.torch ??= manifest.torch;
+raw.quietMax ??= QUIET_MAX;
+raw.quietWaitS ??= QUIET_WAIT_S;
+raw.loadMax ??= LOAD_MAX;
+raw.loadWaitS ??= LOAD_WAIT_S;
+const { diffs, load, results, targets, versions, machine, date } = raw;
+const simdRuns = raw.simd;
+const simd = simdRuns[0].peakGflops >= simdRuns.at(-1).peakGflops ? simdRuns[0] : simdRuns.at(-1);
 const offChain = Math.max(...simdRuns.map((r) => r.offChainGflops));
-
-// ---- 4. results ----
-const results = [];
-for (const c of cases) {
-  // The time of an engine: the median of its per-process medians, so that one process
-  // disturbed by the shared machine cannot move it (with 3 rounds: the middle process).
-  const aw = median(times[c.name].attnwasm.medians);
-  for (const e of enginesFor(c)) {
-    const t = times[c.name][e.id];
-    const ms = median(t.medians);
-    results.push({
-      case: c.name, kind: c.kind, shape: c.shape, config: c.config, engine: e.id, label: e.label,
-      medianMs: ms, p25Ms: quantile(t.times, 0.25), p75Ms: quantile(t.times, 0.75),
-      gflops: c.flops / ms / 1e6, ratio: ms / aw, runs: t.times.length, warmup: t.warmup, processMedians: t.medians,
-      maxAbsDiff: diffs[c.name][e.id], ...t.info,
-    });
-  }
-}
-
+const shownCases = cases.filter((c) => results.some((r) => r.case === c.name));
 const get = (name, engine) => results.find((r) => r.case === name && r.engine === engine);
 const mm = get('matmul', 'attnwasm');
-const targets = [];
-for (const [names, need] of [[['mha_S1', 'mha_S2', 'mha_S5', 'encoder_S1', 'encoder_S2'], 2], [['mha_S3', 'mha_S4', 'encoder_S3', 'encoder_S4'], 1.3]]) {
-  for (const n of names) {
-    const r = get(n, 'ort1');
-    if (r) targets.push({ what: `${n}: onnxruntime-web 1 thread / attnwasm ≥ ${need}×`, measured: `${r.ratio.toFixed(2)}×`, holds: r.ratio >= need });
-  }
-}
-if (mm) {
-  const frac = mm.gflops / simd.peakGflops;
-  targets.push({ what: 'matmul 512³: attnwasm ≥ 75% of the SIMD peak (12 chains)', measured: `${(100 * frac).toFixed(0)}% (${mm.gflops.toFixed(1)} of ${simd.peakGflops.toFixed(1)} GFLOP/s)`, holds: frac >= 0.75 });
-  const frac2 = mm.gflops / offChain;
-  targets.push({ what: 'matmul 512³: the same against the off-chain peak (stricter, not the issue\'s definition)', measured: `${(100 * frac2).toFixed(0)}% (${mm.gflops.toFixed(1)} of ${offChain.toFixed(1)} GFLOP/s)`, holds: frac2 >= 0.75 });
-}
-
-const versions = {
-  node: process.version,
-  ort: JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version,
-  tfjs: JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules/@tensorflow/tfjs-backend-wasm/package.json'), 'utf8')).version,
-};
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} logical cores`;
-const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 const fmt = (x, d = 2) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(d));
 const shapeText = (c) => (c.kind === 'matmul' ? 'M=N=K=512' : `B=${c.config.B} L=${c.config.L} S=${c.config.S} E=${c.config.E} H=${c.config.H}`);
@@ -195,16 +253,16 @@ const md = [];
 md.push('# attnwasm benchmark results', '');
 md.push(`Generated by \`bash bench/run.sh\` on ${date}. Machine: ${machine}; Node ${versions.node}; onnxruntime-web ${versions.ort}; @tensorflow/tfjs-backend-wasm ${versions.tfjs}. See bench/README.md for the method.`, '');
 const lmin = Math.min(...load.samples), lmax = Math.max(...load.samples);
-md.push(`Load average (1 min) before timing: ${load.start}${load.waitedS ? ` after waiting ${Math.round(load.waitedS / 60)} min` : ''}${load.timedOut ? ` — **it never dropped below ${LOAD_MAX} within ${LOAD_WAIT_S / 60} min, so this run was measured on a busy machine**` : ''}; during timing ${lmin.toFixed(2)}–${lmax.toFixed(2)} (the benchmark itself adds about 1, 2 for onnxruntime-web with 2 threads).`, '');
+md.push(`Load average (1 min) before timing: ${load.start}${load.waitedS ? ` after waiting ${Math.round(load.waitedS / 60)} min` : ''}${load.timedOut ? ` — **it never dropped below ${raw.loadMax} within ${raw.loadWaitS / 60} min, so this run was measured on a busy machine**` : ''}; during timing ${lmin.toFixed(2)}–${lmax.toFixed(2)} (the benchmark itself adds about 1, 2 for onnxruntime-web with 2 threads). Before each timed process the driver waited until other processes used less than ${raw.quietMax} of a core for one second (up to ${raw.quietWaitS} s): waited ${Math.round(load.quietWaitS / 60)} min in total; the busy figure was ${load.busyBefore.filter((b) => b < raw.quietMax).length} of ${load.busyBefore.length} times below the limit (median ${median(load.busyBefore).toFixed(2)}, max ${Math.max(...load.busyBefore).toFixed(2)} cores).`, '');
 md.push('## Single-core wasm SIMD peak', '');
 md.push(`**${simd.peakGflops.toFixed(1)} GFLOP/s** (median of ${simd.reps} calls, best ${simd.maxGflops.toFixed(1)}; measured before and after the engines: ${simdRuns.map((r) => r.peakGflops.toFixed(1)).join(' and ')}, the higher counts): bench/simd_peak.wat, 12 independent \`f32x4.mul\` + \`f32x4.add\` chains (wasm SIMD128 has no FMA), one core. Same kernel with other chain counts, GFLOP/s:`, '');
 md.push(`| chains | ${Object.keys(simd.sweep).join(' | ')} |`, `|---|${Object.keys(simd.sweep).map(() => '---').join('|')}|`, `| GFLOP/s | ${Object.values(simd.sweep).map((v) => v.toFixed(1)).join(' | ')} |`, '');
 md.push(`Each chain step waits for a mul and then an add. A GEMM's step \`acc += a·b\` only waits for the add, so a GEMM can go faster than this peak. A second kernel in simd_peak.mjs measures that case ("off-chain": \`acc_i += load·m\`, with 8, 10 and 12 accumulators): **${offChain.toFixed(1)} GFLOP/s** (${Object.entries(simd.offChainSweep).map(([k, v]) => `${k}: ${v.toFixed(1)}`).join(', ')}). This is the most mul + add throughput seen on this core.`, '');
 md.push('## Times', '');
-md.push(`Each engine and case ran in ${ROUNDS} separate process${ROUNDS > 1 ? 'es' : ''}. In each process there were at least ${manifest.warmup} warm-up calls lasting at least ${WARMUP_MS / 1000} s in total, then the timed calls. **median ms** is the median of the per-process medians, and those are listed under "per process". p25–p75 is over all timed calls. runs is the total number of timed calls. GFLOP/s counts 2·m·n·k per matrix multiply, including the attention matmuls. ratio = engine ms / attnwasm ms, so above 1 means attnwasm is faster.`, '');
+md.push(`Each engine and case ran in ${raw.rounds} separate process${raw.rounds > 1 ? 'es' : ''}. In each process there were at least ${raw.warmupCalls} warm-up calls lasting at least ${raw.warmupMs / 1000} s in total, then the timed calls. **median ms** is the median of the per-process medians, and those are listed under "per process". p25–p75 is over all timed calls. runs is the total number of timed calls. GFLOP/s counts 2·m·n·k per matrix multiply, including the attention matmuls. ratio = engine ms / attnwasm ms, so above 1 means attnwasm is faster.`, '');
 md.push('| workload | shape | engine | median ms | per process | p25–p75 ms | GFLOP/s | ratio | runs |', '|---|---|---|---:|---:|---:|---:|---:|---:|');
 for (const r of results) {
-  const c = cases.find((x) => x.name === r.case);
+  const c = shownCases.find((x) => x.name === r.case);
   const label = r.engine === 'tfjs' && r.attention ? `${r.label} (${r.attention === 'perHead' ? 'per-head matMul' : 'batched matMul'})` : r.label;
   const bold = r.engine === 'attnwasm' ? '**' : '';
   md.push(`| ${r.case} | ${shapeText(c)} | ${bold}${label}${bold} | ${bold}${fmt(r.medianMs, 3)}${bold} | ${r.processMedians.map((m) => fmt(m, 3)).join(' / ')} | ${fmt(r.p25Ms, 3)}–${fmt(r.p75Ms, 3)} | ${fmt(r.gflops, 1)} | ${r.engine === 'attnwasm' ? '1' : `${r.ratio.toFixed(2)}×`} | ${r.runs} |`);
@@ -215,23 +273,23 @@ if (mm) {
 }
 md.push('## Ratios (engine ms / attnwasm ms)', '');
 md.push(`| case | ${PEERS.map((p) => p.label).join(' | ')} |`, `|---|${PEERS.map(() => '---:').join('|')}|`);
-for (const c of cases) md.push(`| ${c.name} | ${PEERS.map((p) => { const r = get(c.name, p.id); return r ? `${r.ratio.toFixed(2)}×` : '—'; }).join(' | ')} |`);
+for (const c of shownCases) md.push(`| ${c.name} | ${PEERS.map((p) => { const r = get(c.name, p.id); return r ? `${r.ratio.toFixed(2)}×` : '—'; }).join(' | ')} |`);
 md.push('');
 md.push('## Targets', '', '| target | measured | holds |', '|---|---|---|');
 for (const t of targets) md.push(`| ${t.what} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
 md.push('');
 md.push('## Correctness (checked before timing)', '');
-md.push(`Max abs difference of each engine's output from attnwasm's (attnwasm column: from torch ${manifest.torch}). A run fails above ${TOLERANCE}.`, '');
+md.push(`Max abs difference of each engine's output from attnwasm's (attnwasm column: from torch ${raw.torch}). A run fails above ${raw.tolerance}.`, '');
 md.push(`| case | attnwasm vs torch | ${PEERS.map((p) => p.id).join(' | ')} |`, `|---|---:|${PEERS.map(() => '---:').join('|')}|`);
-for (const c of cases) md.push(`| ${c.name} | ${diffs[c.name].attnwasm.toExponential(1)} | ${PEERS.map((p) => (diffs[c.name][p.id] === undefined ? '—' : diffs[c.name][p.id].toExponential(1))).join(' | ')} |`);
+for (const c of shownCases) md.push(`| ${c.name} | ${diffs[c.name].attnwasm.toExponential(1)} | ${PEERS.map((p) => (diffs[c.name][p.id] === undefined ? '—' : diffs[c.name][p.id].toExponential(1))).join(' | ')} |`);
 md.push('');
 
 // ---- ratios.svg: grouped horizontal bars on a log2 axis, hand-written ----
 function svgChart() {
-  const rows = cases.map((c) => ({ c, bars: PEERS.map((p) => get(c.name, p.id)).filter(Boolean) }));
+  const rows = shownCases.map((c) => ({ c, bars: PEERS.map((p) => get(c.name, p.id)).filter(Boolean) }));
   const all = results.filter((r) => r.engine !== 'attnwasm').map((r) => r.ratio);
   const lo = Math.min(-2, Math.floor(Math.log2(Math.min(...all)))), hi = Math.max(2, Math.ceil(Math.log2(Math.max(...all))));
-  const W = 860, left = 170, right = 70, top = 70, barH = 11, gap = 14;
+  const W = 900, left = 220, right = 60, top = 70, barH = 11, gap = 14;
   const plotW = W - left - right;
   const x = (v) => left + ((Math.log2(v) - lo) / (hi - lo)) * plotW;
   const H = top + rows.reduce((s, r) => s + r.bars.length * barH + gap, 0) + 40;
@@ -260,12 +318,16 @@ function svgChart() {
     for (const r of bars) {
       const x0 = x(1), x1 = x(r.ratio);
       o.push(`<rect x="${Math.min(x0, x1).toFixed(1)}" y="${y + 1}" width="${Math.abs(x1 - x0).toFixed(1)}" height="${barH - 2}" fill="${COLORS[r.engine]}"><title>${esc(`${r.label}: ${r.medianMs.toFixed(3)} ms vs attnwasm ${(r.medianMs / r.ratio).toFixed(3)} ms`)}</title></rect>`);
-      o.push(`<text x="${(Math.max(x0, x1) + 3).toFixed(1)}" y="${y + barH - 2}" font-size="9">${r.ratio.toFixed(2)}×</text>`);
+      let labelX = x1 >= x0 ? x1 + 3 : x1 - 3;
       if (r.engine === 'ort1') {
         const t = targets.find((tt) => tt.what.startsWith(`${c.name}:`));
         const need = t ? Number(t.what.match(/≥ ([\d.]+)×/)[1]) : null;
-        if (need) o.push(`<line x1="${x(need).toFixed(1)}" y1="${y - 1}" x2="${x(need).toFixed(1)}" y2="${y + barH + 1}" stroke="#d00" stroke-width="2"/>`);
+        if (need) {
+          o.push(`<line x1="${x(need).toFixed(1)}" y1="${y - 1}" x2="${x(need).toFixed(1)}" y2="${y + barH + 1}" stroke="#d00" stroke-width="2"/>`);
+          if (x1 >= x0) labelX = Math.max(labelX, x(need) + 4);
+        }
       }
+      o.push(`<text x="${labelX.toFixed(1)}" y="${y + barH - 2}" font-size="9"${x1 < x0 ? ' text-anchor="end"' : ''}>${r.ratio.toFixed(2)}×</text>`);
       y += barH;
     }
     y += gap;
@@ -274,11 +336,10 @@ function svgChart() {
   return o.join('\n') + '\n';
 }
 
-const raw = { date, machine, versions, load, simd: simdRuns, rounds: ROUNDS, warmupMs: WARMUP_MS, tolerance: TOLERANCE, results, targets, diffs };
 mkdirSync(OUT_DIR, { recursive: true });
 const dest = (f) => (partial ? join(OUT_DIR, `partial-${f}`) : join(BENCH_DIR, f));
 writeFileSync(dest('results.md'), md.join('\n'));
 writeFileSync(dest('ratios.svg'), svgChart());
-writeFileSync(dest('results.json'), JSON.stringify(raw, (k, v) => (k === 'times' ? undefined : v), 1) + '\n');
+if (!renderFrom) writeFileSync(dest('results.json'), JSON.stringify(raw, null, 1) + '\n');
 console.log(md.join('\n'));
-log(`wrote ${dest('results.md')}, ${dest('ratios.svg')}, ${dest('results.json')}`);
+log(`wrote ${dest('results.md')}, ${dest('ratios.svg')}${renderFrom ? '' : `, ${dest('results.json')}`}`);
