@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt chromium nodejs npm)
+# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes (tools/fuzz.sh, tools/sanitize.sh).
+APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt chromium nodejs npm
+              clang libclang-rt-14-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

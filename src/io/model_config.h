@@ -1,0 +1,40 @@
+// Strict validator of a model file's "attnwasm.config": the JSON string in the
+// safetensors __metadata__ that describes the model (its hyper-parameters,
+// vocabularies, labels, input normalisation). It checks; it does not build a
+// config struct (the JS layer reads the JSON itself once it is known good).
+//
+// Two kinds of model, selected by "model":
+//   "translator"  dModel, nhead, numEncoderLayers, numDecoderLayers,
+//                 dimFeedforward, maxLen, srcVocab, tgtVocab, pad, eos,
+//                 langTokens, maxSrcTokens, maxTgtTokens (required);
+//                 activation, normFirst, layerNormEps, embedScale, srcPad,
+//                 srcAddsEos (optional)
+//   "vit"         imageSize, patchSize, inChannels, dModel, nhead, numLayers,
+//                 dimFeedforward, numClasses (required); activation, normFirst,
+//                 layerNormEps, labels, mean, std (optional: the JS layer
+//                 defaults labels to "0".."numClasses-1", mean to 0, std to 1)
+// Keys not listed (documentation strings such as "decoding", "tokenize",
+// "dtype", "params", or anything newer) are accepted and ignored; no top-level
+// key may repeat (JSON.parse would silently keep the last). Integers may be
+// written as any JSON number with an integral value ("64" or "64.0"), as
+// JSON.parse would read them.
+#pragma once
+#include <string_view>
+
+#include "core/status.h"
+
+namespace aw {
+
+// Validates the "attnwasm.config" JSON text of a model file. expected_model is
+// "translator" or "vit" (or empty = accept either). On failure returns
+// kInvalidArgument with a message of the form
+//   attnwasm.config.<key path>: expected <what>, got <what was there>
+// e.g. "attnwasm.config.dModel: expected an integer in [1, 4096], got -3"
+//      "attnwasm.config.srcVocab[5]: expected a non-empty string, got 12"
+//      "attnwasm.config: expected a \"translator\" model, got \"vit\""
+//      "attnwasm.config: not valid JSON: <json parser message>"
+// A key that is absent is reported as "got nothing". Nothing is retained from
+// json_text after the call returns.
+Status ValidateModelConfig(std::string_view json_text, std::string_view expected_model);
+
+}  // namespace aw
