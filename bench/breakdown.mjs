@@ -7,7 +7,7 @@
 import { init } from '../bindings/index.js';
 import { median } from './lib.mjs';
 
-const aw = await init();
+const aw = await init({ threads: 1 }); // the single-thread build, whatever the default
 const data = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
 function ms(f) {
   for (const t0 = performance.now(); performance.now() - t0 < 1000;) f();

@@ -7,7 +7,7 @@ import { plainMha } from './plain_js_mha.mjs';
 
 const RUNS = Number(process.argv[2] ?? 30);
 const L = 128, N = 1, E = 256, H = 8;
-const aw = await init();
+const aw = await init({ threads: 1 }); // the single-thread build, whatever the default
 const mha = new aw.MultiheadAttention(E, H);
 const sd = Object.fromEntries(Object.entries(mha.stateDict()).map(([k, t]) => [k, t.data]));
 const x = { data: Float32Array.from({ length: L * N * E }, (_, i) => Math.sin(i * 0.37)), shape: [L, N, E] };

@@ -18,7 +18,10 @@ const LOAD_WAIT_S = Number(process.env.BENCH_LOAD_WAIT_S ?? 20 * 60);
 const LOAD_POLL_S = 30;
 
 const ENGINES = [
-  { id: 'attnwasm', label: 'attnwasm', script: 'run_attnwasm.mjs', args: [] },
+  { id: 'attnwasm', label: 'attnwasm', script: 'run_attnwasm.mjs', args: ['1'] },
+  // The pthreads build (init({ threads: 2 })): a peer in the tables, compared with
+  // attnwasm's single thread and with onnxruntime-web's 2 threads in "Threads".
+  { id: 'attnwasm2', label: 'attnwasm, 2 threads', script: 'run_attnwasm.mjs', args: ['2'] },
   { id: 'ort1', label: 'onnxruntime-web, 1 thread', script: 'run_ort.mjs', args: ['1'] },
   { id: 'ort2', label: 'onnxruntime-web, 2 threads', script: 'run_ort.mjs', args: ['2'] },
   { id: 'tfjs', label: 'tfjs-backend-wasm', script: 'run_tfjs.mjs', args: [] },
@@ -26,7 +29,7 @@ const ENGINES = [
   { id: 'plainjs', label: 'plain JS', script: 'run_plainjs.mjs', args: [], only: (c) => c.kind === 'mha' && ['S1', 'S2', 'S3'].includes(c.shape) },
 ];
 const PEERS = ENGINES.filter((e) => e.id !== 'attnwasm');
-const COLORS = { ort1: '#1f5fa8', ort2: '#8db6e3', tfjs: '#e8862a', plainjs: '#8c8c8c' };
+const COLORS = { attnwasm2: '#2a9d4a', ort1: '#1f5fa8', ort2: '#8db6e3', tfjs: '#e8862a', plainjs: '#8c8c8c' };
 
 // ---- arguments ----
 const argv = process.argv.slice(2);
@@ -208,6 +211,15 @@ async function measure() {
       if (r) targets.push({ what: `${n}: onnxruntime-web 1 thread / attnwasm ≥ ${need}×`, measured: `${r.ratio.toFixed(2)}×`, holds: r.ratio >= need });
     }
   }
+  // Threads (the issue's threads part): 2 threads ≥ 1.7× attnwasm's own single thread on
+  // S3/S4, and faster than onnxruntime-web with 2 threads.
+  for (const n of ['mha_S3', 'mha_S4', 'encoder_S3', 'encoder_S4']) {
+    const r2 = get(n, 'attnwasm2');
+    if (!r2) continue;
+    targets.push({ what: `threads, ${n}: attnwasm 1 thread / attnwasm 2 threads ≥ 1.7×`, measured: `${(1 / r2.ratio).toFixed(2)}×`, holds: 1 / r2.ratio >= 1.7 });
+    const o2 = get(n, 'ort2');
+    if (o2) targets.push({ what: `threads, ${n}: onnxruntime-web 2 threads / attnwasm 2 threads > 1×`, measured: `${(o2.medianMs / r2.medianMs).toFixed(2)}×`, holds: o2.medianMs > r2.medianMs });
+  }
   if (mm) {
     const frac = mm.gflops / simd.peakGflops;
     targets.push({ what: 'matmul 512³: attnwasm ≥ 75% of the SIMD peak (12 chains)', measured: `${(100 * frac).toFixed(0)}% (${mm.gflops.toFixed(1)} of ${simd.peakGflops.toFixed(1)} GFLOP/s)`, holds: frac >= 0.75 });
@@ -275,6 +287,17 @@ md.push('## Ratios (engine ms / attnwasm ms)', '');
 md.push(`| case | ${PEERS.map((p) => p.label).join(' | ')} |`, `|---|${PEERS.map(() => '---:').join('|')}|`);
 for (const c of shownCases) md.push(`| ${c.name} | ${PEERS.map((p) => { const r = get(c.name, p.id); return r ? `${r.ratio.toFixed(2)}×` : '—'; }).join(' | ')} |`);
 md.push('');
+if (results.some((r) => r.engine === 'attnwasm2')) {
+  md.push('## Threads (2 threads against 1, and against onnxruntime-web with 2 threads)', '');
+  md.push('speed-up = attnwasm 1 thread ms / attnwasm 2 threads ms; vs ort2 = onnxruntime-web 2 threads ms / attnwasm 2 threads ms (above 1: attnwasm faster).', '');
+  md.push('| case | attnwasm 1 thread ms | attnwasm 2 threads ms | speed-up | onnxruntime-web 2 threads ms | vs ort2 |', '|---|---:|---:|---:|---:|---:|');
+  for (const c of shownCases) {
+    const a1 = get(c.name, 'attnwasm'), a2 = get(c.name, 'attnwasm2'), o2 = get(c.name, 'ort2');
+    if (!a2) continue;
+    md.push(`| ${c.name} | ${fmt(a1.medianMs, 3)} | ${fmt(a2.medianMs, 3)} | ${(a1.medianMs / a2.medianMs).toFixed(2)}× | ${o2 ? fmt(o2.medianMs, 3) : '—'} | ${o2 ? `${(o2.medianMs / a2.medianMs).toFixed(2)}×` : '—'} |`);
+  }
+  md.push('');
+}
 md.push('## Targets', '', '| target | measured | holds |', '|---|---|---|');
 for (const t of targets) md.push(`| ${t.what} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
 md.push('');

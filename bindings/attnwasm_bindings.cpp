@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.h"
+#include "io/model_config.h"
 #include "io/safetensors.h"
 #include "kernels/activation.h"
 #include "layers/embedding.h"
@@ -84,7 +86,7 @@ class CallResult {
 std::unique_ptr<CallResult> Sdpa(uintptr_t q, val qs, uintptr_t k, val ks, uintptr_t v, val vs,
                                  uintptr_t m, int mdtype, val ms, bool is_causal, bool has_scale,
                                  double scale, bool enable_gqa, double dropout_p, bool need_weights) {
-  static aw::SdpaScratch scratch;  // single-threaded module: reused across calls
+  static aw::SdpaScratch scratch;  // reused across calls (only the JS thread calls in)
   aw::SdpaOptions o;
   o.attn_mask = Mask(m, mdtype, ms);
   o.is_causal = is_causal;
@@ -484,8 +486,20 @@ std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
   return std::make_unique<StResult>(reinterpret_cast<const uint8_t*>(p), size_t(size));
 }
 
+// Validates a model file's "attnwasm.config" JSON (io/model_config.h; fuzzed
+// natively). Returns "" when valid, else the message.
+std::string ValidateModelConfig(const std::string& json, const std::string& kind) {
+  aw::Status s = aw::ValidateModelConfig(json, kind);
+  return s.ok() ? std::string() : s.message();
+}
+
 // Bytes of the wasm heap currently allocated by malloc (for leak tests).
 double HeapInUse() { return double(mallinfo().uordblks); }
+
+// Thread pool (core/parallel.h): 1 and false in the single-thread build.
+int SetNumThreads(int n) { return aw::SetNumThreads(n); }
+int NumThreads() { return aw::NumThreads(); }
+bool ThreadsSupported() { return aw::ThreadsSupported(); }
 
 }  // namespace
 
@@ -546,4 +560,8 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("mhaForward", &MhaForward);
   emscripten::function("sdpa", &Sdpa);
   emscripten::function("heapInUse", &HeapInUse);
+  emscripten::function("validateModelConfig", &ValidateModelConfig);
+  emscripten::function("setNumThreads", &SetNumThreads);
+  emscripten::function("numThreads", &NumThreads);
+  emscripten::function("threadsSupported", &ThreadsSupported);
 }

@@ -353,11 +353,20 @@ export interface Classifier {
 
 export interface Capabilities {
   simd: boolean;
-  threads: boolean;
-  /** Why threads are off, when they are. */
-  threadsReason: string;
+  /** Number of threads the kernels run on, or false for one. */
+  threads: number | false;
+  /**
+   * Why threads are off, when they are (e.g. "not cross-origin isolated (COOP/COEP headers
+   * missing)", "SharedArrayBuffer unavailable", "threads: 1 requested"); absent otherwise.
+   */
+  threadsReason?: string;
+  /** globalThis.crossOriginIsolated (false in Node, where threads need no isolation). */
   crossOriginIsolated: boolean;
+  /** Whether this context has SharedArrayBuffer (needed by the pthreads build). */
+  sharedArrayBuffer: boolean;
   environment: 'node' | 'browser' | 'worker';
+  /** The build this instance runs: attnwasm_core (single-thread) or attnwasm_core_mt (pthreads). */
+  build: 'single-thread' | 'pthreads';
 }
 
 /** The runtime bound to one wasm instance. */
@@ -402,10 +411,21 @@ export interface AttnWasm {
 }
 
 export interface InitOptions {
-  /** Where to fetch the .wasm from (CDNs); default: next to the package's JS. */
+  /**
+   * Where to fetch the .wasm from (CDNs); default: next to the package's JS. It must be the
+   * loaded build's own file: attnwasm_core.wasm, or attnwasm_core_mt.wasm when `threads` > 1.
+   */
   wasmUrl?: string | URL;
-  /** The .wasm bytes, if you already have them. */
+  /** The .wasm bytes, if you already have them (the same rule as wasmUrl). */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * Threads for the kernels: 1, 2, … (at most 64) or 'auto' (the logical cores, at most 4).
+   * More than one loads the pthreads build (attnwasm_core_mt + its .worker.js), which needs
+   * SharedArrayBuffer: Node, or a cross-origin-isolated page (COOP/COEP headers). Elsewhere
+   * init() falls back to one thread and capabilities().threadsReason says why. Default: 'auto',
+   * or 1 when wasmUrl/wasmBinary is given.
+   */
+  threads?: number | 'auto';
 }
 
 /** Loads the wasm module (Node 20 and browsers, no flags needed). */

@@ -9,8 +9,14 @@
 // wasm; everything the native side rejects throws AttnWasmError. Every thrown
 // error has a stable `code` (see ErrorCode) and the module stays usable.
 
+// The single-thread glue is imported statically: its top-level await keeps
+// require('attnwasm') failing with Node's clear ESM error (README, CommonJS).
+// The pthreads glue is imported in init() only when threads are used.
 import createAttnwasmModule from '../dist/attnwasm_core.mjs';
 import { makeModels } from './models.js';
+import {
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes,
+} from './errors.js';
 
 /** Stable error codes, by the numeric code of src/core/status.h. */
 const NATIVE_CODES = [
@@ -22,30 +28,7 @@ const NATIVE_CODES = [
   'ERR_OUT_OF_MEMORY',
 ];
 
-/**
- * Error thrown for anything the runtime rejects. `code` is stable across
- * versions: ERR_INVALID_ARGUMENT, ERR_SHAPE, ERR_DTYPE, ERR_STATE_DICT,
- * ERR_OUT_OF_MEMORY, ERR_DISPOSED.
- */
-export class AttnWasmError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
-    this.name = 'AttnWasmError';
-    this.code = code;
-  }
-}
-
-function typeError(message) {
-  const e = new TypeError(message);
-  e.code = 'ERR_INVALID_TYPE';
-  return e;
-}
-function rangeError(message) {
-  const e = new RangeError(message);
-  e.code = 'ERR_OUT_OF_RANGE';
-  return e;
-}
+export { AttnWasmError };
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -58,29 +41,8 @@ const SIMD_PROBE_OK = WebAssembly.validate(new Uint8Array([
 const NODE_FS = 'node:fs/promises';
 const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
-function describe(x) {
-  if (x === null) return 'null';
-  if (Array.isArray(x)) return 'Array';
-  if (ArrayBuffer.isView(x)) return x.constructor.name;
-  if (typeof x === 'object') return x.constructor ? x.constructor.name : 'object';
-  return typeof x;
-}
-
 function shapeStr(shape) {
   return `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
-}
-
-function checkOptions(options, allowed, where) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw typeError(`${where} options: expected an object, got ${describe(options)}`);
-  }
-  for (const k of Object.keys(options)) {
-    if (!allowed.includes(k)) {
-      throw typeError(`${where} options: unknown option '${k}' (expected one of ${allowed.join(', ')})`);
-    }
-  }
-  return options;
 }
 
 function checkBool(v, name, dflt) {
@@ -105,14 +67,6 @@ function checkNonNegative(v, name, dflt) {
 
 function optionalMask(m, name) {
   return m == null ? null : checkTensor(m, name, 'mask');
-}
-
-function checkInt(v, name, { min = 1, max = 2 ** 31 - 1 } = {}) {
-  if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw typeError(`${name}: expected an integer, got ${typeof v === 'number' ? v : describe(v)}`);
-  }
-  if (v < min || v > max) throw rangeError(`${name}: expected an integer in [${min}, ${max}], got ${v}`);
-  return v;
 }
 
 const MAX_ELEMENTS = 2 ** 29;
@@ -170,6 +124,9 @@ function stateDictEntries(sd, name) {
   if (sd instanceof Map) entries = [...sd.entries()];
   else if (sd !== null && typeof sd === 'object' && !Array.isArray(sd)) entries = Object.entries(sd);
   else throw typeError(`${name}: expected an object or Map of name → { data, shape }, got ${describe(sd)}`);
+  for (const [k] of entries) {
+    if (typeof k !== 'string') throw typeError(`${name}: keys must be strings, got a key of type ${describe(k)}`);
+  }
   return entries.map(([k, t]) => [k, checkTensor(t, `${name}['${k}']`, 'float')]);
 }
 
@@ -180,7 +137,7 @@ class AttnWasm {
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
-    const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt });
+    const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes });
     /** Loads the translation demo model (URL, Node path or bytes). */
     this.loadTranslator = models.loadTranslator;
     /** Loads the image classifier demo model (URL, Node path or bytes). */
@@ -264,7 +221,7 @@ class AttnWasm {
     const k = checkTensor(key, 'key', 'float');
     const v = checkTensor(value, 'value', 'float');
     const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask');
-    const dropoutP = o.dropoutP ?? 0;
+    const dropoutP = o.dropoutP === undefined ? 0 : o.dropoutP;
     if (typeof dropoutP !== 'number') throw typeError(`dropoutP: expected a number, got ${describe(dropoutP)}`);
     const isCausal = checkBool(o.isCausal, 'isCausal', false);
     const enableGqa = checkBool(o.enableGqa, 'enableGqa', false);
@@ -308,15 +265,21 @@ class AttnWasm {
   loadSafetensors(bytes, options) {
     const o = checkOptions(options, ['metadata'], 'loadSafetensors');
     const withMetadata = checkBool(o.metadata, 'metadata', false);
+    const { tensors, metadata } = this._readSafetensors(bytes, 'bytes');
+    return withMetadata ? { tensors, metadata } : tensors;
+  }
+
+  /** Parses safetensors bytes; errors name the argument `name`. */
+  _readSafetensors(bytes, name) {
     let u8;
     if (bytes instanceof Uint8Array) u8 = bytes;
     else if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
     else if (ArrayBuffer.isView(bytes)) u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    else throw typeError(`bytes: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
-    const { tensors, metadata } = this._withInputs([{ data: u8 }], ([p]) => {
+    else throw typeError(`${name}: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
+    return this._withInputs([{ data: u8 }], ([p]) => {
       const r = this._core.readSafetensors(p, u8.byteLength);
       try {
-        if (r.code() !== 0) throw new AttnWasmError(NATIVE_CODES[r.code()] ?? 'ERR_INTERNAL', r.message());
+        if (r.code() !== 0) throw new AttnWasmError(NATIVE_CODES[r.code()] ?? 'ERR_INTERNAL', `${name}: ${r.message()}`);
         const out = {};
         for (let i = 0; i < r.count(); i++) {
           const view = r.data(i);
@@ -329,7 +292,6 @@ class AttnWasm {
         r.delete();
       }
     });
-    return withMetadata ? { tensors, metadata } : tensors;
   }
 
   /** torch.nn.functional.relu: a new tensor. */
@@ -343,8 +305,9 @@ class AttnWasm {
    */
   gelu(x, options) {
     const o = checkOptions(options, ['approximate'], 'gelu');
-    const a = o.approximate ?? 'none';
-    if (a !== 'none' && a !== 'tanh') throw rangeError(`approximate: expected 'none' or 'tanh', got ${String(a)}`);
+    const a = o.approximate === undefined ? 'none' : o.approximate;
+    if (typeof a !== 'string') throw typeError(`approximate: expected 'none' or 'tanh', got ${describe(a)}`);
+    if (a !== 'none' && a !== 'tanh') throw rangeError(`approximate: expected 'none' or 'tanh', got '${a}'`);
     return this._activation(a === 'tanh' ? 2 : 1, x);
   }
 
@@ -353,17 +316,44 @@ class AttnWasm {
     return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(kind, a.x)))[0];
   }
 
-  /** What this runtime instance uses. */
+  /**
+   * What this runtime instance uses. `threads`: the number of threads its
+   * kernels run on, or false for one; then `threadsReason` says why.
+   */
   capabilities() {
-    return {
+    const n = this._core.numThreads();
+    const plan = this._threadPlan ?? { threads: 1, reason: 'threads: 1 requested' };
+    const caps = {
       // The module is built with SIMD128, so it only instantiates where SIMD
       // works; this checks it independently (a v128 function must validate).
       simd: SIMD_PROBE_OK,
-      threads: false,
-      threadsReason: 'this build is single-threaded',
+      threads: n > 1 ? n : false,
       crossOriginIsolated: typeof globalThis.crossOriginIsolated === 'boolean' ? globalThis.crossOriginIsolated : false,
+      sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
       environment: isNode ? 'node' : typeof window === 'object' ? 'browser' : 'worker',
+      build: this._core.threadsSupported() ? 'pthreads' : 'single-thread',
     };
+    if (n <= 1) caps.threadsReason = plan.threads > 1 ? 'threads: 1 set' : plan.reason;
+    return caps;
+  }
+
+  /**
+   * Internal (tests, benchmarks): sets the thread count of a runtime loaded
+   * with the pthreads build, between 1 and the count init() chose. Returns
+   * the count in effect.
+   */
+  _setThreads(n) {
+    const plan = this._threadPlan;
+    checkInt(n, 'threads', { min: 1, max: plan && plan.threads > 1 ? plan.threads : 1 });
+    const saved = saveWorkerGlobal();
+    try {
+      // Starting a thread may make the glue create a Worker (global lookup).
+      if (this._core.awWorkerGlobal) globalThis.Worker = this._core.awWorkerGlobal;
+      return this._core.setNumThreads(n);
+    } finally {
+      saved.restore();
+      unrefWorkers(this._core);
+    }
   }
 
   /** Wasm memory figures: { heapBytes: size of wasm memory, inUseBytes: bytes malloc'd }. */
@@ -381,9 +371,15 @@ function makeClasses(rt) {
    */
   class Module {
     /** Takes ownership of a freshly created native handle, or throws its error. */
-    _adopt(h, kind) {
+    _adopt(h, kind, args = null) {
       if (h.code() !== 0) {
-        const err = new AttnWasmError(NATIVE_CODES[h.code()] ?? 'ERR_INTERNAL', h.message());
+        let message = h.message();
+        // Name the constructor arguments when the native message cannot (e.g. a
+        // parameter too large to allocate): "Linear(inFeatures=…, …): …".
+        if (args && !Object.keys(args).some((k) => message.includes(k))) {
+          message = `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}`;
+        }
+        const err = new AttnWasmError(NATIVE_CODES[h.code()] ?? 'ERR_INTERNAL', message);
         h.delete();
         throw err;
       }
@@ -475,6 +471,7 @@ function makeClasses(rt) {
       this._adopt(
         core.createMha(embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim, batchFirst),
         'MultiheadAttention',
+        { embedDim, numHeads, kdim, vdim },
       );
       /** @readonly */ this.embedDim = embedDim;
       /** @readonly */ this.numHeads = numHeads;
@@ -543,7 +540,7 @@ function makeClasses(rt) {
       checkInt(inFeatures, 'inFeatures');
       checkInt(outFeatures, 'outFeatures');
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear');
+      this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
       Object.assign(this, { inFeatures, outFeatures, bias });
     }
     /** x (…, inFeatures) → (…, outFeatures) */
@@ -571,7 +568,7 @@ function makeClasses(rt) {
       const eps = checkNonNegative(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm');
+      this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
       Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
     }
     forward(x) {
@@ -588,7 +585,7 @@ function makeClasses(rt) {
       checkInt(numEmbeddings, 'numEmbeddings');
       checkInt(embeddingDim, 'embeddingDim');
       const paddingIdx = o.paddingIdx == null ? null : checkInt(o.paddingIdx, 'paddingIdx', { min: -numEmbeddings, max: numEmbeddings - 1 });
-      this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding');
+      this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
       Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
     }
     /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
@@ -606,7 +603,7 @@ function makeClasses(rt) {
   class GELU {
     constructor(options) {
       const o = checkOptions(options, ['approximate'], 'GELU');
-      this.approximate = o.approximate ?? 'none';
+      this.approximate = o.approximate === undefined ? 'none' : o.approximate;
       rt.gelu({ data: new Float32Array(0), shape: [0] }, { approximate: this.approximate });
     }
     forward(x) { return rt.gelu(x, { approximate: this.approximate }); }
@@ -631,7 +628,7 @@ function makeClasses(rt) {
     if (dModel % nhead !== 0) {
       throw new AttnWasmError('ERR_INVALID_ARGUMENT', `dModel: must be divisible by nhead (${nhead}), got ${dModel}`);
     }
-    const activation = o.activation ?? 'relu';
+    const activation = o.activation === undefined ? 'relu' : o.activation;
     if (!['relu', 'gelu', 'gelu_tanh'].includes(activation)) {
       throw rangeError(`activation: expected 'relu', 'gelu' or 'gelu_tanh', got ${describe(activation) === 'string' ? `'${activation}'` : describe(activation)}`);
     }
@@ -653,7 +650,7 @@ function makeClasses(rt) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerEncoderLayer'));
-      this._adopt(core.createEncoderLayer(cfg), 'TransformerEncoderLayer');
+      this._adopt(core.createEncoderLayer(cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** src (S, N, E) | (N, S, E) if batchFirst | (S, E) → same shape. */
@@ -688,7 +685,7 @@ function makeClasses(rt) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerDecoderLayer'));
-      this._adopt(core.createDecoderLayer(cfg), 'TransformerDecoderLayer');
+      this._adopt(core.createDecoderLayer(cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** tgt (T, N, E) …, memory (S, N, E) … → like tgt. */
@@ -711,14 +708,25 @@ function makeClasses(rt) {
     return sd;
   }
 
+  // The encoder stack's layers call the mask srcMask; TransformerEncoder.forward calls it mask (as torch).
+  function stackMaskName(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof AttnWasmError && e.message.startsWith('srcMask:')) e.message = `mask:${e.message.slice('srcMask:'.length)}`;
+      throw e;
+    }
+  }
+
   function checkStackArgs(layer, LayerClass, numLayers, o, where) {
     if (!(layer instanceof LayerClass)) {
       throw typeError(`${where}: expected a ${LayerClass.name} as the layer to copy, got ${describe(layer)}`);
     }
-    layer._handle();
+    if (!layer._h) throw new AttnWasmError('ERR_DISPOSED', `${where}: the ${LayerClass.name} was disposed`);
     checkInt(numLayers, 'numLayers', { min: 0, max: 1000 });
-    const norm = o.norm ?? null;
+    const norm = o.norm === undefined ? null : o.norm;
     if (norm !== null && !(norm instanceof LayerNorm)) throw typeError(`norm: expected a LayerNorm or null, got ${describe(norm)}`);
+    if (norm && !norm._h) throw new AttnWasmError('ERR_DISPOSED', 'norm: the LayerNorm was disposed');
     if (norm && (norm.normalizedShape !== layer.config.dModel || !norm.elementwiseAffine)) {
       throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: expected LayerNorm(${layer.config.dModel}) with elementwiseAffine, got LayerNorm(${norm.normalizedShape})`);
     }
@@ -738,7 +746,7 @@ function makeClasses(rt) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerEncoder');
       const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
-      this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder');
+      this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
       this.loadStateDict(stackStateDict(encoderLayer, numLayers, norm));
       /** @readonly */ this.config = encoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -746,11 +754,11 @@ function makeClasses(rt) {
     /** src → same shape. Options as torch: mask, srcKeyPaddingMask, isCausal. */
     forward(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
-      return forward1(this._handle(), 'encoderForward', {
+      return stackMaskName(() => forward1(this._handle(), 'encoderForward', {
         src: checkTensor(src, 'src', 'float'),
         mask: optionalMask(o.mask, 'mask'),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }));
     }
 
     /**
@@ -761,11 +769,11 @@ function makeClasses(rt) {
     forwardWithAttention(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
       const h = this._handle();
-      const outs = rt._run({
+      const outs = stackMaskName(() => rt._run({
         src: checkTensor(src, 'src', 'float'),
         mask: optionalMask(o.mask, 'mask'),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args))));
       return { output: outs[0], attentionWeights: outs.slice(1) };
     }
   }
@@ -776,7 +784,7 @@ function makeClasses(rt) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerDecoder');
       const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
-      this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder');
+      this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
       this.loadStateDict(stackStateDict(decoderLayer, numLayers, norm));
       /** @readonly */ this.config = decoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -799,10 +807,10 @@ function makeClasses(rt) {
     constructor(options) {
       super();
       const o = checkOptions(options, ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', ...LAYER_OPTIONS], 'Transformer');
-      const cfg = layerConfig(o.dModel ?? 512, o.nhead ?? 8, o);
+      const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
       const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInt(o.numEncoderLayers, 'numEncoderLayers', { min: 0, max: 1000 });
       const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInt(o.numDecoderLayers, 'numDecoderLayers', { min: 0, max: 1000 });
-      this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer');
+      this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
       /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
     }
     /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */
@@ -830,7 +838,7 @@ function makeClasses(rt) {
       checkInt(dModel, 'dModel');
       const maxLen = o.maxLen === undefined ? 5000 : checkInt(o.maxLen, 'maxLen');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding');
+      this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -847,7 +855,7 @@ function makeClasses(rt) {
       checkInt(maxLen, 'maxLen');
       checkInt(dModel, 'dModel');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding');
+      this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -872,7 +880,7 @@ function makeClasses(rt) {
       checkInt(patchSize, 'patchSize', { min: 1, max: 4096 });
       const bias = checkBool(o.bias, 'bias', true);
       const classToken = checkBool(o.classToken, 'classToken', false);
-      this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding');
+      this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
       Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
     }
     forward(images) {
@@ -887,17 +895,121 @@ function makeClasses(rt) {
   };
 }
 
+// ---- threads: which build init() loads ----
+// Two builds of the same C++: dist/attnwasm_core (single-threaded, loads
+// anywhere) and dist/attnwasm_core_mt (pthreads: needs SharedArrayBuffer,
+// i.e. Node or a cross-origin-isolated page; its Web Workers run
+// dist/attnwasm_core_mt.worker.js). Both are imported with literal specifiers
+// so that bundlers see them; the single-thread path never loads the
+// pthreads glue (a dynamic import in init()).
+const NODE_OS = 'node:os';
+/** Most threads `threads: 'auto'` picks (only 2-core machines were measured). */
+const AUTO_MAX_THREADS = 4;
+const MAX_THREADS = 64; // src/core/parallel.h kMaxThreads
+
+async function logicalCores() {
+  if (isNode) {
+    const os = await import(/* @vite-ignore */ NODE_OS);
+    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  }
+  return typeof navigator === 'object' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
+}
+
+/**
+ * Decides the thread count for init(): { threads, reason } where reason says
+ * why a single thread is used (null when threads > 1).
+ */
+async function planThreads(requested) {
+  if (requested === undefined) requested = DEFAULT_THREADS;
+  if (requested !== 'auto') {
+    checkInt(requested, 'threads', { min: 1, max: MAX_THREADS });
+    if (requested === 1) return { threads: 1, reason: 'threads: 1 requested' };
+  }
+  if (typeof SharedArrayBuffer !== 'function') {
+    return {
+      threads: 1,
+      reason: isNode || globalThis.crossOriginIsolated === true
+        ? 'SharedArrayBuffer unavailable'
+        : 'not cross-origin isolated (COOP/COEP headers missing): SharedArrayBuffer unavailable',
+    };
+  }
+  if (!isNode && globalThis.crossOriginIsolated !== true) {
+    return { threads: 1, reason: 'not cross-origin isolated (COOP/COEP headers missing)' };
+  }
+  if (!isNode && typeof Worker !== 'function') return { threads: 1, reason: 'Worker unavailable in this context' };
+  if (requested !== 'auto') return { threads: requested, reason: null };
+  const cores = await logicalCores();
+  if (cores < 2) return { threads: 1, reason: `threads: 'auto' on ${cores} logical core` };
+  return { threads: Math.min(cores, AUTO_MAX_THREADS), reason: null };
+}
+
+/**
+ * Node keeps running while a worker_threads Worker is referenced, and the
+ * Emscripten glue never unrefs its pool workers (idle threads wait in
+ * Atomics.wait): unref them all, so `node script.mjs` and `node --test` exit.
+ */
+function unrefWorkers(core) {
+  const pt = core.PThread;
+  if (!isNode || !pt) return;
+  for (const w of [...pt.unusedWorkers, ...pt.runningWorkers]) if (typeof w.unref === 'function') w.unref();
+}
+
+/**
+ * In Node the pthreads glue sets globalThis.Worker (worker_threads.Worker) for
+ * its own use; the user's process should not see it. Saves the global's state
+ * so restore() can put it back.
+ */
+function saveWorkerGlobal() {
+  const desc = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+  return {
+    restore() {
+      if (!isNode) return;
+      if (desc) Object.defineProperty(globalThis, 'Worker', desc);
+      else delete globalThis.Worker;
+    },
+  };
+}
+
+/**
+ * The thread count init() uses when `threads` is not given: 'auto'. Measured
+ * on 2 cores (bench/README.md): in Node 2 threads ran the S3/S4 MHA and
+ * encoder layers 1.5–1.9× faster than one, and small shapes no slower; in
+ * Chromium 1.2–1.4×. Browsers only get threads on cross-origin-isolated pages,
+ * so elsewhere 'auto' quietly means one thread (capabilities() says why).
+ */
+const DEFAULT_THREADS = 'auto';
+
 /**
  * Loads the wasm module and returns the runtime.
  * In Node the .wasm is read from the package folder; in browsers it is fetched
  * from next to this module (new URL(…, import.meta.url)), or from `wasmUrl`.
- * @param {{wasmUrl?: string|URL, wasmBinary?: ArrayBuffer|Uint8Array}} [options]
+ * `threads`: 1, 2, … or 'auto' (the number of logical cores, at most 4), by
+ * default 'auto'. More than one loads the pthreads build, which needs
+ * SharedArrayBuffer: Node, or a page served with COOP/COEP headers
+ * (`crossOriginIsolated`). Elsewhere init() falls back to one thread and
+ * capabilities().threadsReason says why. Each runtime with threads keeps its
+ * own pool of threads - 1 workers; in Node they never keep the process alive.
+ * `wasmUrl` / `wasmBinary` must be the build's own .wasm: with them, and
+ * without `threads`, the single-thread build (attnwasm_core.wasm) is loaded;
+ * with `threads` > 1, pass attnwasm_core_mt.wasm.
+ * @param {{wasmUrl?: string|URL, wasmBinary?: ArrayBuffer|Uint8Array, threads?: number|'auto'}} [options]
  * @returns {Promise<AttnWasm>}
  */
 export async function init(options = {}) {
-  checkOptions(options, ['wasmUrl', 'wasmBinary'], 'init');
+  checkOptions(options, ['wasmUrl', 'wasmBinary', 'threads'], 'init');
+  const requested = options.threads;
+  if (requested !== undefined && requested !== 'auto' && typeof requested !== 'number') {
+    throw typeError(`threads: expected an integer or 'auto', got ${describe(requested)}`);
+  }
+  const custom = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
+  const plan = requested === undefined && custom
+    ? { threads: 1, reason: 'wasmUrl/wasmBinary given without threads (single-thread build)' }
+    : await planThreads(requested);
+  const mt = plan.threads > 1;
   const moduleArg = {};
-  const wasmUrl = options.wasmUrl ?? new URL('../dist/attnwasm_core.wasm', import.meta.url);
+  const wasmUrl = options.wasmUrl ?? (mt
+    ? new URL('../dist/attnwasm_core_mt.wasm', import.meta.url)
+    : new URL('../dist/attnwasm_core.wasm', import.meta.url));
   if (options.wasmBinary) {
     moduleArg.wasmBinary = options.wasmBinary;
   } else if (isNode && String(wasmUrl).startsWith('file:')) {
@@ -906,8 +1018,34 @@ export async function init(options = {}) {
   } else {
     moduleArg.locateFile = (path) => (path.endsWith('.wasm') ? String(wasmUrl) : path);
   }
-  const core = await createAttnwasmModule(moduleArg);
-  return new AttnWasm(core);
+  let core;
+  if (mt) {
+    // The pool: threads - 1 Web Workers, started before the module resolves.
+    moduleArg.awPoolSize = plan.threads - 1;
+    const workerUrl = new URL('../dist/attnwasm_core_mt.worker.js', import.meta.url);
+    // Each worker imports the glue by this URL (a string: it is posted to the
+    // worker), not relative to itself, so a bundler may move the files.
+    moduleArg.mainScriptUrlOrBlob = String(new URL('../dist/attnwasm_core_mt.mjs', import.meta.url));
+    const wasmLocate = moduleArg.locateFile;
+    moduleArg.locateFile = (path, dir) => {
+      // Node's Worker takes a file: URL object; a browser's takes the URL string.
+      if (path.endsWith('.worker.js')) return isNode ? workerUrl : String(workerUrl);
+      return wasmLocate ? wasmLocate(path) : dir + path;
+    };
+    const { default: createMt } = await import('../dist/attnwasm_core_mt.mjs');
+    const saved = saveWorkerGlobal();
+    try {
+      core = await createMt(moduleArg);
+      core.setNumThreads(plan.threads);
+    } finally {
+      if (core) core.awWorkerGlobal = globalThis.Worker;
+      saved.restore();
+    }
+    unrefWorkers(core);
+  } else {
+    core = await createAttnwasmModule(moduleArg);
+  }
+  const rt = new AttnWasm(core);
+  rt._threadPlan = plan;
+  return rt;
 }
-
-

@@ -22,6 +22,9 @@ const isNode = typeof process === 'object' && !!process.versions && !!process.ve
  * @param {(p: {loaded: number, total: number|null}) => void} [onProgress]
  */
 export async function readSource(source, onProgress, errors) {
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw errors.typeError(`onProgress: expected a function, got ${errors.describe(onProgress)}`);
+  }
   const progress = (loaded, total) => onProgress && onProgress({ loaded, total });
   if (source instanceof Uint8Array) { progress(source.byteLength, source.byteLength); return source; }
   if (source instanceof ArrayBuffer) { progress(source.byteLength, source.byteLength); return new Uint8Array(source); }
@@ -71,19 +74,23 @@ export async function readSource(source, onProgress, errors) {
 }
 
 function modelConfig(rt, bytes, kind, errors) {
-  const { tensors, metadata } = rt.loadSafetensors(bytes, { metadata: true });
+  const { tensors, metadata } = rt._readSafetensors(bytes, 'source');
   const raw = metadata['attnwasm.config'];
   if (typeof raw !== 'string') {
-    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `model: the file has no "attnwasm.config" metadata (export it with tools/export_safetensors.py)`);
+    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: the file has no "attnwasm.config" metadata (export it with tools/export_safetensors.py)`);
   }
+  // The native validator (src/io/model_config.cpp, fuzzed) checks types, ranges and
+  // vocabularies before the JS layer trusts any field.
+  const invalid = rt._core.validateModelConfig(raw, kind);
+  if (invalid) throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${invalid}`);
   let config;
   try {
     config = JSON.parse(raw);
   } catch (e) {
-    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `model: "attnwasm.config" is not valid JSON: ${e.message}`);
+    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: "attnwasm.config" is not valid JSON: ${e.message}`);
   }
-  if (config.model !== kind) {
-    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `model: expected a "${kind}" model, got "${config.model}"`);
+  if (config === null || typeof config !== 'object' || config.model !== kind) {
+    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: expected a "${kind}" model, got ${JSON.stringify(config?.model)}`);
   }
   return { tensors, config, bytes: bytes.byteLength };
 }
@@ -156,15 +163,32 @@ export function makeModels(rt, classes, errors) {
 
     /** Target token ids → display text in `lang`. */
     detokenize(ids, lang) {
+      this._checkIds(ids, 'ids');
+      if (typeof lang !== 'string' || !(lang in this.config.langTokens)) {
+        throw errors.rangeError(`lang: expected one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${typeof lang === 'string' ? JSON.stringify(lang) : errors.describe(lang)}`);
+      }
       const words = [];
       for (const id of ids) {
         if (id === this.config.eos) break;
         const t = this.config.tgtVocab[id];
-        if (t === undefined || t.startsWith('<')) continue;
+        if (t.startsWith('<')) continue;
         words.push(t);
       }
       if ((this.config.detokenize?.[lang] ?? 'hyphen-join') === 'concat') return words.join('');
       return words.join(' ').replace(/ - /g, '-');
+    }
+
+    /** Checks an array of target token ids (each an integer in [0, tgtVocab.length)). */
+    _checkIds(ids, name) {
+      if (!Array.isArray(ids) && !(ids instanceof Int32Array)) {
+        throw errors.typeError(`${name}: expected an array of token ids, got ${errors.describe(ids)}`);
+      }
+      const V = this.config.tgtVocab.length;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
+        if (typeof id !== 'number' || !Number.isInteger(id)) throw errors.typeError(`${name}[${i}]: expected an integer token id, got ${typeof id === 'number' ? id : errors.describe(id)}`);
+        if (id < 0 || id >= V) throw errors.rangeError(`${name}[${i}]: expected a token id in [0, ${V}), got ${id}`);
+      }
     }
 
     _encode(src, beams) {
@@ -195,12 +219,12 @@ export function makeModels(rt, classes, errors) {
      */
     translate(text, options) {
       const o = errors.checkOptions(options, ['to', 'beamSize', 'lengthPenalty', 'maxLength'], 'translate');
-      const to = o.to ?? this.languages[0];
-      if (!(to in this.config.langTokens)) {
+      const to = o.to === undefined ? this.languages[0] : o.to;
+      if (typeof to !== 'string' || !(to in this.config.langTokens)) {
         throw errors.rangeError(`to: expected one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${JSON.stringify(to)}`);
       }
       const beamSize = o.beamSize === undefined ? 1 : errors.checkInt(o.beamSize, 'beamSize', { min: 1, max: 16 });
-      const lengthPenalty = o.lengthPenalty ?? 1.0;
+      const lengthPenalty = o.lengthPenalty === undefined ? 1.0 : o.lengthPenalty;
       if (typeof lengthPenalty !== 'number' || !Number.isFinite(lengthPenalty)) {
         throw errors.typeError(`lengthPenalty: expected a finite number, got ${errors.describe(lengthPenalty)}`);
       }
@@ -303,6 +327,10 @@ export function makeModels(rt, classes, errors) {
      */
     scoreFull(text, targetIds) {
       const h = this._handle();
+      this._checkIds(targetIds, 'targetIds');
+      if (targetIds.length < 1 || targetIds.length > this.config.maxLen) {
+        throw new AttnWasmError('ERR_SHAPE', `targetIds: expected 1 to maxLen = ${this.config.maxLen} tokens, got ${targetIds.length}`);
+      }
       const src = this._sourceIds(this.tokenize(text));
       return rt._run({ src: { data: src, shape: [src.length] }, tgt: { data: Int32Array.from(targetIds), shape: [targetIds.length] } }, {},
         (a) => rt._take(core.translatorForwardFull(h, a)))[0];
@@ -354,6 +382,12 @@ export function makeModels(rt, classes, errors) {
       } else if (image && typeof image === 'object' && image.data && typeof image.width === 'number') {
         if (image.width !== n || image.height !== n) {
           throw new AttnWasmError('ERR_SHAPE', `image: expected a ${n}×${n} ImageData, got ${image.width}×${image.height}`);
+        }
+        if (!(image.data instanceof Uint8ClampedArray || image.data instanceof Uint8Array)) {
+          throw errors.typeError(`image.data: expected a Uint8ClampedArray of RGBA bytes, got ${errors.describe(image.data)}`);
+        }
+        if (image.data.length !== 4 * n * n) {
+          throw new AttnWasmError('ERR_SHAPE', `image.data: expected ${4 * n * n} RGBA bytes (${n}×${n}×4), got ${image.data.length}`);
         }
         ink = new Float32Array(n * n);
         for (let i = 0; i < n * n; i++) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds both targets: native (static library + GoogleTest tests, build/native)
-# and wasm (dist/attnwasm_core.mjs + .wasm, build/wasm). Incremental.
+# and wasm (build/wasm): dist/attnwasm_core.mjs + .wasm (single-thread) and
+# dist/attnwasm_core_mt.mjs + .wasm + .worker.js + package.json (pthreads).
+# Incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}

@@ -21,6 +21,7 @@ namespace {
 // (12 on sse4_1, where fma is mul + add and needs a temporary).
 constexpr size_t kMR = 4;  // rows of A per tile (both kernels)
 constexpr size_t kNR = 2;  // nt: rows of B per tile; nn: vectors of C per row
+static_assert(kMR == kGemmRowTile && kNR == kGemmNtColTile, "gemm.h documents the tiles");
 
 // unroll<N>(f) calls f(integral_constant<size_t, 0>) ... f(<N-1>) in order.
 // The tile loops must be unrolled in the source: with a runtime loop over
@@ -201,6 +202,8 @@ void gemm_nn_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const floa
 }
 
 }  // namespace
+
+size_t f32_gemm_nn_col_tile() { return kNR * xsimd::batch<float, xsimd::default_arch>::size; }
 
 void f32_gemm_nt(size_t m, size_t n, size_t k, float* c, size_t ldc,
                  const float* a, size_t lda, const float* b, size_t ldb,

@@ -4,6 +4,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
+#include "ops/parallel_gemm.h"
 
 namespace aw {
 
@@ -27,7 +28,7 @@ void Linear::ZeroBias() {
 }
 
 void Linear::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
-  kernels::f32_gemm_nt(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, w_, size_t(in_), b_, 1.0f);
+  ParallelGemmNt(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, w_, size_t(in_), b_, 1.0f);
 }
 
 Status Linear::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {

@@ -14,9 +14,11 @@
 #include <cstring>
 #include <limits>
 
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
 #include "kernels/softmax.h"
+#include "ops/parallel_gemm.h"
 
 namespace aw {
 namespace {
@@ -50,6 +52,9 @@ std::string Dim(const char* name, int64_t v) { return std::string(name) + " = " 
 Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
   MhaConfig c = config;
   if (c.embed_dim <= 0) return ArgError("embedDim: expected a positive integer, got " + std::to_string(c.embed_dim));
+  // Bounded before any size arithmetic (3 * embed_dim below overflows int64 near 2^62).
+  if (c.embed_dim > kMaxElements)
+    return ArgError("embedDim: expected at most 2^29, got " + std::to_string(c.embed_dim));
   if (c.num_heads <= 0) return ArgError("numHeads: expected a positive integer, got " + std::to_string(c.num_heads));
   if (c.embed_dim % c.num_heads != 0)
     return ArgError("embedDim: must be divisible by numHeads (" + std::to_string(c.num_heads) + "), got " +
@@ -110,6 +115,12 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
     if (NumelChecked(t->shape) < 0)
       return ShapeError(std::string(t == &query ? nm.query : t == &key ? nm.key : nm.value) + ": shape " +
                         ShapeStr(t->shape) + " has a negative dim or more than 2^29 elements");
+  // A 0 dim lets the others be any size; bound each before N·H, S + 1, ... below.
+  for (const auto* t : {&query, &key, &value})
+    for (int64_t d : t->shape)
+      if (d > kMaxElements)
+        return ShapeError(std::string(t == &query ? nm.query : t == &key ? nm.key : nm.value) + ": shape " +
+                          ShapeStr(t->shape) + " has a dim above 2^29");
   if (key.shape.size() != qd)
     return ShapeError(std::string(nm.key) + ": expected " + std::to_string(qd) + "-D " + layout + "kdim) for a " +
                       std::to_string(qd) + "-D query, got " + ShapeStr(key.shape));
@@ -166,7 +177,10 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   AW_RETURN_IF_ERROR(k_.Resize(size_t(N * S2 * E), "projected key"));
   AW_RETURN_IF_ERROR(v_.Resize(size_t(N * S2 * E), "projected value"));
   AW_RETURN_IF_ERROR(attn_.Resize(size_t(N * L * E), "attention output"));
-  AW_RETURN_IF_ERROR(scores_.Resize(size_t(L * S2), "attention scores"));
+  // One (L, S') scores slab per thread: ParallelForRowBlocks hands each thread
+  // whole row blocks, and a thread never allocates (only this thread does).
+  // (None for an empty batch: nothing is computed, and L·S' may be up to 2^29.)
+  AW_RETURN_IF_ERROR(scores_.Resize(size_t(NumThreads()) * size_t(N == 0 ? 0 : L * S2), "attention scores"));
   AW_RETURN_IF_ERROR(r->output.Resize(size_t(N * L * E), "output"));
   r->output_shape = out_shape;
   if (o.need_weights) {
@@ -197,9 +211,9 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
     float* qn = q_.data() + n * L * E;
     float* kn = k_.data() + n * S2 * E;
     float* vn = v_.data() + n * S2 * E;
-    kernels::f32_gemm_nt(size_t(L), size_t(E), size_t(E), qn, size_t(E), qr.base, qr.stride, wq, size_t(E), bq, 1.0f);
-    kernels::f32_gemm_nt(size_t(S), size_t(E), size_t(c.kdim), kn, size_t(E), kr.base, kr.stride, wk, size_t(c.kdim), bk, 1.0f);
-    kernels::f32_gemm_nt(size_t(S), size_t(E), size_t(c.vdim), vn, size_t(E), vr.base, vr.stride, wv, size_t(c.vdim), bv, 1.0f);
+    ParallelGemmNt(size_t(L), size_t(E), size_t(E), qn, size_t(E), qr.base, qr.stride, wq, size_t(E), bq, 1.0f);
+    ParallelGemmNt(size_t(S), size_t(E), size_t(c.kdim), kn, size_t(E), kr.base, kr.stride, wk, size_t(c.kdim), bk, 1.0f);
+    ParallelGemmNt(size_t(S), size_t(E), size_t(c.vdim), vn, size_t(E), vr.base, vr.stride, wv, size_t(c.vdim), bv, 1.0f);
     int64_t row = S;
     if (c.add_bias_kv) {
       std::memcpy(kn + row * E, bias_k_, size_t(E) * sizeof(float));
@@ -212,39 +226,51 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
     }
   }
 
-  // ---- attention per (batch, head) ----
+  // ---- attention per (batch, block of query rows), every head in order ----
+  // The blocks run in parallel (core/parallel.h), each thread with its own
+  // scores slab; a block starts on a GEMM row tile, so every element is
+  // computed as in one whole-(L) call. Blocks own disjoint rows of the output
+  // and of the weights (also when averaged over heads: the head sum of a row
+  // stays in head order in one thread).
   const float scale = float(1.0 / std::sqrt(double(hd)));
-  float* sc = scores_.data();
-  for (int64_t n = 0; n < N; ++n) {
+  const size_t rb = kernels::kGemmRowTile;
+  const size_t block_macs = rb * size_t(H) * size_t(S2) * size_t(hd) * 2;  // Q·K^T and P·V
+  const size_t grain = block_macs ? (size_t(1) << 16) / block_macs + 1 : size_t(L);
+  ParallelForRowBlocks(size_t(N), size_t(L), rb, grain, [&](size_t n_, size_t r0, size_t r1, int tid) {
+    const int64_t n = int64_t(n_);
+    const size_t rows = r1 - r0;
+    float* sc = scores_.data() + size_t(tid) * size_t(L * S2);
     for (int64_t h = 0; h < H; ++h) {
-      const float* qp = q_.data() + n * L * E + h * hd;
-      const float* kp = k_.data() + n * S2 * E + h * hd;
-      const float* vp = v_.data() + n * S2 * E + h * hd;
-      float* ap = attn_.data() + n * L * E + h * hd;
+      const float* qp = q_.data() + (n * L + int64_t(r0)) * E + h * hd;
+      float* ap = attn_.data() + (n * L + int64_t(r0)) * E + h * hd;
       if (S2 == 0) {  // nothing to attend to: zero output (softmax over an empty row)
-        for (int64_t i = 0; i < L; ++i) kernels::f32_fill(size_t(hd), ap + i * E, 0.0f);
+        for (size_t i = 0; i < rows; ++i) kernels::f32_fill(size_t(hd), ap + i * size_t(E), 0.0f);
         continue;
       }
-      kernels::f32_gemm_nt(size_t(L), size_t(S2), size_t(hd), sc, size_t(S2), qp, size_t(E), kp, size_t(E), nullptr, scale);
-      for (int64_t i = 0; i < L; ++i) {
-        float* row = sc + i * S2;
+      // After the S' = 0 case: k_ and v_ are then empty (null) and must not be offset.
+      const float* kp = k_.data() + n * S2 * E + h * hd;
+      const float* vp = v_.data() + n * S2 * E + h * hd;
+      kernels::f32_gemm_nt(rows, size_t(S2), size_t(hd), sc, size_t(S2), qp, size_t(E), kp, size_t(E), nullptr, scale);
+      for (size_t r = 0; r < rows; ++r) {
+        const int64_t i = int64_t(r0 + r);
+        float* row = sc + r * size_t(S2);
         // Masks cover the first S keys; appended bias_k / zero keys are never masked.
         if (amf) kernels::f32_mask_add(size_t(S), row, amf + (am.shape.size() == 3 ? (n * H + h) * L * S : 0) + i * S);
         if (kpmf) kernels::f32_mask_add(size_t(S), row, kpmf + n * S);
         kernels::f32_softmax_inplace(size_t(S2), row);
       }
       if (o.need_weights) {
-        float* w = r->weights.data() + (o.average_attn_weights ? n * L * S2 : (n * H + h) * L * S2);
-        if (o.average_attn_weights) kernels::f32_mask_add(size_t(L * S2), w, sc);  // sum over heads
-        else std::memcpy(w, sc, size_t(L * S2) * sizeof(float));
+        float* w = r->weights.data() + (o.average_attn_weights ? n * L * S2 : (n * H + h) * L * S2) + int64_t(r0) * S2;
+        if (o.average_attn_weights) kernels::f32_mask_add(rows * size_t(S2), w, sc);  // sum over heads
+        else std::memcpy(w, sc, rows * size_t(S2) * sizeof(float));
       }
-      kernels::f32_gemm_nn(size_t(L), size_t(hd), size_t(S2), ap, size_t(E), sc, size_t(S2), vp, size_t(E), nullptr);
+      kernels::f32_gemm_nn(rows, size_t(hd), size_t(S2), ap, size_t(E), sc, size_t(S2), vp, size_t(E), nullptr);
     }
-  }
-  if (o.need_weights && o.average_attn_weights) {
-    float* w = r->weights.data();
-    for (size_t i = 0; i < r->weights.size(); ++i) w[i] /= float(H);
-  }
+    if (o.need_weights && o.average_attn_weights) {
+      float* w = r->weights.data() + (n * L + int64_t(r0)) * S2;
+      for (size_t i = 0; i < rows * size_t(S2); ++i) w[i] /= float(H);
+    }
+  });
 
   // ---- out-projection, written in the query's layout ----
   for (int64_t n = 0; n < N; ++n) {
@@ -260,7 +286,7 @@ void MultiheadAttention::Project(int which, size_t rows, const float* x, size_t 
   const float* w = which == 0 ? wq_ : which == 1 ? wk_ : wv_;
   const int64_t in = which == 0 ? E : which == 1 ? cfg_.kdim : cfg_.vdim;
   const float* b = b_in_ ? b_in_ + which * E : nullptr;
-  kernels::f32_gemm_nt(rows, size_t(E), size_t(in), y, ldy, x, ldx, w, size_t(in), b, 1.0f);
+  ParallelGemmNt(rows, size_t(E), size_t(in), y, ldy, x, ldx, w, size_t(in), b, 1.0f);
 }
 
 void MultiheadAttention::AttendRows(size_t B, const float* q, const float* k, const float* v, size_t kv_stride,

@@ -5,10 +5,12 @@
 #include "ops/scaled_dot_product_attention.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
 #include "core/broadcast.h"
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
 #include "kernels/softmax.h"
@@ -96,7 +98,10 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     while (ms.size() < 2) ms.insert(ms.begin(), 1);
     m_rows = ms.end()[-2];
     mb = BatchDims(ms);
-    if (ms.back() == 1 && S != 1) {  // broadcast along S: expand once so rows are contiguous
+    // Broadcast along S: expand once so rows are contiguous. Not when the
+    // weights are empty: nothing reads the mask then, and nrows·S may overflow
+    // (S is unbounded when another dim is 0).
+    if (ms.back() == 1 && S > 1 && NumelChecked(w_shape) > 0) {
       const int64_t nrows = NumelChecked(ms);
       if (m.dtype == DType::kBool) {
         AW_RETURN_IF_ERROR(scratch->mask_u8.Resize(size_t(nrows * S), "expanded attnMask"));
@@ -122,28 +127,53 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   } else {
     r->weights.Release();
     r->weights_shape.clear();
-    AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(L * S), "attention scores"));
+    // One (L, S) slab per thread (see the loop below); threads never allocate.
+    // An empty batch computes nothing and needs no slab (and only then can
+    // L·S exceed 2^29 or overflow: w_shape was checked).
+    const int64_t slab = NumelChecked(ob) > 0 ? NumelChecked({L, S}) : 0;
+    AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(NumThreads()) * size_t(slab < 0 ? 0 : slab), "attention scores"));
   }
   const int64_t n_out = NumelChecked(ob);
-  if (n_out == 0 || L == 0) return Status::OK();
+  // An empty output (value has a 0 batch dim, or Ev = 0 and value's batch has
+  // more than 2^29 entries) can still have non-empty weights, as in torch's
+  // math path: then the loop runs over the weights' batch and skips P·V.
+  const bool weights_only = n_out <= 0 && o.need_weights && r->weights.size() > 0;
+  const Shape& lb = weights_only ? wb : ob;  // the batch the loop runs over
+  const int64_t n_loop = weights_only ? NumelChecked(wb) : n_out;
+  if (n_loop <= 0 || L == 0) return Status::OK();
 
-  const BroadcastIndex qi(qb, ob), ki(kb, ob, k_group), vi(vb, ob, v_group), wi(wb, ob), mi(mb, ob);
+  const BroadcastIndex qi(qb, lb), ki(kb, lb, k_group), vi(weights_only ? Shape() : vb, lb, v_group),
+      wi(wb, lb), mi(mb, lb);
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (int64_t b = 0; b < n_out; ++b) {
-    const float* qp = q.data + qi.Block(b) * L * E;
+  // Pieces = (output batch entry, block of query rows), run in parallel
+  // (core/parallel.h). A block starts on a GEMM row tile, so each element is
+  // computed exactly as by one whole-(L) call, for any thread count. Pieces
+  // write disjoint output rows, and disjoint weights rows unless value's batch
+  // dims widen the output beyond the weights (then entries share a weights
+  // block and the loop runs on one thread).
+  const size_t rb = kernels::kGemmRowTile;
+  const size_t block_macs = rb * size_t(S) * size_t(E + Ev);
+  const bool shared_weights = o.need_weights && NumelChecked(wb) != n_loop;
+  const size_t grain = shared_weights || block_macs == 0 ? SIZE_MAX : (size_t(1) << 16) / block_macs + 1;
+  ParallelForRowBlocks(size_t(n_loop), size_t(L), rb, grain, [&](size_t b_, size_t r0, size_t r1, int tid) {
+    const int64_t b = int64_t(b_);
+    const size_t rows = r1 - r0;
+    const float* qp = q.data + (qi.Block(b) * L + int64_t(r0)) * E;
     const float* kp = k.data + ki.Block(b) * S * E;
-    const float* vp = v.data + vi.Block(b) * S * Ev;
-    float* sc = o.need_weights ? r->weights.data() + wi.Block(b) * L * S : scratch->scores.data();
-    float* out = r->output.data() + b * L * Ev;
+    const float* vp = weights_only ? nullptr : v.data + vi.Block(b) * S * Ev;
+    float* sc = o.need_weights ? r->weights.data() + (wi.Block(b) * L + int64_t(r0)) * S
+                               : scratch->scores.data() + size_t(tid) * size_t(L * S);
+    float* out = weights_only ? nullptr : r->output.data() + (b * L + int64_t(r0)) * Ev;
     if (S == 0) {  // softmax over nothing: torch gives an all-zero output
-      kernels::f32_fill(size_t(L * Ev), out, 0.0f);
-      continue;
+      if (out) kernels::f32_fill(rows * size_t(Ev), out, 0.0f);
+      return;
     }
-    if (E == 0) kernels::f32_fill(size_t(L * S), sc, 0.0f);
-    else kernels::f32_gemm_nt(size_t(L), size_t(S), size_t(E), sc, size_t(S), qp, size_t(E), kp, size_t(E), nullptr, scale);
+    if (E == 0) kernels::f32_fill(rows * size_t(S), sc, 0.0f);
+    else kernels::f32_gemm_nt(rows, size_t(S), size_t(E), sc, size_t(S), qp, size_t(E), kp, size_t(E), nullptr, scale);
     const int64_t m_block = m.present() ? mi.Block(b) * m_rows * S : 0;
-    for (int64_t i = 0; i < L; ++i) {
-      float* row = sc + i * S;
+    for (size_t rr = 0; rr < rows; ++rr) {
+      const int64_t i = int64_t(r0 + rr);
+      float* row = sc + rr * size_t(S);
       if (o.is_causal && i + 1 < S) kernels::f32_fill(size_t(S - i - 1), row + i + 1, neg_inf);
       if (m.present()) {
         const int64_t off = m_block + (m_rows == 1 ? 0 : i * S);
@@ -154,9 +184,9 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
       }
       kernels::f32_softmax_inplace(size_t(S), row);
     }
-    if (Ev > 0)
-      kernels::f32_gemm_nn(size_t(L), size_t(Ev), size_t(S), out, size_t(Ev), sc, size_t(S), vp, size_t(Ev), nullptr);
-  }
+    if (Ev > 0 && out)
+      kernels::f32_gemm_nn(rows, size_t(Ev), size_t(S), out, size_t(Ev), sc, size_t(S), vp, size_t(Ev), nullptr);
+  });
   return Status::OK();
 }
 

@@ -19,6 +19,7 @@ test('npm pack → install → import attnwasm and run the CLI', (t) => {
   const files = packed.files.map((f) => f.path).sort();
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/models.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm',
+    'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
@@ -40,6 +41,18 @@ test('npm pack → install → import attnwasm and run the CLI', (t) => {
     tr.dispose();`);
   const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
   assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux' });
+  // The pthreads build from the installed package: its CommonJS .worker.js loads
+  // under the "type": "module" package, and the process exits on its own.
+  writeFileSync(join(app, 'threads.js'), `
+    import { init } from 'attnwasm';
+    const aw = await init({ threads: 2 });
+    const mha = new aw.MultiheadAttention(64, 4);
+    const x = { data: new Float32Array(96 * 64).fill(0.5), shape: [96, 1, 64] };
+    const { output } = mha.forward(x, x, x);
+    mha.dispose();
+    console.log(JSON.stringify({ threads: aw.capabilities().threads, n: output.data.length }));`);
+  const mt = JSON.parse(execFileSync(process.execPath, ['threads.js'], { cwd: app, encoding: 'utf8', timeout: 30000 }));
+  assert.deepEqual(mt, { threads: 2, n: 96 * 64 });
   const cli = execFileSync('npx', ['--no-install', 'attnwasm', 'translate', 'seventy-one', '--to', 'de'], { cwd: app, encoding: 'utf8' });
   assert.equal(cli, 'einundsiebzig\n');
   assert.ok(statSync(join(app, 'node_modules/attnwasm/dist/attnwasm_core.wasm')).size > 0);

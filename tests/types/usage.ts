@@ -77,5 +77,14 @@ async function main(): Promise<void> {
 
   await init({ wasmUrl: new URL('https://cdn.example/attnwasm_core.wasm') });
   await init({ wasmBinary: new Uint8Array(0) });
+
+  // Threads.
+  const mt: AttnWasm = await init({ threads: 2 });
+  await init({ threads: 'auto', wasmUrl: 'https://cdn.example/attnwasm_core_mt.wasm' });
+  const mtCaps: Capabilities = mt.capabilities();
+  const threadCount: number = mtCaps.threads === false ? 1 : mtCaps.threads;
+  const why: string = mtCaps.threadsReason ?? 'threads on';
+  const build: 'single-thread' | 'pthreads' = mtCaps.build;
+  console.log(threadCount, why, build, mtCaps.sharedArrayBuffer, mtCaps.crossOriginIsolated);
 }
 void main;

@@ -1,0 +1,165 @@
+// The pthreads build in headless Chromium. A small static server of its own
+// (bindings/ and dist/ plus an inline test page) runs twice: with the
+// COOP/COEP headers (the page is cross-origin isolated) and without them.
+//   isolated:     init({ threads: 2 }) loads dist/attnwasm_core_mt.* and its
+//                 Web Worker, capabilities() says threads: 2, and MHA /
+//                 encoder / SDPA outputs are bit-identical to init({ threads: 1 }).
+//   not isolated: init({ threads: 2 }) falls back to the single-thread build,
+//                 says why, and never requests a *_mt file.
+// The 1- vs 2-thread time of an S3-sized MHA is printed as a diagnostic only
+// (Chromium's 2-thread gain depends on V8 flags a page cannot set; see
+// ../shared/TOOLCHAIN.md, Threads).
+//
+// Needs /usr/bin/chromium and npm's playwright-core (tools/setup.sh).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname, extname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const MIME = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.html': 'text/html' };
+
+const PAGE = `<!doctype html><meta charset="utf-8"><title>attnwasm threads</title>
+<script type="module">
+import { init } from '/bindings/index.js';
+const rand = (n, seed) => { let s = seed; const a = new Float32Array(n); for (let i = 0; i < n; i++) { s = (s * 1664525 + 1013904223) >>> 0; a[i] = s / 2 ** 32 - 0.5; } return a; };
+const bits = (t) => Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length));
+const same = (a, b) => JSON.stringify(a.shape) === JSON.stringify(b.shape) && bits(a).every((v, i) => v === bits(b)[i]);
+async function run() {
+  const r = { isolated: globalThis.crossOriginIsolated };
+  const mt = await init({ threads: 2 });
+  const st = await init({ threads: 1 });
+  r.caps = mt.capabilities();
+  r.capsSt = st.capabilities();
+  // MHA, sequence-first, odd length, 2 batch entries, causal float mask, weights.
+  const L = 67, N = 2, E = 64, H = 4;
+  const x = { data: rand(L * N * E, 3), shape: [L, N, E] };
+  const a = new st.MultiheadAttention(E, H), b = new mt.MultiheadAttention(E, H);
+  b.loadStateDict(a.stateDict());
+  const mask = st.generateSquareSubsequentMask(L);
+  const ya = a.forward(x, x, x, { attnMask: mask }), yb = b.forward(x, x, x, { attnMask: mask });
+  r.mhaSame = same(ya.output, yb.output) && same(ya.weights, yb.weights);
+  const ea = new st.TransformerEncoderLayer(E, H, { dimFeedforward: 96 }), eb = new mt.TransformerEncoderLayer(E, H, { dimFeedforward: 96 });
+  eb.loadStateDict(ea.stateDict());
+  r.encoderSame = same(ea.forward(x), eb.forward(x));
+  const q = { data: rand(2 * 3 * 41 * 16, 5), shape: [2, 3, 41, 16] };
+  r.sdpaSame = same(st.scaledDotProductAttention(q, q, q, { isCausal: true }).output, mt.scaledDotProductAttention(q, q, q, { isCausal: true }).output);
+  // S3-sized MHA timing (diagnostic).
+  const s3 = { data: rand(256 * 256, 7), shape: [256, 1, 256] };
+  const time = (rt) => {
+    const m = new rt.MultiheadAttention(256, 8);
+    for (let i = 0; i < 10; i++) m.forward(s3, s3, s3, { needWeights: false });
+    const t = [];
+    for (let i = 0; i < 15; i++) { const t0 = performance.now(); m.forward(s3, s3, s3, { needWeights: false }); t.push(performance.now() - t0); }
+    m.dispose();
+    return t.sort((p, q) => p - q)[7];
+  };
+  if (r.caps.threads) { r.ms1 = time(st); r.ms2 = time(mt); }
+  for (const m of [a, b, ea, eb]) m.dispose();
+  return r;
+}
+run().then((r) => { window.result = r; }, (e) => { window.result = { error: String(e && e.stack || e) }; });
+</script>`;
+
+/** A static server of bindings/ and dist/ and the page at /; `isolated` adds COOP/COEP. */
+function serve(isolated) {
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.push(path);
+    const headers = isolated
+      ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }
+      : {};
+    if (path === '/favicon.ico') {
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+    if (path === '/') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
+      res.end(PAGE);
+      return;
+    }
+    const file = resolve(ROOT, `.${path}`);
+    const okDir = ['bindings', 'dist'].some((d) => file.startsWith(join(ROOT, d) + sep));
+    try {
+      if (!okDir) throw new Error('outside');
+      const body = await readFile(file);
+      res.writeHead(200, { ...headers, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, headers);
+      res.end();
+    }
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, requests, url: `http://127.0.0.1:${server.address().port}/` })));
+}
+
+let context, userDataDir;
+before(async () => {
+  userDataDir = await mkdtemp(join(tmpdir(), 'attnwasm-threads-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => {
+  await context?.close();
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+async function runPage(isolated) {
+  const { server, requests, url } = await serve(isolated);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60000 });
+    const result = await page.evaluate(() => window.result);
+    return { result, requests, problems };
+  } finally {
+    await page.close();
+    await new Promise((ok) => server.close(ok));
+  }
+}
+
+test('cross-origin-isolated page: init({ threads: 2 }) runs the pthreads build, bit-identical', async (t) => {
+  const { result: r, requests, problems } = await runPage(true);
+  assert.equal(r.error, undefined, r.error);
+  assert.deepEqual(problems, []);
+  assert.equal(r.isolated, true);
+  assert.equal(r.caps.threads, 2);
+  assert.equal(r.caps.build, 'pthreads');
+  assert.equal(r.caps.crossOriginIsolated, true);
+  assert.equal(r.caps.environment, 'browser');
+  assert.equal(r.capsSt.threads, false);
+  assert.equal(r.capsSt.threadsReason, 'threads: 1 requested');
+  assert.ok(requests.includes('/dist/attnwasm_core_mt.worker.js'), `the worker was not loaded: ${requests.join(' ')}`);
+  assert.ok(requests.includes('/dist/attnwasm_core_mt.wasm'));
+  assert.equal(r.mhaSame, true, 'MHA output/weights differ between 1 and 2 threads');
+  assert.equal(r.encoderSame, true, 'encoder layer output differs between 1 and 2 threads');
+  assert.equal(r.sdpaSame, true, 'SDPA output differs between 1 and 2 threads');
+  t.diagnostic(`Chromium, S3-sized MHA: 1 thread ${r.ms1.toFixed(2)} ms, 2 threads ${r.ms2.toFixed(2)} ms (${(r.ms1 / r.ms2).toFixed(2)}×)`);
+});
+
+test('page without COOP/COEP: init({ threads: 2 }) falls back to one thread and says why', async () => {
+  const { result: r, requests, problems } = await runPage(false);
+  assert.equal(r.error, undefined, r.error);
+  assert.deepEqual(problems, []);
+  assert.equal(r.isolated, false);
+  assert.equal(r.caps.threads, false);
+  assert.equal(r.caps.build, 'single-thread');
+  assert.match(r.caps.threadsReason, /^not cross-origin isolated \(COOP\/COEP headers missing\)/);
+  assert.equal(r.caps.crossOriginIsolated, false);
+  assert.deepEqual(requests.filter((p) => p.includes('_mt')), [], 'the single-thread path must not load the pthreads build');
+  assert.equal(r.mhaSame, true);
+});
