@@ -2,6 +2,16 @@
 // take the ink's bounding box, scale it to fit a 20×20 box keeping the aspect
 // ratio (area-averaged, so anti-aliased), and place it in a 28×28 image so
 // that its centre of mass is at the centre. Pure functions, no DOM.
+import { checkArray, checkInt, checkNumber, checkOptions, rangeError } from './errors.js';
+
+/** Largest image side these helpers accept (and at most 2^26 pixels). */
+const MAX_SIDE = 1 << 14;
+
+function checkSize(w, h, wName, hName) {
+  checkInt(w, wName, { min: 1, max: MAX_SIDE });
+  checkInt(h, hName, { min: 1, max: MAX_SIDE });
+  if (w * h > 1 << 26) throw rangeError(`${wName}×${hName}: expected at most 2^26 pixels, got ${w}×${h}`);
+}
 
 /**
  * Ink of an RGBA image: light strokes on a dark background → 1 = ink.
@@ -9,6 +19,8 @@
  * @returns {Float32Array} (h, w) in [0, 1]
  */
 export function inkFromRgba(rgba, w, h) {
+  checkSize(w, h, 'w', 'h');
+  checkArray(rgba, 'rgba', [Uint8ClampedArray, Uint8Array], 4 * w * h);
   const ink = new Float32Array(w * h);
   for (let i = 0; i < w * h; i++) {
     const lum = (0.299 * rgba[4 * i] + 0.587 * rgba[4 * i + 1] + 0.114 * rgba[4 * i + 2]) / 255;
@@ -37,6 +49,9 @@ function areaTaps(inLen, outLen) {
 
 /** Resamples a (h, w) image to (oh, ow) by exact area averaging (separable box filter). */
 export function resizeArea(img, w, h, ow, oh) {
+  checkSize(w, h, 'w', 'h');
+  checkSize(ow, oh, 'ow', 'oh');
+  checkArray(img, 'img', [Float32Array], w * h);
   const tx = areaTaps(w, ow), ty = areaTaps(h, oh);
   const tmp = new Float32Array(h * ow);  // (h, ow): rows resampled horizontally
   for (let y = 0; y < h; y++) {
@@ -62,7 +77,13 @@ export function resizeArea(img, w, h, ow, oh) {
  * @param {{size?: number, box?: number, threshold?: number}} [options] output size 28, fit box 20
  * @returns {Float32Array|null} (size, size) ink in [0, 1], or null if there is no ink
  */
-export function mnistPreprocess(ink, w, h, { size = 28, box = 20, threshold = 0.1 } = {}) {
+export function mnistPreprocess(ink, w, h, options) {
+  const o = checkOptions(options, ['size', 'box', 'threshold'], 'mnistPreprocess');
+  const size = o.size === undefined ? 28 : checkInt(o.size, 'size', { min: 1, max: 4096 });
+  const box = o.box === undefined ? 20 : checkInt(o.box, 'box', { min: 1, max: size });
+  const threshold = o.threshold === undefined ? 0.1 : checkNumber(o.threshold, 'threshold');
+  checkSize(w, h, 'w', 'h');
+  checkArray(ink, 'ink', [Float32Array], w * h);
   let x0 = w, y0 = h, x1 = -1, y1 = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {

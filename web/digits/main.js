@@ -442,6 +442,6 @@ function showLoadError(message) {
 }
 
 /** For tests and the console: classify whatever is on the pad now. */
-window.digitsDemo = { predictDrawing, showHeldout };
+window.digitsDemo = { predictDrawing, showHeldout, memory: () => aw?.memory() ?? null };
 
 start();

@@ -32,6 +32,7 @@ const headSelect = $('head');
 const canvas = $('heatmap');
 const hover = $('heat-hover');
 
+let aw = null;
 let translator = null;
 /** The last successful result (for redrawing the heatmap on selector changes). */
 let last = null;
@@ -68,7 +69,6 @@ window.addEventListener('resize', drawHeatmap);
 
 // ---------------------------------------------------------------- loading
 async function start() {
-  let aw;
   try {
     aw = await init();
   } catch (e) {
@@ -324,3 +324,14 @@ canvas.addEventListener('mousemove', (e) => {
 canvas.addEventListener('mouseleave', () => { hover.innerHTML = '&nbsp;'; });
 
 start();
+
+/** For tests and the console: translate through the page's own path; wasm memory figures. */
+window.translateDemo = {
+  translate(text, to) {
+    input.value = text;
+    if (to) langSelect.value = to;
+    translate();
+    return $('output').textContent;
+  },
+  memory: () => aw?.memory() ?? null,
+};
