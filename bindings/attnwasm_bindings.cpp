@@ -266,6 +266,7 @@ std::unique_ptr<ModuleHandle> CreateEncoderLayer(val cfg) {
 aw::EncoderLayerForward EncoderArgs(const val& a, const char* mask_key) {
   aw::EncoderLayerForward o;
   o.src_mask = MaskArg(a[mask_key]);
+  o.src_mask_name = mask_key;
   o.src_key_padding_mask = MaskArg(a["srcKeyPaddingMask"]);
   o.is_causal = Flag(a, "isCausal");
   return o;

@@ -708,16 +708,6 @@ function makeClasses(rt) {
     return sd;
   }
 
-  // The encoder stack's layers call the mask srcMask; TransformerEncoder.forward calls it mask (as torch).
-  function stackMaskName(fn) {
-    try {
-      return fn();
-    } catch (e) {
-      if (e instanceof AttnWasmError && e.message.startsWith('srcMask:')) e.message = `mask:${e.message.slice('srcMask:'.length)}`;
-      throw e;
-    }
-  }
-
   function checkStackArgs(layer, LayerClass, numLayers, o, where) {
     if (!(layer instanceof LayerClass)) {
       throw typeError(`${where}: expected a ${LayerClass.name} as the layer to copy, got ${describe(layer)}`);
@@ -754,11 +744,11 @@ function makeClasses(rt) {
     /** src → same shape. Options as torch: mask, srcKeyPaddingMask, isCausal. */
     forward(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
-      return stackMaskName(() => forward1(this._handle(), 'encoderForward', {
+      return forward1(this._handle(), 'encoderForward', {
         src: checkTensor(src, 'src', 'float'),
         mask: optionalMask(o.mask, 'mask'),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }));
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
     }
 
     /**
@@ -769,11 +759,11 @@ function makeClasses(rt) {
     forwardWithAttention(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
       const h = this._handle();
-      const outs = stackMaskName(() => rt._run({
+      const outs = rt._run({
         src: checkTensor(src, 'src', 'float'),
         mask: optionalMask(o.mask, 'mask'),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args))));
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
       return { output: outs[0], attentionWeights: outs.slice(1) };
     }
   }

@@ -83,7 +83,7 @@ Status TransformerEncoderLayer::Run(float* x, const Shape& shape, const EncoderL
   mo.average_attn_weights = false;
   MhaResult& sa = weights ? *weights : sa_;
   mo.names.query = mo.names.key = mo.names.value = "src";
-  mo.names.attn_mask = "srcMask";
+  mo.names.attn_mask = o.src_mask_name;
   mo.names.key_padding_mask = "srcKeyPaddingMask";
   mo.names.is_causal = "isCausal";
   if (cfg_.norm_first) {

@@ -18,6 +18,9 @@ struct EncoderLayerForward {
   MaskView src_mask;
   MaskView src_key_padding_mask;
   bool is_causal = false;  // torch 2.x hint: requires src_mask
+  // The mask's name in error messages: torch's TransformerEncoderLayer and
+  // nn.Transformer call it src_mask, TransformerEncoder.forward calls it mask.
+  const char* src_mask_name = "srcMask";
 };
 
 // Validates the constructor arguments (d_model, nhead, dim_feedforward).

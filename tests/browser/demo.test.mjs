@@ -12,17 +12,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'node:http';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from '../../tools/serve.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TRANSLATOR = join(ROOT, 'models/translator/translator.safetensors');
 const TRANSLATOR_REF = join(ROOT, 'models/translator/reference.json');
 const VIT = join(ROOT, 'models/vit/vit.safetensors');
@@ -33,26 +31,19 @@ const noTranslator = !(existsSync(TRANSLATOR) && existsSync(TRANSLATOR_REF)) && 
 const noVit = !(existsSync(VIT) && existsSync(VIT_REF) && existsSync(HELDOUT)) && 'models/vit/ not trained yet';
 
 let server;
+let browser;
 let context;
-let userDataDir;
 
 before(async () => {
   server = await startServer({ port: 0 });
-  userDataDir = await mkdtemp(join(tmpdir(), 'attnwasm-chromium-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+  context = browser.context;
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
 /**

@@ -22,14 +22,13 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { init as initRepo } from '../../bindings/index.js';
 import { compute } from './fixtures/compute.js';
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = join(ROOT, 'tests/browser/fixtures');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 // Verified with `npm view vite version` (npm 11). Vite 8 needs npm 11 /
 // Node ^20.19; with npm 10 use vite@7.
 const VITE_VERSION = '8.3.8';
@@ -51,6 +50,7 @@ let tarball;
 let pkgDir; // proj/node_modules/attnwasm
 let expected; // compute() with the repo's own bindings, in Node
 const servers = [];
+let browser;
 let context;
 let viteLog = '';
 
@@ -121,16 +121,12 @@ before(async () => {
     { cwd: proj, env: { ...process.env, NO_COLOR: '1' } }, 'vite build');
   viteLog = `${built.stdout}\n${built.stderr}`;
 
-  context = await chromium.launchPersistentContext(join(tmp, 'chromium-profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
 }, { timeout: 75_000 });
 
 after(async () => {
-  await context?.close().catch(() => {});
+  await browser?.close();
   for (const s of servers) {
     s.closeAllConnections?.();
     await new Promise((resolve) => s.close(resolve));

@@ -8,35 +8,26 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from '../../tools/serve.mjs';
 import { init } from '../../bindings/index.js';
 import { workload } from '../js/determinism_workload.mjs';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 /** Allowed JS heap growth over 250 inferences after warm-up (the heaps are ~3–6 MB). */
 const JS_HEAP_BOUND = 2 * 1024 * 1024;
 const WARMUP = 25, RUNS = 250;
 
-let server, context, userDataDir;
+let server, browser, context;
 
 before(async () => {
   server = await startServer({ port: 0 });
-  userDataDir = await mkdtemp(join(tmpdir(), 'attnwasm-soak-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
 async function open(path) {

@@ -17,31 +17,16 @@ the strings "nan", "inf", "-inf".
 import json
 import math
 import os
-import sys
 
-# This folder must not shadow stdlib modules for torch's imports.
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from make_goldens import enc  # same tensor encoding as the other goldens
 
 SEED = 20261122
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "nonfinite.json")
 NAN, INF = float("nan"), float("inf")
-
-
-def _num(x):
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
-
-
-def enc(t):
-    t = t.detach().to(torch.float32).contiguous()
-    return {"shape": list(t.shape), "dtype": "float32", "data": [_num(x) for x in t.reshape(-1).tolist()]}
 
 
 def with_values(shape, spots):

@@ -4,7 +4,7 @@
 // Imports the package the way a user would (import map: attnwasm → /bindings/index.js).
 
 import { init } from 'attnwasm';
-import { mountPanel, progressReporter, loadErrorMessage, formatMs } from '../shared/panel.js';
+import { mountPanel, startDemo, formatMs } from '../shared/panel.js';
 import { magma, css } from '../shared/colormap.js';
 import { inkFromRgba, mnistPreprocess } from 'attnwasm/preprocess';
 
@@ -407,38 +407,18 @@ function drawAttention() {
 
 // ---------------------------------------------------------------- start
 async function start() {
-  try {
-    aw = await init();
-  } catch (e) {
-    showLoadError(`Could not start the WebAssembly runtime: ${e.message}`);
-    return;
-  }
-  panel.setCapabilities(aw.capabilities());
-  try {
-    classifier = await aw.loadClassifier(MODEL_URL, {
-      onProgress: progressReporter($('loading-bar'), $('loading-text'), 'the digit model'),
-    });
-  } catch (e) {
-    showLoadError(loadErrorMessage(e, MODEL_URL, TRAIN_COMMAND));
-    return;
-  }
-  panel.setModelSize(classifier.fileBytes);
-  $('loading').classList.add('hidden');
+  const started = await startDemo({
+    init, panel, what: 'the digit model', modelUrl: MODEL_URL, trainCommand: TRAIN_COMMAND,
+    load: (rt, onProgress) => rt.loadClassifier(MODEL_URL, { onProgress }),
+  });
+  if (!started) return;
+  ({ aw, model: classifier } = started);
   buildBars(classifier.labels);
   setupAttentionControls();
   $('random').disabled = false;
   document.body.dataset.ready = 'true';
   const i = heldoutFromHash();
   if (i !== null) await showHeldout(i);
-}
-
-function showLoadError(message) {
-  $('loading-bar').classList.add('hidden');
-  const t = $('loading-text');
-  t.textContent = message;
-  t.className = 'error';
-  panel.setError(message);
-  document.body.dataset.ready = 'error';
 }
 
 /** For tests and the console: classify whatever is on the pad now. */

@@ -110,3 +110,39 @@ export function loadErrorMessage(e, url, trainCommand) {
   }
   return `Could not load the model: ${msg}`;
 }
+
+/**
+ * The start-up every demo page shares: starts the runtime (`init`), shows its
+ * capabilities in `panel`, loads the model with `load(aw, onProgress)` while
+ * #loading-bar / #loading-text show the download, then hides #loading. On a
+ * failure it shows the message there and in the panel, sets
+ * body[data-ready=error] and returns null; else { aw, model }.
+ */
+export async function startDemo({ init, panel, what, modelUrl, trainCommand, load }) {
+  const $ = (id) => document.getElementById(id);
+  const fail = (message) => {
+    $('loading-bar').classList.add('hidden');
+    const t = $('loading-text');
+    t.textContent = message;
+    t.className = 'error';
+    panel.setError(message);
+    document.body.dataset.ready = 'error';
+    return null;
+  };
+  let aw;
+  try {
+    aw = await init();
+  } catch (e) {
+    return fail(`Could not start the WebAssembly runtime: ${e.message}`);
+  }
+  panel.setCapabilities(aw.capabilities());
+  let model;
+  try {
+    model = await load(aw, progressReporter($('loading-bar'), $('loading-text'), what));
+  } catch (e) {
+    return fail(loadErrorMessage(e, modelUrl, trainCommand));
+  }
+  panel.setModelSize(model.fileBytes);
+  $('loading').classList.add('hidden');
+  return { aw, model };
+}

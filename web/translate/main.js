@@ -3,7 +3,7 @@
 // Imports the package the way a user would (import map: attnwasm → /bindings/index.js).
 
 import { init } from 'attnwasm';
-import { mountPanel, progressReporter, loadErrorMessage, formatMs } from '../shared/panel.js';
+import { mountPanel, startDemo, formatMs } from '../shared/panel.js';
 import { blues, css, textOn } from '../shared/colormap.js';
 
 const MODEL_URL = '/models/translator/translator.safetensors';
@@ -69,23 +69,12 @@ window.addEventListener('resize', drawHeatmap);
 
 // ---------------------------------------------------------------- loading
 async function start() {
-  try {
-    aw = await init();
-  } catch (e) {
-    showLoadError(`Could not start the WebAssembly runtime: ${e.message}`);
-    return;
-  }
-  panel.setCapabilities(aw.capabilities());
-  try {
-    translator = await aw.loadTranslator(MODEL_URL, {
-      onProgress: progressReporter($('loading-bar'), $('loading-text'), 'the translation model'),
-    });
-  } catch (e) {
-    showLoadError(loadErrorMessage(e, MODEL_URL, TRAIN_COMMAND));
-    return;
-  }
-  panel.setModelSize(translator.fileBytes);
-  $('loading').classList.add('hidden');
+  const started = await startDemo({
+    init, panel, what: 'the translation model', modelUrl: MODEL_URL, trainCommand: TRAIN_COMMAND,
+    load: (rt, onProgress) => rt.loadTranslator(MODEL_URL, { onProgress }),
+  });
+  if (!started) return;
+  ({ aw, model: translator } = started);
 
   const langs = translator.languages;
   const wanted = langSelect.value;
@@ -100,15 +89,6 @@ async function start() {
   for (const el of [goButton, ...document.querySelectorAll('#examples button')]) el.disabled = false;
   document.body.dataset.ready = 'true';
   translate();
-}
-
-function showLoadError(message) {
-  $('loading-bar').classList.add('hidden');
-  const t = $('loading-text');
-  t.textContent = message;
-  t.className = 'error';
-  panel.setError(message);
-  document.body.dataset.ready = 'error';
 }
 
 // ---------------------------------------------------------------- translate
