@@ -357,7 +357,8 @@ export interface Capabilities {
   threads: number | false;
   /**
    * Why threads are off, when they are (e.g. "not cross-origin isolated (COOP/COEP headers
-   * missing)", "SharedArrayBuffer unavailable", "threads: 1 requested"); absent otherwise.
+   * missing)", "SharedArrayBuffer unavailable", "threads: 1 requested", "the worker script … failed
+   * to load; running the single-thread build"); absent otherwise.
    */
   threadsReason?: string;
   /** globalThis.crossOriginIsolated (false in Node, where threads need no isolation). */
@@ -426,6 +427,13 @@ export interface InitOptions {
    * or 1 when wasmUrl/wasmBinary is given.
    */
   threads?: number | 'auto';
+  /**
+   * With threads > 1: how long (ms) init() waits for the pthreads build's workers to start before
+   * it falls back to the single-thread build (capabilities().threadsReason then says why). A worker
+   * script that fails to load (blocked URL, 404, Content-Security-Policy) falls back at once.
+   * Default 10 000; an integer in [1, 600 000].
+   */
+  threadStartTimeoutMs?: number;
 }
 
 /** Loads the wasm module (Node 20 and browsers, no flags needed). */

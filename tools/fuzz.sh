@@ -1,48 +1,107 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan, build/fuzz)
-# and runs each for N seconds (default 60): tools/fuzz.sh [seconds_per_target]
+# The libFuzzer targets of tests/fuzz (clang, ASan + UBSan, build/fuzz), in two
+# modes:
 #
-# Each target starts from a copy of its seed corpus (tests/fuzz/corpus/<t>,
-# copied into build/fuzz/corpus-work/<t>, so the repository is never written);
-# inputs it finds are kept there for the next run. A crash, leak, timeout or
-# out-of-memory leaves its reproducer in build/fuzz/artifacts/<t>/ and makes
-# this script exit 1. To keep a fixed crash forever: minimise it
+#   tools/fuzz.sh gate             deterministic, part of `npm test`: each target
+#                                  starts from a fresh copy of its checked-in
+#                                  corpus (tests/fuzz/corpus/<t>) and runs a
+#                                  fixed number of inputs from a fixed seed, so
+#                                  a commit gets the same inputs on every run and
+#                                  every machine. Nothing is kept afterwards.
+#   tools/fuzz.sh search [SECONDS] open-ended search (`npm run fuzz`): each target
+#                                  runs SECONDS (default 600) from a random seed,
+#                                  starting from the checked-in corpus plus what
+#                                  earlier searches found (build/fuzz/corpus-work/<t>,
+#                                  kept between runs). Never part of CI.
+#
+# A crash, leak, timeout or out-of-memory leaves its reproducer in
+# build/fuzz/artifacts/<t>/ and makes the script exit 1. To keep a finding
+# forever (README, "Reliability"): minimise it
 #   build/fuzz/fuzz_<t> -minimize_crash=1 -runs=10000 <reproducer>
-# and copy it to tests/fuzz/corpus/<t>/crash-<what> (the gtest replays it).
+# copy it to tests/fuzz/corpus/<t>/crash-<what-it-was>, fix the bug; the
+# GoogleTest replay (tests/fuzz/corpus_replay_test.cpp, also under ASan/UBSan)
+# and the gate then run it on every test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_TARGET=${1:-60}
+MODE=${1:-gate}
 JOBS=${JOBS:-2}
 BUILD=build/fuzz
+
+case "$MODE" in
+  gate) ;;
+  search) SECONDS_PER_TARGET=${2:-600} ;;
+  *) echo "usage: tools/fuzz.sh gate | search [seconds_per_target]" >&2; exit 2 ;;
+esac
+
+# Inputs per target in the gate, and its seed. Chosen to take 10-25 s per
+# target on one core here (2-core AMD EPYC); change them only together with
+# the README's reliability table.
+declare -A GATE_RUNS=([attention]=200000 [model_config]=200000 [safetensors]=1000000)
+GATE_SEED=20261123
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON >/dev/null
 fi
 cmake --build "$BUILD" -j"$JOBS"
 
+# The gate runs with address-space randomisation off: libFuzzer records the
+# operands of comparisons and mutates inputs towards them, and pointer
+# comparisons in the code under test would otherwise feed it different
+# numbers on every run (measured: a different corpus and coverage each time).
+NO_ASLR=()
+GATE_EXTRA=()
+if [ "$MODE" = gate ]; then
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    NO_ASLR=(setarch "$(uname -m)" -R)
+  else
+    # Without it no libFuzzer setting made two runs agree (-use_cmp=0 tried):
+    # stay deterministic by only replaying the checked-in corpus.
+    echo "fuzz gate: setarch -R is not permitted on this machine: replaying the corpus only (no mutation)" >&2
+    GATE_EXTRA=(-runs=0)
+  fi
+fi
+
 status=0
 for src in tests/fuzz/fuzz_*.cpp; do
   name=$(basename "$src" .cpp)  # fuzz_<target>
   target=${name#fuzz_}
-  work="$BUILD/corpus-work/$target"
   artifacts="$BUILD/artifacts/$target"
-  log="$BUILD/$target.log"
-  mkdir -p "$work" "$artifacts"
+  log="$BUILD/$target.$MODE.log"
+  mkdir -p "$artifacts"
+  if [ "$MODE" = gate ]; then
+    # A fresh working corpus: what a previous run found must not change this one.
+    work="$BUILD/gate-corpus/$target"
+    rm -rf "$work"
+    runs=${GATE_RUNS[$target]:?"no gate run count for fuzz target $target (tools/fuzz.sh GATE_RUNS)"}
+    # -reload=0: never re-read the corpus folder (a timer would decide when).
+    limits=(-seed="$GATE_SEED" -runs="$runs" -reload=0)
+    if [ ${#GATE_EXTRA[@]} -gt 0 ]; then limits=(-reload=0 "${GATE_EXTRA[@]}"); fi
+  else
+    work="$BUILD/corpus-work/$target"
+    limits=(-max_total_time="$SECONDS_PER_TARGET")
+  fi
+  mkdir -p "$work"
   cp tests/fuzz/corpus/"$target"/* "$work"/
   dict=()
   [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
   start=$(date +%s%N)
   rc=0
   # Every sanitizer report ends the run as a crash (with its reproducer).
+  # -timeout is far above any input's time (kMaxWork bounds the work), so a
+  # busy machine cannot turn a slow input into a "timeout" finding.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$BUILD/$name" "$work" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
-    -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts/" >"$log" 2>&1 || rc=$?
+    ${NO_ASLR[@]+"${NO_ASLR[@]}"} "$BUILD/$name" "$work" "${dict[@]}" "${limits[@]}" -print_final_stats=1 \
+    -timeout=60 -rss_limit_mb=2048 -artifact_prefix="$artifacts/" >"$log" 2>&1 || rc=$?
   secs=$(( ($(date +%s%N) - start) / 1000000000 ))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # The last status line: coverage (cov), features (ft) and corpus size. For
+  # the gate they are the same on every run of a commit.
+  final=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' || true)
   reproducers=$(sed -n 's/.*Test unit written to //p' "$log")
   crashes=$(printf '%s' "$reproducers" | grep -c . || true)
   [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1  # died without writing one
-  echo "fuzz $target: ${execs:-0} execs in $secs s, $crashes crashes"
+  seed=$(sed -n 's/^INFO: Seed: //p' "$log" | head -1)
+  echo "fuzz $MODE $target: ${execs:-0} execs in $secs s (seed $seed; $final), $crashes crashes"
   if [ "$rc" -ne 0 ]; then
     status=1
     echo "  exit code $rc, log $log:" >&2

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "core/parallel.h"
+#include "core/size_math.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
 #include "kernels/softmax.h"
@@ -150,9 +151,21 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
       return ShapeError(std::string(nm.key_padding_mask) + ": expected " + ShapeStr(want) + (batched ? " = (N, S)" : " = (S)") + ", got " +
                         ShapeStr(kpm.shape));
   }
+  // Every size below, computed once with checked arithmetic (core/size_math.h)
+  // before it bounds a loop or forms an offset. Each dim is <= 2^29 (above),
+  // but a 0 dim lets products of the others exceed any bound.
+  SizeMath sm;
+  const int64_t NH = sm.Mul(N, H);
+  const int64_t S2 = sm.Add(S, (c.add_bias_kv ? 1 : 0) + (c.add_zero_attn ? 1 : 0));  // keys incl. appended
+  const int64_t n_q = sm.Prod({N, L, E}), n_kv = sm.Prod({N, S2, E}), slab = sm.Mul(L, S2);
+  const int64_t slabs = N == 0 ? 0 : sm.Mul(NumThreads(), slab);
+  const int64_t block_macs = sm.Prod({int64_t(kernels::kGemmRowTile), S2, E, 2});  // Q·K^T and P·V, every head
+  if (sm.overflowed())
+    return ShapeError(std::string(nm.query) + " " + ShapeStr(query.shape) + ", " + nm.key + " " + ShapeStr(key.shape) +
+                      ": sizes overflow");
   if (am.present()) {
     if (am.dtype != DType::kF32 && am.dtype != DType::kBool) return DtypeError(std::string(nm.attn_mask) + ": expected bool or float32");
-    const Shape want2{L, S}, want3{N * H, L, S};
+    const Shape want2{L, S}, want3{NH, L, S};
     if (am.shape != want2 && am.shape != want3)
       return ShapeError(std::string(nm.attn_mask) + ": expected (L, S) = " + ShapeStr(want2) + " or " +
                         (batched ? "(N*numHeads, L, S) = " : "(numHeads, L, S) = ") + ShapeStr(want3) + ", got " +
@@ -163,25 +176,25 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
                     nm.attn_mask + " (as in torch); pass " + nm.attn_mask + ": generateSquareSubsequentMask(L)");
 
   // ---- allocate ----
-  const int64_t S2 = S + (c.add_bias_kv ? 1 : 0) + (c.add_zero_attn ? 1 : 0);
   Shape out_shape = query.shape;
   Shape w_shape;
   if (o.need_weights) {
     w_shape = o.average_attn_weights ? Shape{L, S2} : Shape{H, L, S2};
     if (batched) w_shape.insert(w_shape.begin(), N);
   }
-  if (NumelChecked(w_shape) < 0 || NumelChecked({N, S2, E}) < 0 || NumelChecked({L, S2}) < 0)
+  // Buffers hold at most 2^29 elements (the wasm heap); an empty batch
+  // computes nothing and needs no scores slab.
+  if (NumelChecked(w_shape) < 0 || n_kv > kMaxElements || (N > 0 && slab > kMaxElements))
     return ShapeError("attention weights " + ShapeStr(o.need_weights ? w_shape : Shape{L, S2}) +
                       " exceed 2^29 elements");
-  AW_RETURN_IF_ERROR(q_.Resize(size_t(N * L * E), "projected query"));
-  AW_RETURN_IF_ERROR(k_.Resize(size_t(N * S2 * E), "projected key"));
-  AW_RETURN_IF_ERROR(v_.Resize(size_t(N * S2 * E), "projected value"));
-  AW_RETURN_IF_ERROR(attn_.Resize(size_t(N * L * E), "attention output"));
+  AW_RETURN_IF_ERROR(q_.Resize(size_t(n_q), "projected query"));
+  AW_RETURN_IF_ERROR(k_.Resize(size_t(n_kv), "projected key"));
+  AW_RETURN_IF_ERROR(v_.Resize(size_t(n_kv), "projected value"));
+  AW_RETURN_IF_ERROR(attn_.Resize(size_t(n_q), "attention output"));
   // One (L, S') scores slab per thread: ParallelForRowBlocks hands each thread
   // whole row blocks, and a thread never allocates (only this thread does).
-  // (None for an empty batch: nothing is computed, and L·S' may be up to 2^29.)
-  AW_RETURN_IF_ERROR(scores_.Resize(size_t(NumThreads()) * size_t(N == 0 ? 0 : L * S2), "attention scores"));
-  AW_RETURN_IF_ERROR(r->output.Resize(size_t(N * L * E), "output"));
+  AW_RETURN_IF_ERROR(scores_.Resize(size_t(slabs), "attention scores"));
+  AW_RETURN_IF_ERROR(r->output.Resize(size_t(n_q), "output"));
   r->output_shape = out_shape;
   if (o.need_weights) {
     AW_RETURN_IF_ERROR(r->weights.Resize(size_t(NumelChecked(w_shape)), "attention weights"));
@@ -234,12 +247,11 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   // stays in head order in one thread).
   const float scale = float(1.0 / std::sqrt(double(hd)));
   const size_t rb = kernels::kGemmRowTile;
-  const size_t block_macs = rb * size_t(H) * size_t(S2) * size_t(hd) * 2;  // Q·K^T and P·V
-  const size_t grain = block_macs ? (size_t(1) << 16) / block_macs + 1 : size_t(L);
+  const size_t grain = block_macs ? (size_t(1) << 16) / size_t(block_macs) + 1 : size_t(L);
   ParallelForRowBlocks(size_t(N), size_t(L), rb, grain, [&](size_t n_, size_t r0, size_t r1, int tid) {
     const int64_t n = int64_t(n_);
     const size_t rows = r1 - r0;
-    float* sc = scores_.data() + size_t(tid) * size_t(L * S2);
+    float* sc = scores_.data() + size_t(tid) * size_t(slab);
     for (int64_t h = 0; h < H; ++h) {
       const float* qp = q_.data() + (n * L + int64_t(r0)) * E + h * hd;
       float* ap = attn_.data() + (n * L + int64_t(r0)) * E + h * hd;

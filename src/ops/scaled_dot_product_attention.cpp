@@ -11,6 +11,7 @@
 
 #include "core/broadcast.h"
 #include "core/parallel.h"
+#include "core/size_math.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
 #include "kernels/softmax.h"
@@ -27,6 +28,11 @@ Status CheckInput(const TensorView& t, const char* name) {
   if (NumelChecked(t.shape) < 0)
     return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) +
                       " has a negative dim or more than 2^29 elements");
+  // A 0 dim lets the others be any size: bound each one too (sizes derived
+  // from them are still computed with SizeMath below).
+  for (int64_t d : t.shape)
+    if (d > kMaxElements)
+      return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) + " has a dim above 2^29");
   return Status::OK();
 }
 
@@ -86,6 +92,7 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   // Mask: must broadcast into the weights (…, L, S) without enlarging them.
   const MaskView& m = o.attn_mask;
   int64_t m_rows = 0;  // 1 or L
+  int64_t mask_rows_to_expand = 0;
   Shape mb;
   const void* mdata = m.data;
   if (m.present()) {
@@ -98,24 +105,9 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     while (ms.size() < 2) ms.insert(ms.begin(), 1);
     m_rows = ms.end()[-2];
     mb = BatchDims(ms);
-    // Broadcast along S: expand once so rows are contiguous. Not when the
-    // weights are empty: nothing reads the mask then, and nrows·S may overflow
-    // (S is unbounded when another dim is 0).
-    if (ms.back() == 1 && S > 1 && NumelChecked(w_shape) > 0) {
-      const int64_t nrows = NumelChecked(ms);
-      if (m.dtype == DType::kBool) {
-        AW_RETURN_IF_ERROR(scratch->mask_u8.Resize(size_t(nrows * S), "expanded attnMask"));
-        const auto* src = static_cast<const uint8_t*>(m.data);
-        for (int64_t i = 0; i < nrows; ++i)
-          std::memset(scratch->mask_u8.data() + i * S, src[i], size_t(S));
-        mdata = scratch->mask_u8.data();
-      } else {
-        AW_RETURN_IF_ERROR(scratch->mask_f32.Resize(size_t(nrows * S), "expanded attnMask"));
-        const auto* src = static_cast<const float*>(m.data);
-        for (int64_t i = 0; i < nrows; ++i) kernels::f32_fill(size_t(S), scratch->mask_f32.data() + i * S, src[i]);
-        mdata = scratch->mask_f32.data();
-      }
-    }
+    // A mask broadcast along S is expanded once so its rows are contiguous
+    // (below, only when the run is not empty).
+    if (ms.back() == 1 && S > 1) mask_rows_to_expand = NumelChecked(ms);
   }
 
   const float scale = o.has_scale ? float(o.scale) : float(1.0 / std::sqrt(double(E)));
@@ -127,11 +119,6 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   } else {
     r->weights.Release();
     r->weights_shape.clear();
-    // One (L, S) slab per thread (see the loop below); threads never allocate.
-    // An empty batch computes nothing and needs no slab (and only then can
-    // L·S exceed 2^29 or overflow: w_shape was checked).
-    const int64_t slab = NumelChecked(ob) > 0 ? NumelChecked({L, S}) : 0;
-    AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(NumThreads()) * size_t(slab < 0 ? 0 : slab), "attention scores"));
   }
   const int64_t n_out = NumelChecked(ob);
   // An empty output (value has a 0 batch dim, or Ev = 0 and value's batch has
@@ -142,6 +129,36 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   const int64_t n_loop = weights_only ? NumelChecked(wb) : n_out;
   if (n_loop <= 0 || L == 0) return Status::OK();
 
+  // Sizes of the run, every product and sum checked (core/size_math.h): a
+  // non-empty run bounds them (w_shape has <= 2^29 elements), but nothing
+  // below relies on that reasoning.
+  const size_t rb = kernels::kGemmRowTile;
+  SizeMath sm;
+  const int64_t slab = sm.Mul(L, S);                                    // (L, S) scores per thread
+  const int64_t slabs = o.need_weights ? 0 : sm.Mul(NumThreads(), slab);
+  const int64_t block_macs = sm.Prod({int64_t(rb), S, sm.Add(E, weights_only ? 0 : Ev)});
+  const int64_t mask_expanded = mask_rows_to_expand > 0 ? sm.Mul(mask_rows_to_expand, S) : 0;
+  if (sm.overflowed())
+    return ShapeError("attention of query " + ShapeStr(q.shape) + ", key " + ShapeStr(k.shape) + ", value " +
+                      ShapeStr(v.shape) + ": sizes overflow");
+  if (!o.need_weights) AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(slabs), "attention scores"));
+  if (mask_rows_to_expand > 0) {
+    // Broadcast along S: expand once so mask rows are contiguous.
+    if (m.dtype == DType::kBool) {
+      AW_RETURN_IF_ERROR(scratch->mask_u8.Resize(size_t(mask_expanded), "expanded attnMask"));
+      const auto* src = static_cast<const uint8_t*>(m.data);
+      for (int64_t i = 0; i < mask_rows_to_expand; ++i)
+        std::memset(scratch->mask_u8.data() + i * S, src[i], size_t(S));
+      mdata = scratch->mask_u8.data();
+    } else {
+      AW_RETURN_IF_ERROR(scratch->mask_f32.Resize(size_t(mask_expanded), "expanded attnMask"));
+      const auto* src = static_cast<const float*>(m.data);
+      for (int64_t i = 0; i < mask_rows_to_expand; ++i)
+        kernels::f32_fill(size_t(S), scratch->mask_f32.data() + i * S, src[i]);
+      mdata = scratch->mask_f32.data();
+    }
+  }
+
   const BroadcastIndex qi(qb, lb), ki(kb, lb, k_group), vi(weights_only ? Shape() : vb, lb, v_group),
       wi(wb, lb), mi(mb, lb);
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -151,10 +168,8 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   // write disjoint output rows, and disjoint weights rows unless value's batch
   // dims widen the output beyond the weights (then entries share a weights
   // block and the loop runs on one thread).
-  const size_t rb = kernels::kGemmRowTile;
-  const size_t block_macs = rb * size_t(S) * size_t(E + Ev);
   const bool shared_weights = o.need_weights && NumelChecked(wb) != n_loop;
-  const size_t grain = shared_weights || block_macs == 0 ? SIZE_MAX : (size_t(1) << 16) / block_macs + 1;
+  const size_t grain = shared_weights || block_macs == 0 ? SIZE_MAX : (size_t(1) << 16) / size_t(block_macs) + 1;
   ParallelForRowBlocks(size_t(n_loop), size_t(L), rb, grain, [&](size_t b_, size_t r0, size_t r1, int tid) {
     const int64_t b = int64_t(b_);
     const size_t rows = r1 - r0;
@@ -162,7 +177,7 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     const float* kp = k.data + ki.Block(b) * S * E;
     const float* vp = weights_only ? nullptr : v.data + vi.Block(b) * S * Ev;
     float* sc = o.need_weights ? r->weights.data() + (wi.Block(b) * L + int64_t(r0)) * S
-                               : scratch->scores.data() + size_t(tid) * size_t(L * S);
+                               : scratch->scores.data() + size_t(tid) * size_t(slab);
     float* out = weights_only ? nullptr : r->output.data() + (b * L + int64_t(r0)) * Ev;
     if (S == 0) {  // softmax over nothing: torch gives an all-zero output
       if (out) kernels::f32_fill(rows * size_t(Ev), out, 0.0f);

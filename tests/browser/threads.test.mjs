@@ -64,12 +64,21 @@ async function run() {
 run().then((r) => { window.result = r; }, (e) => { window.result = { error: String(e && e.stack || e) }; });
 </script>`;
 
-/** A static server of bindings/ and dist/ and the page at /; `isolated` adds COOP/COEP. */
-function serve(isolated) {
+/**
+ * A static server of bindings/ and dist/ and a page at /; `isolated` adds
+ * COOP/COEP. Options: `page` (HTML of /, default PAGE), `pageHeaders` (extra
+ * headers of /), `stall` (a path whose request is never answered).
+ */
+function serve(isolated, { page = PAGE, pageHeaders = {}, stall = null } = {}) {
   const requests = [];
+  const stalled = [];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     requests.push(path);
+    if (path === stall) {
+      stalled.push(res);  // answered when the server closes
+      return;
+    }
     const headers = isolated
       ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }
       : {};
@@ -79,8 +88,8 @@ function serve(isolated) {
       return;
     }
     if (path === '/') {
-      res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
-      res.end(PAGE);
+      res.writeHead(200, { ...headers, ...pageHeaders, 'Content-Type': 'text/html' });
+      res.end(page);
       return;
     }
     const file = resolve(ROOT, `.${path}`);
@@ -95,7 +104,11 @@ function serve(isolated) {
       res.end();
     }
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, requests, url: `http://127.0.0.1:${server.address().port}/` })));
+  const close = () => {
+    for (const res of stalled) res.destroy();
+    return new Promise((ok) => server.close(ok));
+  };
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, close, requests, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
 let browser, context;
@@ -107,9 +120,10 @@ after(async () => {
   await browser?.close();
 });
 
-async function runPage(isolated) {
-  const { server, requests, url } = await serve(isolated);
+async function runPage(isolated, serveOptions = {}, route = null) {
+  const { close, requests, url } = await serve(isolated, serveOptions);
   const page = await context.newPage();
+  if (route) await page.route(route.url, route.handler);
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
@@ -120,7 +134,7 @@ async function runPage(isolated) {
     return { result, requests, problems };
   } finally {
     await page.close();
-    await new Promise((ok) => server.close(ok));
+    await close();
   }
 }
 
@@ -154,4 +168,73 @@ test('page without COOP/COEP: init({ threads: 2 }) falls back to one thread and 
   assert.equal(r.caps.crossOriginIsolated, false);
   assert.deepEqual(requests.filter((p) => p.includes('_mt')), [], 'the single-thread path must not load the pthreads build');
   assert.equal(r.mhaSame, true);
+});
+
+// ---- init() never hangs: the pthreads build's workers cannot start ----
+
+// init({ threads: 2, ... }) on an isolated page whose worker script cannot
+// load; the page reports the capabilities, the time init() took, and whether
+// an MHA forward is bit-identical to a plain single-thread instance's.
+const FALLBACK_PAGE = (initOptions) => `<!doctype html><meta charset="utf-8"><title>attnwasm threads fallback</title>
+<script type="module">
+import { init } from '/bindings/index.js';
+const bits = (t) => Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length));
+async function run() {
+  const t0 = performance.now();
+  const aw = await init(${JSON.stringify(initOptions)});
+  const ms = performance.now() - t0;
+  const st = await init({ threads: 1 });
+  const x = { data: new Float32Array(9 * 2 * 16).map((_, i) => Math.sin(i)), shape: [9, 2, 16] };
+  const a = new st.MultiheadAttention(16, 4), b = new aw.MultiheadAttention(16, 4);
+  b.loadStateDict(a.stateDict());
+  const same = bits(a.forward(x, x, x).output).join() === bits(b.forward(x, x, x).output).join();
+  a.dispose(); b.dispose();
+  return { caps: aw.capabilities(), ms, same };
+}
+run().then((r) => { window.result = r; }, (e) => { window.result = { error: String(e && e.stack || e) }; });
+</script>`;
+
+function assertFellBack(r, reason, boundMs) {
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.caps.threads, false);
+  assert.equal(r.caps.build, 'single-thread');
+  assert.equal(r.caps.crossOriginIsolated, true);
+  assert.match(r.caps.threadsReason, reason);
+  assert.match(r.caps.threadsReason, /; running the single-thread build$/);
+  assert.ok(r.ms < boundMs, `init() took ${r.ms.toFixed(0)} ms (bound ${boundMs} ms)`);
+  assert.equal(r.same, true, 'the fallback instance computes differently from the single-thread build');
+}
+
+test('worker script blocked (request aborted): init() falls back to one thread at once and says why', async (t) => {
+  const { result: r } = await runPage(true, { page: FALLBACK_PAGE({ threads: 2 }) },
+    { url: '**/attnwasm_core_mt.worker.js', handler: (route) => route.abort('blockedbyclient') });
+  assertFellBack(r, /^the worker script http:\/\/127\.0\.0\.1:\d+\/dist\/attnwasm_core_mt\.worker\.js failed to load/, 5000);
+  t.diagnostic(`blocked worker: fell back in ${r.ms.toFixed(0)} ms: ${r.caps.threadsReason}`);
+});
+
+test('worker script 404: init() falls back to one thread and says why', async (t) => {
+  const { result: r } = await runPage(true, { page: FALLBACK_PAGE({ threads: 2 }) },
+    { url: '**/attnwasm_core_mt.worker.js', handler: (route) => route.fulfill({ status: 404, body: 'not found' }) });
+  assertFellBack(r, /^the worker script .*attnwasm_core_mt\.worker\.js failed to load/, 5000);
+  t.diagnostic(`404 worker: fell back in ${r.ms.toFixed(0)} ms`);
+});
+
+test('Content-Security-Policy worker-src \'none\': init() falls back to one thread and says why', async (t) => {
+  const { result: r, requests } = await runPage(true, {
+    page: FALLBACK_PAGE({ threads: 2 }),
+    pageHeaders: { 'Content-Security-Policy': "worker-src 'none'" },
+  });
+  assertFellBack(r, /attnwasm_core_mt\.worker\.js/, 5000);
+  assert.ok(!requests.includes('/dist/attnwasm_core_mt.worker.js'), 'the CSP should have kept the worker script from being requested');
+  t.diagnostic(`CSP: fell back in ${r.ms.toFixed(0)} ms: ${r.caps.threadsReason}`);
+});
+
+test('worker script never answered: init() gives up after threadStartTimeoutMs and falls back', async (t) => {
+  const { result: r } = await runPage(true, {
+    page: FALLBACK_PAGE({ threads: 2, threadStartTimeoutMs: 1500 }),
+    stall: '/dist/attnwasm_core_mt.worker.js',
+  });
+  assertFellBack(r, /^the pthread workers did not start within 1500 ms/, 1500 + 5000);
+  assert.ok(r.ms >= 1500, `init() returned after ${r.ms.toFixed(0)} ms, before the timeout`);
+  t.diagnostic(`stalled worker: fell back in ${r.ms.toFixed(0)} ms`);
 });

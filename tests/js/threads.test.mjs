@@ -9,7 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
 import { decodeTensor, loadGoldens, maxAbsDiff, randomTensor } from './helpers.mjs';
@@ -87,6 +89,8 @@ test('init({ threads }) rejects bad values before loading anything', async () =>
   await assert.rejects(init({ threads: 65 }), { name: 'RangeError' });
   await assert.rejects(init({ threads: 1.5 }), { name: 'TypeError' });
   await assert.rejects(init({ threads: '2' }), { name: 'TypeError', message: /threads: expected an integer or 'auto'/ });
+  await assert.rejects(init({ threads: 2, threadStartTimeoutMs: 0 }), { name: 'RangeError', message: /^threadStartTimeoutMs: expected an integer in \[1, 600000\], got 0$/ });
+  await assert.rejects(init({ threadStartTimeoutMs: '5s' }), { name: 'TypeError', message: /^threadStartTimeoutMs: expected an integer, got string$/ });
 });
 
 test('without SharedArrayBuffer, threads fall back to one with the reason', () => {
@@ -104,6 +108,40 @@ test('without SharedArrayBuffer, threads fall back to one with the reason', () =
   assert.equal(caps.threadsReason, 'SharedArrayBuffer unavailable');
   assert.equal(caps.sharedArrayBuffer, false);
   assert.equal(caps.build, 'single-thread');
+});
+
+test('the pthreads worker script missing: init() falls back to one thread, says why, and the process lives', () => {
+  // A copy of the package's JS and builds without the .worker.js: the pool
+  // workers fail to start. init() must neither hang nor let the glue's error
+  // handler end the process; the single-thread build takes over.
+  const dir = mkdtempSync(join(tmpdir(), 'attnwasm-noworker-'));
+  try {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    for (const d of ['bindings', 'dist']) cpSync(join(root, d), join(dir, d), { recursive: true });
+    cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+    unlinkSync(join(dir, 'dist', 'attnwasm_core_mt.worker.js'));
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      const { init } = await import(${JSON.stringify(new URL(`file://${join(dir, 'bindings', 'index.js')}`).href)});
+      const aw = await init({ threads: 2 });
+      const mha = new aw.MultiheadAttention(8, 2);
+      const x = { data: new Float32Array(3 * 8).fill(0.25), shape: [3, 8] };
+      const y = mha.forward(x, x, x).output;
+      await new Promise((ok) => setTimeout(ok, 300));  // late worker errors must not end the process
+      console.log(JSON.stringify({ caps: aw.capabilities(), y: Array.from(y.data) }));`], { encoding: 'utf8', timeout: 30000 });
+    const ms = Date.now() - t0;
+    assert.equal(r.error, undefined, `init() hung: ${r.error?.message}`);
+    assert.equal(r.status, 0, r.stderr);
+    const { caps, y } = JSON.parse(r.stdout);
+    assert.equal(caps.threads, false);
+    assert.equal(caps.build, 'single-thread');
+    assert.match(caps.threadsReason, /^the worker script file:.*attnwasm_core_mt\.worker\.js failed to load.*; running the single-thread build$/);
+    assert.equal(y.length, 3 * 8);
+    assert.ok(y.every(Number.isFinite));
+    assert.ok(ms < 10000, `took ${ms} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a Node process that used threads exits on its own, promptly', () => {

@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   // Threads.
   const mt: AttnWasm = await init({ threads: 2 });
   await init({ threads: 'auto', wasmUrl: 'https://cdn.example/attnwasm_core_mt.wasm' });
+  await init({ threads: 2, threadStartTimeoutMs: 3000 });
   const mtCaps: Capabilities = mt.capabilities();
   const threadCount: number = mtCaps.threads === false ? 1 : mtCaps.threads;
   const why: string = mtCaps.threadsReason ?? 'threads on';
