@@ -83,25 +83,36 @@ for src in tests/fuzz/fuzz_*.cpp; do
   mkdir -p "$work"
   cp tests/fuzz/corpus/"$target"/* "$work"/
   dict=()
-  [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
+  [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="../../tests/fuzz/$target.dict")
   start=$(date +%s%N)
   rc=0
   # Every sanitizer report ends the run as a crash (with its reproducer).
   # -timeout is far above any input's time (kMaxWork bounds the work), so a
   # busy machine cannot turn a slow input into a "timeout" finding.
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ${NO_ASLR[@]+"${NO_ASLR[@]}"} "$BUILD/$name" "$work" "${dict[@]}" "${limits[@]}" -print_final_stats=1 \
-    -timeout=60 -rss_limit_mb=2048 -artifact_prefix="$artifacts/" >"$log" 2>&1 || rc=$?
+  # Run from build/fuzz with relative paths and a fixed environment: with
+  # ASLR off, argv and the environment decide where the stack lies, and
+  # stack addresses reach libFuzzer's comparison tracing.
+  (cd "$BUILD" && env -i PATH=/usr/bin:/bin ASAN_OPTIONS=detect_leaks=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ${NO_ASLR[@]+"${NO_ASLR[@]}"} "./$name" "${work#$BUILD/}" "${dict[@]}" "${limits[@]}" -print_final_stats=1 \
+    -timeout=60 -rss_limit_mb=2048 -artifact_prefix="${artifacts#$BUILD/}/") >"$log" 2>&1 || rc=$?
   secs=$(( ($(date +%s%N) - start) / 1000000000 ))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   # The last status line: coverage (cov), features (ft) and corpus size. For
   # the gate they are the same on every run of a commit.
   final=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' || true)
-  reproducers=$(sed -n 's/.*Test unit written to //p' "$log")
+  # Units libFuzzer writes: crash-/leak-/timeout-/oom- (failures) and
+  # slow-unit- (an input that took over 10 s: reported, not a failure).
+  written=$(sed -n 's/.*Test unit written to //p' "$log" | sed "s|^|$BUILD/|")
+  reproducers=$(printf '%s\n' "$written" | grep -v '/slow-unit-' | grep . || true)
+  slow=$(printf '%s\n' "$written" | grep '/slow-unit-' || true)
   crashes=$(printf '%s' "$reproducers" | grep -c . || true)
   [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1  # died without writing one
   seed=$(sed -n 's/^INFO: Seed: //p' "$log" | head -1)
   echo "fuzz $MODE $target: ${execs:-0} execs in $secs s (seed $seed; $final), $crashes crashes"
+  for f in $slow; do
+    echo "  slow input (> 10 s; $(sed -n 's/^Slowest unit: //p' "$log" | tail -1)): $f" >&2
+  done
   if [ "$rc" -ne 0 ]; then
     status=1
     echo "  exit code $rc, log $log:" >&2

@@ -356,8 +356,11 @@ inline Outcome Sdpa(Reader& in) {
     Shape qb(qs.begin(), qs.end() - 2), kb(ks.begin(), ks.end() - 2), vb(vs.begin(), vs.end() - 2), wb, ob;
     if (opts.enable_gqa && !qb.empty() && !kb.empty() && !vb.empty()) kb.back() = vb.back() = qb.back();
     if (BroadcastShapes(qb, kb, &wb) && BroadcastShapes(wb, vb, &ob)) {
-      // (S + 1): the output is written even when S = 0.
-      const double work = Prod(ob) * double(qs.end()[-2]) * (double(ks.end()[-2]) + 1) *
+      // (S + 1): the output is written even when S = 0. With need_weights the
+      // weights' batch runs even when the output is empty (a 0 in value's
+      // batch dims): the larger of the two batches bounds the work.
+      const double batch = std::max(Prod(ob), opts.need_weights ? Prod(wb) : 0.0);
+      const double work = batch * double(qs.end()[-2]) * (double(ks.end()[-2]) + 1) *
                           (double(qs.back()) + double(vs.back()) + 1);
       if (work > kMaxWork) return o;
     }
