@@ -22,6 +22,7 @@
 #include "layers/positional_encoding.h"
 #include "layers/transformer.h"
 #include "models/translator.h"
+#include "ops/kernel_bench.h"
 #include "ops/scaled_dot_product_attention.h"
 
 using emscripten::val;
@@ -504,6 +505,12 @@ bool ThreadsSupported() { return aw::ThreadsSupported(); }
 
 }  // namespace
 
+// bench/ only: median ms of a kernel alone (ops/kernel_bench.h), or -1.
+double BenchGemm(int m, int n, int k, int reps) {
+  double ms = -1;
+  return aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
+}
+
 EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::class_<CallResult>("CallResult")
       .function("code", &CallResult::code)
@@ -565,4 +572,5 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("setNumThreads", &SetNumThreads);
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
+  emscripten::function("benchGemm", &BenchGemm);
 }

@@ -356,6 +356,16 @@ class AttnWasm {
     }
   }
 
+  /**
+   * Internal (bench/): median ms of `reps` packed GEMMs C(m, n) = A(m, k)·W(n, k)ᵀ + b
+   * inside wasm, without JS copies (src/ops/kernel_bench.h).
+   */
+  _benchGemm(m, n, k, reps) {
+    const ms = this._core.benchGemm(m, n, k, reps);
+    if (ms < 0) throw rangeError(`_benchGemm: sizes out of range (${m}, ${n}, ${k})`);
+    return ms;
+  }
+
   /** Wasm memory figures: { heapBytes: size of wasm memory, inUseBytes: bytes malloc'd }. */
   memory() {
     return { heapBytes: this._core.HEAPU8.byteLength, inUseBytes: this._core.heapInUse() };

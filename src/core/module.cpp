@@ -73,7 +73,13 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
     Buffer* dst = refs[index[e.name]].value;
     if (dst->size()) std::memcpy(dst->data(), e.tensor.data, dst->size() * sizeof(float));
   }
+  ParamsLoaded();
   return Status::OK();
+}
+
+void Module::ParamsLoaded() {
+  OnParamsLoaded();
+  for (const auto& c : children_) c.second->ParamsLoaded();
 }
 
 Status Module::CopyParamsFrom(const Module& other) {

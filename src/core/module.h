@@ -54,8 +54,15 @@ class Module {
   Status AddParam(const std::string& name, const Shape& shape, float** data);
   // Registers a child; the derived class owns it (member or unique_ptr).
   void AddChild(const std::string& name, Module* child);
+  // Called on every module of the tree after LoadStateDict or CopyParamsFrom
+  // replaced parameters: a layer that keeps a derived form of its weights
+  // (packed GEMM panels, kernels/gemm.h) rebuilds it here, and at the end of
+  // its Init. Cannot fail: such buffers are allocated in Init.
+  virtual void OnParamsLoaded() {}
 
  private:
+  void ParamsLoaded();  // OnParamsLoaded on this module, then its descendants'
+
   struct Ref {
     std::string name;
     const Shape* shape;

@@ -2,26 +2,20 @@
 // instantiated for xsimd::default_arch (fma3<avx2> natively with -mavx2 -mfma,
 // sse4_1 -> WASM SIMD128 in the wasm build). Everything derives from
 // batch::size (W = 8 or 4). Scalar twins: gemm_ref.cpp.
-// Register tiles only; no cache blocking (attention shapes are small: k and n
-// are a head dim or a sequence length, and a panel of A stays in L1).
+// One register micro-kernel (packed A, packed B) with the BLIS cache
+// blocking around it; the packing routines; the entry points.
 #include "kernels/gemm.h"
 
+#include <algorithm>
 #include <cassert>
 #include <type_traits>
 #include <utility>
 
+#include <xmmintrin.h>
 #include <xsimd/xsimd.hpp>
 
 namespace aw::kernels {
 namespace {
-
-// Register budget: wasm/V8 maps v128 onto the 16 x86 XMM registers and a tile
-// needing more than ~12 live vectors spills (TOOLCHAIN.md, SIMD). Both tiles
-// below are 4 x 2 accumulators = 8, plus 2 B vectors and 1 A vector = 11
-// (12 on sse4_1, where fma is mul + add and needs a temporary).
-constexpr size_t kMR = 4;  // rows of A per tile (both kernels)
-constexpr size_t kNR = 2;  // nt: rows of B per tile; nn: vectors of C per row
-static_assert(kMR == kGemmRowTile && kNR == kGemmNtColTile, "gemm.h documents the tiles");
 
 // unroll<N>(f) calls f(integral_constant<size_t, 0>) ... f(<N-1>) in order.
 // The tile loops must be unrolled in the source: with a runtime loop over
@@ -37,186 +31,300 @@ inline void unroll(F&& f) {
   unroll_impl(f, std::make_index_sequence<N>{});
 }
 
-// Horizontal sums of `count` accumulators into out[0..count). Groups of W
-// accumulators go through haddp (one transpose-and-add, W sums per batch, made
-// of unpack/move shuffles that translate well to SIMD128); the rest use hadd.
-template <class Arch, size_t count>
-inline void reduce_sums(const xsimd::batch<float, Arch>* acc, float* out) {
-  constexpr size_t W = xsimd::batch<float, Arch>::size;
-  constexpr size_t full = count / W * W;
-  unroll<count / W>([&](auto g) { xsimd::haddp(acc + g * W).store_unaligned(out + g * W); });
-  unroll<count - full>([&](auto r) { out[full + r] = xsimd::hadd(acc[full + r]); });
-}
+// ---- packed operands: micro-kernel and cache blocking (layouts in gemm.h) ----
+//
+// Micro-kernel: an MR × NR tile of C in MR · NV accumulators (NV = NR / W
+// vectors per row: 2 for SIMD128, 1 for AVX2). Per k step: NV vector loads
+// of the B panel, MR broadcast loads of the A panel, MR · NV multiply-adds.
+// Both operands are packed, so one pointer walks each and every load has a
+// constant offset: in wasm `v128.load32_splat offset=4i` and `v128.load
+// offset=16v`, with no per-row address arithmetic (with A read in place, the
+// four row addresses cost as many scalar instructions as the vector work and
+// the kernel ran at ~58 % of the peak). On SIMD128 with MR = 4: 8
+// accumulators + 2 B vectors + 1 broadcast + 1 product = 12 live vectors,
+// inside the ~12 that V8 keeps in the 16 XMM registers without spilling
+// (TOOLCHAIN.md, SIMD).
+//
+// Cache blocking (the BLIS loops): k in blocks of KC = kGemmKC = 512 (B is
+// packed that way: a KC × NR slice of a panel, 16 KB, stays in L1 while the
+// MC rows of A pass over it); rows in blocks of kMC = 72 (the packed MC × KC
+// block of A, 144 KB, stays in L2 while every panel passes over it). The
+// KC × n block of B is one contiguous stream, read once per row block: 2·MC
+// = 144 flops per float read, so even from L3 it keeps up with the
+// multiply-adds. These fit the L1 (32 KB) and L2 (≥ 256 KB) of the x86 and
+// ARM cores browsers run on, so the speed does not hinge on one machine's
+// cache sizes. Measured on 1 MB L2 (bench/README.md, "GEMM blocking"): KC
+// 256 → 512 and the block-contiguous B took M = 32, K = 1024, N = 4096 from
+// 32 to 41 GFLOP/s; MC 144 was no faster than 72.
+constexpr size_t kKC = kGemmKC;
+constexpr size_t kMC = 18 * kGemmMR;
 
-// nt tile: MR x NR dot products of length k, vectorized along k.
-//   c(MR, NR) = alpha * a(MR, k) · b(NR, k)^T [+ bias(NR)]
-// Accumulators acc[i * NR + j] hold W partial sums each; k % W leftovers are
-// added in scalar after the horizontal sum. So the summation order differs
-// from the reference (lanes, then tail): see the tolerance in gemm_test.cpp.
-template <class Arch, size_t MR, size_t NR>
-inline void nt_tile(size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias, float alpha) {
+// Where a tile's accumulators start.
+enum class Start { kZero, kLoad, kLoadScaled };
+
+// One tile: C rows [0, rows) × columns [0, cols) (rows ≤ MR, cols ≤ NR; the
+// packed operands are zero-padded to whole tiles).
+template <class Arch, Start start, bool alpha_bias>
+inline void packed_tile(size_t kc, const float* ap, const float* bp, float* c, size_t ldc, size_t rows,
+                        size_t cols, const float* row_scale, float alpha, const float* bias) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
-  batch acc[MR * NR];
-  unroll<MR * NR>([&](auto t) { acc[t] = batch(0.0f); });
-
-  size_t p = 0;
-  for (; p + W <= k; p += W) {
-    batch bv[NR];
-    unroll<NR>([&](auto j) { bv[j] = batch::load_unaligned(b + j * ldb + p); });
+  constexpr size_t MR = kGemmMR;
+  constexpr size_t NV = kGemmNR / W;
+  static_assert(NV * W == kGemmNR, "a panel is a whole number of vectors");
+  const bool full = rows == MR && cols == kGemmNR;
+  alignas(Arch::alignment()) float tmp[MR * kGemmNR];  // partial tiles go through here
+  batch acc[MR * NV];
+  if constexpr (start == Start::kZero) {
+    unroll<MR * NV>([&](auto t) { acc[t] = batch(0.0f); });
+  } else {
+    if (!full) {
+      for (size_t i = 0; i < MR; ++i)
+        for (size_t j = 0; j < kGemmNR; ++j) tmp[i * kGemmNR + j] = i < rows && j < cols ? c[i * ldc + j] : 0.0f;
+    }
     unroll<MR>([&](auto i) {
-      const batch av = batch::load_unaligned(a + i * lda + p);
-      unroll<NR>([&](auto j) { acc[i * NR + j] = xsimd::fma(av, bv[j], acc[i * NR + j]); });
+      const float s = start == Start::kLoadScaled && i < rows ? row_scale[i] : 1.0f;
+      unroll<NV>([&](auto v) {
+        acc[i * NV + v] = full ? batch::load_unaligned(c + i * ldc + v * W) : batch::load_aligned(tmp + i * kGemmNR + v * W);
+        if constexpr (start == Start::kLoadScaled) acc[i * NV + v] *= batch(s);
+      });
     });
   }
-
-  float sum[MR * NR];
-  reduce_sums<Arch, MR * NR>(acc, sum);
-  for (; p < k; ++p) {
-    for (size_t i = 0; i < MR; ++i) {
-      for (size_t j = 0; j < NR; ++j) sum[i * NR + j] += a[i * lda + p] * b[j * ldb + p];
-    }
-  }
-
-  for (size_t i = 0; i < MR; ++i) {
-    for (size_t j = 0; j < NR; ++j) {
-      float v = alpha * sum[i * NR + j];
-      if (bias) v += bias[j];
-      c[i * ldc + j] = v;
-    }
-  }
-}
-
-// MR rows of C for gemm_nt: tiles of kNR columns, then a 1-column tile.
-template <class Arch, size_t MR>
-inline void nt_rows(size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias, float alpha) {
-  size_t j = 0;
-  for (; j + kNR <= n; j += kNR) {
-    nt_tile<Arch, MR, kNR>(k, c + j, ldc, a, lda, b + j * ldb, ldb, bias ? bias + j : nullptr, alpha);
-  }
-  for (; j < n; ++j) {
-    nt_tile<Arch, MR, 1>(k, c + j, ldc, a, lda, b + j * ldb, ldb, bias ? bias + j : nullptr, alpha);
-  }
-}
-
-template <class Arch>
-void gemm_nt_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a,
-                  size_t lda, const float* b, size_t ldb, const float* bias, float alpha) {
-  static_assert(kMR == 4, "row tail below handles 1..3 leftover rows");
-  size_t i = 0;
-  for (; i + kMR <= m; i += kMR) {
-    nt_rows<Arch, kMR>(n, k, c + i * ldc, ldc, a + i * lda, lda, b, ldb, bias, alpha);
-  }
-  if (i == m) return;  // (and never form a + m * lda, past the end of A)
-  float* ci = c + i * ldc;
-  const float* ai = a + i * lda;
-  switch (m - i) {
-    case 3: nt_rows<Arch, 3>(n, k, ci, ldc, ai, lda, b, ldb, bias, alpha); break;
-    case 2: nt_rows<Arch, 2>(n, k, ci, ldc, ai, lda, b, ldb, bias, alpha); break;
-    default: nt_rows<Arch, 1>(n, k, ci, ldc, ai, lda, b, ldb, bias, alpha); break;
-  }
-}
-
-// nn tile: MR rows x NV vectors (NV * W columns) of C, vectorized along n.
-//   c(MR, NV*W) = a(MR, k) · b(k, NV*W) [+ bias(NV*W)]
-// For each p: load NV vectors of B's row p, broadcast a(i, p), fma. Every
-// output element is accumulated in k order, like the reference; on sse4_1
-// (fma = mul + add) the result is bit-identical to it; with a real fma it
-// differs by the skipped product roundings (unless the compiler contracted
-// the reference's a * b + sum into an fma too, as g++ -O2 -mfma does).
-template <class Arch, size_t MR, size_t NV>
-inline void nn_tile(size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias) {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-  batch acc[MR * NV];
-  unroll<MR * NV>([&](auto t) { acc[t] = batch(0.0f); });
-
-  for (size_t p = 0; p < k; ++p) {
+  // (Not unrolled: unrolling by 2 or 4 let the compiler hoist loads of later
+  // steps, V8 then spilled accumulators, and the kernel ran at half speed.)
+  for (size_t p = 0; p < kc; ++p, ap += MR, bp += kGemmNR) {
     batch bv[NV];
-    unroll<NV>([&](auto v) { bv[v] = batch::load_unaligned(b + p * ldb + v * W); });
+    unroll<NV>([&](auto v) { bv[v] = batch::load_unaligned(bp + v * W); });
     unroll<MR>([&](auto i) {
-      const batch av(a[i * lda + p]);
+      const batch av(ap[i]);
       unroll<NV>([&](auto v) { acc[i * NV + v] = xsimd::fma(av, bv[v], acc[i * NV + v]); });
     });
   }
-
-  if (bias) {  // added after the sum, as in the reference
-    unroll<NV>([&](auto v) {
-      const batch bb = batch::load_unaligned(bias + v * W);
-      unroll<MR>([&](auto i) { acc[i * NV + v] += bb; });
-    });
-  }
-  unroll<MR>([&](auto i) {
-    unroll<NV>([&](auto v) { acc[i * NV + v].store_unaligned(c + i * ldc + v * W); });
-  });
-}
-
-// nn scalar tail: MR rows x `cols` (< W) columns, plain k-order dot products.
-template <size_t MR>
-inline void nn_tail_cols(size_t cols, size_t k, float* c, size_t ldc, const float* a,
-                         size_t lda, const float* b, size_t ldb, const float* bias) {
-  for (size_t i = 0; i < MR; ++i) {
-    for (size_t j = 0; j < cols; ++j) {
-      float sum = 0.0f;
-      for (size_t p = 0; p < k; ++p) sum += a[i * lda + p] * b[p * ldb + j];
-      if (bias) sum += bias[j];
-      c[i * ldc + j] = sum;
+  if constexpr (alpha_bias) {
+    const batch va(alpha);
+    unroll<MR * NV>([&](auto t) { acc[t] *= va; });
+    if (bias) {
+      alignas(Arch::alignment()) float bt[kGemmNR];
+      for (size_t j = 0; j < kGemmNR; ++j) bt[j] = j < cols ? bias[j] : 0.0f;
+      unroll<NV>([&](auto v) {
+        const batch bb = batch::load_aligned(bt + v * W);
+        unroll<MR>([&](auto i) { acc[i * NV + v] += bb; });
+      });
     }
   }
+  if (full) {
+    unroll<MR>([&](auto i) { unroll<NV>([&](auto v) { acc[i * NV + v].store_unaligned(c + i * ldc + v * W); }); });
+  } else {
+    unroll<MR>([&](auto i) { unroll<NV>([&](auto v) { acc[i * NV + v].store_aligned(tmp + i * kGemmNR + v * W); }); });
+    for (size_t i = 0; i < rows; ++i)
+      for (size_t j = 0; j < cols; ++j) c[i * ldc + j] = tmp[i * kGemmNR + j];
+  }
 }
 
-// MR rows of C for gemm_nn: tiles of kNR vectors, one 1-vector tile, scalar columns.
-template <class Arch, size_t MR>
-inline void nn_rows(size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias) {
-  constexpr size_t W = xsimd::batch<float, Arch>::size;
-  size_t j = 0;
-  for (; j + kNR * W <= n; j += kNR * W) {
-    nn_tile<Arch, MR, kNR>(k, c + j, ldc, a, lda, b + j, ldb, bias ? bias + j : nullptr);
+// C(m, n) over packed A and packed B slices of depth kc: ap (a_pstride
+// floats between MR-row panels), bp (b_pstride floats between NR-column
+// panels). Every panel, tiles within a panel.
+template <class Arch, Start start, bool alpha_bias>
+void packed_block(size_t m, size_t n, size_t kc, const float* ap, size_t a_pstride, const float* bp, size_t b_pstride,
+                  float* c, size_t ldc, const float* row_scale, float alpha, const float* bias) {
+  constexpr size_t MR = kGemmMR;
+  const size_t panels = (n + kGemmNR - 1) / kGemmNR;
+  for (size_t jp = 0; jp < panels; ++jp) {
+    const size_t j = jp * kGemmNR, cols = std::min(kGemmNR, n - j);
+    for (size_t i = 0; i < m; i += MR)
+      packed_tile<Arch, start, alpha_bias>(kc, ap + i / MR * a_pstride, bp + jp * b_pstride, c + i * ldc + j, ldc,
+                                            std::min(MR, m - i), cols, row_scale ? row_scale + i : nullptr, alpha,
+                                            bias ? bias + j : nullptr);
   }
-  for (; j + W <= n; j += W) {
-    nn_tile<Arch, MR, 1>(k, c + j, ldc, a, lda, b + j, ldb, bias ? bias + j : nullptr);
+}
+
+template <class Arch, Start start0, bool alpha_bias>
+void packed_block_k(bool first, bool last, size_t m, size_t n, size_t kc, const float* ap, size_t a_pstride,
+                    const float* bp, size_t b_pstride, float* c, size_t ldc, const float* row_scale, float alpha,
+                    const float* bias) {
+  if (first) {
+    if (last) packed_block<Arch, start0, alpha_bias>(m, n, kc, ap, a_pstride, bp, b_pstride, c, ldc, row_scale, alpha, bias);
+    else packed_block<Arch, start0, false>(m, n, kc, ap, a_pstride, bp, b_pstride, c, ldc, row_scale, alpha, bias);
+  } else {
+    if (last) packed_block<Arch, Start::kLoad, alpha_bias>(m, n, kc, ap, a_pstride, bp, b_pstride, c, ldc, row_scale, alpha, bias);
+    else packed_block<Arch, Start::kLoad, false>(m, n, kc, ap, a_pstride, bp, b_pstride, c, ldc, row_scale, alpha, bias);
   }
-  if (j < n) nn_tail_cols<MR>(n - j, k, c + j, ldc, a, lda, b + j, ldb, bias ? bias + j : nullptr);
+}
+
+// Packs rows [0, m) of A(·, lda), depth kc, times alpha, into MR-row panels
+// of depth kc: ap[(i / MR) · kc · MR + p · MR + i % MR], rows past m zero.
+template <class Arch>
+void pack_a_block(size_t m, size_t kc, const float* a, size_t lda, float* ap, float alpha = 1.0f) {
+  constexpr size_t MR = kGemmMR;
+  for (size_t i0 = 0; i0 < m; i0 += MR) {
+    float* dst = ap + i0 / MR * kc * MR;
+    const size_t rows = std::min(MR, m - i0);
+    if constexpr (xsimd::batch<float, Arch>::size == 4 && MR == 4) {
+      if (rows == MR) {
+        const __m128 va = _mm_set1_ps(alpha);
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4) {  // 4 × 4 transposes
+          __m128 t[4];
+          for (size_t r = 0; r < 4; ++r) t[r] = _mm_loadu_ps(a + (i0 + r) * lda + p);
+          _MM_TRANSPOSE4_PS(t[0], t[1], t[2], t[3]);
+          for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(dst + (p + q) * MR, alpha == 1.0f ? t[q] : _mm_mul_ps(t[q], va));
+        }
+        for (; p < kc; ++p)
+          for (size_t r = 0; r < MR; ++r) dst[p * MR + r] = alpha * a[(i0 + r) * lda + p];
+        continue;
+      }
+    }
+    for (size_t p = 0; p < kc; ++p)
+      for (size_t r = 0; r < MR; ++r) dst[p * MR + r] = r < rows ? alpha * a[(i0 + r) * lda + p] : 0.0f;
+  }
+}
+
+// The packed A block of the calling thread: kMC × kKC floats in static
+// thread-local storage (no allocation in a kernel; each thread has its own).
+alignas(16) thread_local float t_apack[kMC * kKC];
+
+// The BLIS loops over k blocks and row blocks (A packed per row block into
+// t_apack), then packed_block over the panels [jp0, jp0 + ceil(n / NR)) of a
+// B packed with bp_cols columns. start0 applies to the first k block; later
+// blocks load C back (so each element's sum stays in k order); alpha/bias
+// finish the last k block.
+template <class Arch, Start start0, bool alpha_bias>
+void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const float* bp,
+                 size_t bp_cols, size_t jp0, const float* row_scale, float alpha, const float* bias) {
+  if (m == 0 || n == 0) return;
+  const size_t np = f32_gemm_packed_cols(bp_cols);
+  for (size_t p0 = 0;; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    const bool first = p0 == 0, last = p0 + kc == k;
+    const float* block = bp + p0 * np + jp0 * kc * kGemmNR;  // this k block's first panel of the window
+    for (size_t i0 = 0; i0 < m; i0 += kMC) {
+      const size_t rows = std::min(kMC, m - i0);
+      pack_a_block<Arch>(rows, kc, a + i0 * lda + p0, lda, t_apack);
+      packed_block_k<Arch, start0, alpha_bias>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR,
+                                               c + i0 * ldc, ldc, row_scale ? row_scale + i0 : nullptr, alpha, bias);
+    }
+    if (last) break;
+  }
+}
+
+// packed_impl with A already packed (MR-row panels of depth k).
+template <class Arch, Start start0>
+void pp_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+             const float* row_scale) {
+  if (m == 0 || n == 0) return;
+  const size_t np = f32_gemm_packed_cols(n);
+  for (size_t p0 = 0;; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    const bool first = p0 == 0, last = p0 + kc == k;
+    packed_block_k<Arch, start0, false>(first, last, m, n, kc, ap + p0 * kGemmMR, k * kGemmMR, bp + p0 * np,
+                                        kc * kGemmNR, c, ldc, row_scale, 1.0f, nullptr);
+    if (last) break;
+  }
+}
+
+// Packing into the layout of gemm.h: k blocks of KC, panels of NR columns.
+// pack_panel_nt: one panel's kc rows (p0 … p0 + kc − 1) from B(n, k) rows.
+template <class Arch>
+void pack_panel_nt(size_t kc, size_t cols, const float* b, size_t ldb, float* dst) {
+  // B(n, k) rows become panel columns: a transpose. With 4-lane vectors
+  // (sse4.1, so SIMD128) whole 4 × 4 blocks go through _MM_TRANSPOSE4_PS
+  // (unpack/move shuffles, which Emscripten maps to single i8x16.shuffles);
+  // the rest, and other widths, is scalar.
+  using batch = xsimd::batch<float, Arch>;
+  size_t p = 0;
+  if constexpr (batch::size == 4) {
+    if (cols == kGemmNR) {
+      for (; p + 4 <= kc; p += 4) {
+        for (size_t h = 0; h < 2; ++h) {  // panel columns 4h … 4h + 3
+          __m128 t[4];
+          for (size_t c = 0; c < 4; ++c) t[c] = _mm_loadu_ps(b + (4 * h + c) * ldb + p);
+          _MM_TRANSPOSE4_PS(t[0], t[1], t[2], t[3]);
+          for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(dst + (p + q) * kGemmNR + 4 * h, t[q]);
+        }
+      }
+    }
+  }
+  for (; p < kc; ++p)
+    for (size_t c = 0; c < kGemmNR; ++c) dst[p * kGemmNR + c] = c < cols ? b[c * ldb + p] : 0.0f;
 }
 
 template <class Arch>
-void gemm_nn_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a,
-                  size_t lda, const float* b, size_t ldb, const float* bias) {
-  static_assert(kMR == 4, "row tail below handles 1..3 leftover rows");
-  size_t i = 0;
-  for (; i + kMR <= m; i += kMR) {
-    nn_rows<Arch, kMR>(n, k, c + i * ldc, ldc, a + i * lda, lda, b, ldb, bias);
+void pack_nt_impl(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  const size_t np = f32_gemm_packed_cols(n);
+  for (size_t p0 = 0; p0 < k; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    for (size_t j0 = 0; j0 < np; j0 += kGemmNR)  // (j0 < n: np rounds n up by less than NR)
+      pack_panel_nt<Arch>(kc, std::min(kGemmNR, n - j0), b + j0 * ldb + p0, ldb, bp + p0 * np + j0 * kc);
   }
-  if (i == m) return;  // (and never form a + m * lda, past the end of A)
-  float* ci = c + i * ldc;
-  const float* ai = a + i * lda;
-  switch (m - i) {
-    case 3: nn_rows<Arch, 3>(n, k, ci, ldc, ai, lda, b, ldb, bias); break;
-    case 2: nn_rows<Arch, 2>(n, k, ci, ldc, ai, lda, b, ldb, bias); break;
-    default: nn_rows<Arch, 1>(n, k, ci, ldc, ai, lda, b, ldb, bias); break;
+}
+
+template <class Arch>
+void pack_nn_impl(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  const size_t np = f32_gemm_packed_cols(n);
+  for (size_t p0 = 0; p0 < k; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    for (size_t j0 = 0; j0 < np; j0 += kGemmNR) {
+      float* dst = bp + p0 * np + j0 * kc;
+      const size_t cols = std::min(kGemmNR, n - j0);
+      const float* src = b + p0 * ldb + j0;
+      if (cols == kGemmNR) {
+        for (size_t p = 0; p < kc; ++p)
+          for (size_t v = 0; v < kGemmNR / W; ++v)
+            batch::load_unaligned(src + p * ldb + v * W).store_unaligned(dst + p * kGemmNR + v * W);
+      } else {
+        for (size_t p = 0; p < kc; ++p)
+          for (size_t c = 0; c < kGemmNR; ++c) dst[p * kGemmNR + c] = c < cols ? src[p * ldb + c] : 0.0f;
+      }
+    }
   }
 }
 
 }  // namespace
 
-size_t f32_gemm_nn_col_tile() { return kNR * xsimd::batch<float, xsimd::default_arch>::size; }
-
-void f32_gemm_nt(size_t m, size_t n, size_t k, float* c, size_t ldc,
-                 const float* a, size_t lda, const float* b, size_t ldb,
-                 const float* bias, float alpha) {
-  assert(m == 0 || n == 0 || (lda >= k && ldb >= k && ldc >= n));
-  gemm_nt_impl<xsimd::default_arch>(m, n, k, c, ldc, a, lda, b, ldb, bias, alpha);
+void f32_gemm_pack_nt(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  pack_nt_impl<xsimd::default_arch>(n, k, b, ldb, bp);
 }
 
-void f32_gemm_nn(size_t m, size_t n, size_t k, float* c, size_t ldc,
-                 const float* a, size_t lda, const float* b, size_t ldb,
-                 const float* bias) {
-  assert(m == 0 || n == 0 || (lda >= k && ldb >= n && ldc >= n));
-  gemm_nn_impl<xsimd::default_arch>(m, n, k, c, ldc, a, lda, b, ldb, bias);
+void f32_gemm_pack_nn(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  pack_nn_impl<xsimd::default_arch>(n, k, b, ldb, bp);
+}
+
+void f32_gemm_packed(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                     const float* bp, const float* bias, float alpha) {
+  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
+  packed_impl<xsimd::default_arch, Start::kZero, true>(m, n, k, c, ldc, a, lda, bp, n, 0, nullptr, alpha, bias);
+}
+
+void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                            const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
+  assert(j0 % kGemmNR == 0 && j0 + n <= bp_cols);
+  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
+  packed_impl<xsimd::default_arch, Start::kZero, true>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, nullptr,
+                                                       alpha, bias);
+}
+
+void f32_gemm_packed_acc(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                         const float* bp, const float* row_scale) {
+  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
+  if (row_scale)
+    packed_impl<xsimd::default_arch, Start::kLoadScaled, false>(m, n, k, c, ldc, a, lda, bp, n, 0, row_scale, 1.0f, nullptr);
+  else
+    packed_impl<xsimd::default_arch, Start::kLoad, false>(m, n, k, c, ldc, a, lda, bp, n, 0, nullptr, 1.0f, nullptr);
+}
+
+void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha, float* ap) {
+  pack_a_block<xsimd::default_arch>(m, k, a, lda, ap, alpha);
+}
+
+void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+                 const float* row_scale, bool accumulate) {
+  assert(m == 0 || n == 0 || ldc >= n);
+  using A = xsimd::default_arch;
+  if (!accumulate) pp_impl<A, Start::kZero>(m, n, k, c, ldc, ap, bp, nullptr);
+  else if (row_scale) pp_impl<A, Start::kLoadScaled>(m, n, k, c, ldc, ap, bp, row_scale);
+  else pp_impl<A, Start::kLoad>(m, n, k, c, ldc, ap, bp, nullptr);
 }
 
 }  // namespace aw::kernels

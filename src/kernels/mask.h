@@ -4,6 +4,7 @@
 //   f32_mask_add:      x[j] += m[j]                       (float / additive mask)
 //   f32_mask_keep_u8:  x[j]  = keep[j] ? x[j] : -inf      (boolean mask, nonzero = keep)
 //   f32_fill:          x[j]  = value                      (causal tail, padding)
+//   f32_all_finite:    no NaN or ±inf in a block          (may attention skip masked keys?)
 //
 // Callers translate the conventions: SDPA's bool mask is "true = attend" and is
 // passed as is; MultiheadAttention's "true = masked" is turned into an additive
@@ -21,5 +22,10 @@ void f32_mask_keep_u8_ref(size_t n, float* x, const uint8_t* keep);
 void f32_mask_keep_u8(size_t n, float* x, const uint8_t* keep);
 
 void f32_fill(size_t n, float* x, float value);
+
+// True when every element of the (rows, n) block with row stride ld is
+// finite (no NaN, no ±inf). Attention skips fully masked chunks only then.
+bool f32_all_finite_ref(size_t rows, size_t n, const float* x, size_t ld);
+bool f32_all_finite(size_t rows, size_t n, const float* x, size_t ld);
 
 }  // namespace aw::kernels

@@ -3,6 +3,7 @@
 // (a fill is its own oracle); it lives in mask_simd.cpp.
 #include "kernels/mask.h"
 
+#include <cmath>
 #include <limits>
 
 namespace aw::kernels {
@@ -16,6 +17,13 @@ void f32_mask_keep_u8_ref(size_t n, float* x, const uint8_t* keep) {
   for (size_t j = 0; j < n; ++j) {
     if (keep[j] == 0) x[j] = neg_inf;
   }
+}
+
+bool f32_all_finite_ref(size_t rows, size_t n, const float* x, size_t ld) {
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (!std::isfinite(x[i * ld + j])) return false;
+  return true;
 }
 
 }  // namespace aw::kernels

@@ -52,7 +52,31 @@ void fill_impl(size_t n, float* x, float value) {
   for (; j < n; ++j) x[j] = value;
 }
 
+// x − x is 0 for a finite x and NaN for NaN or ±inf; the sum of those
+// stays 0 exactly when every element is finite.
+template <class Arch>
+bool all_finite_impl(size_t rows, size_t n, const float* x, size_t ld) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  batch acc(0.0f);
+  float tail = 0.0f;
+  for (size_t i = 0; i < rows; ++i) {
+    const float* row = x + i * ld;
+    size_t j = 0;
+    for (; j + W <= n; j += W) {
+      const batch v = batch::load_unaligned(row + j);
+      acc += v - v;
+    }
+    for (; j < n; ++j) tail += row[j] - row[j];
+  }
+  return xsimd::hadd(acc) + tail == 0.0f;
+}
+
 }  // namespace
+
+bool f32_all_finite(size_t rows, size_t n, const float* x, size_t ld) {
+  return all_finite_impl<xsimd::default_arch>(rows, n, x, ld);
+}
 
 void f32_mask_add(size_t n, float* x, const float* m) {
   mask_add_impl<xsimd::default_arch>(n, x, m);

@@ -31,4 +31,46 @@ void f32_softmax_inplace_ref(size_t n, float* x) {
   for (size_t j = 0; j < n; ++j) x[j] = x[j] / sum;
 }
 
+void f32_softmax_online_ref(size_t rows, size_t n, const float* s, size_t lds, float* m, float* l, float* alpha,
+                            float* p) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  constexpr size_t MR = kGemmMR;
+  const size_t padded = (rows + MR - 1) / MR * MR;
+  auto p_at = [&](size_t i, size_t j) -> float& { return p[(i / MR) * n * MR + j * MR + i % MR]; };
+  for (size_t i = rows; i < padded; ++i)
+    for (size_t j = 0; j < n; ++j) p_at(i, j) = 0.0f;
+  for (size_t i = 0; i < rows; ++i) {
+    const float* row = s + i * lds;
+    float mx = m[i];
+    bool nan = false;
+    for (size_t j = 0; j < n; ++j) {
+      if (row[j] > mx) mx = row[j];
+      nan |= std::isnan(row[j]);
+    }
+    if (mx == neg_inf) {  // every score so far -inf (a NaN among them poisons l)
+      for (size_t j = 0; j < n; ++j) p_at(i, j) = 0.0f;
+      alpha[i] = 1.0f;
+      if (nan) l[i] = std::numeric_limits<float>::quiet_NaN();
+      continue;
+    }
+    alpha[i] = std::exp(m[i] - mx);  // exp(-inf) = 0 on the first block
+    float sum = 0.0f;
+    for (size_t j = 0; j < n; ++j) {
+      p_at(i, j) = std::exp(row[j] - mx);
+      sum += p_at(i, j);
+    }
+    l[i] = l[i] * alpha[i] + sum;
+    m[i] = mx;
+  }
+}
+
+void f32_softmax_finish_ref(size_t n, float* x, float m, float l) {
+  if (m == -std::numeric_limits<float>::infinity()) {
+    const float fill = std::isnan(l) ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+    for (size_t j = 0; j < n; ++j) x[j] = fill;
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) x[j] = std::exp(x[j] - m) / l;
+}
+
 }  // namespace aw::kernels

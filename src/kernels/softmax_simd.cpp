@@ -1,81 +1,182 @@
-// xsimd version of f32_softmax_inplace (softmax.h), templated on the xsimd arch
-// and instantiated for xsimd::default_arch (W = batch::size = 8 or 4).
-// Scalar twin: softmax_ref.cpp. Three passes: vector max, vector exp + sum
-// (the tail goes through the same vector exp, padded with -inf), scale.
-// Deviations from the reference, all within the test tolerance: xsimd::exp
-// instead of libm exp, lane-wise summation order, multiply by 1/sum.
+// xsimd versions of the softmax kernels (softmax.h), templated on the xsimd
+// arch and instantiated for xsimd::default_arch (W = batch::size = 8 or 4).
+// Scalar twins: softmax_ref.cpp.
+//   f32_softmax_online: per row the new maximum, then exp + sum of MR rows
+//     together, written transposed into the packed-A layout.
+//   f32_softmax_finish: exp(x − m) · (1 / l), the tail through the same
+//     vector exp padded with -inf.
+// Deviations from the references, all within the test tolerances: the
+// polynomial exp_nonpos instead of libm exp, lane-wise summation order,
+// multiply by 1/sum.
 #include "kernels/softmax.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
+#include <xmmintrin.h>
 #include <xsimd/xsimd.hpp>
 
 namespace aw::kernels {
 namespace {
 
+// exp(x) for x <= 0 (softmax arguments: score - row max), -inf → 0, NaN → NaN.
+// Cephes' expf: x = n·ln2 + r with n = round(x·log2 e) and |r| <= ln2/2
+// (ln2 in two parts, so r is exact), e^r by a degree-5 polynomial in r
+// (relative error below 2 ulp, softmax_test.cpp measures it against
+// std::exp), times 2^n built in the exponent bits. n comes from adding
+// 1.5·2^23, which rounds x·log2 e to an integer in the low mantissa bits:
+// no float-to-int conversion, whose saturating form costs a dozen
+// instructions in V8's SIMD128. Below -87.34 (where e^x leaves the normal
+// range) the result is 0: at most e^-87 of a sum that holds a 1.
+template <class B>
+inline B exp_nonpos(const B& x) {
+  using I = xsimd::batch<int32_t, typename B::arch_type>;
+  const B t = xsimd::fma(x, B(1.44269504088896341f), B(12582912.0f));  // round(x·log2 e) + 1.5·2^23
+  const B n = t - B(12582912.0f);
+  B r = xsimd::fma(n, B(-0.693359375f), x);
+  r = xsimd::fma(n, B(2.12194440e-4f), r);
+  B y = B(1.9875691500e-4f);
+  y = xsimd::fma(y, r, B(1.3981999507e-3f));
+  y = xsimd::fma(y, r, B(8.3334519073e-3f));
+  y = xsimd::fma(y, r, B(4.1665795894e-2f));
+  y = xsimd::fma(y, r, B(1.6666665459e-1f));
+  y = xsimd::fma(y, r, B(5.0000001201e-1f));
+  y = xsimd::fma(y, r * r, r + B(1.0f));
+  // 2^n: n + 127 into the exponent field (bits of t minus those of 1.5·2^23 = n).
+  const I e = (xsimd::bitwise_cast<I>(t) + I(127 - 0x4B400000)) << 23;
+  const B scaled = y * xsimd::bitwise_cast<B>(e);
+  return xsimd::select(x < B(-87.3365f), B(0.0f), scaled);
+}
+
+// The online update (softmax.h) of rows [0, rows), writing p packed.
 template <class Arch>
-void softmax_impl(size_t n, float* x) {
+void softmax_online_impl(size_t rows, size_t n, const float* s, size_t lds, float* m, float* l, float* alpha,
+                         float* p) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  constexpr size_t MR = kGemmMR;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const size_t padded = (rows + MR - 1) / MR * MR;
+  alignas(Arch::alignment()) float lanes[W];
+
+  // Pass 1 per row: the new maximum (NaN noted: it must poison l even when
+  // every other score is -inf, see softmax.h), alpha, and m.
+  float mnew[MR];
+  for (size_t i0 = 0; i0 < padded; i0 += MR) {
+    const size_t rs = rows > i0 ? std::min(MR, rows - i0) : 0;
+    for (size_t r = 0; r < MR; ++r) {
+      const size_t i = i0 + r;
+      if (r >= rs) { mnew[r] = neg_inf; continue; }  // padding rows: p = 0
+      const float* row = s + i * lds;
+      batch vmax(neg_inf);
+      size_t j = 0;
+      for (; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(row + j));
+      vmax.store_aligned(lanes);
+      float mx = m[i];
+      for (size_t t = 0; t < W; ++t) mx = lanes[t] > mx ? lanes[t] : mx;
+      for (; j < n; ++j) mx = row[j] > mx ? row[j] : mx;
+      if (mx == neg_inf) {
+        bool nan = false;
+        for (size_t t = 0; t < n; ++t) nan |= std::isnan(row[t]);
+        if (nan) l[i] = std::numeric_limits<float>::quiet_NaN();
+        alpha[i] = 1.0f;
+      } else {
+        alpha[i] = std::exp(m[i] - mx);
+      }
+      mnew[r] = mx;
+    }
+    // Pass 2 over the MR rows together: p = exp(s - m'), row sums, p stored
+    // packed. With 4-lane vectors and MR = 4 (the SIMD128 build) four rows'
+    // vectors are transposed so that each store writes one key's MR values;
+    // otherwise each row goes through `lanes` and is scattered.
+    float* pp = p + i0 * n;  // this panel: n · MR floats
+    float sums[MR];
+    if constexpr (W == 4 && MR == 4) {
+      batch acc[MR], vm[MR];
+      for (size_t r = 0; r < MR; ++r) {
+        acc[r] = batch(0.0f);
+        vm[r] = batch(mnew[r]);
+      }
+      size_t j = 0;
+      for (; j + 4 <= n; j += 4) {
+        __m128 e[4];
+        for (size_t r = 0; r < MR; ++r) {
+          // Padding rows and all -inf rows have m' = -inf: give exp(-inf) = 0.
+          const batch x = r < rs && mnew[r] != neg_inf ? batch::load_unaligned(s + (i0 + r) * lds + j) - vm[r] : batch(neg_inf);
+          const batch ev = exp_nonpos(x);
+          acc[r] += ev;
+          e[r] = ev;
+        }
+        _MM_TRANSPOSE4_PS(e[0], e[1], e[2], e[3]);
+        for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(pp + (j + q) * MR, e[q]);
+      }
+      for (size_t r = 0; r < MR; ++r) sums[r] = xsimd::hadd(acc[r]);
+      for (; j < n; ++j)
+        for (size_t r = 0; r < MR; ++r) {
+          float ev = 0.0f;
+          if (r < rs && mnew[r] != neg_inf) {
+            for (size_t t = 0; t < W; ++t) lanes[t] = t == 0 ? s[(i0 + r) * lds + j] - mnew[r] : neg_inf;
+            exp_nonpos(batch::load_aligned(lanes)).store_aligned(lanes);
+            ev = lanes[0];
+          }
+          pp[j * MR + r] = ev;
+          sums[r] += ev;
+        }
+    } else {
+      for (size_t r = 0; r < MR; ++r) {
+        sums[r] = 0.0f;
+        const bool live = r < rs && mnew[r] != neg_inf;
+        const float* row = s + (i0 + r) * lds;
+        for (size_t j = 0; j < n; j += W) {
+          for (size_t t = 0; t < W; ++t) lanes[t] = live && j + t < n ? row[j + t] - mnew[r] : neg_inf;
+          exp_nonpos(batch::load_aligned(lanes)).store_aligned(lanes);
+          for (size_t t = 0; t < W && j + t < n; ++t) {
+            pp[(j + t) * MR + r] = lanes[t];
+            sums[r] += lanes[t];
+          }
+        }
+      }
+    }
+    for (size_t r = 0; r < rs; ++r) {
+      const size_t i = i0 + r;
+      if (mnew[r] == neg_inf) continue;  // l (possibly NaN) and m stay
+      l[i] = l[i] * alpha[i] + sums[r];
+      m[i] = mnew[r];
+    }
+  }
+}
+
+template <class Arch>
+void softmax_finish_impl(size_t n, float* x, float m, float l) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-
-  // Pass 1: max. xsimd::max (maxps) is not NaN-sticky, so with a NaN in the
-  // row `mx` may be wrong; that is harmless: the NaN reaches the sum in pass 2
-  // and poisons the whole row, and the only other outcome, mx == -inf, checks
-  // for NaN explicitly below.
-  batch vmax(neg_inf);
-  size_t j = 0;
-  for (; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(x + j));
-  alignas(Arch::alignment()) float lanes[W];
-  vmax.store_aligned(lanes);
-  float mx = neg_inf;
-  for (size_t l = 0; l < W; ++l) mx = lanes[l] > mx ? lanes[l] : mx;
-  for (; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
-
-  if (mx == neg_inf) {
-    // Every key masked: zeros (see softmax.h), unless a NaN hid from the max.
-    bool has_nan = false;
-    for (size_t t = 0; t < n; ++t) has_nan |= std::isnan(x[t]);
-    const float fill = has_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
-    for (size_t t = 0; t < n; ++t) x[t] = fill;
+  if (m == neg_inf) {
+    const float fill = std::isnan(l) ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+    for (size_t j = 0; j < n; ++j) x[j] = fill;
     return;
   }
-
-  // Pass 2: e = exp(x - mx), stored in place, summed lane-wise. With mx = +inf
-  // the +inf entries give exp(NaN) = NaN, so the row becomes NaN as in torch.
-  const batch vmx(mx);
-  batch vsum(0.0f);
-  j = 0;
-  for (; j + W <= n; j += W) {
-    const batch e = xsimd::exp(batch::load_unaligned(x + j) - vmx);
-    e.store_unaligned(x + j);
-    vsum += e;
-  }
+  const float inv = 1.0f / l;  // one rounding more than dividing, as f32_softmax_inplace
+  const batch vm(m), vinv(inv);
+  size_t j = 0;
+  for (; j + W <= n; j += W) (exp_nonpos(batch::load_unaligned(x + j) - vm) * vinv).store_unaligned(x + j);
   if (j < n) {
-    // Tail through the same vector exp (so every element sees the same exp
-    // approximation): pad with -inf, whose exp is 0 and adds nothing.
-    const size_t rest = n - j;
-    for (size_t l = 0; l < W; ++l) lanes[l] = l < rest ? x[j + l] : neg_inf;
-    const batch e = xsimd::exp(batch::load_aligned(lanes) - vmx);
-    e.store_aligned(lanes);
-    vsum += e;
-    for (size_t l = 0; l < rest; ++l) x[j + l] = lanes[l];
+    alignas(Arch::alignment()) float lanes[W];
+    for (size_t t = 0; t < W; ++t) lanes[t] = j + t < n ? x[j + t] - m : neg_inf;
+    (exp_nonpos(batch::load_aligned(lanes)) * vinv).store_aligned(lanes);
+    for (size_t t = 0; j + t < n; ++t) x[j + t] = lanes[t];
   }
-  const float sum = xsimd::hadd(vsum);  // >= 1: the max term is exp(0) = 1
-
-  // Pass 3: scale by the reciprocal (one extra rounding vs dividing).
-  const float inv = 1.0f / sum;
-  const batch vinv(inv);
-  j = 0;
-  for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vinv).store_unaligned(x + j);
-  for (; j < n; ++j) x[j] *= inv;
 }
 
 }  // namespace
 
-void f32_softmax_inplace(size_t n, float* x) {
-  softmax_impl<xsimd::default_arch>(n, x);
+void f32_softmax_finish(size_t n, float* x, float m, float l) { softmax_finish_impl<xsimd::default_arch>(n, x, m, l); }
+
+void f32_softmax_online(size_t rows, size_t n, const float* s, size_t lds, float* m, float* l, float* alpha,
+                        float* p) {
+  softmax_online_impl<xsimd::default_arch>(rows, n, s, lds, m, l, alpha, p);
 }
 
 }  // namespace aw::kernels

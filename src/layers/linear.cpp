@@ -20,7 +20,13 @@ Status Linear::Init(int64_t in_features, int64_t out_features, bool bias, Rng& r
     AW_RETURN_IF_ERROR(AddParam("bias", {out_}, &b_));
     rng.FillUniform(b_, out_, bound);
   }
+  AW_RETURN_IF_ERROR(packed_.Resize(kernels::f32_gemm_packed_floats(size_t(out_), size_t(in_)), "packed weight"));
+  OnParamsLoaded();
   return Status::OK();
+}
+
+void Linear::OnParamsLoaded() {
+  kernels::f32_gemm_pack_nt(size_t(out_), size_t(in_), w_, size_t(in_), packed_.data());
 }
 
 void Linear::ZeroBias() {
@@ -28,7 +34,7 @@ void Linear::ZeroBias() {
 }
 
 void Linear::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
-  ParallelGemmNt(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, w_, size_t(in_), b_, 1.0f);
+  ParallelGemmPacked(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, packed_.data(), size_t(out_), 0, b_, 1.0f);
 }
 
 Status Linear::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {

@@ -25,9 +25,12 @@ class Linear : public Module {
   Status Forward(const TensorView& x, Buffer* y, Shape* y_shape) const;
 
  private:
+  void OnParamsLoaded() override;  // repacks the weight
+
   int64_t in_ = 0, out_ = 0;
   float* w_ = nullptr;
   float* b_ = nullptr;
+  Buffer packed_;  // weight packed for f32_gemm_packed (kernels/gemm.h), from w_
 };
 
 }  // namespace aw

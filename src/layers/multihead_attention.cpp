@@ -18,7 +18,6 @@
 #include "core/size_math.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
-#include "kernels/softmax.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {
@@ -35,15 +34,6 @@ Status Additive(const MaskView& m, Buffer* buf, const float** out) {
   for (int64_t i = 0; i < n; ++i) buf->data()[i] = b[i] ? neg_inf : 0.0f;
   *out = buf->data();
   return Status::OK();
-}
-
-// Where row t of batch n of a (T, N, D) / (N, T, D) / (T, D) tensor starts.
-struct Rows {
-  const float* base; size_t stride;
-};
-Rows RowsOf(const float* p, int64_t n, int64_t N, int64_t T, int64_t D, bool batch_first) {
-  if (batch_first) return {p + n * T * D, size_t(D)};
-  return {p + n * D, size_t(N * D)};
 }
 
 std::string Dim(const char* name, int64_t v) { return std::string(name) + " = " + std::to_string(v); }
@@ -97,7 +87,32 @@ Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
   AW_RETURN_IF_ERROR(out_proj_.Init(E, E, c.bias, rng));
   out_proj_.ZeroBias();
   AddChild("out_proj", &out_proj_);
+  if (w_in_ && size_t(E) % kernels::kGemmNR == 0) {
+    AW_RETURN_IF_ERROR(packed_in_.Resize(kernels::f32_gemm_packed_floats(size_t(3 * E), size_t(E)), "packed in_proj_weight"));
+  } else {
+    AW_RETURN_IF_ERROR(packed_q_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(E)), "packed q weight"));
+    AW_RETURN_IF_ERROR(packed_k_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(c.kdim)), "packed k weight"));
+    AW_RETURN_IF_ERROR(packed_v_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(c.vdim)), "packed v weight"));
+  }
+  OnParamsLoaded();
   return Status::OK();
+}
+
+void MultiheadAttention::OnParamsLoaded() {
+  const size_t E = size_t(cfg_.embed_dim);
+  if (packed_in_.size()) {
+    kernels::f32_gemm_pack_nt(3 * E, E, w_in_, E, packed_in_.data());
+  } else {
+    kernels::f32_gemm_pack_nt(E, E, wq_, E, packed_q_.data());
+    kernels::f32_gemm_pack_nt(E, size_t(cfg_.kdim), wk_, size_t(cfg_.kdim), packed_k_.data());
+    kernels::f32_gemm_pack_nt(E, size_t(cfg_.vdim), wv_, size_t(cfg_.vdim), packed_v_.data());
+  }
+}
+
+MultiheadAttention::PackedProj MultiheadAttention::Packed(int which) const {
+  const size_t E = size_t(cfg_.embed_dim);
+  if (packed_in_.size()) return {packed_in_.data(), 3 * E, size_t(which) * E};
+  return {(which == 0 ? packed_q_ : which == 1 ? packed_k_ : packed_v_).data(), E, 0};
 }
 
 Status MultiheadAttention::Forward(const TensorView& query, const TensorView& key, const TensorView& value,
@@ -157,9 +172,7 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   SizeMath sm;
   const int64_t NH = sm.Mul(N, H);
   const int64_t S2 = sm.Add(S, (c.add_bias_kv ? 1 : 0) + (c.add_zero_attn ? 1 : 0));  // keys incl. appended
-  const int64_t n_q = sm.Prod({N, L, E}), n_kv = sm.Prod({N, S2, E}), slab = sm.Mul(L, S2);
-  const int64_t slabs = N == 0 ? 0 : sm.Mul(NumThreads(), slab);
-  const int64_t block_macs = sm.Prod({int64_t(kernels::kGemmRowTile), S2, E, 2});  // Q·K^T and P·V, every head
+  const int64_t n_q = sm.Prod({N, L, E}), n_kv = sm.Prod({N, S2, E});
   if (sm.overflowed())
     return ShapeError(std::string(nm.query) + " " + ShapeStr(query.shape) + ", " + nm.key + " " + ShapeStr(key.shape) +
                       ": sizes overflow");
@@ -176,32 +189,31 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
                     nm.attn_mask + " (as in torch); pass " + nm.attn_mask + ": generateSquareSubsequentMask(L)");
 
   // ---- allocate ----
+  // A self-attention (query, key and value the same tensor) with the packed
+  // in_proj_weight projects all three in one GEMM into qkv rows of 3E.
+  const bool fused = packed_in_.size() && query.data == key.data && key.data == value.data &&
+                     query.shape == key.shape && key.shape == value.shape && !c.add_bias_kv && !c.add_zero_attn;
+  // bias_k / zero attention append keys per batch entry: K and V are then
+  // (N, S', E); otherwise they keep the key input's row order.
+  const bool appended = c.add_bias_kv || c.add_zero_attn;
   Shape out_shape = query.shape;
   Shape w_shape;
   if (o.need_weights) {
     w_shape = o.average_attn_weights ? Shape{L, S2} : Shape{H, L, S2};
     if (batched) w_shape.insert(w_shape.begin(), N);
   }
-  // Buffers hold at most 2^29 elements (the wasm heap); an empty batch
-  // computes nothing and needs no scores slab.
-  if (NumelChecked(w_shape) < 0 || n_kv > kMaxElements || (N > 0 && slab > kMaxElements))
+  // Buffers hold at most 2^29 elements (the wasm heap).
+  if (NumelChecked(w_shape) < 0 || n_kv > kMaxElements || (fused && 3 * n_q > kMaxElements))
     return ShapeError("attention weights " + ShapeStr(o.need_weights ? w_shape : Shape{L, S2}) +
                       " exceed 2^29 elements");
-  AW_RETURN_IF_ERROR(q_.Resize(size_t(n_q), "projected query"));
-  AW_RETURN_IF_ERROR(k_.Resize(size_t(n_kv), "projected key"));
-  AW_RETURN_IF_ERROR(v_.Resize(size_t(n_kv), "projected value"));
+  AW_RETURN_IF_ERROR(q_.Resize(size_t(fused ? 3 * n_q : n_q), "projected query"));
+  AW_RETURN_IF_ERROR(k_.Resize(size_t(fused ? 0 : n_kv), "projected key"));
+  AW_RETURN_IF_ERROR(v_.Resize(size_t(fused ? 0 : n_kv), "projected value"));
   AW_RETURN_IF_ERROR(attn_.Resize(size_t(n_q), "attention output"));
-  // One (L, S') scores slab per thread: ParallelForRowBlocks hands each thread
-  // whole row blocks, and a thread never allocates (only this thread does).
-  AW_RETURN_IF_ERROR(scores_.Resize(size_t(slabs), "attention scores"));
   AW_RETURN_IF_ERROR(r->output.Resize(size_t(n_q), "output"));
   r->output_shape = out_shape;
-  if (o.need_weights) {
-    AW_RETURN_IF_ERROR(r->weights.Resize(size_t(NumelChecked(w_shape)), "attention weights"));
-    kernels::f32_fill(r->weights.size(), r->weights.data(), 0.0f);
-  } else {
-    r->weights.Release();
-  }
+  if (o.need_weights) AW_RETURN_IF_ERROR(r->weights.Resize(size_t(NumelChecked(w_shape)), "attention weights"));
+  else r->weights.Release();
   r->weights_shape = w_shape;
   const float* amf = nullptr;
   const float* kpmf = nullptr;
@@ -209,112 +221,108 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   if (kpm.present()) AW_RETURN_IF_ERROR(Additive(kpm, &kpm_, &kpmf));
   if (N == 0 || L == 0) return Status::OK();
 
-  // ---- in-projection ----
-  const float* wq = wq_;
-  const float* wk = wk_;
-  const float* wv = wv_;
-  const float* bq = b_in_;
-  const float* bk = bq ? bq + E : nullptr;
-  const float* bv = bq ? bq + 2 * E : nullptr;
+  // ---- in-projection, over every row at once (rows keep the inputs' order) ----
   const bool bf = batched && c.batch_first;
-  for (int64_t n = 0; n < N; ++n) {
-    const Rows qr = RowsOf(query.data, n, N, L, E, bf);
-    const Rows kr = RowsOf(key.data, n, N, S, c.kdim, bf);
-    const Rows vr = RowsOf(value.data, n, N, S, c.vdim, bf);
-    float* qn = q_.data() + n * L * E;
-    float* kn = k_.data() + n * S2 * E;
-    float* vn = v_.data() + n * S2 * E;
-    ParallelGemmNt(size_t(L), size_t(E), size_t(E), qn, size_t(E), qr.base, qr.stride, wq, size_t(E), bq, 1.0f);
-    ParallelGemmNt(size_t(S), size_t(E), size_t(c.kdim), kn, size_t(E), kr.base, kr.stride, wk, size_t(c.kdim), bk, 1.0f);
-    ParallelGemmNt(size_t(S), size_t(E), size_t(c.vdim), vn, size_t(E), vr.base, vr.stride, wv, size_t(c.vdim), bv, 1.0f);
-    int64_t row = S;
-    if (c.add_bias_kv) {
-      std::memcpy(kn + row * E, bias_k_, size_t(E) * sizeof(float));
-      std::memcpy(vn + row * E, bias_v_, size_t(E) * sizeof(float));
-      ++row;
-    }
-    if (c.add_zero_attn) {
-      kernels::f32_fill(size_t(E), kn + row * E, 0.0f);
-      kernels::f32_fill(size_t(E), vn + row * E, 0.0f);
+  // Row t of batch entry n of a (T, N, ·) / (N, T, ·) / (T, ·) tensor is row
+  // first(n, T) + t·step of its rows.
+  auto first = [&](int64_t n, int64_t T) { return size_t(bf ? n * T : n); };
+  const size_t step = bf || !batched ? 1 : size_t(N);
+  const size_t ldqkv = fused ? size_t(3 * E) : size_t(E);
+  if (fused) {
+    ParallelGemmPacked(size_t(N * L), size_t(3 * E), size_t(E), q_.data(), ldqkv, query.data, size_t(E),
+                       packed_in_.data(), 3 * size_t(E), 0, b_in_, 1.0f);
+  } else {
+    Project(0, size_t(N * L), query.data, size_t(E), q_.data(), size_t(E));
+    if (!appended) {
+      Project(1, size_t(N * S), key.data, size_t(c.kdim), k_.data(), size_t(E));
+      Project(2, size_t(N * S), value.data, size_t(c.vdim), v_.data(), size_t(E));
+    } else {
+      for (int64_t n = 0; n < N; ++n) {
+        float* kn = k_.data() + n * S2 * E;
+        float* vn = v_.data() + n * S2 * E;
+        const size_t ldk_in = step * size_t(c.kdim), ldv_in = step * size_t(c.vdim);
+        Project(1, size_t(S), key.data + first(n, S) * size_t(c.kdim), ldk_in, kn, size_t(E));
+        Project(2, size_t(S), value.data + first(n, S) * size_t(c.vdim), ldv_in, vn, size_t(E));
+        int64_t row = S;
+        if (c.add_bias_kv) {
+          std::memcpy(kn + row * E, bias_k_, size_t(E) * sizeof(float));
+          std::memcpy(vn + row * E, bias_v_, size_t(E) * sizeof(float));
+          ++row;
+        }
+        if (c.add_zero_attn) {
+          kernels::f32_fill(size_t(E), kn + row * E, 0.0f);
+          kernels::f32_fill(size_t(E), vn + row * E, 0.0f);
+        }
+      }
     }
   }
 
-  // ---- attention per (batch, block of query rows), every head in order ----
-  // The blocks run in parallel (core/parallel.h), each thread with its own
-  // scores slab; a block starts on a GEMM row tile, so every element is
-  // computed as in one whole-(L) call. Blocks own disjoint rows of the output
-  // and of the weights (also when averaged over heads: the head sum of a row
-  // stays in head order in one thread).
-  const float scale = float(1.0 / std::sqrt(double(hd)));
-  const size_t rb = kernels::kGemmRowTile;
-  const size_t grain = block_macs ? (size_t(1) << 16) / size_t(block_macs) + 1 : size_t(L);
-  ParallelForRowBlocks(size_t(N), size_t(L), rb, grain, [&](size_t n_, size_t r0, size_t r1, int tid) {
-    const int64_t n = int64_t(n_);
-    const size_t rows = r1 - r0;
-    float* sc = scores_.data() + size_t(tid) * size_t(slab);
-    for (int64_t h = 0; h < H; ++h) {
-      const float* qp = q_.data() + (n * L + int64_t(r0)) * E + h * hd;
-      float* ap = attn_.data() + (n * L + int64_t(r0)) * E + h * hd;
-      if (S2 == 0) {  // nothing to attend to: zero output (softmax over an empty row)
-        for (size_t i = 0; i < rows; ++i) kernels::f32_fill(size_t(hd), ap + i * size_t(E), 0.0f);
-        continue;
-      }
-      // After the S' = 0 case: k_ and v_ are then empty (null) and must not be offset.
-      const float* kp = k_.data() + n * S2 * E + h * hd;
-      const float* vp = v_.data() + n * S2 * E + h * hd;
-      kernels::f32_gemm_nt(rows, size_t(S2), size_t(hd), sc, size_t(S2), qp, size_t(E), kp, size_t(E), nullptr, scale);
-      for (size_t r = 0; r < rows; ++r) {
-        const int64_t i = int64_t(r0 + r);
-        float* row = sc + r * size_t(S2);
-        // Masks cover the first S keys; appended bias_k / zero keys are never masked.
-        if (amf) kernels::f32_mask_add(size_t(S), row, amf + (am.shape.size() == 3 ? (n * H + h) * L * S : 0) + i * S);
-        if (kpmf) kernels::f32_mask_add(size_t(S), row, kpmf + n * S);
-        kernels::f32_softmax_inplace(size_t(S2), row);
-      }
-      if (o.need_weights) {
-        float* w = r->weights.data() + (o.average_attn_weights ? n * L * S2 : (n * H + h) * L * S2) + int64_t(r0) * S2;
-        if (o.average_attn_weights) kernels::f32_mask_add(rows * size_t(S2), w, sc);  // sum over heads
-        else std::memcpy(w, sc, rows * size_t(S2) * sizeof(float));
-      }
-      kernels::f32_gemm_nn(rows, size_t(hd), size_t(S2), ap, size_t(E), sc, size_t(S2), vp, size_t(E), nullptr);
+  // ---- attention: the core (ops/attention.h), heads of batch entry n as one group ----
+  AttnShape sh;
+  sh.L = size_t(L); sh.S = size_t(S2); sh.hd = sh.hdv = size_t(hd);
+  sh.ldq = step * ldqkv;
+  sh.ldk = sh.ldv = fused ? step * ldqkv : appended ? size_t(E) : step * size_t(E);
+  sh.ldo = step * size_t(E);
+  sh.ldw = size_t(S2);
+  sh.scale = float(1.0 / std::sqrt(double(hd)));
+  sh.masked_keys = size_t(S);  // appended bias_k / zero keys are never masked
+  sh.add_ld = size_t(S);
+  sh.weights = o.need_weights;
+  sh.average = o.need_weights && o.average_attn_weights;
+  const bool am3 = am.present() && am.shape.size() == 3;
+  auto head = [&](size_t g, size_t hh) {
+    const int64_t n = int64_t(g), h = int64_t(hh);
+    AttnHead a;
+    a.q = q_.data() + first(n, L) * ldqkv + size_t(h * hd);
+    if (S2 > 0) {  // (K and V are empty, null, otherwise)
+      const float* kb = fused ? q_.data() + size_t(E) : k_.data();
+      const float* vb = fused ? q_.data() + 2 * size_t(E) : v_.data();
+      const size_t row0 = fused ? first(n, L) * ldqkv : appended ? size_t(n * S2 * E) : first(n, S) * size_t(E);
+      a.k = kb + row0 + size_t(h * hd);
+      a.v = vb + row0 + size_t(h * hd);
     }
-    if (o.need_weights && o.average_attn_weights) {
-      float* w = r->weights.data() + (n * L + int64_t(r0)) * S2;
-      for (size_t i = 0; i < rows * size_t(S2); ++i) w[i] /= float(H);
-    }
-  });
+    a.out = attn_.data() + first(n, L) * size_t(E) + size_t(h * hd);
+    if (o.need_weights)
+      a.weights = r->weights.data() + (o.average_attn_weights ? n * L * S2 : (n * H + h) * L * S2);
+    if (amf) a.add = amf + (am3 ? (n * H + h) * L * S : 0);
+    if (kpmf) a.key_add = kpmf + n * S;
+    return a;
+  };
+  AW_RETURN_IF_ERROR(Attend(sh, size_t(N), size_t(H), head, &attn_scratch_));
 
-  // ---- out-projection, written in the query's layout ----
-  for (int64_t n = 0; n < N; ++n) {
-    float* dst = bf ? r->output.data() + n * L * E : r->output.data() + n * E;
-    const size_t ldd = bf || !batched ? size_t(E) : size_t(N * E);
-    out_proj_.Apply(size_t(L), attn_.data() + n * L * E, size_t(E), dst, ldd);
-  }
+  // ---- out-projection over every row: attn_ rows are in the query's order ----
+  out_proj_.Apply(size_t(N * L), attn_.data(), size_t(E), r->output.data(), size_t(E));
   return Status::OK();
 }
 
 void MultiheadAttention::Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
   const int64_t E = cfg_.embed_dim;
-  const float* w = which == 0 ? wq_ : which == 1 ? wk_ : wv_;
   const int64_t in = which == 0 ? E : which == 1 ? cfg_.kdim : cfg_.vdim;
   const float* b = b_in_ ? b_in_ + which * E : nullptr;
-  ParallelGemmNt(rows, size_t(E), size_t(in), y, ldy, x, ldx, w, size_t(in), b, 1.0f);
+  const PackedProj p = Packed(which);
+  ParallelGemmPacked(rows, size_t(E), size_t(in), y, ldy, x, ldx, p.bp, p.cols, p.j0, b, 1.0f);
 }
 
-void MultiheadAttention::AttendRows(size_t B, const float* q, const float* k, const float* v, size_t kv_stride,
-                                    size_t T, float* out, float* weights, float* scores) const {
+Status MultiheadAttention::AttendSteps(size_t B, const float* q, const float* k, const float* v, size_t kv_stride,
+                                       size_t T, float* out, float* weights) {
   const size_t E = size_t(cfg_.embed_dim), H = size_t(cfg_.num_heads), hd = E / H;
-  const float scale = float(1.0 / std::sqrt(double(hd)));
-  for (size_t b = 0; b < B; ++b) {
-    for (size_t h = 0; h < H; ++h) {
-      const float* kp = k + b * kv_stride + h * hd;
-      const float* vp = v + b * kv_stride + h * hd;
-      kernels::f32_gemm_nt(1, T, hd, scores, T, q + b * E + h * hd, E, kp, E, nullptr, scale);
-      kernels::f32_softmax_inplace(T, scores);
-      if (weights) std::memcpy(weights + (b * H + h) * T, scores, T * sizeof(float));
-      kernels::f32_gemm_nn(1, hd, T, out + b * E + h * hd, E, scores, T, vp, E, nullptr);
-    }
-  }
+  AttnShape sh;
+  sh.L = 1; sh.S = T; sh.hd = sh.hdv = hd;
+  sh.ldq = sh.ldk = sh.ldv = sh.ldo = E;
+  sh.ldw = T;
+  sh.scale = float(1.0 / std::sqrt(double(hd)));
+  sh.masked_keys = T;
+  sh.weights = weights != nullptr;
+  auto head = [&](size_t b, size_t h) {
+    AttnHead a;
+    a.q = q + b * E + h * hd;
+    a.k = k + b * kv_stride + h * hd;
+    a.v = v + b * kv_stride + h * hd;
+    a.out = out + b * E + h * hd;
+    if (weights) a.weights = weights + (b * H + h) * T;
+    return a;
+  };
+  return Attend(sh, B, H, head, &attn_scratch_);
 }
 
 }  // namespace aw

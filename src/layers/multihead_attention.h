@@ -21,6 +21,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "layers/linear.h"
+#include "ops/attention.h"
 
 namespace aw {
 
@@ -78,14 +79,20 @@ class MultiheadAttention : public Module {
   // y (rows, E) = x (rows, in) · W^T + b for the query (0), key (1) or value (2) projection.
   void Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;
   // One query row per sequence: q (B, E) attends over T keys/values of its own
-  // sequence, rows (T, E) at k + b·kv_stride (kv_stride 0: all share one).
-  // out (B, E) is the attention output before out_proj; weights (B, H, T) if
-  // non-null; scores: T floats of scratch.
-  void AttendRows(size_t B, const float* q, const float* k, const float* v, size_t kv_stride, size_t T, float* out,
-                  float* weights, float* scores) const;
+  // sequence, rows (T, E) at k + b·kv_stride (kv_stride 0: all share one),
+  // through the attention core. out (B, E) is the attention output before
+  // out_proj; weights (B, H, T) if non-null. Fails only to allocate scratch.
+  Status AttendSteps(size_t B, const float* q, const float* k, const float* v, size_t kv_stride, size_t T,
+                     float* out, float* weights);
   void OutProject(size_t rows, const float* x, float* y) const { out_proj_.Apply(rows, x, size_t(cfg_.embed_dim), y, size_t(cfg_.embed_dim)); }
 
  private:
+  void OnParamsLoaded() override;  // repacks the in-projection weights
+  // The packed in-projection for `which` (0 q, 1 k, 2 v): the packed B, the
+  // columns it was packed with, and the first column of this projection.
+  struct PackedProj { const float* bp; size_t cols, j0; };
+  PackedProj Packed(int which) const;
+
   MhaConfig cfg_;
   float* w_in_ = nullptr;  // in_proj_weight (3E, E), or null when kdim/vdim differ
   float* wq_ = nullptr;    // (E, E)    views into w_in_ or q_proj_weight
@@ -95,8 +102,15 @@ class MultiheadAttention : public Module {
   float* bias_k_ = nullptr;
   float* bias_v_ = nullptr;
   Linear out_proj_;
+  // The in-projection packed for the GEMM (kernels/gemm.h), rebuilt when the
+  // weights change: in_proj_weight as one (3E)-column B when E is a multiple
+  // of the panel width (the q, k and v projections are windows of it, and a
+  // self-attention projects all three in one GEMM); otherwise Wq, Wk, Wv
+  // packed one by one.
+  Buffer packed_in_, packed_q_, packed_k_, packed_v_;
   // Scratch reused across calls (grown on demand, never shrunk).
-  Buffer q_, k_, v_, attn_, scores_, am_, kpm_;
+  Buffer q_, k_, v_, attn_, am_, kpm_;
+  AttnScratch attn_scratch_;
 };
 
 }  // namespace aw

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/gemm.h"
+#include "ops/parallel_gemm.h"
 
 namespace aw {
 
@@ -16,7 +17,15 @@ Status PatchEmbedding::Conv::Init(int64_t c, int64_t d, int64_t p, bool bias, Rn
     AW_RETURN_IF_ERROR(AddParam("bias", {d}, &b));
     rng.FillUniform(b, d, bound);
   }
+  this->d = d;
+  k = c * p * p;
+  AW_RETURN_IF_ERROR(packed.Resize(kernels::f32_gemm_packed_floats(size_t(d), size_t(k)), "packed proj.weight"));
+  OnParamsLoaded();
   return Status::OK();
+}
+
+void PatchEmbedding::Conv::OnParamsLoaded() {
+  kernels::f32_gemm_pack_nt(size_t(d), size_t(k), w, size_t(k), packed.data());
 }
 
 Status PatchEmbedding::Init(int64_t in_channels, int64_t embed_dim, int64_t patch, bool bias, bool class_token,
@@ -68,8 +77,8 @@ Status PatchEmbedding::Forward(const TensorView& images, Buffer* y, Shape* y_sha
       std::memcpy(out, cls_, size_t(d_) * sizeof(float));
       out += d_;
     }
-    kernels::f32_gemm_nt(size_t(np), size_t(d_), size_t(K), out, size_t(d_), cols_.data() + b * np * K, size_t(K),
-                         proj_.w, size_t(K), proj_.b, 1.0f);
+    ParallelGemmPacked(size_t(np), size_t(d_), size_t(K), out, size_t(d_), cols_.data() + b * np * K, size_t(K),
+                       proj_.packed.data(), size_t(d_), 0, proj_.b, 1.0f);
   }
   return Status::OK();
 }

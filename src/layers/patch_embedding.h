@@ -27,7 +27,10 @@ class PatchEmbedding : public Module {
   struct Conv : Module {
     float* w = nullptr;
     float* b = nullptr;
+    Buffer packed;  // w as (d, C·p·p) packed for the GEMM (kernels/gemm.h), rebuilt when it changes
+    int64_t d = 0, k = 0;
     Status Init(int64_t c, int64_t d, int64_t p, bool bias, Rng& rng);
+    void OnParamsLoaded() override;
   } proj_;
   Buffer cols_;  // (B·H'·W', C·p·p) gathered patches
 };

@@ -105,7 +105,6 @@ Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c,
   AW_RETURN_IF_ERROR(a_.Resize(B * E, "step attention"));
   AW_RETURN_IF_ERROR(t_.Resize(B * E, "step input"));
   AW_RETURN_IF_ERROR(f_.Resize(B * E, "step output"));
-  AW_RETURN_IF_ERROR(scores_.Resize(std::max(c->S, t + 1), "step scores"));
   float* q = q_.data();
   float* a = a_.data();
   float* tmp = f_.data();
@@ -114,30 +113,32 @@ Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c,
     self_attn_.Project(0, B, in, E, q, E);
     self_attn_.Project(1, B, in, E, c->k_self.data() + t * E, ld);
     self_attn_.Project(2, B, in, E, c->v_self.data() + t * E, ld);
-    self_attn_.AttendRows(B, q, c->k_self.data(), c->v_self.data(), ld, t + 1, a, nullptr, scores_.data());
+    AW_RETURN_IF_ERROR(self_attn_.AttendSteps(B, q, c->k_self.data(), c->v_self.data(), ld, t + 1, a, nullptr));
     self_attn_.OutProject(B, a, tmp);
+    return Status::OK();
   };
   auto cross_attend = [&](const float* in) {
     multihead_attn_.Project(0, B, in, E, q, E);
-    multihead_attn_.AttendRows(B, q, c->k_mem.data(), c->v_mem.data(), 0, c->S, a, cross_weights, scores_.data());
+    AW_RETURN_IF_ERROR(multihead_attn_.AttendSteps(B, q, c->k_mem.data(), c->v_mem.data(), 0, c->S, a, cross_weights));
     multihead_attn_.OutProject(B, a, tmp);
+    return Status::OK();
   };
   float* n = t_.data();
   if (cfg_.norm_first) {
     norm1_.Apply(B, x, E, n, E);
-    self_attend(n);
+    AW_RETURN_IF_ERROR(self_attend(n));
     kernels::f32_add(B * E, x, tmp);
     norm2_.Apply(B, x, E, n, E);
-    cross_attend(n);
+    AW_RETURN_IF_ERROR(cross_attend(n));
     kernels::f32_add(B * E, x, tmp);
     norm3_.Apply(B, x, E, n, E);
     AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, n, tmp, &h_));
     kernels::f32_add(B * E, x, tmp);
   } else {
-    self_attend(x);
+    AW_RETURN_IF_ERROR(self_attend(x));
     kernels::f32_add(B * E, x, tmp);
     norm1_.Apply(B, x, E, x, E);
-    cross_attend(x);
+    AW_RETURN_IF_ERROR(cross_attend(x));
     kernels::f32_add(B * E, x, tmp);
     norm2_.Apply(B, x, E, x, E);
     AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, x, tmp, &h_));

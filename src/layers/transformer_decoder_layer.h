@@ -48,7 +48,7 @@ class TransformerDecoderLayer : public Module {
   LayerNorm norm1_, norm2_, norm3_;
   MhaResult sa_;
   Buffer t_, h_, f_;
-  Buffer q_, a_, scores_;  // step scratch: (B, E), (B, E), (max(S, T))
+  Buffer q_, a_;  // step scratch: (B, E), (B, E)
 };
 
 }  // namespace aw

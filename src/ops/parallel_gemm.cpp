@@ -1,4 +1,4 @@
-// ParallelGemmNt / ParallelGemmNn: the block split (see parallel_gemm.h).
+// ParallelGemmPacked: the block split (see parallel_gemm.h).
 #include "ops/parallel_gemm.h"
 
 #include <algorithm>
@@ -18,7 +18,7 @@ constexpr size_t kMinChunkMacs = size_t(1) << 16;
 size_t CeilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
 // Calls block(r0, r1, c0, c1) over blocks of C that start and end on tile
-// boundaries (rows: row_tile; columns: col_tile) or at the edge of C.
+// boundaries (rows: kGemmMR; columns: col_tile) or at the edge of C.
 template <class Block>
 void Split(size_t m, size_t n, size_t k, size_t col_tile, Block&& block) {
   const size_t macs = m * n * k;
@@ -27,14 +27,14 @@ void Split(size_t m, size_t n, size_t k, size_t col_tile, Block&& block) {
     block(0, m, 0, n);
     return;
   }
-  const size_t row_units = CeilDiv(m, kernels::kGemmRowTile);
+  const size_t row_units = CeilDiv(m, kernels::kGemmMR);
   const size_t col_units = CeilDiv(n, col_tile);
   // Rows when every thread gets a couple of row tiles: each block then reads
   // all of B but only its own rows of A (B is the weight matrix, shared in cache).
   if (row_units >= size_t(2 * threads)) {
-    const size_t unit_macs = kernels::kGemmRowTile * n * k;
+    const size_t unit_macs = kernels::kGemmMR * n * k;
     ParallelFor(row_units, CeilDiv(kMinChunkMacs, unit_macs), [&](size_t u0, size_t u1, int) {
-      block(u0 * kernels::kGemmRowTile, std::min(m, u1 * kernels::kGemmRowTile), 0, n);
+      block(u0 * kernels::kGemmMR, std::min(m, u1 * kernels::kGemmMR), 0, n);
     });
   } else {
     const size_t unit_macs = m * col_tile * k;
@@ -46,19 +46,12 @@ void Split(size_t m, size_t n, size_t k, size_t col_tile, Block&& block) {
 
 }  // namespace
 
-void ParallelGemmNt(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias, float alpha) {
-  Split(m, n, k, kernels::kGemmNtColTile, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
-    kernels::f32_gemm_nt(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, b + c0 * ldb, ldb,
-                         bias ? bias + c0 : nullptr, alpha);
-  });
-}
-
-void ParallelGemmNn(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                    const float* b, size_t ldb, const float* bias) {
-  Split(m, n, k, kernels::f32_gemm_nn_col_tile(), [&](size_t r0, size_t r1, size_t c0, size_t c1) {
-    kernels::f32_gemm_nn(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, b + c0, ldb,
-                         bias ? bias + c0 : nullptr);
+void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                        const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
+  // Columns split on panel boundaries (windows of whole panels).
+  Split(m, n, k, kernels::kGemmNR, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    kernels::f32_gemm_packed_window(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, bp_cols,
+                                    j0 + c0, bias ? bias + c0 : nullptr, alpha);
   });
 }
 

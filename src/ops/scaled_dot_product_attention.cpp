@@ -1,7 +1,7 @@
-// Validate → choose → run, as ATen's SDPA: shapes and masks are checked with
-// user-facing messages first, then one plain path runs per output batch entry:
-//   scores (L, S) = scale · Q(L, E) · K(S, E)^T   → causal / mask → softmax
-//   out    (L, Ev) = P(L, S) · V(S, Ev)
+// Validate → run, as ATen's SDPA: shapes and masks are checked with
+// user-facing messages first, then each output batch entry is one head of the
+// attention core (ops/attention.h), which chooses its way (online or exact
+// weights) and skips fully masked key chunks.
 #include "ops/scaled_dot_product_attention.h"
 
 #include <cmath>
@@ -12,9 +12,8 @@
 #include "core/broadcast.h"
 #include "core/parallel.h"
 #include "core/size_math.h"
-#include "kernels/gemm.h"
 #include "kernels/mask.h"
-#include "kernels/softmax.h"
+#include "ops/attention.h"
 
 namespace aw {
 namespace {
@@ -129,19 +128,14 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   const int64_t n_loop = weights_only ? NumelChecked(wb) : n_out;
   if (n_loop <= 0 || L == 0) return Status::OK();
 
-  // Sizes of the run, every product and sum checked (core/size_math.h): a
-  // non-empty run bounds them (w_shape has <= 2^29 elements), but nothing
-  // below relies on that reasoning.
-  const size_t rb = kernels::kGemmRowTile;
+  // Sizes of the run, checked (core/size_math.h): a non-empty run bounds
+  // them (w_shape has <= 2^29 elements), but nothing below relies on that
+  // reasoning. (The attention core sizes its scratch the same way.)
   SizeMath sm;
-  const int64_t slab = sm.Mul(L, S);                                    // (L, S) scores per thread
-  const int64_t slabs = o.need_weights ? 0 : sm.Mul(NumThreads(), slab);
-  const int64_t block_macs = sm.Prod({int64_t(rb), S, sm.Add(E, weights_only ? 0 : Ev)});
   const int64_t mask_expanded = mask_rows_to_expand > 0 ? sm.Mul(mask_rows_to_expand, S) : 0;
   if (sm.overflowed())
     return ShapeError("attention of query " + ShapeStr(q.shape) + ", key " + ShapeStr(k.shape) + ", value " +
                       ShapeStr(v.shape) + ": sizes overflow");
-  if (!o.need_weights) AW_RETURN_IF_ERROR(scratch->scores.Resize(size_t(slabs), "attention scores"));
   if (mask_rows_to_expand > 0) {
     // Broadcast along S: expand once so mask rows are contiguous.
     if (m.dtype == DType::kBool) {
@@ -159,49 +153,42 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     }
   }
 
+  // One head per batch entry of the loop, through the attention core
+  // (ops/attention.h). Entries write disjoint output rows, and disjoint
+  // weights rows unless value's batch dims widen the output beyond the
+  // weights: then entries share weights rows and run on one thread.
   const BroadcastIndex qi(qb, lb), ki(kb, lb, k_group), vi(weights_only ? Shape() : vb, lb, v_group),
       wi(wb, lb), mi(mb, lb);
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  // Pieces = (output batch entry, block of query rows), run in parallel
-  // (core/parallel.h). A block starts on a GEMM row tile, so each element is
-  // computed exactly as by one whole-(L) call, for any thread count. Pieces
-  // write disjoint output rows, and disjoint weights rows unless value's batch
-  // dims widen the output beyond the weights (then entries share a weights
-  // block and the loop runs on one thread).
-  const bool shared_weights = o.need_weights && NumelChecked(wb) != n_loop;
-  const size_t grain = shared_weights || block_macs == 0 ? SIZE_MAX : (size_t(1) << 16) / size_t(block_macs) + 1;
-  ParallelForRowBlocks(size_t(n_loop), size_t(L), rb, grain, [&](size_t b_, size_t r0, size_t r1, int tid) {
-    const int64_t b = int64_t(b_);
-    const size_t rows = r1 - r0;
-    const float* qp = q.data + (qi.Block(b) * L + int64_t(r0)) * E;
-    const float* kp = k.data + ki.Block(b) * S * E;
-    const float* vp = weights_only ? nullptr : v.data + vi.Block(b) * S * Ev;
-    float* sc = o.need_weights ? r->weights.data() + (wi.Block(b) * L + int64_t(r0)) * S
-                               : scratch->scores.data() + size_t(tid) * size_t(slab);
-    float* out = weights_only ? nullptr : r->output.data() + (b * L + int64_t(r0)) * Ev;
-    if (S == 0) {  // softmax over nothing: torch gives an all-zero output
-      if (out) kernels::f32_fill(rows * size_t(Ev), out, 0.0f);
-      return;
+  AttnShape sh;
+  sh.L = size_t(L); sh.S = size_t(S); sh.hd = size_t(E); sh.hdv = weights_only ? 0 : size_t(Ev);
+  sh.ldq = size_t(E); sh.ldk = size_t(E); sh.ldv = size_t(Ev); sh.ldo = size_t(Ev); sh.ldw = size_t(S);
+  sh.scale = scale;
+  sh.causal = o.is_causal;
+  sh.masked_keys = size_t(S);
+  const size_t mask_ld = m_rows == 1 ? 0 : size_t(S);
+  const bool keep = m.present() && m.dtype == DType::kBool;
+  sh.add_ld = keep ? 0 : mask_ld;
+  sh.keep_ld = keep ? mask_ld : 0;
+  sh.weights = o.need_weights;
+  sh.serial = o.need_weights && NumelChecked(wb) != n_loop;
+  auto head = [&](size_t g, size_t) {
+    const int64_t b = int64_t(g);
+    AttnHead h;
+    h.q = q.data + qi.Block(b) * L * E;
+    h.k = k.data + ki.Block(b) * S * E;
+    if (!weights_only) {
+      h.v = v.data + vi.Block(b) * S * Ev;
+      h.out = r->output.data() + b * L * Ev;
     }
-    if (E == 0) kernels::f32_fill(rows * size_t(S), sc, 0.0f);
-    else kernels::f32_gemm_nt(rows, size_t(S), size_t(E), sc, size_t(S), qp, size_t(E), kp, size_t(E), nullptr, scale);
-    const int64_t m_block = m.present() ? mi.Block(b) * m_rows * S : 0;
-    for (size_t rr = 0; rr < rows; ++rr) {
-      const int64_t i = int64_t(r0 + rr);
-      float* row = sc + rr * size_t(S);
-      if (o.is_causal && i + 1 < S) kernels::f32_fill(size_t(S - i - 1), row + i + 1, neg_inf);
-      if (m.present()) {
-        const int64_t off = m_block + (m_rows == 1 ? 0 : i * S);
-        if (m.dtype == DType::kBool)
-          kernels::f32_mask_keep_u8(size_t(S), row, static_cast<const uint8_t*>(mdata) + off);
-        else
-          kernels::f32_mask_add(size_t(S), row, static_cast<const float*>(mdata) + off);
-      }
-      kernels::f32_softmax_inplace(size_t(S), row);
+    if (o.need_weights) h.weights = r->weights.data() + wi.Block(b) * L * S;
+    if (m.present()) {
+      const int64_t off = mi.Block(b) * m_rows * S;
+      if (keep) h.keep = static_cast<const uint8_t*>(mdata) + off;
+      else h.add = static_cast<const float*>(mdata) + off;
     }
-    if (Ev > 0 && out)
-      kernels::f32_gemm_nn(rows, size_t(Ev), size_t(S), out, size_t(Ev), sc, size_t(S), vp, size_t(Ev), nullptr);
-  });
+    return h;
+  };
+  AW_RETURN_IF_ERROR(Attend(sh, size_t(n_loop), 1, head, &scratch->attn));
   return Status::OK();
 }
 

@@ -15,6 +15,7 @@
 #include "core/buffer.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "ops/attention.h"
 
 namespace aw {
 
@@ -33,10 +34,10 @@ struct SdpaResult {
   Buffer weights;  Shape weights_shape;   // (…, L, S), only if need_weights
 };
 
-// Reusable scratch for repeated calls (scores row block); may be shared by
-// calls on one thread. Owner: the caller.
+// Reusable scratch for repeated calls; may be shared by calls on one thread.
+// Owner: the caller.
 struct SdpaScratch {
-  Buffer scores;                 // (L, S)
+  AttnScratch attn;              // the attention core's per-thread scratch
   BufferT<uint8_t> mask_u8;      // bool mask expanded along S when it broadcasts there
   Buffer mask_f32;               // float mask expanded along S when it broadcasts there
 };

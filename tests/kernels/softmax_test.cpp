@@ -1,8 +1,10 @@
 // Tests for src/kernels/softmax.h: the scalar reference against hand-computed
-// rows and a double-precision softmax, then the xsimd kernel against the
-// reference at sizes around the vector width (W = 4 or 8), with large
-// magnitudes, masked (-inf) entries, fully masked rows, single finite values,
-// NaN / +inf propagation and the exp underflow boundary.
+// rows and a double-precision softmax; then the xsimd kernels (online update +
+// finish, as the attention core computes a row's weights) against the
+// reference at sizes around the vector width (W = 4 or 8) and the 64-score
+// blocks, with large magnitudes, masked (-inf) entries, fully masked rows,
+// single finite values, NaN / +inf propagation and the exp underflow
+// boundary; then the online update alone against its reference.
 #include "kernels/softmax.h"
 
 #include <gtest/gtest.h>
@@ -33,7 +35,7 @@ const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65,
 // Tolerance, |simd - ref| <= atol + rtol(n) * |ref|, per element:
 // - rtol(n) = (4 + sqrt(n)) eps. Both sides compute the same fl(x - max), so
 //   that (dominant, ~|x - max| u) error cancels. What differs:
-//   * elementwise, ~4 eps: xsimd::exp (Cephes polynomial) vs libm expf are
+//   * elementwise, ~4 eps: exp_nonpos (Cephes polynomial) vs libm expf are
 //     each within ~1 ulp, and multiply-by-1/sum vs divide adds ~1.5 ulp;
 //   * the row sum: n positive terms added lane-wise vs in index order. The
 //     relative error of each sum, which scales every output of the row, grows
@@ -42,7 +44,7 @@ const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65,
 //     ~12 at 1000, and it is the sequential reference that drifts (vs a double
 //     softmax: ref 15 eps, simd 6 eps at n = 1000).
 //   So rows up to 16 long must agree within 8 ulp.
-// - atol = FLT_MIN. xsimd::exp returns exactly 0 for arguments <= -88.38,
+// - atol = FLT_MIN. exp_nonpos returns exactly 0 for arguments < -87.34,
 //   where libm still returns subnormals (< FLT_MIN). Probabilities below the
 //   smallest normal float are irrelevant, and the slack is invisible for every
 //   normal output.
@@ -83,15 +85,28 @@ struct Worst {
   return ::testing::AssertionFailure() << bad << " of " << n << " elements differ" << msg.str();
 }
 
-// Runs both kernels on a copy of `row` (followed by a sentinel guard) and
-// compares; also checks that the guard is untouched.
+// The softmax of a row the way the attention core computes it (ops/
+// attention.cpp): f32_softmax_online over blocks of 64 scores, then
+// f32_softmax_finish with the final maximum and sum. The tests below hold
+// this SIMD path against the scalar f32_softmax_inplace_ref.
+void softmax_simd(size_t n, float* x) {
+  constexpr size_t kBlock = 64;
+  float m = -kInf, l = 0.0f, alpha = 0.0f;
+  std::vector<float> p(kGemmMR * kBlock);
+  for (size_t j0 = 0; j0 < n; j0 += kBlock)
+    f32_softmax_online(1, std::min(kBlock, n - j0), x + j0, kBlock, &m, &l, &alpha, p.data());
+  f32_softmax_finish(n, x, m, l);
+}
+
+// Runs both on a copy of `row` (followed by a sentinel guard) and compares;
+// also checks that the guard is untouched.
 void check_row(const std::vector<float>& row, Worst* worst) {
   const size_t n = row.size();
   std::vector<float> got(n + kGuard, kSentinel);
   std::copy(row.begin(), row.end(), got.begin());
   std::vector<float> want(got);
   f32_softmax_inplace_ref(n, want.data());
-  f32_softmax_inplace(n, got.data());
+  softmax_simd(n, got.data());
   EXPECT_TRUE(close_1d(n, got.data(), want.data(), worst));
   for (size_t g = n; g < n + kGuard; ++g) {
     EXPECT_EQ(std::memcmp(&got[g], &kSentinel, sizeof(float)), 0) << "guard cell " << g - n << " written";
@@ -237,7 +252,7 @@ TEST(SoftmaxSimd, FullyMaskedRowsAreZeros) {
   for (size_t n : kSizes) {
     std::vector<float> x(n + kGuard, kSentinel);
     std::fill(x.begin(), x.begin() + n, -kInf);
-    f32_softmax_inplace(n, x.data());
+    softmax_simd(n, x.data());
     for (size_t j = 0; j < n; ++j) ASSERT_EQ(x[j], 0.0f) << "n=" << n << " j=" << j;
     for (size_t j = n; j < n + kGuard; ++j) ASSERT_EQ(x[j], kSentinel) << "n=" << n << " guard " << j - n;
   }
@@ -250,7 +265,7 @@ TEST(SoftmaxSimd, SingleFiniteValueIsOneHot) {
       for (float v : {0.0f, -3.5f, 1000.0f, -1000.0f, 3e38f}) {
         std::vector<float> x(n, -kInf);
         x[pos] = v;
-        f32_softmax_inplace(n, x.data());
+        softmax_simd(n, x.data());
         for (size_t j = 0; j < n; ++j)
           ASSERT_EQ(x[j], j == pos ? 1.0f : 0.0f) << "n=" << n << " pos=" << pos << " v=" << v << " j=" << j;
       }
@@ -271,7 +286,7 @@ TEST(SoftmaxSimd, NaNPropagatesFromAnyPosition) {
       with_inf[(pos + 1) % n] = kInf;
       for (auto* row : {&finite, &masked, &with_inf}) {
         std::vector<float> x(*row);
-        f32_softmax_inplace(n, x.data());
+        softmax_simd(n, x.data());
         ASSERT_TRUE(all_nan(x, n));
         check_row(*row, nullptr);  // the reference agrees
       }
@@ -288,7 +303,7 @@ TEST(SoftmaxSimd, PlusInfGivesNaN) {
       x[pos] = kInf;
       if (n > 2) x[(pos + 2) % n] = -kInf;
       std::vector<float> y(x);
-      f32_softmax_inplace(n, y.data());
+      softmax_simd(n, y.data());
       ASSERT_TRUE(all_nan(y, n)) << "n=" << n << " pos=" << pos;
       check_row(x, nullptr);
     }
@@ -314,7 +329,7 @@ TEST(SoftmaxSimd, RowsSumToOne) {
   std::mt19937 rng(16);
   for (size_t n : kSizes) {
     std::vector<float> x = uniform_row(rng, n, -20.0f, 20.0f);
-    f32_softmax_inplace(n, x.data());
+    softmax_simd(n, x.data());
     double sum = 0.0;
     for (float v : x) {
       ASSERT_GE(v, 0.0f);
@@ -329,9 +344,128 @@ TEST(SoftmaxSimd, RowsSumToOne) {
 
 TEST(SoftmaxSimd, EmptyRowIsANoOp) {
   float x[1] = {kSentinel};
-  f32_softmax_inplace(0, x);
+  softmax_simd(0, x);
   f32_softmax_inplace_ref(0, x);
   EXPECT_EQ(x[0], kSentinel);
+}
+
+// ---------------------------------------------------------------------------
+// f32_softmax_online: the flash-attention update, against its reference, over
+// several blocks per row; and that the blocks together give f32_softmax_inplace.
+
+// Runs blocks of widths `widths` through both kernels (same inputs) and
+// compares m (exact: both take the same max), alpha and l (relative), and p
+// (per element, like close_1d) after every block.
+void check_online(size_t rows, const std::vector<size_t>& widths, std::mt19937& rng, float lo, float hi,
+                  double neg_inf_share, Worst* worst) {
+  std::ostringstream what;
+  what << "rows=" << rows << " widths=";
+  for (size_t w : widths) what << w << ",";
+  SCOPED_TRACE(what.str());
+  std::uniform_real_distribution<float> dist(lo, hi), u(0.0f, 1.0f);
+  std::vector<float> m_ref(rows, -kInf), l_ref(rows, 0.0f), m_simd(m_ref), l_simd(l_ref);
+  for (size_t n : widths) {
+    const size_t lds = n + 3;
+    std::vector<float> sc(rows * lds);
+    for (float& x : sc) x = u(rng) < neg_inf_share ? -kInf : dist(rng);
+    const size_t padded = (rows + kGemmMR - 1) / kGemmMR * kGemmMR;
+    std::vector<float> p_ref(padded * n + kGuard, kSentinel), p_simd(p_ref);
+    std::vector<float> a_ref(rows, kSentinel), a_simd(rows, kSentinel);
+    f32_softmax_online_ref(rows, n, sc.data(), lds, m_ref.data(), l_ref.data(), a_ref.data(), p_ref.data());
+    f32_softmax_online(rows, n, sc.data(), lds, m_simd.data(), l_simd.data(), a_simd.data(), p_simd.data());
+    for (size_t i = 0; i < rows; ++i) {
+      ASSERT_TRUE(m_ref[i] == m_simd[i] || (std::isnan(m_ref[i]) && std::isnan(m_simd[i]))) << "m[" << i << "]";
+      ASSERT_TRUE(close_1d(1, &a_simd[i], &a_ref[i], worst)) << "alpha[" << i << "]";
+      // l: a sum of up to n terms per block, in another order: rtol(n) as p.
+      const double tol = kAtol + rtol(n + 1) * std::fabs(double(l_ref[i]));
+      ASSERT_TRUE(std::fabs(double(l_simd[i]) - l_ref[i]) <= tol || (std::isnan(l_simd[i]) && std::isnan(l_ref[i])))
+          << "l[" << i << "] simd " << l_simd[i] << " ref " << l_ref[i];
+    }
+    ASSERT_TRUE(close_1d(padded * n, p_simd.data(), p_ref.data(), worst));
+    for (size_t g = padded * n; g < p_simd.size(); ++g) ASSERT_EQ(p_simd[g], kSentinel) << "written past p";
+  }
+}
+
+TEST(SoftmaxOnline, MatchesReferenceAtAwkwardSizes) {
+  std::mt19937 rng(31);
+  Worst worst;
+  for (size_t rows : {1, 2, 3, 4, 5, 7, 8, 9, 13})
+    for (size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 64, 65, 129}) {
+      check_online(rows, {n}, rng, -5.0f, 5.0f, 0.0, &worst);
+      check_online(rows, {n, 3, n + 4, 1}, rng, -5.0f, 5.0f, 0.2, &worst);
+      if (::testing::Test::HasFailure()) return;
+    }
+  std::printf("[  worst   ] softmax_online: max |simd-ref| = %.3g, max rel = %.3g eps\n", worst.abs, worst.rel);
+}
+
+TEST(SoftmaxOnline, LargeMagnitudesAndRisingMaxima) {
+  std::mt19937 rng(32);
+  Worst worst;
+  // Later blocks with larger scores: alpha rescales what came before.
+  for (size_t rows : {1, 4, 6}) {
+    check_online(rows, {8, 8, 8}, rng, -1000.0f, 1000.0f, 0.1, &worst);
+    check_online(rows, {5, 40, 3}, rng, -90.0f, 90.0f, 0.0, &worst);
+  }
+}
+
+// Rows masked so far: p = 0, alpha = 1, (m, l) = (-inf, 0); a later block
+// with a finite score starts them normally.
+TEST(SoftmaxOnline, FullyMaskedBlocksThenLive) {
+  const size_t n = 6;
+  std::vector<float> s(2 * n, -kInf);
+  float m[2] = {-kInf, -kInf}, l[2] = {0, 0}, a[2] = {kSentinel, kSentinel};
+  std::vector<float> p(kGemmMR * n, kSentinel);
+  f32_softmax_online(2, n, s.data(), n, m, l, a, p.data());
+  for (float x : p) EXPECT_EQ(x, 0.0f);
+  EXPECT_EQ(a[0], 1.0f);
+  EXPECT_EQ(m[0], -kInf);
+  EXPECT_EQ(l[0], 0.0f);
+  s[3] = 2.0f;  // row 0 gets one live key
+  f32_softmax_online(2, n, s.data(), n, m, l, a, p.data());
+  EXPECT_EQ(m[0], 2.0f);
+  EXPECT_EQ(l[0], 1.0f);
+  EXPECT_EQ(p[3 * kGemmMR + 0], 1.0f);
+  EXPECT_EQ(a[0], 0.0f);  // exp(-inf - 2): nothing before to rescale
+  EXPECT_EQ(m[1], -kInf);
+  EXPECT_EQ(l[1], 0.0f);
+}
+
+TEST(SoftmaxOnline, NaNOrPlusInfPoisonsTheRowSum) {
+  for (float bad : {kNaN, kInf}) {
+    for (bool others_masked : {false, true}) {
+      const size_t n = 9;
+      std::vector<float> s(n, others_masked ? -kInf : 0.5f);
+      s[7] = bad;
+      float m = -kInf, l = 0, a = 0;
+      std::vector<float> p(kGemmMR * n);
+      f32_softmax_online(1, n, s.data(), n, &m, &l, &a, p.data());
+      EXPECT_TRUE(std::isnan(l)) << bad << " others masked " << others_masked;
+    }
+  }
+}
+
+// Blocks of one row, together: l and the rescaled p give the row's softmax.
+TEST(SoftmaxOnline, BlocksTogetherGiveTheSoftmax) {
+  std::mt19937 rng(33);
+  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+  const size_t n = 77;
+  std::vector<float> row(n);
+  for (float& x : row) x = dist(rng);
+  std::vector<float> want(row);
+  f32_softmax_inplace_ref(n, want.data());
+  float m = -kInf, l = 0;
+  std::vector<double> got(n);
+  std::vector<float> p(kGemmMR * n);
+  for (size_t j0 = 0; j0 < n; j0 += 20) {
+    const size_t w = std::min<size_t>(20, n - j0);
+    float a = 0;
+    f32_softmax_online(1, w, row.data() + j0, w, &m, &l, &a, p.data());
+    for (size_t j = 0; j < j0; ++j) got[j] *= a;
+    for (size_t j = 0; j < w; ++j) got[j0 + j] = p[j * kGemmMR];
+  }
+  // Each earlier block's p was rescaled by up to 3 alphas (each within ~2 ulp
+  // of exact), on top of the usual softmax error: 32 eps relative.
+  for (size_t j = 0; j < n; ++j) EXPECT_NEAR(got[j] / l, want[j], 32 * FLT_EPSILON * want[j] + FLT_MIN) << j;
 }
 
 }  // namespace

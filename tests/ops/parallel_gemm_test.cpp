@@ -1,8 +1,8 @@
-// Tests for src/ops/parallel_gemm.h: with 1 to 4 threads, ParallelGemmNt and
-// ParallelGemmNn give results bit-identical to one kernel call (the blocks are
-// whole register tiles), at sizes around the tiles and above the parallel
-// threshold, with strided operands and bias; and they leave the cells outside
-// C's (m, n) region alone.
+// Tests for src/ops/parallel_gemm.h: with 1 to 4 threads, ParallelGemmPacked
+// gives results bit-identical to one kernel call (blocks of whole micro-tiles
+// and panels), at sizes around the tiles and above the parallel threshold,
+// with strided operands, bias, and column windows of a wider packed B; and
+// it leaves the cells outside C's (m, n) region alone.
 #include "ops/parallel_gemm.h"
 
 #include <gtest/gtest.h>
@@ -35,43 +35,47 @@ struct Case { size_t m, n, k; };
 const Case kCases[] = {{1, 1, 1}, {3, 5, 7}, {64, 64, 64}, {65, 67, 63}, {128, 130, 33}, {7, 515, 129},
                        {2, 1001, 300}, {301, 9, 200}, {257, 256, 64}};
 
-TEST(ParallelGemm, NtBitIdenticalToOneCall) {
+TEST(ParallelGemm, PackedBitIdenticalToOneCall) {
   std::mt19937 rng(7);
   for (const Case& c : kCases) {
     const size_t lda = c.k + 3, ldb = c.k + 1, ldc = c.n + 2;
     const auto a = Random(rng, c.m * lda), b = Random(rng, c.n * ldb), bias = Random(rng, c.n);
-    for (const float* bp : {static_cast<const float*>(nullptr), bias.data()}) {
+    std::vector<float> bp(kernels::f32_gemm_packed_floats(c.n, c.k));
+    kernels::f32_gemm_pack_nt(c.n, c.k, b.data(), ldb, bp.data());
+    for (const float* bb : {static_cast<const float*>(nullptr), bias.data()}) {
       std::vector<float> want(c.m * ldc, kSentinel);
-      kernels::f32_gemm_nt(c.m, c.n, c.k, want.data(), ldc, a.data(), lda, b.data(), ldb, bp, 0.75f);
+      kernels::f32_gemm_packed(c.m, c.n, c.k, want.data(), ldc, a.data(), lda, bp.data(), bb, 0.75f);
       for (int threads : {1, 2, 3, 4}) {
         SetNumThreads(threads);
         std::vector<float> got(c.m * ldc, kSentinel);
-        ParallelGemmNt(c.m, c.n, c.k, got.data(), ldc, a.data(), lda, b.data(), ldb, bp, 0.75f);
+        ParallelGemmPacked(c.m, c.n, c.k, got.data(), ldc, a.data(), lda, bp.data(), c.n, 0, bb, 0.75f);
         EXPECT_TRUE(SameBits(got, want)) << c.m << "x" << c.n << "x" << c.k << " threads " << threads
-                                         << (bp ? " bias" : "");
+                                         << (bb ? " bias" : "");
       }
       SetNumThreads(1);
     }
   }
 }
 
-TEST(ParallelGemm, NnBitIdenticalToOneCall) {
+// A window of columns (MultiheadAttention's q, k, v projections of one packed
+// in_proj_weight) split over threads: the same bits as the window in one call.
+TEST(ParallelGemm, PackedWindowBitIdenticalToOneCall) {
   std::mt19937 rng(8);
-  for (const Case& c : kCases) {
-    const size_t lda = c.k + 2, ldb = c.n + 5, ldc = c.n + 1;
-    const auto a = Random(rng, c.m * lda), b = Random(rng, c.k * ldb), bias = Random(rng, c.n);
-    for (const float* bp : {static_cast<const float*>(nullptr), bias.data()}) {
-      std::vector<float> want(c.m * ldc, kSentinel);
-      kernels::f32_gemm_nn(c.m, c.n, c.k, want.data(), ldc, a.data(), lda, b.data(), ldb, bp);
-      for (int threads : {1, 2, 3, 4}) {
-        SetNumThreads(threads);
-        std::vector<float> got(c.m * ldc, kSentinel);
-        ParallelGemmNn(c.m, c.n, c.k, got.data(), ldc, a.data(), lda, b.data(), ldb, bp);
-        EXPECT_TRUE(SameBits(got, want)) << c.m << "x" << c.n << "x" << c.k << " threads " << threads
-                                         << (bp ? " bias" : "");
-      }
-      SetNumThreads(1);
+  const size_t m = 130, E = 64, k = 72;
+  const auto a = Random(rng, m * k), w = Random(rng, 3 * E * k), bias = Random(rng, 3 * E);
+  std::vector<float> bp(kernels::f32_gemm_packed_floats(3 * E, k));
+  kernels::f32_gemm_pack_nt(3 * E, k, w.data(), k, bp.data());
+  for (size_t which = 0; which < 3; ++which) {
+    std::vector<float> want(m * E, kSentinel);
+    kernels::f32_gemm_packed_window(m, E, k, want.data(), E, a.data(), k, bp.data(), 3 * E, which * E,
+                                    bias.data() + which * E, 1.0f);
+    for (int threads : {1, 2, 3}) {
+      SetNumThreads(threads);
+      std::vector<float> got(m * E, kSentinel);
+      ParallelGemmPacked(m, E, k, got.data(), E, a.data(), k, bp.data(), 3 * E, which * E, bias.data() + which * E, 1.0f);
+      EXPECT_TRUE(SameBits(got, want)) << "window " << which << " threads " << threads;
     }
+    SetNumThreads(1);
   }
 }
 

@@ -1,0 +1,235 @@
+// The attention core (attention.h): pieces of query rows, K and V packed per
+// piece into 64-key chunks, then per block of kQBlock rows the online (flash)
+// pass over the chunks it needs, and the weights finished when wanted.
+#include "ops/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/parallel.h"
+#include "core/size_math.h"
+#include "core/tensor.h"
+#include "kernels/activation.h"
+#include "kernels/gemm.h"
+#include "kernels/mask.h"
+#include "kernels/softmax.h"
+
+namespace aw {
+namespace {
+
+using kernels::kGemmMR;
+constexpr size_t kC = kAttnChunk;
+constexpr size_t kQBlock = 16;  // query rows that pass over the chunks together (4 micro-tile rows)
+static_assert(kC % kernels::kGemmNR == 0 && kC <= kernels::kGemmKC, "a chunk is whole panels and one k block");
+static_assert(kAttnRowBlock % kQBlock == 0 && kQBlock % kGemmMR == 0, "blocks nest");
+
+const float kNegInf = -std::numeric_limits<float>::infinity();
+
+// The per-thread scratch of one call, in floats.
+struct Layout {
+  size_t chunks, kpack, vpack, qp, sblk, pp, state, slab, flags, total;  // floats of each part
+  explicit Layout(const AttnShape& s) {
+    chunks = (s.S + kC - 1) / kC;
+    kpack = chunks * kC * s.hd;                                           // K chunks, packed (n = keys)
+    vpack = chunks * kernels::f32_gemm_packed_cols(s.hdv) * kC;           // V chunks, packed (k = keys)
+    qp = kQBlock * s.hd;                                                  // scale · Q block, packed A
+    sblk = kQBlock * kC;                                                  // scores of a block and a chunk
+    pp = kQBlock * kC;                                                    // probabilities, packed A
+    state = 3 * kQBlock;                                                  // m, l, alpha
+    slab = s.weights && s.average ? kQBlock * s.S : 0;                    // one head's weights, averaged later
+    flags = 2 * chunks;                                                   // chunk needed by the piece, the block
+    total = kpack + vpack + qp + sblk + pp + state + slab + flags;
+  }
+};
+
+// The masks of `head` on scores s (rows lds apart) of query rows
+// [i0, i0 + rows) and keys [c0, c0 + n).
+void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, size_t c0, size_t n, float* s,
+                size_t lds) {
+  const size_t nm = c0 < sh.masked_keys ? std::min(n, sh.masked_keys - c0) : 0;  // masked keys of this block
+  if (nm == 0) return;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t i = i0 + r;
+    float* row = s + r * lds;
+    if (sh.causal && c0 + nm > i + 1) {
+      const size_t from = std::max(c0, i + 1) - c0;
+      kernels::f32_fill(nm - from, row + from, kNegInf);
+    }
+    if (h.add) kernels::f32_mask_add(nm, row, h.add + i * sh.add_ld + c0);
+    if (h.keep) kernels::f32_mask_keep_u8(nm, row, h.keep + i * sh.keep_ld + c0);
+    if (h.key_add) kernels::f32_mask_add(nm, row, h.key_add + c0);
+  }
+}
+
+bool HasMasks(const AttnShape& sh, const AttnHead& h) { return sh.causal || h.add || h.keep || h.key_add; }
+
+// No NaN or inf in the piece's query rows, nor in K and V.
+bool InputsFinite(const AttnShape& sh, const AttnHead& h, size_t r0, size_t r1) {
+  return kernels::f32_all_finite(r1 - r0, sh.hd, h.q + r0 * sh.ldq, sh.ldq) &&
+         kernels::f32_all_finite(sh.S, sh.hd, h.k, sh.ldk) &&
+         (!h.out || kernels::f32_all_finite(sh.S, sh.hdv, h.v, sh.ldv));
+}
+
+// Keys [lo, hi) outside which every key of query row i is masked (-inf,
+// false, or causal), within the masked keys [0, masked_keys).
+void LiveKeys(const AttnShape& sh, const AttnHead& h, size_t i, size_t* lo_out, size_t* hi_out) {
+  size_t lo = 0, hi = sh.masked_keys;
+  if (sh.causal) hi = std::min(hi, i + 1);
+  auto narrow_f = [&](const float* row) {
+    while (lo < hi && row[lo] == kNegInf) ++lo;
+    while (hi > lo && row[hi - 1] == kNegInf) --hi;
+  };
+  if (h.add) narrow_f(h.add + i * sh.add_ld);
+  if (h.key_add) narrow_f(h.key_add);
+  if (h.keep) {
+    const uint8_t* row = h.keep + i * sh.keep_ld;
+    while (lo < hi && row[lo] == 0) ++lo;
+    while (hi > lo && row[hi - 1] == 0) --hi;
+  }
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
+// Marks in `need` (one flag per chunk) the chunks that some row of
+// [i0, i0 + rows) may attend to. Without skipping: every chunk.
+void NeededChunks(const AttnShape& sh, const AttnHead& h, bool skip, size_t i0, size_t rows, size_t chunks,
+                  float* need) {
+  if (!skip) {
+    std::fill(need, need + chunks, 1.0f);
+    return;
+  }
+  std::fill(need, need + chunks, 0.0f);
+  size_t lo = SIZE_MAX, hi = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    size_t a, b;
+    LiveKeys(sh, h, i0 + r, &a, &b);
+    if (a < b) { lo = std::min(lo, a); hi = std::max(hi, b); }
+  }
+  if (lo < hi)
+    for (size_t c = lo / kC; c * kC < hi; ++c) need[c] = 1.0f;
+  for (size_t c = sh.masked_keys / kC; c < chunks; ++c)  // keys past masked_keys: always live
+    if ((c + 1) * kC > sh.masked_keys) need[c] = 1.0f;
+}
+
+// O rows (rows of hdv) /= l, with 0 for rows that saw no live key (l = 0).
+void Normalize(size_t rows, size_t hdv, float* o, size_t ldo, const float* l) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float inv = l[r] == 0.0f ? 0.0f : 1.0f / l[r];  // NaN l stays NaN
+    float* row = o + r * ldo;
+    for (size_t j = 0; j < hdv; ++j) row[j] *= inv;
+  }
+}
+
+// One piece: query rows [r0, r1) of every head of group g, on scratch w.
+void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, const void* ctx, size_t r0,
+              size_t r1, float* w) {
+  const Layout lay(sh);
+  const size_t hdv_p = kernels::f32_gemm_packed_cols(sh.hdv);
+  float* kpack = w;
+  float* vpack = kpack + lay.kpack;
+  float* qp = vpack + lay.vpack;
+  float* sblk = qp + lay.qp;
+  float* pp = sblk + lay.sblk;
+  float* m = pp + lay.pp;
+  float* l = m + kQBlock;
+  float* alpha = l + kQBlock;
+  float* slab = alpha + kQBlock;
+  float* need = slab + lay.slab;
+  float* avg_dst = nullptr;  // averaged weights rows of the group (the heads' shared pointer)
+
+  for (size_t hh = 0; hh < heads; ++hh) {
+    const AttnHead h = head_of(ctx, g, hh);
+    // Skipping masked chunks is exact only without NaN or inf in the head's inputs.
+    const bool skip = HasMasks(sh, h) && InputsFinite(sh, h, r0, r1);
+    // The chunks some row of the piece attends to, packed once for the piece.
+    NeededChunks(sh, h, skip, r0, r1 - r0, lay.chunks, need);
+    for (size_t c = 0; c < lay.chunks; ++c) {
+      if (need[c] == 0.0f) continue;
+      const size_t c0 = c * kC, n = std::min(kC, sh.S - c0);
+      kernels::f32_gemm_pack_nt(n, sh.hd, h.k + c0 * sh.ldk, sh.ldk, kpack + c * kC * sh.hd);
+      if (h.out) kernels::f32_gemm_pack_nn(sh.hdv, n, h.v + c0 * sh.ldv, sh.ldv, vpack + c * hdv_p * kC);
+    }
+    float* wdst = sh.weights ? (sh.average ? slab : h.weights) : nullptr;
+    const size_t ldw = sh.weights && sh.average ? sh.S : sh.ldw;
+    if (sh.average && hh == 0) avg_dst = h.weights;
+
+    for (size_t i0 = r0; i0 < r1; i0 += kQBlock) {
+      const size_t rows = std::min(kQBlock, r1 - i0);
+      kernels::f32_gemm_pack_a(rows, sh.hd, h.q + i0 * sh.ldq, sh.ldq, sh.scale, qp);
+      float* out = h.out ? h.out + i0 * sh.ldo : nullptr;
+      // This block's scores: in its weights rows when weights are wanted (the
+      // online pass reads them there, then they are finished in place).
+      float* wb = sh.weights ? wdst + (sh.average ? 0 : i0 * ldw) : nullptr;
+      float* sc = wb ? wb : sblk;
+      const size_t lds = wb ? ldw : kC;
+      // Chunks this block needs (a subset of the piece's).
+      float* bneed = need + lay.chunks;
+      NeededChunks(sh, h, skip, i0, rows, lay.chunks, bneed);
+      std::fill(m, m + rows, kNegInf);
+      std::fill(l, l + rows, 0.0f);
+      bool first = true;
+      for (size_t c = 0; c < lay.chunks; ++c) {
+        const size_t c0 = c * kC, n = std::min(kC, sh.S - c0);
+        float* s = sc + (wb ? c0 : 0);
+        if (bneed[c] == 0.0f) {  // every row of the block has every key of the chunk masked
+          if (wb) for (size_t r = 0; r < rows; ++r) kernels::f32_fill(n, s + r * lds, kNegInf);
+          continue;
+        }
+        kernels::f32_gemm_pp(rows, n, sh.hd, s, lds, qp, kpack + c * kC * sh.hd, nullptr, false);
+        ApplyMasks(sh, h, i0, rows, c0, n, s, lds);
+        kernels::f32_softmax_online(rows, n, s, lds, m, l, alpha, pp);
+        if (out) kernels::f32_gemm_pp(rows, sh.hdv, n, out, sh.ldo, pp, vpack + c * hdv_p * kC, alpha, !first);
+        first = false;
+      }
+      if (out) {
+        if (first) {
+          for (size_t r = 0; r < rows; ++r) kernels::f32_fill(sh.hdv, out + r * sh.ldo, 0.0f);
+        } else {
+          Normalize(rows, sh.hdv, out, sh.ldo, l);
+        }
+      }
+      if (!wb) continue;
+      for (size_t r = 0; r < rows; ++r) kernels::f32_softmax_finish(sh.S, wb + r * ldw, m[r], l[r]);
+      if (sh.average) {  // the group's weights rows: head 0 copies, the others add
+        float* dst = avg_dst + i0 * sh.ldw;
+        for (size_t r = 0; r < rows; ++r) {
+          if (hh == 0) std::copy(wb + r * ldw, wb + r * ldw + sh.S, dst + r * sh.ldw);
+          else kernels::f32_add(sh.S, dst + r * sh.ldw, wb + r * ldw);
+        }
+      }
+    }
+  }
+  if (sh.weights && sh.average && avg_dst) {  // mean over heads, as torch's mean(dim=1): sum / H
+    const float hf = float(heads);
+    for (size_t i = r0; i < r1; ++i)
+      for (size_t j = 0; j < sh.S; ++j) avg_dst[i * sh.ldw + j] /= hf;
+  }
+}
+
+}  // namespace
+
+Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx,
+              AttnScratch* scratch) {
+  if (groups == 0 || heads == 0 || sh.L == 0) return Status::OK();
+  // The scratch size in checked arithmetic first (size_t is 32 bits in wasm).
+  SizeMath sm;
+  const int64_t chunks = sm.Add(int64_t(sh.S), kC - 1) / int64_t(kC);
+  const int64_t per_thread = sm.Add(
+      sm.Prod({chunks, int64_t(kC), sm.Add(int64_t(sh.hd), sm.Add(int64_t(sh.hdv), int64_t(kernels::kGemmNR)))}),
+      sm.Prod({int64_t(kQBlock), sm.Add(sm.Add(int64_t(sh.hd), int64_t(sh.S)), 3 * int64_t(kC) + 3)}));
+  const int64_t floats = sm.Mul(int64_t(NumThreads()), per_thread);
+  if (sm.overflowed() || floats > kMaxElements) return OomError("out of memory: attention scratch too large");
+  const Layout lay(sh);
+  AW_RETURN_IF_ERROR(scratch->buf.Resize(size_t(floats), "attention scratch"));
+  // A piece's work in multiply-adds, to hand each thread at least ~2^16.
+  const size_t piece = heads * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
+  const size_t grain = sh.serial ? SIZE_MAX : (size_t(1) << 16) / std::max<size_t>(piece, 1) + 1;
+  float* base = scratch->buf.data();
+  ParallelForRowBlocks(groups, sh.L, kAttnRowBlock, grain, [&](size_t g, size_t r0, size_t r1, int tid) {
+    RunPiece(sh, g, heads, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
+  });
+  return Status::OK();
+}
+
+}  // namespace aw

@@ -1,0 +1,104 @@
+// attention: the one attention core behind scaledDotProductAttention, every
+// path of MultiheadAttention and the decoder's KV-cache step. Validation
+// (shapes, masks, messages) belongs to the callers; this runs a batch of heads
+// of one shape, each
+//
+//   O (L, hdv) = softmax(scale · Q (L, hd) · K (S, hd)ᵀ + masks) · V (S, hdv)
+//
+// with PyTorch's semantics: masked keys get -inf; a row whose every key is
+// masked gives zero weights and a zero output (torch's SDPA math path since
+// 2.5, see README "Fully masked rows"); NaN and +inf propagate as in torch.
+//
+// Flash attention, one way through for every caller: keys in chunks of
+// kAttnChunk, K and V of a piece packed once; per block of query rows and
+// chunk: S = (scale·Q)·Kᵀ on the GEMM micro-kernel (no horizontal sums), the
+// masks, f32_softmax_online (exp fused with the running max and sum, P
+// written pre-packed), and O = O·diag(alpha) + P·V, also on the micro-kernel;
+// O is divided by the row sums at the end. When weights are wanted, the
+// scores are written straight into the weights rows and, after the last
+// chunk, turned into torch's softmax weights with the final maxima and sums
+// (f32_softmax_finish) — so asking for the weights does not change the
+// output by a single bit.
+// Chunks that every row of a block has masked (causal, or -inf / false over a
+// whole chunk, e.g. key padding) are skipped, in both ways, when the head's
+// Q, K and V are finite (a NaN or inf would otherwise have reached the output
+// through 0 · NaN, as it does in torch). A causal attention does about half
+// the work.
+//
+// Work split (core/parallel.h): pieces = (group, block of kAttnRowBlock query
+// rows); a piece runs its group's heads in order, so one thread owns the
+// group's output rows and, when averaged, its weights rows. Piece and chunk
+// boundaries do not depend on the thread count: bit-identical results.
+// Scalar twin: AttendRef (attention_ref.cpp), the plain math.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/buffer.h"
+#include "core/status.h"
+
+namespace aw {
+
+constexpr size_t kAttnRowBlock = 64;  // query rows per piece of work
+constexpr size_t kAttnChunk = 64;     // keys per chunk (a multiple of kernels::kGemmNR)
+
+// Sizes, strides and options shared by every head of one call.
+struct AttnShape {
+  size_t L = 0, S = 0, hd = 0, hdv = 0;
+  size_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;  // row strides (elements)
+  size_t ldw = 0;                             // weights row stride
+  float scale = 1.0f;
+  bool causal = false;      // key j masked for query row i when j > i (upper-left aligned)
+  size_t masked_keys = 0;   // masks and causal cover keys [0, masked_keys); later keys (MHA's bias_k, zero
+                            // attention) are never masked. Set it to S otherwise.
+  size_t add_ld = 0;        // additive mask: row i at add + i·add_ld (0: one row for every query)
+  size_t keep_ld = 0;       // bool mask (0 = masked): row i at keep + i·keep_ld (0: one row)
+  bool weights = false;     // write the softmax weights (head.weights)
+  bool average = false;     // with weights: every head of a group gives the same weights pointer, and the
+                            // group's weights are the mean over its heads (MultiheadAttention's default)
+  bool serial = false;      // run on one thread (groups share output or weights rows)
+};
+
+// One head. Pointers may be null where the shape has no such data.
+struct AttnHead {
+  const float* q = nullptr;   // (L, hd)
+  const float* k = nullptr;   // (S, hd)
+  const float* v = nullptr;   // (S, hdv)
+  float* out = nullptr;       // (L, hdv), or null: weights only
+  float* weights = nullptr;   // (L, S) when shape.weights
+  const float* add = nullptr;       // additive mask rows, or null
+  const uint8_t* keep = nullptr;    // bool mask rows, or null
+  const float* key_add = nullptr;   // additive per key, the same for every row (key_padding_mask), or null
+};
+
+// Per-thread scratch, grown by Attend to NumThreads() slabs (never shrunk).
+// Owner: the caller; one per operator or layer.
+struct AttnScratch {
+  Buffer buf;
+};
+
+// The head of (group, head) for a call: ctx is the caller's.
+using AttnHeadFn = AttnHead (*)(const void* ctx, size_t group, size_t head);
+
+// Runs groups × heads heads. Fails only to allocate scratch (ERR_OUT_OF_MEMORY).
+Status Attend(const AttnShape& shape, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx,
+              AttnScratch* scratch);
+
+// The scalar twin: the plain math, one thread, one head at a time:
+// scores = scale · (Q Kᵀ) in float, masks, f32_softmax_inplace_ref, O = P · V.
+void AttendRef(const AttnShape& shape, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx);
+
+// Typed front ends: head_of(group, head) → AttnHead, any callable.
+template <class F>
+Status Attend(const AttnShape& shape, size_t groups, size_t heads, const F& head_of, AttnScratch* scratch) {
+  return Attend(shape, groups, heads,
+                [](const void* c, size_t g, size_t h) { return (*static_cast<const F*>(c))(g, h); }, &head_of,
+                scratch);
+}
+template <class F>
+void AttendRef(const AttnShape& shape, size_t groups, size_t heads, const F& head_of) {
+  AttendRef(shape, groups, heads, [](const void* c, size_t g, size_t h) { return (*static_cast<const F*>(c))(g, h); },
+            &head_of);
+}
+
+}  // namespace aw

@@ -1,0 +1,48 @@
+#include "ops/kernel_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "core/buffer.h"
+#include "kernels/gemm.h"
+#include "ops/parallel_gemm.h"
+
+namespace aw {
+namespace {
+
+double NowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Status Fill(Buffer* b, size_t n, const char* what) {
+  AW_RETURN_IF_ERROR(b->Resize(n, what));
+  for (size_t i = 0; i < n; ++i) b->data()[i] = float(int(i * 7 % 13) - 6) * 0.01f;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
+  if (m == 0 || n == 0 || k == 0 || reps < 1 || m * k > (size_t(1) << 26) || n * k > (size_t(1) << 26) ||
+      m * n > (size_t(1) << 26))
+    return ArgError("benchGemm: sizes out of range");
+  Buffer a, w, bias, wp, c;
+  AW_RETURN_IF_ERROR(Fill(&a, m * k, "A"));
+  AW_RETURN_IF_ERROR(Fill(&w, n * k, "W"));
+  AW_RETURN_IF_ERROR(Fill(&bias, n, "bias"));
+  AW_RETURN_IF_ERROR(wp.Resize(kernels::f32_gemm_packed_floats(n, k), "packed W"));
+  AW_RETURN_IF_ERROR(c.Resize(m * n, "C"));
+  kernels::f32_gemm_pack_nt(n, k, w.data(), k, wp.data());
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = NowMs();
+    ParallelGemmPacked(m, n, k, c.data(), n, a.data(), k, wp.data(), n, 0, bias.data(), 1.0f);
+    t.push_back(NowMs() - t0);
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  *median_ms = t[t.size() / 2];
+  return Status::OK();
+}
+
+}  // namespace aw

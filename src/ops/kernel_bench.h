@@ -1,0 +1,17 @@
+// Timing of kernels alone, for bench/ (internal, not part of the public API):
+// the calls a layer makes, on buffers allocated once per call of these
+// functions, without the copies in and out of wasm memory that every JS call
+// pays. bench/gemm.mjs and bench/breakdown.mjs compare the results with the
+// same run's SIMD peak. Data is a fixed pattern; results are discarded.
+#pragma once
+#include <cstddef>
+
+#include "core/status.h"
+
+namespace aw {
+
+// Median ms of `reps` calls of ParallelGemmPacked (the Linear path):
+// C(m, n) = A(m, k) · W(n, k)^T + bias, W packed once beforehand.
+Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
+
+}  // namespace aw

@@ -1,0 +1,266 @@
+// Tests for src/ops/attention.h: the attention core (Attend) against its
+// scalar twin (AttendRef) at awkward sizes — rows and keys below, at and above
+// the micro-tile (4), the query block (16), the chunk (64) and the piece (64
+// rows); head dims from 0 to 65; strided rows — for both ways through (online
+// and exact weights, plain and averaged over heads), every mask kind, fully
+// masked rows and chunks (skipped), keys past masked_keys, and NaN / inf
+// inputs (no skipping, torch's propagation). Then: threads give bit-identical
+// results; skipping saves work without changing the result.
+#include "ops/attention.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/parallel.h"
+
+namespace aw {
+namespace {
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+enum class MaskKind { kNone, kCausal, kAdd, kAddBroadcast, kKeep, kKeyPadding, kAddAndKeyPadding };
+
+std::string Name(MaskKind m) {
+  switch (m) {
+    case MaskKind::kNone: return "none";
+    case MaskKind::kCausal: return "causal";
+    case MaskKind::kAdd: return "add";
+    case MaskKind::kAddBroadcast: return "add-broadcast";
+    case MaskKind::kKeep: return "keep";
+    case MaskKind::kKeyPadding: return "key-padding";
+    case MaskKind::kAddAndKeyPadding: return "add+key-padding";
+  }
+  return "?";
+}
+
+// One call's data: groups × heads heads of (L, S, hd, hdv), rows padded so
+// that every stride is larger than its row.
+struct Problem {
+  AttnShape sh;
+  size_t groups = 1, heads = 1;
+  std::vector<float> q, k, v, add, key_add;
+  std::vector<uint8_t> keep;
+  std::vector<float> out, w;
+
+  size_t nh() const { return groups * heads; }
+  AttnHead Head(size_t g, size_t h) {
+    const size_t i = g * heads + h;
+    AttnHead a;
+    a.q = q.data() + i * sh.L * sh.ldq;
+    a.k = k.data() + i * sh.S * sh.ldk;
+    a.v = v.data() + i * sh.S * sh.ldv;
+    a.out = out.data() + i * sh.L * sh.ldo;
+    if (sh.weights) a.weights = w.data() + (sh.average ? g : i) * sh.L * sh.ldw;
+    const size_t mrows = sh.add_ld ? sh.L : 1;
+    if (!add.empty()) a.add = add.data() + i * mrows * sh.S;
+    if (!keep.empty()) a.keep = keep.data() + i * sh.L * sh.S;
+    if (!key_add.empty()) a.key_add = key_add.data() + g * sh.S;
+    return a;
+  }
+};
+
+Problem Make(size_t L, size_t S, size_t hd, size_t hdv, MaskKind mk, bool weights, bool average, size_t heads,
+             std::mt19937& rng, size_t masked_keys = SIZE_MAX) {
+  Problem p;
+  p.groups = 2;
+  p.heads = heads;
+  AttnShape& s = p.sh;
+  s.L = L; s.S = S; s.hd = hd; s.hdv = hdv;
+  s.ldq = hd + 3; s.ldk = hd + 1; s.ldv = hdv + 2; s.ldo = hdv + 5; s.ldw = S + 1;
+  s.scale = hd ? 1.0f / std::sqrt(float(hd)) : 1.0f;
+  s.masked_keys = std::min(masked_keys, S);
+  s.weights = weights;
+  s.average = average;
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), u01(0.0f, 1.0f);
+  auto fill = [&](std::vector<float>& x, size_t n) { x.resize(n); for (float& e : x) e = u(rng); };
+  fill(p.q, p.nh() * L * s.ldq + 1);
+  fill(p.k, p.nh() * S * s.ldk + 1);
+  fill(p.v, p.nh() * S * s.ldv + 1);
+  p.out.assign(p.nh() * L * s.ldo + 1, -7.0f);
+  if (weights) p.w.assign((average ? p.groups : p.nh()) * L * s.ldw + 1, -7.0f);
+  // Masks: random -inf / false, plus whole masked rows and whole masked
+  // 64-key chunks, so both fully masked rows and skipped chunks occur.
+  auto masked_row = [&](size_t i) { return i % 7 == 3; };
+  auto masked_chunk = [&](size_t j) { return (j / kAttnChunk) % 3 == 1; };
+  const bool addm = mk == MaskKind::kAdd || mk == MaskKind::kAddBroadcast || mk == MaskKind::kAddAndKeyPadding;
+  if (addm) {
+    s.add_ld = mk == MaskKind::kAddBroadcast ? 0 : S;
+    const size_t rows = s.add_ld ? L : 1;
+    p.add.resize(p.nh() * rows * S);
+    for (size_t t = 0; t < p.add.size(); ++t) {
+      const size_t i = t / S % rows, j = t % S;
+      p.add[t] = masked_row(i) || masked_chunk(j) || u01(rng) < 0.2f ? -kInf : u(rng);
+    }
+  }
+  if (mk == MaskKind::kKeep) {
+    s.keep_ld = S;
+    p.keep.resize(p.nh() * L * S);
+    for (size_t t = 0; t < p.keep.size(); ++t) {
+      const size_t i = t / S % L, j = t % S;
+      p.keep[t] = !(masked_row(i) || masked_chunk(j) || u01(rng) < 0.2f);
+    }
+  }
+  if (mk == MaskKind::kKeyPadding || mk == MaskKind::kAddAndKeyPadding) {
+    p.key_add.resize(p.groups * S);
+    for (size_t g = 0; g < p.groups; ++g)  // group g: its last (g + 1)·S/3 keys padded
+      for (size_t j = 0; j < S; ++j) p.key_add[g * S + j] = j >= S - std::min(S, (g + 1) * S / 3) ? -kInf : 0.0f;
+  }
+  s.causal = mk == MaskKind::kCausal;
+  return p;
+}
+
+// Attend and AttendRef on copies of p; outputs and weights compared.
+::testing::AssertionResult Compare(Problem p, double* worst = nullptr) {
+  Problem r = p;
+  AttnScratch scratch;
+  Status st = Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }, &scratch);
+  if (!st.ok()) return ::testing::AssertionFailure() << "Attend: " << st.message();
+  AttendRef(r.sh, r.groups, r.heads, [&](size_t g, size_t h) { return r.Head(g, h); });
+  size_t bad = 0;
+  std::ostringstream msg;
+  auto cmp = [&](const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+    for (size_t t = 0; t < got.size(); ++t) {
+      const float g = got[t], x = want[t];
+      bool ok;
+      if (std::isnan(g) || std::isnan(x)) ok = std::isnan(g) && std::isnan(x);
+      else if (std::isinf(g) || std::isinf(x)) ok = g == x;
+      else {
+        // Scores are dot products of up to 65 terms in [-1, 1] (scaled); the
+        // online softmax rescales by up to ceil(S / 64) alphas; P·V sums up to
+        // S terms of |v| <= 1: a few ulp of each, so 2e-6 + 2e-6 relative.
+        const double err = std::fabs(double(g) - x);
+        ok = err <= 2e-6 + 2e-6 * std::fabs(x);
+        if (worst) *worst = std::max(*worst, err);
+      }
+      if (!ok && bad++ < 6) msg << "\n  " << what << "[" << t << "] core " << g << " ref " << x;
+    }
+  };
+  cmp(p.out, r.out, "out");
+  cmp(p.w, r.w, "weights");
+  if (bad) return ::testing::AssertionFailure() << bad << " elements differ" << msg.str();
+  return ::testing::AssertionSuccess();
+}
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+std::string Describe(size_t L, size_t S, size_t hd, size_t hdv, MaskKind mk, bool weights, bool average) {
+  std::ostringstream o;
+  o << "L=" << L << " S=" << S << " hd=" << hd << " hdv=" << hdv << " mask=" << Name(mk)
+    << (weights ? average ? " weights-averaged" : " weights" : " online");
+  return o.str();
+}
+
+const MaskKind kAllMasks[] = {MaskKind::kNone, MaskKind::kCausal, MaskKind::kAdd, MaskKind::kAddBroadcast,
+                              MaskKind::kKeep, MaskKind::kKeyPadding, MaskKind::kAddAndKeyPadding};
+
+TEST(Attention, MatchesReferenceAtAwkwardSizes) {
+  std::mt19937 rng(1);
+  double worst = 0;
+  const size_t Ls[] = {1, 3, 4, 5, 15, 16, 17, 63, 64, 65, 130};
+  const size_t Ss[] = {1, 7, 8, 9, 63, 64, 65, 129, 200};
+  const size_t hds[] = {1, 3, 8, 12, 16, 33, 64};
+  const size_t hdvs[] = {1, 5, 8, 16, 24, 65};
+  size_t n = 0;
+  for (size_t L : Ls)
+    for (size_t S : Ss) {
+      const size_t hd = hds[n % 7], hdv = hdvs[n % 6];
+      const MaskKind mk = kAllMasks[n % 7];
+      ++n;
+      for (int way = 0; way < 3; ++way) {
+        const bool weights = way > 0, average = way == 2;
+        SCOPED_TRACE(Describe(L, S, hd, hdv, mk, weights, average));
+        EXPECT_TRUE(Compare(Make(L, S, hd, hdv, mk, weights, average, average ? 3 : 2, rng), &worst));
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  std::printf("[  worst   ] attention core vs reference: max |diff| = %.3g over %zu shapes\n", worst, n);
+}
+
+TEST(Attention, EveryMaskKindAtChunkBoundaries) {
+  std::mt19937 rng(2);
+  for (MaskKind mk : kAllMasks)
+    for (size_t S : {64, 65, 128, 191})
+      for (int way = 0; way < 2; ++way) {
+        SCOPED_TRACE(Describe(70, S, 16, 16, mk, way == 1, false));
+        EXPECT_TRUE(Compare(Make(70, S, 16, 16, mk, way == 1, false, 2, rng)));
+      }
+}
+
+TEST(Attention, EmptyDims) {
+  std::mt19937 rng(3);
+  for (size_t S : {0, 5})
+    for (size_t hd : {0, 4})
+      for (size_t hdv : {0, 3})
+        for (int way = 0; way < 2; ++way) {
+          SCOPED_TRACE(Describe(9, S, hd, hdv, MaskKind::kNone, way == 1, false));
+          EXPECT_TRUE(Compare(Make(9, S, hd, hdv, MaskKind::kNone, way == 1, false, 2, rng)));
+        }
+}
+
+// MultiheadAttention's bias_k / zero attention: keys past masked_keys are
+// never masked, also when every masked key of a row is.
+TEST(Attention, KeysPastMaskedKeysAreNeverMasked) {
+  std::mt19937 rng(4);
+  for (MaskKind mk : {MaskKind::kAdd, MaskKind::kKeyPadding, MaskKind::kAddAndKeyPadding})
+    for (size_t S : {3, 66, 130})
+      for (int way = 0; way < 2; ++way) {
+        SCOPED_TRACE(Describe(20, S, 8, 8, mk, way == 1, false) + " masked_keys=S-2");
+        EXPECT_TRUE(Compare(Make(20, S, 8, 8, mk, way == 1, false, 2, rng, S - 2)));
+      }
+}
+
+// NaN and inf in Q, K or V: no chunk is skipped, and the NaNs land where the
+// plain math puts them (torch's semantics), masks or not.
+TEST(Attention, NonFiniteInputsPropagateLikeThePlainMath) {
+  std::mt19937 rng(5);
+  for (MaskKind mk : {MaskKind::kNone, MaskKind::kCausal, MaskKind::kAdd, MaskKind::kKeep, MaskKind::kKeyPadding})
+    for (int where = 0; where < 3; ++where)
+      for (float bad : {kNaN, kInf, -kInf})
+        for (int way = 0; way < 2; ++way) {
+          Problem p = Make(40, 150, 8, 8, mk, way == 1, false, 2, rng);
+          std::vector<float>& x = where == 0 ? p.q : where == 1 ? p.k : p.v;
+          const size_t ld = where == 0 ? p.sh.ldq : where == 1 ? p.sh.ldk : p.sh.ldv;
+          x[140 * ld + 3] = bad;  // row 140: a key in the third chunk (masked in "add"/"keep" rows of chunk 1 only)
+          x[2 * ld + 1] = bad;    // and row 2
+          SCOPED_TRACE(Describe(40, 150, 8, 8, mk, way == 1, false) + " bad value " + std::to_string(bad) +
+                       " in " + "qkv"[where]);
+          EXPECT_TRUE(Compare(p));
+        }
+}
+
+// Threads split the work into pieces that do not depend on the count: the
+// results are bit-identical for 1, 2 and 3 threads.
+TEST(Attention, ThreadsGiveBitIdenticalResults) {
+  if (!ThreadsSupported()) GTEST_SKIP() << "single-thread build";
+  std::mt19937 rng(6);
+  for (int way = 0; way < 3; ++way) {
+    const Problem base = Make(200, 150, 16, 24, way == 0 ? MaskKind::kCausal : MaskKind::kAddAndKeyPadding, way > 0,
+                              way == 2, 3, rng);
+    std::vector<float> out1, w1;
+    for (int t : {1, 2, 3}) {
+      SetNumThreads(t);
+      Problem p = base;
+      AttnScratch scratch;
+      ASSERT_TRUE(Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }, &scratch).ok());
+      if (t == 1) { out1 = p.out; w1 = p.w; continue; }
+      EXPECT_TRUE(SameBits(out1, p.out)) << t << " threads: out";
+      EXPECT_TRUE(SameBits(w1, p.w)) << t << " threads: weights";
+    }
+    SetNumThreads(1);
+  }
+}
+
+}  // namespace
+}  // namespace aw
