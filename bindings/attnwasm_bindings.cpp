@@ -511,6 +511,11 @@ double BenchGemm(int m, int n, int k, int reps) {
   return aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
 }
 
+double BenchAttention(int heads, int L, int hd, bool causal, int reps) {
+  double ms = -1;
+  return aw::BenchAttention(size_t(heads), size_t(L), size_t(hd), causal, reps, &ms).ok() ? ms : -1;
+}
+
 EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::class_<CallResult>("CallResult")
       .function("code", &CallResult::code)
@@ -573,4 +578,5 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
   emscripten::function("benchGemm", &BenchGemm);
+  emscripten::function("benchAttention", &BenchAttention);
 }

@@ -366,6 +366,16 @@ class AttnWasm {
     return ms;
   }
 
+  /**
+   * Internal (bench/): median ms of `reps` attention-core calls on `heads`
+   * heads of q = k = v (L × hd), no mask (or causal), inside wasm.
+   */
+  _benchAttention(heads, L, hd, causal, reps) {
+    const ms = this._core.benchAttention(heads, L, hd, causal, reps);
+    if (ms < 0) throw rangeError(`_benchAttention: sizes out of range (${heads}, ${L}, ${hd})`);
+    return ms;
+  }
+
   /** Wasm memory figures: { heapBytes: size of wasm memory, inUseBytes: bytes malloc'd }. */
   memory() {
     return { heapBytes: this._core.HEAPU8.byteLength, inUseBytes: this._core.heapInUse() };

@@ -57,6 +57,7 @@ void softmax_online_impl(size_t rows, size_t n, const float* s, size_t lds, floa
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
   constexpr size_t MR = kGemmMR;
+  static_assert(MR <= W, "one vector holds the alphas of MR rows");
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const size_t padded = (rows + MR - 1) / MR * MR;
   alignas(Arch::alignment()) float lanes[W];
@@ -81,12 +82,15 @@ void softmax_online_impl(size_t rows, size_t n, const float* s, size_t lds, floa
         bool nan = false;
         for (size_t t = 0; t < n; ++t) nan |= std::isnan(row[t]);
         if (nan) l[i] = std::numeric_limits<float>::quiet_NaN();
-        alpha[i] = 1.0f;
-      } else {
-        alpha[i] = std::exp(m[i] - mx);
       }
       mnew[r] = mx;
     }
+    // alpha = exp(m - m') for the MR rows in one vector exp (a libm exp per
+    // row and chunk cost ~0.5 ns per score); 1 where m' = -inf.
+    for (size_t t = 0; t < W; ++t)
+      lanes[t] = t < rs && mnew[t] != neg_inf ? m[i0 + t] - mnew[t] : 0.0f;
+    exp_nonpos(batch::load_aligned(lanes)).store_aligned(lanes);
+    for (size_t r = 0; r < rs; ++r) alpha[i0 + r] = lanes[r];
     // Pass 2 over the MR rows together: p = exp(s - m'), row sums, p stored
     // packed. With 4-lane vectors and MR = 4 (the SIMD128 build) four rows'
     // vectors are transposed so that each store writes one key's MR values;

@@ -6,6 +6,7 @@
 
 #include "core/buffer.h"
 #include "kernels/gemm.h"
+#include "ops/attention.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {
@@ -19,6 +20,11 @@ Status Fill(Buffer* b, size_t n, const char* what) {
   AW_RETURN_IF_ERROR(b->Resize(n, what));
   for (size_t i = 0; i < n; ++i) b->data()[i] = float(int(i * 7 % 13) - 6) * 0.01f;
   return Status::OK();
+}
+
+double Median(std::vector<double> t) {
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
 }
 
 }  // namespace
@@ -40,8 +46,37 @@ Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
     ParallelGemmPacked(m, n, k, c.data(), n, a.data(), k, wp.data(), n, 0, bias.data(), 1.0f);
     t.push_back(NowMs() - t0);
   }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  *median_ms = t[t.size() / 2];
+  *median_ms = Median(t);
+  return Status::OK();
+}
+
+Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, double* median_ms) {
+  if (heads == 0 || L == 0 || hd == 0 || reps < 1 || heads * L * hd > (size_t(1) << 26))
+    return ArgError("benchAttention: sizes out of range");
+  Buffer x, out;
+  AW_RETURN_IF_ERROR(Fill(&x, heads * L * hd, "q = k = v"));
+  AW_RETURN_IF_ERROR(out.Resize(heads * L * hd, "output"));
+  AttnShape sh;
+  sh.L = sh.S = L;
+  sh.hd = sh.hdv = hd;
+  sh.ldq = sh.ldk = sh.ldv = sh.ldo = hd;
+  sh.scale = 1.0f;
+  sh.causal = causal;
+  sh.masked_keys = L;
+  AttnScratch scratch;
+  auto head = [&](size_t g, size_t) {
+    AttnHead h;
+    h.q = h.k = h.v = x.data() + g * L * hd;
+    h.out = out.data() + g * L * hd;
+    return h;
+  };
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = NowMs();
+    AW_RETURN_IF_ERROR(Attend(sh, heads, 1, head, &scratch));
+    t.push_back(NowMs() - t0);
+  }
+  *median_ms = Median(t);
   return Status::OK();
 }
 

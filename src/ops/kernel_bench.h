@@ -14,4 +14,8 @@ namespace aw {
 // C(m, n) = A(m, k) · W(n, k)^T + bias, W packed once beforehand.
 Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
 
+// Median ms of `reps` calls of the attention core (ops/attention.h) on
+// `heads` heads of q = k = v (L = S rows of hd), no mask or causal, no weights.
+Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, double* median_ms);
+
 }  // namespace aw
