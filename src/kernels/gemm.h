@@ -81,12 +81,14 @@ void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha
 // C(m, n) = [C · diag(row_scale) +] Ap(m, k) · Bp(k, n) with A already packed:
 // MR-row panels of depth k, ap[(i / MR)·k·MR + p·MR + i % MR], rows past m
 // zero (f32_softmax_online writes attention probabilities this way).
+// Bp may be the first k rows of a B packed with depth bk >= k (attention uses
+// the first keys of a chunk); when k > kGemmKC, bk must equal k.
 // accumulate = false: C = Ap · Bp (C's old values are not read);
 // true: row i of C is scaled by row_scale[i] (null: 1) and the products are
 // added in k order.
-void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                      const float* row_scale, bool accumulate);
-void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                  const float* row_scale, bool accumulate);
 
 }  // namespace aw::kernels

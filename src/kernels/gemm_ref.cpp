@@ -57,13 +57,13 @@ void f32_gemm_packed_acc_ref(size_t m, size_t n, size_t k, float* c, size_t ldc,
 }
 
 // C(m, n) = [C · diag(row_scale) +] Ap(m, k) · Bp(k, n), A packed
-void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                      const float* row_scale, bool accumulate) {
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
       float sum = !accumulate ? 0.0f : row_scale ? c[i * ldc + j] * row_scale[i] : c[i * ldc + j];
       for (size_t p = 0; p < k; ++p)
-        sum += ap[(i / kGemmMR) * k * kGemmMR + p * kGemmMR + i % kGemmMR] * packed_at(bp, n, k, p, j);
+        sum += ap[(i / kGemmMR) * k * kGemmMR + p * kGemmMR + i % kGemmMR] * packed_at(bp, n, bk, p, j);
       c[i * ldc + j] = sum;
     }
   }

@@ -207,17 +207,19 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
   }
 }
 
-// packed_impl with A already packed (MR-row panels of depth k).
+// packed_impl with A already packed (MR-row panels of depth k), B packed with
+// depth bk >= k (bk = k when k > KC).
 template <class Arch, Start start0>
-void pp_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+void pp_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
              const float* row_scale) {
   if (m == 0 || n == 0) return;
   const size_t np = f32_gemm_packed_cols(n);
   for (size_t p0 = 0;; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
+    const size_t bkc = std::min(kKC, bk - p0);  // the depth of this block as packed
     packed_block_k<Arch, start0, false>(first, last, m, n, kc, ap + p0 * kGemmMR, k * kGemmMR, bp + p0 * np,
-                                        kc * kGemmNR, c, ldc, row_scale, 1.0f, nullptr);
+                                        bkc * kGemmNR, c, ldc, row_scale, 1.0f, nullptr);
     if (last) break;
   }
 }
@@ -318,13 +320,14 @@ void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha
   pack_a_block<xsimd::default_arch>(m, k, a, lda, ap, alpha);
 }
 
-void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp,
+void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                  const float* row_scale, bool accumulate) {
   assert(m == 0 || n == 0 || ldc >= n);
+  assert(bk >= k && (k <= kKC || bk == k));
   using A = xsimd::default_arch;
-  if (!accumulate) pp_impl<A, Start::kZero>(m, n, k, c, ldc, ap, bp, nullptr);
-  else if (row_scale) pp_impl<A, Start::kLoadScaled>(m, n, k, c, ldc, ap, bp, row_scale);
-  else pp_impl<A, Start::kLoad>(m, n, k, c, ldc, ap, bp, nullptr);
+  if (!accumulate) pp_impl<A, Start::kZero>(m, n, k, c, ldc, ap, bp, bk, nullptr);
+  else if (row_scale) pp_impl<A, Start::kLoadScaled>(m, n, k, c, ldc, ap, bp, bk, row_scale);
+  else pp_impl<A, Start::kLoad>(m, n, k, c, ldc, ap, bp, bk, nullptr);
 }
 
 }  // namespace aw::kernels

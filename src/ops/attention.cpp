@@ -92,12 +92,14 @@ void LiveKeys(const AttnShape& sh, const AttnHead& h, size_t i, size_t* lo_out, 
 }
 
 // Marks in `need` (one flag per chunk) the chunks that some row of
-// [i0, i0 + rows) may attend to. Without skipping: every chunk.
-void NeededChunks(const AttnShape& sh, const AttnHead& h, bool skip, size_t i0, size_t rows, size_t chunks,
-                  float* need) {
+// [i0, i0 + rows) may attend to, and returns the end of the keys they may
+// attend to (later keys are masked for every row). Without skipping: every
+// chunk, and S.
+size_t NeededChunks(const AttnShape& sh, const AttnHead& h, bool skip, size_t i0, size_t rows, size_t chunks,
+                    float* need) {
   if (!skip) {
     std::fill(need, need + chunks, 1.0f);
-    return;
+    return sh.S;
   }
   std::fill(need, need + chunks, 0.0f);
   size_t lo = SIZE_MAX, hi = 0;
@@ -110,6 +112,7 @@ void NeededChunks(const AttnShape& sh, const AttnHead& h, bool skip, size_t i0, 
     for (size_t c = lo / kC; c * kC < hi; ++c) need[c] = 1.0f;
   for (size_t c = sh.masked_keys / kC; c < chunks; ++c)  // keys past masked_keys: always live
     if ((c + 1) * kC > sh.masked_keys) need[c] = 1.0f;
+  return sh.S > sh.masked_keys ? sh.S : lo < hi ? hi : 0;
 }
 
 // O rows (rows of hdv) /= l, with 0 for rows that saw no live key (l = 0).
@@ -165,7 +168,7 @@ void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, c
       const size_t lds = wb ? ldw : kC;
       // Chunks this block needs (a subset of the piece's).
       float* bneed = need + lay.chunks;
-      NeededChunks(sh, h, skip, i0, rows, lay.chunks, bneed);
+      const size_t live_end = NeededChunks(sh, h, skip, i0, rows, lay.chunks, bneed);
       std::fill(m, m + rows, kNegInf);
       std::fill(l, l + rows, 0.0f);
       bool first = true;
@@ -176,10 +179,15 @@ void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, c
           if (wb) for (size_t r = 0; r < rows; ++r) kernels::f32_fill(n, s + r * lds, kNegInf);
           continue;
         }
-        kernels::f32_gemm_pp(rows, n, sh.hd, s, lds, qp, kpack + c * kC * sh.hd, nullptr, false);
-        ApplyMasks(sh, h, i0, rows, c0, n, s, lds);
-        kernels::f32_softmax_online(rows, n, s, lds, m, l, alpha, pp);
-        if (out) kernels::f32_gemm_pp(rows, sh.hdv, n, out, sh.ldo, pp, vpack + c * hdv_p * kC, alpha, !first);
+        // The chunk's keys up to the block's live end (the rest is masked
+        // for every row: a causal diagonal chunk, trailing padding).
+        const size_t nl = std::min(n, live_end - c0);
+        if (wb && nl < n)
+          for (size_t r = 0; r < rows; ++r) kernels::f32_fill(n - nl, s + r * lds + nl, kNegInf);
+        kernels::f32_gemm_pp(rows, nl, sh.hd, s, lds, qp, kpack + c * kC * sh.hd, sh.hd, nullptr, false);
+        ApplyMasks(sh, h, i0, rows, c0, nl, s, lds);
+        kernels::f32_softmax_online(rows, nl, s, lds, m, l, alpha, pp);
+        if (out) kernels::f32_gemm_pp(rows, sh.hdv, nl, out, sh.ldo, pp, vpack + c * hdv_p * kC, n, alpha, !first);
         first = false;
       }
       if (out) {

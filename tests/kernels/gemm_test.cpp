@@ -187,7 +187,7 @@ TEST(GemmRef, NnHandComputed) {
   std::vector<float> ap((3 + kGemmMR - 1) / kGemmMR * kGemmMR * 2, 0.0f);
   for (size_t i = 0; i < 3; ++i)
     for (size_t p = 0; p < 2; ++p) ap[(i / kGemmMR) * 2 * kGemmMR + p * kGemmMR + i % kGemmMR] = a[i * 3 + p];
-  f32_gemm_pp_ref(3, 3, 2, c, 4, ap.data(), bp.data(), nullptr, false);
+  f32_gemm_pp_ref(3, 3, 2, c, 4, ap.data(), bp.data(), 2, nullptr, false);
   EXPECT_EQ(c[0], 9.0f);
   EXPECT_EQ(c[6], 33.0f);
   EXPECT_EQ(c[10], 51.0f);
@@ -201,7 +201,7 @@ TEST(GemmRef, EmptyK) {
   EXPECT_EQ(c[0], 1.5f);
   EXPECT_EQ(c[1], -2.0f);
   c[0] = c[1] = 7;
-  f32_gemm_pp_ref(1, 2, 0, c, 2, nullptr, nullptr, nullptr, false);
+  f32_gemm_pp_ref(1, 2, 0, c, 2, nullptr, nullptr, 0, nullptr, false);
   EXPECT_EQ(c[0], 0.0f);
   EXPECT_EQ(c[1], 0.0f);
 }
@@ -405,8 +405,8 @@ TEST(GemmPacked, PrePackedAAgainstReference) {
           for (size_t i = 0; i < m; ++i) want[i * ldc + n] = want[i * ldc + n + 1] = kSentinel;
           const std::vector<float> c0 = want;
           std::vector<float> got(want);
-          f32_gemm_pp_ref(m, n, k, want.data(), ldc, ap.data(), bp.data(), mode == 2 ? rs.data() : nullptr, mode > 0);
-          f32_gemm_pp(m, n, k, got.data(), ldc, ap.data(), bp.data(), mode == 2 ? rs.data() : nullptr, mode > 0);
+          f32_gemm_pp_ref(m, n, k, want.data(), ldc, ap.data(), bp.data(), k, mode == 2 ? rs.data() : nullptr, mode > 0);
+          f32_gemm_pp(m, n, k, got.data(), ldc, ap.data(), bp.data(), k, mode == 2 ? rs.data() : nullptr, mode > 0);
           auto tol = [&](size_t i, size_t j) {
             if (kExactPacked) return 0.0;
             double abs_dot = mode > 0 ? std::fabs(double(c0[i * ldc + j])) : 0.0;
@@ -419,6 +419,29 @@ TEST(GemmPacked, PrePackedAAgainstReference) {
         }
       }
   report("gemm_pp", worst);
+}
+
+// The first k rows of a B packed with depth bk > k (attention's live keys of
+// a chunk) give the product with those rows only.
+TEST(GemmPacked, PrePackedAWithAShallowerK) {
+  std::mt19937 rng(2030);
+  for (size_t bk : {8, 64, 200})
+    for (size_t k = 0; k <= bk; k += bk / 4 + 1) {
+      const size_t m = 7, n = 19;
+      const std::vector<float> a = random_vec(rng, m * k + 1, -1, 1), b = random_vec(rng, bk * n, -1, 1);
+      std::vector<float> ap((m + kGemmMR - 1) / kGemmMR * kGemmMR * k + 1, 0.0f);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t p = 0; p < k; ++p) ap[(i / kGemmMR) * k * kGemmMR + p * kGemmMR + i % kGemmMR] = a[i * k + p];
+      std::vector<float> deep(f32_gemm_packed_floats(n, bk)), shallow(f32_gemm_packed_floats(n, k) + 1);
+      f32_gemm_pack_nn(n, bk, b.data(), n, deep.data());
+      f32_gemm_pack_nn(n, k, b.data(), n, shallow.data());  // the same first k rows, packed on their own
+      std::vector<float> got(m * n, kSentinel), want(m * n, kSentinel);
+      f32_gemm_pp(m, n, k, got.data(), n, ap.data(), deep.data(), bk, nullptr, false);
+      f32_gemm_pp(m, n, k, want.data(), n, ap.data(), shallow.data(), k, nullptr, false);
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "bk=" << bk << " k=" << k;
+      f32_gemm_pp_ref(m, n, k, got.data(), n, ap.data(), deep.data(), bk, nullptr, false);
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "ref, bk=" << bk << " k=" << k;
+    }
 }
 
 TEST(GemmPacked, EmptyKGivesBiasOrScaledC) {
