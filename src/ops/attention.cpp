@@ -124,8 +124,9 @@ void Normalize(size_t rows, size_t hdv, float* o, size_t ldo, const float* l) {
   }
 }
 
-// One piece: query rows [r0, r1) of every head of group g, on scratch w.
-void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, const void* ctx, size_t r0,
+// One piece: query rows [r0, r1) of heads [h0, h1) of group g (all of them
+// when their weights are averaged), on scratch w.
+void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1, AttnHeadFn head_of, const void* ctx, size_t r0,
               size_t r1, float* w) {
   const Layout lay(sh);
   const size_t hdv_p = kernels::f32_gemm_packed_cols(sh.hdv);
@@ -141,7 +142,7 @@ void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, c
   float* need = slab + lay.slab;
   float* avg_dst = nullptr;  // averaged weights rows of the group (the heads' shared pointer)
 
-  for (size_t hh = 0; hh < heads; ++hh) {
+  for (size_t hh = h0; hh < h1; ++hh) {
     const AttnHead h = head_of(ctx, g, hh);
     // Skipping masked chunks is exact only without NaN or inf in the head's inputs.
     const bool skip = HasMasks(sh, h) && InputsFinite(sh, h, r0, r1);
@@ -155,7 +156,7 @@ void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, c
     }
     float* wdst = sh.weights ? (sh.average ? slab : h.weights) : nullptr;
     const size_t ldw = sh.weights && sh.average ? sh.S : sh.ldw;
-    if (sh.average && hh == 0) avg_dst = h.weights;
+    if (sh.average && hh == h0) avg_dst = h.weights;
 
     for (size_t i0 = r0; i0 < r1; i0 += kQBlock) {
       const size_t rows = std::min(kQBlock, r1 - i0);
@@ -202,14 +203,14 @@ void RunPiece(const AttnShape& sh, size_t g, size_t heads, AttnHeadFn head_of, c
       if (sh.average) {  // the group's weights rows: head 0 copies, the others add
         float* dst = avg_dst + i0 * sh.ldw;
         for (size_t r = 0; r < rows; ++r) {
-          if (hh == 0) std::copy(wb + r * ldw, wb + r * ldw + sh.S, dst + r * sh.ldw);
+          if (hh == h0) std::copy(wb + r * ldw, wb + r * ldw + sh.S, dst + r * sh.ldw);
           else kernels::f32_add(sh.S, dst + r * sh.ldw, wb + r * ldw);
         }
       }
     }
   }
   if (sh.weights && sh.average && avg_dst) {  // mean over heads, as torch's mean(dim=1): sum / H
-    const float hf = float(heads);
+    const float hf = float(h1 - h0);
     for (size_t i = r0; i < r1; ++i)
       for (size_t j = 0; j < sh.S; ++j) avg_dst[i * sh.ldw + j] /= hf;
   }
@@ -230,12 +231,17 @@ Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_
   if (sm.overflowed() || floats > kMaxElements) return OomError("out of memory: attention scratch too large");
   const Layout lay(sh);
   AW_RETURN_IF_ERROR(scratch->buf.Resize(size_t(floats), "attention scratch"));
+  // Units of work: (group, head) — or whole groups when their heads'
+  // weights are averaged into shared rows — times blocks of query rows.
+  const size_t per_unit = sh.average ? heads : 1;
+  const size_t units = groups * (heads / per_unit);
   // A piece's work in multiply-adds, to hand each thread at least ~2^16.
-  const size_t piece = heads * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
+  const size_t piece = per_unit * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
   const size_t grain = sh.serial ? SIZE_MAX : (size_t(1) << 16) / std::max<size_t>(piece, 1) + 1;
   float* base = scratch->buf.data();
-  ParallelForRowBlocks(groups, sh.L, kAttnRowBlock, grain, [&](size_t g, size_t r0, size_t r1, int tid) {
-    RunPiece(sh, g, heads, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
+  ParallelForRowBlocks(units, sh.L, kAttnRowBlock, grain, [&](size_t u, size_t r0, size_t r1, int tid) {
+    const size_t g = sh.average ? u : u / heads, h0 = sh.average ? 0 : u % heads;
+    RunPiece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
   });
   return Status::OK();
 }

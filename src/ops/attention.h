@@ -25,10 +25,11 @@
 // through 0 · NaN, as it does in torch). A causal attention does about half
 // the work.
 //
-// Work split (core/parallel.h): pieces = (group, block of kAttnRowBlock query
-// rows); a piece runs its group's heads in order, so one thread owns the
-// group's output rows and, when averaged, its weights rows. Piece and chunk
-// boundaries do not depend on the thread count: bit-identical results.
+// Work split (core/parallel.h): pieces = (group, head, block of kAttnRowBlock
+// query rows); when the weights are averaged over a group's heads, a piece
+// runs all the group's heads in order instead, so that one thread owns those
+// weights rows. Piece and chunk boundaries do not depend on the thread count:
+// bit-identical results.
 // Scalar twin: AttendRef (attention_ref.cpp), the plain math.
 #pragma once
 #include <cstddef>
