@@ -147,14 +147,19 @@ class AttnWasm {
   /**
    * Copies tensors into one freshly malloc'd block of wasm memory, runs fn
    * with their byte addresses, and frees the block (also on error).
-   * Entries may be null (absent optional tensors: address 0).
+   * Entries may be null (absent optional tensors: address 0). Entries with
+   * the same data array (a self-attention's query, key and value) are
+   * copied once and share an address (the native side only reads inputs).
    */
   _withInputs(tensors, fn) {
     const core = this._core;
     let total = 0;
+    const seen = new Map(); // data array → offset
     const offsets = tensors.map((t) => {
       if (!t) return -1;
+      if (seen.has(t.data)) return seen.get(t.data);
       const off = total;
+      seen.set(t.data, off);
       total += (t.data.byteLength + 7) & ~7;
       return off;
     });
@@ -164,10 +169,12 @@ class AttnWasm {
     }
     try {
       const heap = core.HEAPU8; // re-read: malloc may have grown (replaced) the buffer
+      const copied = new Set();
       const ptrs = tensors.map((t, i) => {
         if (!t) return 0;
         const p = base + offsets[i];
-        heap.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), p);
+        if (!copied.has(p)) heap.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), p);
+        copied.add(p);
         return p;
       });
       return fn(ptrs);
@@ -524,21 +531,16 @@ function makeClasses(rt) {
       const needWeights = checkBool(o.needWeights, 'needWeights', true);
       const average = checkBool(o.averageAttnWeights, 'averageAttnWeights', true);
       const isCausal = checkBool(o.isCausal, 'isCausal', false);
-      // Self-attention passes the same tensor three times: copy it once.
-      const kIn = key === query ? null : k;
-      const vIn = value === query || value === key ? null : v;
-      const outs = rt._withInputs([q, kIn, vIn, kpm, am], ([qp, kp, vp, kpmp, amp]) => {
-        const kAddr = kIn ? kp : qp;
-        const vAddr = vIn ? vp : value === query ? qp : kAddr;
-        return rt._take(
-          core.mhaForward(
-            h, qp, q.shape, kAddr, k.shape, vAddr, v.shape,
-            kpmp, kpm ? kpm.dtype : 0, kpm ? kpm.shape : [],
-            amp, am ? am.dtype : 0, am ? am.shape : [],
-            needWeights, average, isCausal,
-          ),
-        );
-      });
+      // (A self-attention's query, key and value are copied once and share an
+      // address: the native side then projects them in one GEMM.)
+      const outs = rt._withInputs([q, k, v, kpm, am], ([qp, kp, vp, kpmp, amp]) => rt._take(
+        core.mhaForward(
+          h, qp, q.shape, kp, k.shape, vp, v.shape,
+          kpmp, kpm ? kpm.dtype : 0, kpm ? kpm.shape : [],
+          amp, am ? am.dtype : 0, am ? am.shape : [],
+          needWeights, average, isCausal,
+        ),
+      ));
       return { output: outs[0], weights: needWeights ? outs[1] : null };
     }
   }

@@ -189,13 +189,15 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
                     nm.attn_mask + " (as in torch); pass " + nm.attn_mask + ": generateSquareSubsequentMask(L)");
 
   // ---- allocate ----
-  // A self-attention (query, key and value the same tensor) with the packed
-  // in_proj_weight projects all three in one GEMM into qkv rows of 3E.
-  const bool fused = packed_in_.size() && query.data == key.data && key.data == value.data &&
-                     query.shape == key.shape && key.shape == value.shape && !c.add_bias_kv && !c.add_zero_attn;
+  // With the packed in_proj_weight, inputs that are one tensor are projected
+  // in one GEMM: a self-attention's query, key and value into qkv rows of 3E
+  // (in q_), a cross-attention's key and value into kv rows of 2E (in k_).
   // bias_k / zero attention append keys per batch entry: K and V are then
   // (N, S', E); otherwise they keep the key input's row order.
   const bool appended = c.add_bias_kv || c.add_zero_attn;
+  const bool kv_one = packed_in_.size() && key.data == value.data && key.shape == value.shape && !appended;
+  const bool fused = kv_one && query.data == key.data && query.shape == key.shape;
+  const int64_t kv_cols = fused ? 0 : kv_one ? 2 * E : E;  // floats per row of k_ (and of v_ if separate)
   Shape out_shape = query.shape;
   Shape w_shape;
   if (o.need_weights) {
@@ -203,12 +205,14 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
     if (batched) w_shape.insert(w_shape.begin(), N);
   }
   // Buffers hold at most 2^29 elements (the wasm heap).
-  if (NumelChecked(w_shape) < 0 || n_kv > kMaxElements || (fused && 3 * n_q > kMaxElements))
-    return ShapeError("attention weights " + ShapeStr(o.need_weights ? w_shape : Shape{L, S2}) +
-                      " exceed 2^29 elements");
-  AW_RETURN_IF_ERROR(q_.Resize(size_t(fused ? 3 * n_q : n_q), "projected query"));
-  AW_RETURN_IF_ERROR(k_.Resize(size_t(fused ? 0 : n_kv), "projected key"));
-  AW_RETURN_IF_ERROR(v_.Resize(size_t(fused ? 0 : n_kv), "projected value"));
+  const int64_t n_qbuf = sm.Mul(n_q, fused ? 3 : 1), n_kbuf = sm.Prod({N, S2, kv_cols}), n_vbuf = fused || kv_one ? 0 : n_kv;
+  if (NumelChecked(w_shape) < 0)
+    return ShapeError("attention weights " + ShapeStr(w_shape) + " exceed 2^29 elements");
+  if (sm.overflowed() || n_qbuf > kMaxElements || n_kbuf > kMaxElements || n_vbuf > kMaxElements)
+    return ShapeError("projected keys and values (N, S', embedDim) = " + ShapeStr({N, S2, E}) + " exceed 2^29 elements");
+  AW_RETURN_IF_ERROR(q_.Resize(size_t(n_qbuf), "projected query"));
+  AW_RETURN_IF_ERROR(k_.Resize(size_t(n_kbuf), "projected key"));
+  AW_RETURN_IF_ERROR(v_.Resize(size_t(n_vbuf), "projected value"));
   AW_RETURN_IF_ERROR(attn_.Resize(size_t(n_q), "attention output"));
   AW_RETURN_IF_ERROR(r->output.Resize(size_t(n_q), "output"));
   r->output_shape = out_shape;
@@ -227,13 +231,16 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   // first(n, T) + t·step of its rows.
   auto first = [&](int64_t n, int64_t T) { return size_t(bf ? n * T : n); };
   const size_t step = bf || !batched ? 1 : size_t(N);
-  const size_t ldqkv = fused ? size_t(3 * E) : size_t(E);
+  const size_t ldq = fused ? size_t(3 * E) : size_t(E);
   if (fused) {
-    ParallelGemmPacked(size_t(N * L), size_t(3 * E), size_t(E), q_.data(), ldqkv, query.data, size_t(E),
+    ParallelGemmPacked(size_t(N * L), size_t(3 * E), size_t(E), q_.data(), ldq, query.data, size_t(E),
                        packed_in_.data(), 3 * size_t(E), 0, b_in_, 1.0f);
   } else {
     Project(0, size_t(N * L), query.data, size_t(E), q_.data(), size_t(E));
-    if (!appended) {
+    if (kv_one) {  // columns [E, 3E) of the packed in_proj_weight: K then V
+      ParallelGemmPacked(size_t(N * S), size_t(2 * E), size_t(E), k_.data(), size_t(2 * E), key.data, size_t(E),
+                         packed_in_.data(), 3 * size_t(E), size_t(E), b_in_ ? b_in_ + E : nullptr, 1.0f);
+    } else if (!appended) {
       Project(1, size_t(N * S), key.data, size_t(c.kdim), k_.data(), size_t(E));
       Project(2, size_t(N * S), value.data, size_t(c.vdim), v_.data(), size_t(E));
     } else {
@@ -256,12 +263,18 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
       }
     }
   }
+  // Where the projected keys and values live: base pointers, floats per row,
+  // and the first row of batch entry n.
+  const float* kbase = fused ? q_.data() + E : k_.data();
+  const float* vbase = fused ? q_.data() + 2 * E : kv_one ? k_.data() + E : v_.data();
+  const size_t kv_ld = fused ? size_t(3 * E) : size_t(kv_cols);
+  auto kv_first = [&](int64_t n) { return appended ? size_t(n * S2) : first(n, S); };
 
   // ---- attention: the core (ops/attention.h), heads of batch entry n as one group ----
   AttnShape sh;
   sh.L = size_t(L); sh.S = size_t(S2); sh.hd = sh.hdv = size_t(hd);
-  sh.ldq = step * ldqkv;
-  sh.ldk = sh.ldv = fused ? step * ldqkv : appended ? size_t(E) : step * size_t(E);
+  sh.ldq = step * ldq;
+  sh.ldk = sh.ldv = (appended ? 1 : step) * kv_ld;
   sh.ldo = step * size_t(E);
   sh.ldw = size_t(S2);
   sh.scale = float(1.0 / std::sqrt(double(hd)));
@@ -273,13 +286,10 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   auto head = [&](size_t g, size_t hh) {
     const int64_t n = int64_t(g), h = int64_t(hh);
     AttnHead a;
-    a.q = q_.data() + first(n, L) * ldqkv + size_t(h * hd);
+    a.q = q_.data() + first(n, L) * ldq + size_t(h * hd);
     if (S2 > 0) {  // (K and V are empty, null, otherwise)
-      const float* kb = fused ? q_.data() + size_t(E) : k_.data();
-      const float* vb = fused ? q_.data() + 2 * size_t(E) : v_.data();
-      const size_t row0 = fused ? first(n, L) * ldqkv : appended ? size_t(n * S2 * E) : first(n, S) * size_t(E);
-      a.k = kb + row0 + size_t(h * hd);
-      a.v = vb + row0 + size_t(h * hd);
+      a.k = kbase + kv_first(n) * kv_ld + size_t(h * hd);
+      a.v = vbase + kv_first(n) * kv_ld + size_t(h * hd);
     }
     a.out = attn_.data() + first(n, L) * size_t(E) + size_t(h * hd);
     if (o.need_weights)

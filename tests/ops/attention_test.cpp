@@ -198,6 +198,18 @@ TEST(Attention, EveryMaskKindAtChunkBoundaries) {
       }
 }
 
+// Long head rows (hd + hdv > 256) go through the core in 64-row query
+// blocks instead of 16-row ones; the same semantics.
+TEST(Attention, LongHeadRows) {
+  std::mt19937 rng(7);
+  for (MaskKind mk : {MaskKind::kNone, MaskKind::kCausal, MaskKind::kAddAndKeyPadding})
+    for (size_t L : {5, 64, 70})
+      for (int way = 0; way < 3; ++way) {
+        SCOPED_TRACE(Describe(L, 100, 130, 140, mk, way > 0, way == 2));
+        EXPECT_TRUE(Compare(Make(L, 100, 130, 140, mk, way > 0, way == 2, 2, rng)));
+      }
+}
+
 TEST(Attention, EmptyDims) {
   std::mt19937 rng(3);
   for (size_t S : {0, 5})
