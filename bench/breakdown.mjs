@@ -1,5 +1,5 @@
 // Where attnwasm's time goes, one thread, one process, against the same run's
-// single-core SIMD peak (bench/simd_peak.mjs, measured before and after):
+// single-core SIMD peak (lib.mjs peakProbe, probed beside every kernel sample):
 //   1. MultiheadAttention S1–S4 split into its projections (Linear) and its
 //      attention core (scaledDotProductAttention), as a user calls them;
 //   2. the packed GEMM alone (no JS copies) on 512³ and the MHA projections,
@@ -14,14 +14,21 @@
 // Not part of run.sh's engine comparison; a diagnostic and the source of the
 // README's "where the time goes" figures. Prints a table and one JSON line.
 // Usage: node bench/breakdown.mjs [--no-large]
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { init } from '../bindings/index.js';
-import { BENCH_DIR, median } from './lib.mjs';
+import { median, peakProbe } from './lib.mjs';
 
 const aw = await init({ threads: 1 }); // the single-thread build, whatever the default
 const data = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
-const peakRun = () => JSON.parse(execFileSync(process.execPath, [join(BENCH_DIR, 'simd_peak.mjs'), '9'], { encoding: 'utf8' })).peakGflops;
+const probe = await peakProbe(); // probe(ms) → the single-core SIMD peak now, GFLOP/s
+const peaks = [];
+/** f() between two peak probes: { t: f's result (ms), peak: their mean }. */
+function beside(f) {
+  const before = probe();
+  const t = f();
+  const peak = (before + probe()) / 2;
+  peaks.push(peak);
+  return { t, peak };
+}
 function ms(f, { warm = 1000, reps = 30 } = {}) {
   for (const t0 = performance.now(); performance.now() - t0 < warm;) f();
   const t = [];
@@ -36,8 +43,6 @@ const gf = (flops, t) => flops / t / 1e6;
 const row = (name, flops, t, extra = '') => console.log(`${name.padEnd(40)} ${t.toFixed(3).padStart(9)} ms ${gf(flops, t).toFixed(1).padStart(6)} GFLOP/s${extra}`);
 const out = { mha: {}, gemm: [], core: {} };
 
-const peakBefore = peakRun();
-console.log(`single-core SIMD peak before: ${peakBefore.toFixed(1)} GFLOP/s`);
 
 // 1. MHA and its parts.
 for (const [name, L, E, H] of [['S1', 32, 128, 4], ['S2', 65, 192, 3], ['S3', 256, 256, 8], ['S4 (one batch)', 512, 512, 8]]) {
@@ -67,18 +72,23 @@ for (const [M, N, K] of [[512, 512, 512], [32, 384, 128], [65, 576, 192], [256, 
   const flops = 2 * M * N * K;
   const reps = Math.max(5, Math.min(200, Math.round(2e9 / flops)));
   aw._benchGemm(M, N, K, reps);
-  const t = median([0, 1, 2].map(() => aw._benchGemm(M, N, K, reps)));
+  const s = [0, 1, 2].map(() => beside(() => aw._benchGemm(M, N, K, reps)));
+  const t = median(s.map((x) => x.t));
   row(`  ${M} × ${N} × ${K}`, flops, t);
-  out.gemm.push({ M, N, K, gflops: gf(flops, t) });
+  out.gemm.push({ M, N, K, gflops: gf(flops, t), fraction: median(s.map((x) => gf(flops, x.t) / x.peak)) });
 }
 
 // 3. The attention core alone: hd swept at H = 8, L = S = 256.
 const H = 8, L = 256, scores = H * L * L;
 console.log(`\nattention core alone (no JS copies), H = ${H}, L = S = ${L} (${scores} scores), head dim swept:`);
 const pts = [];
+let hd64Fractions = [];
 for (const hd of [8, 16, 32, 64]) {
-  const t = median([0, 1, 2].map(() => { aw._benchAttention(H, L, hd, false, 5); return aw._benchAttention(H, L, hd, false, 15); }));
+  aw._benchAttention(H, L, hd, false, 5);
+  const s = [0, 1, 2, 3, 4].map(() => beside(() => aw._benchAttention(H, L, hd, false, 15)));
+  const t = median(s.map((x) => x.t));
   pts.push([4 * scores * hd, t, hd]);
+  if (hd === 64) hd64Fractions = s.map((x) => gf(4 * scores * hd, x.t) / x.peak);
   row(`  hd = ${hd}`, pts.at(-1)[0], t);
 }
 // Least-squares line t = a + b·flops: a is the part that does not grow with hd.
@@ -92,6 +102,7 @@ const f = fit(pts);
 out.core.nsPerScore = (f.a * 1e6) / scores;
 out.core.matmulGflops = 1 / f.b / 1e6;
 out.core.hd64Gflops = gf(pts[3][0], pts[3][1]);
+out.core.hd64Fraction = median(hd64Fractions);
 console.log(`  fit: ${f.a.toFixed(3)} ms fixed = ${out.core.nsPerScore.toFixed(2)} ns per score; matmul part at ${out.core.matmulGflops.toFixed(1)} GFLOP/s`);
 const tc = median([0, 1, 2].map(() => { aw._benchAttention(H, L, 64, true, 5); return aw._benchAttention(H, L, 64, true, 15); }));
 out.core.causalRatio = tc / pts[3][1];
@@ -102,17 +113,18 @@ if (!process.argv.includes('--no-large')) {
   const [B, Ll, E] = [128, 512, 1024];
   const qq = { data: data(B * Ll * E), shape: [B, Ll, E] };
   const flops = 4 * B * Ll * Ll * E;
-  const t = ms(() => aw.scaledDotProductAttention(qq, qq, qq), { warm: 0, reps: 3 });
+  aw.scaledDotProductAttention(qq, qq, qq);
+  const s = [0, 1, 2].map(() => beside(() => { const a = performance.now(); aw.scaledDotProductAttention(qq, qq, qq); return performance.now() - a; }));
+  const t = median(s.map((x) => x.t));
   console.log('\nlarge batched attention:');
   row(`  SDPA q = k = v (${B}, ${Ll}, ${E})`, flops, t);
-  out.large = { ms: t, gflops: gf(flops, t) };
+  out.large = { ms: t, gflops: gf(flops, t), fraction: median(s.map((x) => gf(flops, x.t) / x.peak)) };
 }
 
-const peakAfter = peakRun();
-const peak = Math.max(peakBefore, peakAfter);
+const peak = median(peaks);
 out.peakGflops = peak;
-console.log(`\nsingle-core SIMD peak after: ${peakAfter.toFixed(1)} GFLOP/s; fractions below use ${peak.toFixed(1)}`);
-console.log(`GEMM alone: ${out.gemm.map((g) => `${g.M}×${g.N}×${g.K} ${(100 * g.gflops / peak).toFixed(0)} %`).join(', ')}`);
-console.log(`attention core at hd = 64: ${(100 * out.core.hd64Gflops / peak).toFixed(0)} % of the peak; fixed cost ${out.core.nsPerScore.toFixed(2)} ns per score`);
-if (out.large) console.log(`large SDPA: ${out.large.gflops.toFixed(1)} GFLOP/s = ${(100 * out.large.gflops / peak).toFixed(0)} % of the peak`);
+console.log(`\nsingle-core SIMD peak, probed beside the samples: median ${peak.toFixed(1)} GFLOP/s`);
+console.log(`GEMM alone: ${out.gemm.map((g) => `${g.M}×${g.N}×${g.K} ${(100 * g.fraction).toFixed(0)} %`).join(', ')}`);
+console.log(`attention core at hd = 64: ${(100 * out.core.hd64Fraction).toFixed(0)} % of the peak; fixed cost ${out.core.nsPerScore.toFixed(2)} ns per score`);
+if (out.large) console.log(`large SDPA: ${out.large.gflops.toFixed(1)} GFLOP/s = ${(100 * out.large.fraction).toFixed(0)} % of the peak`);
 console.log(JSON.stringify(out));

@@ -115,3 +115,38 @@ export async function runCase(engine, { c, mode, io, manifest }, forward, info =
   }
   console.log(JSON.stringify({ engine, case: c.name, mode, warmup, runs: times.length, medianMs: median(times), times, ...info }));
 }
+
+/**
+ * An in-process probe of the single-core SIMD peak (bench/simd_peak.wat, the
+ * same 12-chain kernel simd_peak.mjs times): `await peakProbe()` returns
+ * probe(ms) → GFLOP/s over about `ms` milliseconds. Timed right next to a
+ * kernel, it gives a fraction of the peak that a noisy machine moves much
+ * less than either figure alone (both slow down together).
+ */
+export async function peakProbe() {
+  const { default: initWabt } = await import('wabt');
+  const wabt = await initWabt();
+  const mod = wabt.parseWat('simd_peak.wat', readFileSync(join(BENCH_DIR, 'simd_peak.wat'), 'utf8'), { simd: true });
+  mod.validate();
+  const { buffer } = mod.toBinary({});
+  mod.destroy();
+  const { instance } = await WebAssembly.instantiate(buffer);
+  const run = instance.exports.run;
+  const FLOPS_PER_ITER = 12 * 2 * 2 * 4; // 12 chains, unrolled twice, mul + add, 4 lanes
+  for (const t0 = performance.now(); performance.now() - t0 < 300;) run(20000); // to TurboFan
+  let itersPerMs = 0;
+  for (let n = 20000; ; n *= 2) {
+    const t = performance.now();
+    run(n);
+    const ms = performance.now() - t;
+    if (ms > 5) { itersPerMs = n / ms; break; }
+  }
+  return (ms = 20) => {
+    const n = Math.max(1000, Math.round(itersPerMs * ms));
+    const t = performance.now();
+    const s = run(n);
+    const dt = performance.now() - t;
+    if (!(Math.abs(s - 96) < 1e-3)) throw new Error(`peakProbe: wrong lane sum ${s}`);
+    return (FLOPS_PER_ITER * n) / dt / 1e6;
+  };
+}
