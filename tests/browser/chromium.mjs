@@ -30,7 +30,8 @@ export async function launchChromium(options = {}) {
 
 /**
  * Opens `url` in a new page of `context`, waits until the page sets
- * window.result, closes the page and returns { result, problems, responses }:
+ * window.result (so no element may have id="result"), closes the page and
+ * returns { result, problems, responses }:
  * `problems` lists console errors and warnings, page errors, failed requests
  * and HTTP errors (status ≥ 400); `responses` every response
  * { url, status, type }. `route` ({ url, handler }) intercepts requests.
