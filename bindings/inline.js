@@ -12,7 +12,14 @@ export { AttnWasmError } from './errors.js';
 
 /** The embedded .wasm: base64 → gzip → bytes (DecompressionStream: every engine with WebAssembly SIMD has it). */
 async function wasmBytes() {
-  const gz = Uint8Array.from(atob(embedded), (c) => c.charCodeAt(0));
+  let gz;
+  if (typeof Uint8Array.fromBase64 === 'function') {
+    gz = Uint8Array.fromBase64(embedded);
+  } else {
+    const s = atob(embedded);
+    gz = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) gz[i] = s.charCodeAt(i);
+  }
   const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
