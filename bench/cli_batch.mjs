@@ -16,7 +16,7 @@
 // 1 / median process time.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../bindings/index.js';
@@ -29,6 +29,9 @@ const arg = (name, dflt) => {
 };
 const PHRASES = arg('phrases', 1000), IMAGES = arg('images', 500), SPAWNS = arg('spawns', 20), ROUNDS = arg('rounds', 5);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+const field = (name) => new RegExp(`^${name}\\s*: (.*)$`, 'm').exec(cpuinfo)?.[1];
+const machine = `${cpus()[0].model} (family ${field('cpu family')}, model ${field('model')}), ${availableParallelism()} logical CPUs`;
 const loadavg = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 /** Wall seconds of one CLI process (stdout discarded, must exit 0). */
@@ -74,14 +77,14 @@ try {
     const batchRate = job.n / batchS, oneRate = 1 / oneS;
     return { name, n: job.n, batchS, oneS, batchRate, oneRate, ratio: batchRate / oneRate, runs: times[name] };
   });
-  console.log(`Node ${process.version}, load average ${Math.min(...load)}–${Math.max(...load)}, ${ROUNDS} batch runs and ${rows[0].runs.one.length} single-item processes per command (medians)\n`);
+  console.log(`${machine}; Node ${process.version}, load average ${Math.min(...load)}–${Math.max(...load)}, ${ROUNDS} batch runs and ${rows[0].runs.one.length} single-item processes per command (medians)\n`);
   console.log('| command | batch: one process | items/s | one process per item | items/s | ratio |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.n} items in ${r.batchS.toFixed(2)} s | ${r.batchRate.toFixed(0)} | ${(r.oneS * 1000).toFixed(0)} ms | ${r.oneRate.toFixed(2)} | **${r.ratio.toFixed(0)}×** |`);
   }
   mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/out/cli_batch.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, load, rows }, null, 1));
+  writeFileSync(join(ROOT, 'bench/out/cli_batch.json'), JSON.stringify({ date: new Date().toISOString(), machine, node: process.version, load, rows }, null, 1));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
