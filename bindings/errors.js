@@ -8,14 +8,21 @@
 /**
  * Error thrown for anything the runtime rejects. `code` is stable across
  * versions: ERR_INVALID_ARGUMENT, ERR_SHAPE, ERR_DTYPE, ERR_STATE_DICT,
- * ERR_OUT_OF_MEMORY, ERR_DISPOSED.
+ * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_WASM_LOAD. A load error
+ * (ERR_WASM_LOAD) also has `url` (the .wasm tried first, absent for bytes),
+ * `status` (its HTTP status, if any) and `cause`.
  */
 export class AttnWasmError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
+  /**
+   * @param {string} code @param {string} message
+   * @param {{url?: string, status?: number, cause?: unknown}} [details]
+   */
+  constructor(code, message, details = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'AttnWasmError';
     this.code = code;
+    if (details.url !== undefined) this.url = details.url;
+    if (details.status !== undefined) this.status = details.status;
   }
 }
 

@@ -26,12 +26,18 @@ export type ErrorCode =
   | 'ERR_DTYPE'
   | 'ERR_STATE_DICT'
   | 'ERR_OUT_OF_MEMORY'
-  | 'ERR_DISPOSED';
+  | 'ERR_DISPOSED'
+  /** init(): a .wasm that could not be fetched, read, compiled or linked; the message names the URL and the fix. */
+  | 'ERR_WASM_LOAD';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string);
+  /** ERR_WASM_LOAD: the .wasm URL (or path) tried first; absent for wasmBinary and attnwasm/inline. */
+  readonly url?: string;
+  /** ERR_WASM_LOAD: the HTTP status of that attempt, when the server answered with an error. */
+  readonly status?: number;
+  constructor(code: ErrorCode, message: string, details?: { url?: string; status?: number; cause?: unknown });
 }
 
 /** Token ids (Embedding input): an Int32Array. */
@@ -413,8 +419,11 @@ export interface AttnWasm {
 
 export interface InitOptions {
   /**
-   * Where to fetch the .wasm from (CDNs); default: next to the package's JS. It must be the
-   * loaded build's own file: attnwasm_core.wasm, or attnwasm_core_mt.wasm when `threads` > 1.
+   * Where to fetch the .wasm from (CDNs, bundlers that do not emit it); default: next to the
+   * package's JS (when esbuild or Rollup moved that JS into a bundle: next to the bundle first).
+   * It must be the loaded build's own file: attnwasm_core.wasm, or attnwasm_core_mt.wasm when
+   * `threads` > 1. In Node also a file: URL or a path. One that does not load rejects with
+   * ERR_WASM_LOAD.
    */
   wasmUrl?: string | URL;
   /** The .wasm bytes, if you already have them (the same rule as wasmUrl). */
@@ -436,5 +445,8 @@ export interface InitOptions {
   threadStartTimeoutMs?: number;
 }
 
-/** Loads the wasm module (Node 20 and browsers, no flags needed). */
+/**
+ * Loads the wasm module (Node 20 and browsers, no flags needed). Rejects with AttnWasmError
+ * ERR_WASM_LOAD when the .wasm cannot be loaded; a later init() with a correct `wasmUrl` works.
+ */
 export function init(options?: InitOptions): Promise<AttnWasm>;

@@ -34,7 +34,7 @@ export async function readSource(source, onProgress, errors) {
   const s = String(source);
   const isRemote = /^(https?|blob|data):/i.test(s);
   if (isNode && !isRemote) {
-    const { readFile } = await import(/* @vite-ignore */ NODE_FS);
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
     let bytes;
     try {
       bytes = new Uint8Array(await readFile(s.startsWith('file:') ? new URL(s) : s));

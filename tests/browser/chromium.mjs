@@ -27,3 +27,34 @@ export async function launchChromium(options = {}) {
     },
   };
 }
+
+/**
+ * Opens `url` in a new page of `context`, waits until the page sets
+ * window.result (so no element may have id="result"), closes the page and
+ * returns { result, problems, responses }:
+ * `problems` lists console errors and warnings, page errors, failed requests
+ * and HTTP errors (status ≥ 400); `responses` every response
+ * { url, status, type }. `route` ({ url, handler }) intercepts requests.
+ */
+export async function pageResult(context, url, { timeout = 30_000, route = null } = {}) {
+  const page = await context.newPage();
+  const problems = [];
+  const responses = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    responses.push({ url: r.url(), status: r.status(), type: r.headers()['content-type'] });
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  try {
+    if (route) await page.route(route.url, route.handler);
+    await page.goto(url);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout });
+    return { result: await page.evaluate(() => window.result), problems, responses };
+  } finally {
+    await page.close();
+  }
+}

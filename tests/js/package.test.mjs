@@ -1,24 +1,24 @@
-// The npm package as a user gets it: `npm pack`, install the tarball into a
-// fresh project, then import it by name from Node and run the CLI through
-// npx. The tarball must hold the built module, the JS, the typings, the
-// models, README and LICENSE — and nothing else of the build tree.
+// The npm package as a user gets it: `npm pack` (tests/tarball.mjs), install
+// the tarball into a fresh project, then import it by name from Node and run
+// the CLI through npx. The tarball must hold the built module, the JS, the
+// typings, the models, README and LICENSE — and nothing else of the build tree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packedTarball } from '../tarball.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
 
-test('npm pack → install → import attnwasm and run the CLI', (t) => {
+test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'attnwasm-pkg-'));
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root))[0];
-  const files = packed.files.map((f) => f.path).sort();
+  const packed = await packedTarball();
+  const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/models.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm',
+  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/wasm_load.js', 'bindings/inline.js',
+    'bindings/models.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
@@ -28,7 +28,7 @@ test('npm pack → install → import attnwasm and run the CLI', (t) => {
   const app = join(dir, 'app');
   execFileSync('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', private: true }));
-  npm(['install', join(dir, packed.filename)], app);
+  npm(['install', '--prefer-offline', packed.path], app);
   writeFileSync(join(app, 'main.js'), `
     import { init } from 'attnwasm';
     const aw = await init();

@@ -1,6 +1,8 @@
 // Compiled by tests/js/typings.test.mjs with `tsc --noEmit --strict`: uses the
 // whole public API so a typing that drifts from the implementation fails.
 import { init, AttnWasmError } from 'attnwasm';
+import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
+import type { InlineInitOptions } from 'attnwasm/inline';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, Translator, Translation, Classifier, Classification } from 'attnwasm';
 
 async function main(): Promise<void> {
@@ -77,6 +79,23 @@ async function main(): Promise<void> {
 
   await init({ wasmUrl: new URL('https://cdn.example/attnwasm_core.wasm') });
   await init({ wasmBinary: new Uint8Array(0) });
+  // A .wasm that does not load: ERR_WASM_LOAD with the URL and the HTTP status.
+  try {
+    await init({ wasmUrl: '/missing/attnwasm_core.wasm' });
+  } catch (e) {
+    if (e instanceof AttnWasmError && e.code === 'ERR_WASM_LOAD') {
+      const url: string | undefined = e.url;
+      const status: number | undefined = e.status;
+      console.log(url, status, e.message, e.cause);
+    }
+  }
+  // attnwasm/inline: the same API, the .wasm embedded; init() takes only `threads`.
+  const inlineOptions: InlineInitOptions = { threads: 1 };
+  const il: AttnWasm = await initInline(inlineOptions);
+  const ilCaps: Capabilities = il.capabilities();
+  console.log(ilCaps.build, new InlineError('ERR_WASM_LOAD', 'x') instanceof Error);
+  // @ts-expect-error attnwasm/inline has no .wasm to point at
+  await initInline({ wasmUrl: 'attnwasm_core.wasm' });
 
   // Threads.
   const mt: AttnWasm = await init({ threads: 2 });
