@@ -8,7 +8,9 @@
 /**
  * Error thrown for anything the runtime rejects. `code` is stable across
  * versions: ERR_INVALID_ARGUMENT, ERR_SHAPE, ERR_DTYPE, ERR_STATE_DICT,
- * ERR_OUT_OF_MEMORY, ERR_DISPOSED.
+ * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_NOT_A_NUMBER (the translator's input is
+ * not one English number in 0 … 999 999; then `input` is the text and
+ * `suggestion`, when set, a corrected input).
  */
 export class AttnWasmError extends Error {
   /** @param {string} code @param {string} message */
