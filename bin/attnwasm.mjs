@@ -10,7 +10,10 @@ const HELP = `attnwasm — PyTorch-exact attention in WebAssembly: the demo mode
 
 Usage:
   attnwasm translate "<English number words>" [--to fr|de] [--beam N] [--model FILE]
-      Prints the French (default) or German spelling on one line.
+      Prints the French (default) or German spelling on one line. Numbers 0 to
+      999 999 as people write them: "forty two", "one hundred and five",
+      "a thousand", "eleven hundred", "1,234". Anything else is refused with
+      a message on stderr and exit status 1.
       e.g. attnwasm translate "three hundred seventy-one" --to de
   attnwasm classify <image> [--model FILE] [--probs]
       Classifies a handwritten digit: a PNG (8-bit), a PGM (P2/P5) or a raw
@@ -80,6 +83,8 @@ async function main() {
     const tr = await aw.loadTranslator(args.model ?? MODELS.translate);
     const beamSize = args.beam === undefined ? 1 : Number(args.beam);
     const r = tr.translate(input, { to: args.to ?? 'fr', beamSize });
+    // Digits and commas became words before the model: say what it translated.
+    if (r.input !== input.trim().toLowerCase().replace(/\s+/g, ' ')) console.error(`attnwasm: translated '${r.input}'`);
     console.log(r.text);
     tr.dispose();
   } else {
