@@ -18,7 +18,10 @@ const HELP = `attnwasm — PyTorch-exact attention in WebAssembly: the demo mode
 
 Usage:
   attnwasm translate "<English number words>" [--to fr|de] [--beam N] [--model FILE]
-      Prints the French (default) or German spelling on one line.
+      Prints the French (default) or German spelling on one line. Numbers 0 to
+      999 999 as people write them: "forty two", "one hundred and five",
+      "a thousand", "eleven hundred", "1,234". Anything else is refused with
+      a message on stderr and exit status 1.
       e.g. attnwasm translate "three hundred seventy-one" --to de
   attnwasm translate [--input FILE] [--json] [--to fr|de] [--beam N] [--model FILE]
       Without text: one phrase per line of FILE (or of stdin), one output line
@@ -87,11 +90,17 @@ function parse(argv) {
 
 // ---- the items ----
 
-/** One phrase through the translator: { text, tokens }. Throws what translate() throws. */
+/**
+ * One phrase through the translator: { text, tokens, input } where input is
+ * what the model translated (typed digits and commas become words first).
+ * Throws what translate() throws (ERR_NOT_A_NUMBER for a non-number).
+ */
 function translateItem(tr, phrase, options) {
   const r = tr.translate(phrase, options);
-  return { text: r.text, tokens: r.tokens };
+  return { text: r.text, tokens: r.tokens, input: r.input };
 }
+/** Whether the translator changed more than case and spaces of what was typed. */
+const rewritten = (typed, normalised) => normalised !== typed.trim().toLowerCase().replace(/\s+/g, ' ');
 
 async function readImage(path) {
   const bytes = new Uint8Array(await readFile(path));
@@ -259,7 +268,7 @@ function summary({ count, failed, ms }, noun, verb, label) {
     + (failed.length ? `, ${failed.length} failed (${shown})` : '');
 }
 
-const errorJson = (e) => ({ code: e.code ?? 'ERR_INTERNAL', message: e.message });
+const errorJson = (e) => ({ code: e.code ?? 'ERR_INTERNAL', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
 const round = (ms) => Math.round(ms * 1000) / 1000;
 
 async function translateCommand(args, text) {
@@ -273,7 +282,10 @@ async function translateCommand(args, text) {
   const options = { to, beamSize };
   const out = (s) => process.stdout.write(`${s}\n`);
   if (text !== undefined && !args.json) {
-    out(translateItem(tr, text, options).text); // one phrase: as ever, errors end the process
+    const r = translateItem(tr, text, options); // one phrase: as ever, errors end the process
+    // Digits and commas became words before the model: say what it translated.
+    if (rewritten(text, r.input)) process.stderr.write(`attnwasm: translated '${r.input}'\n`);
+    out(r.text);
     return 0;
   }
   const batch = text === undefined;
@@ -285,7 +297,7 @@ async function translateCommand(args, text) {
     work: (it) => translateItem(tr, it.input, options),
     write: (it, r, ms) => {
       if (!args.json) out(r ? r.text : '');
-      else if (r) out(JSON.stringify({ line: it.line, input: it.input, text: r.text, tokens: r.tokens, ms: round(ms) }));
+      else if (r) out(JSON.stringify({ line: it.line, input: it.input, normalized: r.input, text: r.text, tokens: r.tokens, ms: round(ms) }));
     },
     writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, input: it.input, error: errorJson(e) }) : ''),
   });

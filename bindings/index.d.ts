@@ -28,7 +28,9 @@ export type ErrorCode =
   | 'ERR_OUT_OF_MEMORY'
   | 'ERR_DISPOSED'
   /** init(): a .wasm that could not be fetched, read, compiled or linked; the message names the URL and the fix. */
-  | 'ERR_WASM_LOAD';
+  | 'ERR_WASM_LOAD'
+  /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
+  | 'ERR_NOT_A_NUMBER';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
@@ -37,6 +39,10 @@ export class AttnWasmError extends Error {
   readonly url?: string;
   /** ERR_WASM_LOAD: the HTTP status of that attempt, when the server answered with an error. */
   readonly status?: number;
+  /** ERR_NOT_A_NUMBER: the text that was refused. */
+  readonly input?: string;
+  /** ERR_NOT_A_NUMBER: a corrected input when one is close ("fourty two" → "forty two"). */
+  readonly suggestion?: string;
   constructor(code: ErrorCode, message: string, details?: { url?: string; status?: number; cause?: unknown });
 }
 
@@ -302,6 +308,14 @@ export interface LoadOptions {
 
 export interface Translation {
   text: string;
+  /**
+   * The words the model translated: the input normalised (lower case, single
+   * spaces, digits as words, no comma after "thousand"): "42" → "forty-two",
+   * "Forty  Two" → "forty two", "One thousand, and six" → "one thousand and six".
+   */
+  input: string;
+  /** The number the input names, 0 … 999 999 (read by the input check, not by the model). */
+  value: number;
   /** Target tokens (without the end token). */
   tokens: string[];
   tokenIds: number[];
@@ -318,8 +332,14 @@ export interface Translator {
   readonly languages: string[];
   readonly fileBytes: number;
   readonly config: Record<string, unknown>;
+  /** Source tokens of the normalised input; throws ERR_NOT_A_NUMBER like translate(). */
   tokenize(text: string): string[];
   detokenize(ids: number[], lang: string): string;
+  /**
+   * Translates English number words (0 … 999 999) as people type them: "forty two", "Forty-Two",
+   * "one hundred and five", "a thousand", "eleven hundred", "1,234". Anything else throws
+   * AttnWasmError ERR_NOT_A_NUMBER (with `suggestion` when one is close) and is never translated.
+   */
   translate(text: string, options?: { to?: string; beamSize?: number; lengthPenalty?: number; maxLength?: number }): Translation;
   /** Logits (T, V) of a whole target (starting with the language token) without the KV cache. */
   scoreFull(text: string, targetIds: number[]): Tensor;

@@ -3,13 +3,17 @@
 //   Translator  — an encoder–decoder nn.Transformer over word tokens
 //                 (tools/models/train_translator.py), decoded step by step
 //                 against a KV cache, greedy or beam search, with the
-//                 cross-attention weights of every step.
+//                 cross-attention weights of every step. Its input is checked
+//                 and normalised by numberwords.js: what is not one English
+//                 number in 0 … 999 999 is refused (ERR_NOT_A_NUMBER).
 //   Classifier  — a ViT-style image classifier (tools/models/train_vit.py):
 //                 PatchEmbedding → LearnedPositionalEmbedding →
 //                 TransformerEncoder → Linear on the class token, with the
 //                 class token's attention per layer and head, and rollout.
 // Both load from a safetensors file whose metadata "attnwasm.config" holds the
 // config and vocabularies (tools/export_safetensors.py export_module).
+
+import { englishWords, parseEnglishNumber } from './numberwords.js';
 
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_FS = 'node:fs/promises';
@@ -136,17 +140,24 @@ export function makeModels(rt, classes, errors) {
       this._src = new Map(config.srcVocab.map((t, i) => [t, i]));
     }
 
-    /** English text → source tokens (lower case; words and hyphens). Unknown words throw. */
+    /**
+     * English text → source tokens of the normalised words (lower case; words
+     * and hyphens): "Forty  two" → ['forty', 'two']. Throws ERR_NOT_A_NUMBER
+     * for text that is not one number in 0 … 999 999.
+     */
     tokenize(text) {
-      if (typeof text !== 'string') throw errors.typeError(`text: expected a string, got ${errors.describe(text)}`);
-      const tokens = text.toLowerCase().trim().replace(/-/g, ' - ').split(/\s+/).filter(Boolean);
-      if (tokens.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'text: expected English number words, got an empty string');
-      for (const t of tokens) {
+      return this._read(text).tokens;
+    }
+
+    /** parseEnglishNumber, then every token must be in this model's source vocabulary. */
+    _read(text) {
+      const number = parseEnglishNumber(text);
+      for (const t of number.tokens) {
         if (!this._src.has(t)) {
-          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `text: unknown word '${t}' (the model knows English number words: ${this.config.srcVocab.filter((w) => !w.startsWith('<')).slice(0, 12).join(', ')}, …)`);
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `text: this model's source vocabulary has no '${t}'; write the number in its plain spelling, '${englishWords(number.value)}'`);
         }
       }
-      return tokens;
+      return number;
     }
 
     _sourceIds(tokens) {
@@ -209,10 +220,12 @@ export function makeModels(rt, classes, errors) {
      * Translates English number words.
      * @param {string} text e.g. "three hundred seventy-one"
      * @param {{to?: string, beamSize?: number, lengthPenalty?: number, maxLength?: number}} [options]
-     * @returns {{text: string, tokens: string[], tokenIds: number[], sourceTokens: string[],
+     * @returns {{text: string, input: string, value: number, tokens: string[], tokenIds: number[], sourceTokens: string[],
      *   crossAttention: {layers: number, heads: number, targetLength: number, sourceLength: number, data: Float32Array},
      *   stepMs: number[], totalMs: number}}
      *   crossAttention.data is (layers, heads, targetLength, sourceLength): the weight of each source token for each output token.
+     *   input: the normalised words the model translated ("42" → "forty-two", "Forty  Two" → "forty two"); value: the number.
+     * @throws {AttnWasmError} ERR_NOT_A_NUMBER (with `suggestion` when one is close) for text that is not one number in 0 … 999 999.
      */
     translate(text, options) {
       const o = errors.checkOptions(options, ['to', 'beamSize', 'lengthPenalty', 'maxLength'], 'translate');
@@ -226,7 +239,8 @@ export function makeModels(rt, classes, errors) {
         throw errors.typeError(`lengthPenalty: expected a finite number, got ${errors.describe(lengthPenalty)}`);
       }
       const maxLength = o.maxLength === undefined ? this.config.maxLen - 1 : errors.checkInt(o.maxLength, 'maxLength', { min: 1, max: this.config.maxLen - 1 });
-      const sourceTokens = this.tokenize(text);
+      const number = this._read(text);
+      const sourceTokens = number.tokens;
       const src = this._sourceIds(sourceTokens);
       const t0 = performance.now();
       const result = beamSize === 1
@@ -244,6 +258,8 @@ export function makeModels(rt, classes, errors) {
       const out = ids[ids.length - 1] === this.config.eos ? ids.slice(0, -1) : ids;
       return {
         text: this.detokenize(out, to),
+        input: number.words,
+        value: number.value,
         tokens: out.map((i) => this.config.tgtVocab[i]),
         tokenIds: out,
         sourceTokens: this.config.srcAddsEos ? [...sourceTokens, '<eos>'] : sourceTokens,

@@ -2,7 +2,9 @@
 // playwright-core, against tools/serve.mjs started in-process on a free port.
 // Checks: no console or page errors, cross-origin isolation, right
 // translations for held-out numbers (ground truth from models/translator/
-// reference.json), right classes for held-out digits (models/vit/reference.json
+// reference.json), typed variants (models/translator/typed_heldout.json) with
+// the normalised input shown, refusal of non-numbers (a message and a
+// suggestion), right classes for held-out digits (models/vit/reference.json
 // + heldout.safetensors), heatmaps that are not blank. Screenshots go to
 // test-artifacts/. Model-dependent tests skip when the model files are absent.
 //
@@ -23,6 +25,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const TRANSLATOR = join(ROOT, 'models/translator/translator.safetensors');
 const TRANSLATOR_REF = join(ROOT, 'models/translator/reference.json');
+const TRANSLATOR_TYPED = join(ROOT, 'models/translator/typed_heldout.json');
 const VIT = join(ROOT, 'models/vit/vit.safetensors');
 const VIT_REF = join(ROOT, 'models/vit/reference.json');
 const HELDOUT = join(ROOT, 'models/vit/heldout.safetensors');
@@ -180,11 +183,18 @@ test('translate page: held-out numbers in French and German, heatmap, errors', {
     assert.equal(await translate(it.english, it.lang), it.expected, `${it.english} → ${it.lang}`);
   }
 
-  // Unknown word: a readable error on the page, nothing in the console.
+  // A misspelling: a readable refusal on the page with a suggestion, nothing in the console.
   await translate('fourty-two', 'fr');
   assert.equal(await page.getAttribute('#result-card', 'data-state'), 'error');
-  assert.match(await page.textContent('#error'), /unknown word 'fourty'/i);
+  assert.equal(await page.textContent('#error-text'),
+    "'fourty-two' is not a number from 0 to 999 999: 'fourty' is not an English number word. Did you mean 'forty-two'?");
   assert.ok(await page.isVisible('#error'));
+  assert.equal(await page.textContent('#suggestion'), 'Try “forty-two”');
+  const prev = Number(await page.getAttribute('#result-card', 'data-run'));
+  await page.click('#suggestion');
+  await page.waitForFunction((p) => Number(document.querySelector('#result-card').dataset.run) > p, prev);
+  assert.equal(await page.textContent('#output'), 'quarante-deux');
+  assert.ok(!(await page.isVisible('#error')));
 
   // A good translation again, all layers and heads selectable, heatmap drawn.
   assert.equal(await translate('three hundred seventy-one', 'fr'), 'trois cent soixante et onze');
@@ -201,6 +211,72 @@ test('translate page: held-out numbers in French and German, heatmap, errors', {
   assert.match(await page.textContent('[data-cap="last"]'), /ms$/);
   assert.match(await page.textContent('[data-cap="model"]'), /B$/);
   await page.screenshot({ path: join(ARTIFACTS, 'translate.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('translate page: typed variants are translated and the normalised input is shown; a non-number is refused', {
+  skip: noTranslator || !existsSync(TRANSLATOR_TYPED),
+}, async () => {
+  const typed = JSON.parse(readFileSync(TRANSLATOR_TYPED, 'utf8'));
+  const col = Object.fromEntries(typed.columns.map((c, i) => [c, i]));
+  const rows = typed.items.map((r) => ({ typed: r[col.typed], words: r[col.words], n: r[col.n], fr: r[col.fr], de: r[col.de] }));
+  // Typed items of every kind: digits, "eleven hundred", British "and", "a hundred", capitals, spaces, a comma.
+  const kinds = [
+    (r) => /\d/.test(r.typed), (r) => r.n >= 1100 && /^\S+( \S+)? hundred/.test(r.words) && !r.words.includes('thousand'),
+    (r) => r.words.includes(' and '), (r) => /^a (hundred|thousand)/.test(r.words), (r) => /[A-Z]/.test(r.typed),
+    (r) => / {2}|^ | $/.test(r.typed), (r) => r.typed.includes(','), (r) => /[a-z] [a-z]/.test(r.words) && !r.words.includes('-'),
+  ];
+  const picked = kinds.flatMap((k) => rows.filter(k).slice(0, 2));
+  const handTyped = [
+    { typed: 'Forty  Two', words: 'forty two', n: 42, fr: 'quarante-deux', de: 'zweiundvierzig' },
+    { typed: 'twenty one', words: 'twenty one', n: 21, fr: 'vingt et un', de: 'einundzwanzig' },
+    { typed: 'one hundred and five', words: 'one hundred and five', n: 105, fr: 'cent cinq', de: 'hundertfünf' },
+    { typed: 'a hundred', words: 'a hundred', n: 100, fr: 'cent', de: 'hundert' },
+    { typed: 'eleven hundred', words: 'eleven hundred', n: 1100, fr: 'mille cent', de: 'tausendhundert' },
+    { typed: '42', words: 'forty-two', n: 42, fr: 'quarante-deux', de: 'zweiundvierzig' },
+  ];
+  const { page, problems } = await openPage('/web/translate/');
+  await page.waitForSelector('#result-card[data-state="done"]');
+  const wrong = [];
+  [...handTyped, ...picked].forEach((r, i) => { r.lang = i % 2 ? 'de' : 'fr'; });
+  for (const r of [...handTyped, ...picked]) {
+    const got = await translateOnPage(page, r.typed, r.lang);
+    const shown = await page.textContent('#normalized');
+    const want = `Translated: “${r.words}” = ${r.n.toLocaleString('en-US')}`;
+    if (got !== r[r.lang] || shown !== want) wrong.push(`${JSON.stringify(r.typed)} → ${r.lang}: "${got}" / ${shown}; want "${r[r.lang]}" / ${want}`);
+  }
+  assert.deepEqual(wrong, []);
+  assert.ok(picked.length >= 12, `${picked.length} typed held-out items`);
+  // The heatmap's columns are the typed words ("and", "a"), not a rewritten spelling.
+  await translateOnPage(page, 'a hundred and five', 'fr');
+  assert.equal(await page.$$eval('#tokens .src', (els) => els.map((e) => e.textContent).join(' ')), 'a hundred and five');
+
+  // Not a number: refused with the reason; no translation, no heatmap, nothing in the console.
+  for (const text of ['twenty twenty', 'one million', 'seventy eleven', 'two point five']) {
+    assert.equal(await translateOnPage(page, text, 'fr'), '—', text);
+    assert.equal(await page.getAttribute('#result-card', 'data-state'), 'error');
+    assert.match(await page.textContent('#error-text'), new RegExp(`^'${text}' is not a number from 0 to 999 999: .+\\.`));
+    assert.equal(await page.textContent('#normalized'), '\u00a0');
+    assert.equal(await page.$$eval('#tokens span', (els) => els.length), 0);
+  }
+  assert.equal(await page.textContent('#suggestion'), '');
+  await translateOnPage(page, 'twenty twenty', 'de');
+  assert.equal(await page.textContent('#suggestion'), 'Try “two thousand twenty”');
+
+  // The "Try" chips show both behaviours: a typed variant is translated, a non-number refused.
+  const chips = await page.$$eval('#examples button', (els) => els.map((e) => e.textContent));
+  for (const [chip, state] of [['Forty two', 'done'], ['twenty twenty', 'error'], ['1,234', 'done']]) {
+    assert.ok(chips.includes(chip), `chip ${chip}`);
+    const prev = Number(await page.getAttribute('#result-card', 'data-run'));
+    await page.click(`#examples button:text-is("${chip}")`);
+    await page.waitForFunction((p) => Number(document.querySelector('#result-card').dataset.run) > p, prev);
+    assert.equal(await page.getAttribute('#result-card', 'data-state'), state, chip);
+  }
+  assert.equal(await page.textContent('#output'), 'tausendzweihundertvierunddreißig');
+  assert.equal(await page.textContent('#normalized'), 'Translated: “one thousand two hundred thirty-four” = 1,234');
+  await translateOnPage(page, 'Nineteen hundred and eighty-four', 'fr');
+  await page.screenshot({ path: join(ARTIFACTS, 'translate-typed.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });

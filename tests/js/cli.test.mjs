@@ -31,7 +31,7 @@ test('translate: stdin, one line out per line in; a bad line in the middle; blan
   const r = cli(['translate'], input);
   assert.equal(r.status, 1, r.stderr);
   assert.deepEqual(r.stdout.split('\n'), [FR[0], FR[1], '', '', FR[2], '', FR[3], '']);
-  assert.match(r.stderr, /^attnwasm: line 4: text: unknown word 'twoo' \(the model knows English number words: /m);
+  assert.match(r.stderr, /^attnwasm: line 4: text: 'forty-twoo' is not a number from 0 to 999 999: 'twoo' is not an English number word\. Did you mean 'forty-two'\?$/m);
   assert.match(r.stderr, SUMMARY(5, 4, '1 failed \\(line 4\\)'));
   assert.doesNotMatch(r.stderr, /\r/, 'no progress bar when stderr is not a terminal');
   // All good: exit 0, CRLF input, no trailing newline.
@@ -54,16 +54,31 @@ test('translate --input FILE --json: one JSON object per phrase, errors with the
   assert.equal(b.text, 'einundsiebzig');
   for (const o of [a, b, c]) assert.ok(Number.isFinite(o.ms) && o.ms >= 0, `ms: ${o.ms}`);
   assert.equal(bad.input, 'seventy-sevven');
-  assert.equal(bad.error.code, 'ERR_INVALID_ARGUMENT');
-  assert.match(bad.error.message, /^text: unknown word 'sevven'/);
+  assert.equal(bad.error.code, 'ERR_NOT_A_NUMBER');
+  assert.match(bad.error.message, /^text: 'seventy-sevven' is not a number from 0 to 999 999: 'sevven' is not an English number word/);
+  assert.equal(bad.error.suggestion, 'seventy-seven');
   assert.equal(c.text, DE[1]);
-  assert.match(r.stderr, /^attnwasm: line 4: text: unknown word/m);
+  assert.match(r.stderr, /^attnwasm: line 4: text: 'seventy-sevven' is not a number/m);
   assert.match(r.stderr, SUMMARY(4, 3, '1 failed \\(line 4\\)'));
   // The one-phrase form with --json: one object, no summary.
   const one = cli(['translate', 'forty-two', '--json']);
   assert.equal(one.status, 0);
   assert.deepEqual(JSON.parse(one.stdout).text, 'quarante-deux');
   assert.equal(one.stderr, '');
+  // Typed variants in a batch: translated, and JSON says what the model saw.
+  const typed = cli(['translate', '--json'], 'Forty  Two\n1,234\none hundred and five\n');
+  assert.equal(typed.status, 0, typed.stderr);
+  const t = typed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(t.map((o) => [o.input, o.normalized, o.text]), [
+    ['Forty  Two', 'forty two', 'quarante-deux'],
+    ['1,234', 'one thousand two hundred thirty-four', 'mille deux cent trente-quatre'],
+    ['one hundred and five', 'one hundred and five', 'cent cinq'],
+  ]);
+  // One digit phrase: stderr says what was translated.
+  const dig = cli(['translate', '42']);
+  assert.equal(dig.status, 0, dig.stderr);
+  assert.equal(dig.stdout, 'quarante-deux\n');
+  assert.equal(dig.stderr, "attnwasm: translated 'forty-two'\n");
 });
 
 test('classify: folders and files; a bad file is reported by name, the rest complete', async () => {

@@ -19,7 +19,7 @@ import { randomTensor } from './helpers.mjs';
 
 const aw = await init();
 const CODES = new Set(['ERR_INVALID_TYPE', 'ERR_OUT_OF_RANGE', 'ERR_INVALID_ARGUMENT', 'ERR_SHAPE', 'ERR_DTYPE',
-  'ERR_STATE_DICT', 'ERR_OUT_OF_MEMORY', 'ERR_DISPOSED']);
+  'ERR_STATE_DICT', 'ERR_OUT_OF_MEMORY', 'ERR_DISPOSED', 'ERR_NOT_A_NUMBER']);
 
 const f32 = (shape, seed = 1) => randomTensor(shape, seed);
 const numel = (shape) => shape.reduce((a, b) => a * b, 1);

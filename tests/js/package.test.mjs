@@ -18,7 +18,7 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/wasm_load.js', 'bindings/inline.js',
-    'bindings/models.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
+    'bindings/models.js', 'bindings/numberwords.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
@@ -37,10 +37,12 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     const { output } = mha.forward(x, x, x);
     mha.dispose();
     const tr = await aw.loadTranslator(new URL('./node_modules/attnwasm/models/translator/translator.safetensors', import.meta.url));
-    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text }));
+    let refused = null;
+    try { tr.translate('twenty twenty'); } catch (e) { refused = e.code; }
+    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused }));
     tr.dispose();`);
   const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
-  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux' });
+  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER' });
   // The pthreads build from the installed package: its CommonJS .worker.js loads
   // under the "type": "module" package, and the process exits on its own.
   writeFileSync(join(app, 'threads.js'), `

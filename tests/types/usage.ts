@@ -69,7 +69,12 @@ async function main(): Promise<void> {
   // Models.
   const tr: Translator = await aw.loadTranslator('models/translator/translator.safetensors', { onProgress: (p) => console.log(p.loaded, p.total) });
   const t: Translation = tr.translate('forty-two', { to: 'de', beamSize: 2, lengthPenalty: 1, maxLength: 20 });
-  console.log(t.text, t.tokens, t.crossAttention.data.length, t.stepMs, tr.languages, tr.scoreFull('one', [1, 2]).shape);
+  console.log(t.text, t.input, t.value, t.tokens, t.crossAttention.data.length, t.stepMs, tr.languages, tr.scoreFull('one', [1, 2]).shape);
+  try {
+    tr.translate('fourty two');
+  } catch (e) {
+    if (e instanceof AttnWasmError && e.code === 'ERR_NOT_A_NUMBER') console.log(e.input, e.suggestion ?? 'no suggestion');
+  }
   tr.dispose();
   const clf: Classifier = await aw.loadClassifier(new Uint8Array(0));
   const c: Classification = clf.classify(new Float32Array(784));

@@ -8,7 +8,8 @@ Builds the model from translator.json alone (as a runtime would), loads the stor
 float32), and
   1. recomputes reference.json: same greedy ids, and the max |difference| of the stored first-step
      logits against torch float32 (full nn.Transformer.forward) and float64 (a precision floor);
-  2. exact match (greedy) on heldout.json per language;
+  2. exact match (greedy) per language on heldout.json (plain spellings) and on typed_heldout.json
+     (typed variants, given to the model as the words the runtime's normalisation yields);
   3. with --every K: exact match on n = offset, offset + K, ... < 1 000 000 (training numbers included).
 """
 
@@ -55,7 +56,7 @@ def main():
     ap.add_argument("--dir", default=tt.OUT_DIR)
     ap.add_argument("--every", type=int, default=0)
     ap.add_argument("--offset", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     m, cfg = build(args.dir)
@@ -89,16 +90,20 @@ def main():
     # 2. held-out, 3. sweep
     with open(os.path.join(args.dir, "heldout.json"), encoding="utf-8") as fh:
         ho = json.load(fh)
-    sets = {"heldout": ho["uniform"] + ho["small"]}
+    with open(os.path.join(args.dir, "typed_heldout.json"), encoding="utf-8") as fh:
+        typed = json.load(fh)
+    col = {c: i for i, c in enumerate(typed["columns"])}
+    sets = {"heldout": ho["uniform"] + ho["small"] + ho.get("hundreds", []),
+            "typed held-out": [(row[col["n"]], row[col["words"]]) for row in typed["items"]]}
     if args.every:
         sets[f"every {args.every}th from {args.offset}"] = list(range(args.offset, numwords.LIMIT, args.every))
     for name, nums in sets.items():
         t0 = time.time()
         res = tt.evaluate(m, nums, src_index, tgt_vocab, tgt_index, pad, eos)
         print(f"{name} ({len(nums)} numbers): {tt.fmt_eval(res)}  [{time.time() - t0:.0f}s]", flush=True)
-        for lang, (c, t, fails) in res.items():
-            for n, got in fails[:20]:
-                print(f"  {lang} FAIL {n}: got {got!r} want {numwords.TARGETS[lang](n)!r}")
+        for lang, (_, _, fails) in res.items():
+            for f in fails[:20]:
+                print(f"  {tt.fmt_fail(lang, f)}")
     return 0
 
 

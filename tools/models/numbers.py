@@ -9,6 +9,17 @@ Conventions
 -----------
 English  english(n): no "and", tens hyphenated ("twenty-one"), "one hundred", "one thousand",
          "twelve thousand three hundred forty-five", "one hundred thousand", 0 = "zero".
+         english_spelled(n, ...) also writes the variants people type, which the translator learns
+         (the training generator; tools/models/make_typed_heldout.py is an independent one):
+           a space instead of the hyphen between tens and units ("twenty one");
+           British "and" before a final part below 100, after "hundred" or "thousand"
+             ("one hundred and five", "two thousand and six", "three hundred and one thousand");
+           "a" for a leading one ("a hundred", "a thousand", "a hundred and five thousand");
+           hundreds counted past ten for 1100..9999 when the hundreds digit is not 0
+             ("eleven hundred", "nineteen hundred and eighty-four", "twenty-five hundred").
+         english_variant(n, rng) draws one of them (english(n) itself in CANONICAL_SHARE of draws).
+         Lower case and single spaces only: capitals, extra spaces, commas and digits are the
+         runtime's normalisation (bindings/numberwords.js), never seen by the model.
 French   french(n): traditional (pre-1990) spelling: hyphens only between tens and units below
          100 ("trente-deux", "quatre-vingt-un"), "et" for 21 31 41 51 61 71 ("vingt et un",
          "soixante et onze"), never for 81 / 91 ("quatre-vingt-un", "quatre-vingt-onze").
@@ -51,35 +62,77 @@ _EN_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eigh
 _EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
 
-def _en_below_100(n):
+def _en_below_100(n, joiner="-"):
     if n < 20:
         return _EN_ONES[n]
     t, u = divmod(n, 10)
-    return _EN_TENS[t] + ("-" + _EN_ONES[u] if u else "")
+    return _EN_TENS[t] + (joiner + _EN_ONES[u] if u else "")
 
 
-def _en_below_1000(n):
-    h, r = divmod(n, 100)
+def _constant(value):
+    return lambda: value
+
+
+def english_spelled(n, joiner=_constant("-"), use_and=_constant(False), a_for_one=False,
+                    hundreds_count=False):
+    """English words for 0 <= n < 1 000 000 in one of the spellings people type.
+
+    joiner():  "-" or " " between tens and units, asked once per tens-units pair;
+    use_and(): True for British "and" before a final part below 100, asked once per place where it
+               may go (after "hundred" with 1..99 following; after "thousand" with 1..99 following);
+    a_for_one: "a hundred ...", "a thousand ..." instead of a leading "one";
+    hundreds_count: "eleven hundred" etc. for 1100..9999 whose hundreds digit is not 0.
+    The defaults give english(n)."""
+    _check(n)
+    if n == 0:
+        return "zero"
+
+    def below_1000(m):
+        h, r = divmod(m, 100)
+        parts = []
+        if h:
+            parts.append(_EN_ONES[h] + " hundred")
+        if r:
+            parts.append(("and " if h and use_and() else "") + _en_below_100(r, joiner()))
+        return " ".join(parts)
+
+    th, r = divmod(n, 1000)
+    if hundreds_count and 1100 <= n and th < 10 and (n // 100) % 10:
+        h, r = divmod(n, 100)
+        words = _en_below_100(h, joiner()) + " hundred"
+        if r:
+            words += (" and " if use_and() else " ") + _en_below_100(r, joiner())
+        return words
     parts = []
-    if h:
-        parts.append(_EN_ONES[h] + " hundred")
-    if r or not h:
-        parts.append(_en_below_100(r))
-    return " ".join(parts)
+    if th:
+        parts.append(below_1000(th) + " thousand")
+    if r:
+        parts.append(("and " if th and r < 100 and use_and() else "") + below_1000(r))
+    words = " ".join(parts)
+    if a_for_one and (words.startswith("one hundred") or words.startswith("one thousand")):
+        words = "a" + words[3:]
+    return words
 
 
 def english(n):
     """English number words for 0 <= n < 1 000 000 (no "and", hyphenated tens)."""
-    _check(n)
-    if n == 0:
-        return "zero"
-    th, r = divmod(n, 1000)
-    parts = []
-    if th:
-        parts.append(_en_below_1000(th) + " thousand")
-    if r:
-        parts.append(_en_below_1000(r))
-    return " ".join(parts)
+    return english_spelled(n)
+
+
+CANONICAL_SHARE = 0.3  # english_variant: share of draws that are english(n) itself
+
+
+def english_variant(n, rng):
+    """One spelling of n drawn with rng (random.Random): english(n) in CANONICAL_SHARE of the draws;
+    otherwise a writer's style: hyphens, spaces or a mix between tens and units; "and" never, always
+    or sometimes; "a" for a leading one (40 %); "eleven hundred" where it exists (50 %)."""
+    if rng.random() < CANONICAL_SHARE:
+        return english(n)
+    p_space = rng.choice((0.0, 1.0, 0.5))
+    p_and = rng.choice((0.0, 1.0, 0.5))
+    return english_spelled(n, joiner=lambda: " " if rng.random() < p_space else "-",
+                           use_and=lambda: rng.random() < p_and, a_for_one=rng.random() < 0.4,
+                           hundreds_count=rng.random() < 0.5)
 
 
 # ----------------------------------------------------------------------------- French
@@ -275,6 +328,21 @@ KNOWN_EN = {
     999999: "nine hundred ninety-nine thousand nine hundred ninety-nine",
 }
 
+# english_spelled with every variant on: spaces, "and", "a", hundreds counted past ten.
+KNOWN_EN_TYPED = {
+    21: "twenty one", 100: "a hundred", 105: "a hundred and five", 1000: "a thousand",
+    1001: "a thousand and one", 1100: "eleven hundred", 1984: "nineteen hundred and eighty four",
+    2000: "two thousand", 2006: "two thousand and six",
+    2500: "twenty five hundred", 10000: "ten thousand", 101000: "a hundred and one thousand",
+    105000: "a hundred and five thousand", 200100: "two hundred thousand one hundred",
+    999999: "nine hundred and ninety nine thousand nine hundred and ninety nine",
+}
+
+
+def english_all_variants(n):
+    return english_spelled(n, joiner=_constant(" "), use_and=_constant(True), a_for_one=True, hundreds_count=True)
+
+
 KNOWN_FR = {
     0: "zéro", 1: "un", 10: "dix", 11: "onze", 16: "seize", 17: "dix-sept", 19: "dix-neuf",
     20: "vingt", 21: "vingt et un", 22: "vingt-deux", 30: "trente", 31: "trente et un",
@@ -319,6 +387,8 @@ KNOWN_DE_WORD = {
 def self_check(verbose=True):
     for n, s in KNOWN_EN.items():
         assert english(n) == s, (n, english(n), s)
+    for n, s in KNOWN_EN_TYPED.items():
+        assert english_all_variants(n) == s, (n, english_all_variants(n), s)
     for n, s in KNOWN_FR.items():
         assert french(n) == s, (n, french(n), s)
     for n, s in KNOWN_DE.items():
@@ -344,6 +414,10 @@ def self_check(verbose=True):
             seen[lang].add(s)
     for lang in seen:  # every spelling is unique (the mapping is a bijection)
         assert len(seen[lang]) == LIMIT, (lang, len(seen[lang]))
+    # The typed spellings are unambiguous too: no fully varied spelling is another number's.
+    typed = {english_all_variants(n): n for n in range(LIMIT)}
+    assert len(typed) == LIMIT
+    assert all(typed.get(english(n), n) == n for n in range(LIMIT))
     assert len({german_join(german(n)) for n in range(LIMIT)}) == LIMIT
     if verbose:
         for n in (0, 1, 21, 71, 80, 81, 91, 100, 101, 180, 200, 201, 371, 1000, 1080, 12345,
@@ -359,5 +433,6 @@ def self_check(verbose=True):
 if __name__ == "__main__":
     self_check()
     print("numbers.py self-check passed: %d EN, %d FR, %d DE known spellings; 0..%d round-trip, "
-          "all spellings unique" % (len(KNOWN_EN), len(KNOWN_FR), len(KNOWN_DE) + len(KNOWN_DE_WORD), LIMIT - 1))
+          "all spellings unique" % (len(KNOWN_EN) + len(KNOWN_EN_TYPED), len(KNOWN_FR),
+                                    len(KNOWN_DE) + len(KNOWN_DE_WORD), LIMIT - 1))
     sys.exit(0)

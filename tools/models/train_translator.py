@@ -8,7 +8,10 @@ Writes to models/translator/:
   translator.safetensors   weights (keys = Translator().state_dict(), floats as F16 or F32), config in
                            metadata "attnwasm.config"
   translator.json          the same config
-  heldout.json             the held-out test numbers (never trained on)
+  heldout.json             the held-out test numbers (never trained on, in any spelling)
+  heldout_expected.json    their plain spellings and translations (make_heldout_expected.py)
+  typed_heldout.json       the same numbers typed as people type them, by an independent generator
+                           (make_typed_heldout.py)
   reference.json           torch greedy outputs (and first-step logits) for checking the runtime
   metrics.json, train_log.txt   figures of the run
 
@@ -16,12 +19,15 @@ One model for both languages: the decoder starts with a language token (<fr> or 
 BOS and stops at <eos>. The source is the English tokens only (no <eos> appended, srcAddsEos false),
 padded with <pad>. Inputs: embed(ids) * sqrt(d) + PE[:len], PE = PyTorch-tutorial sinusoidal table.
 Data (tools/models/numbers.py, seed 20240611): held-out = 2000 numbers uniform in 0..999999 + 300 in
-0..999 (never trained on; the 37 "lexicon" numbers 0..20, 30..90, 100..900 are always trained on and
-never held out); dev = 500 more (monitoring only); training = ~100k other numbers: all free numbers
-< 1000, 700 round thousands k*1000, 5000 round hundreds k*100, 8000 in 1000..9999, 24000 in
-10000..99999, 62000 in 100000..999999, each in both languages, small / round numbers repeated.
+0..999 + 200 in 1100..9999 with a hundreds digit (never trained on; the 37 "lexicon" numbers 0..20,
+30..90, 100..900 are always trained on and never held out); dev = 500 more (monitoring only);
+training = ~100k other numbers: all free numbers < 1000, 700 round thousands k*1000, 5000 round
+hundreds k*100, 8000 in 1000..9999, 24000 in 10000..99999, 62000 in 100000..999999, each in both
+languages, small / round numbers repeated. Each epoch every pair gets a fresh English spelling
+(numbers.english_variant: the plain spelling in 30 % of the draws, else hyphen or space between tens
+and units, British "and", "a hundred", "eleven hundred").
 Training: AdamW (lr 2e-3, betas 0.9/0.98, wd 0.01), 300 warmup steps then cosine, batch 128 pairs,
-5000 steps, label smoothing 0.05, grad clip 1, 1 thread. See models/translator/README.md.
+8000 steps, label smoothing 0.05, grad clip 1, 2 threads. See models/translator/README.md.
 """
 
 import os
@@ -32,10 +38,15 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
+# With 2 threads on a busy machine, OpenMP's spinning workers made a step 8x slower (1.0 s instead of
+# 0.12 s, measured under nice 19); passive waiting keeps 2 threads faster than 1.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 
 import torch  # noqa: E402
@@ -81,7 +92,8 @@ def _ordered_tokens(fn, numbers):
 
 def build_vocabs():
     cover = list(range(100)) + [100, 200, 1000, 2000]
-    src = [PAD] + _ordered_tokens(numwords.english, cover)
+    # + the two words only the typed variants use: British "and", "a hundred" / "a thousand".
+    src = [PAD] + _ordered_tokens(numwords.english, cover) + ["and", "a"]
     fr = _ordered_tokens(numwords.french, cover)
     de = _ordered_tokens(numwords.german, cover)
     tgt = [PAD, EOS, FR, DE] + fr + [t for t in de if t not in fr]
@@ -168,19 +180,26 @@ def greedy(model, src_ids, lang_ids, eos_id, max_steps):
 
 
 # ----------------------------------------------------------------------------- data
-def encode_pairs(pairs, src_index, tgt_index, src_len, tgt_len, pad_id, eos_id):
-    """pairs: list of (n, lang) -> src [N, src_len], tgt [N, tgt_len] (lang token ... <eos>), padded.
-    tgt_len None: source only (tgt is a dummy)."""
-    src = torch.full((len(pairs), src_len), pad_id, dtype=torch.long)
-    tgt = torch.full((len(pairs), tgt_len or 1), pad_id, dtype=torch.long)
-    for i, (n, lang) in enumerate(pairs):
-        s = [src_index[t] for t in numwords.english_tokens(n)]
+SRC_LEN = 13  # longest English input in tokens: "nine hundred and ninety - nine thousand nine hundred and ninety - nine"
+
+
+def encode_src(texts, src_index, pad_id):
+    """English texts -> src [N, SRC_LEN] token ids, padded."""
+    src = torch.full((len(texts), SRC_LEN), pad_id, dtype=torch.long)
+    for i, text in enumerate(texts):
+        s = [src_index[t] for t in numwords.tokenize(text)]
         src[i, :len(s)] = torch.tensor(s)
-        if tgt_len:
-            t = ([tgt_index[LANG_TOKEN[lang]]] + [tgt_index[x] for x in numwords.tokenize(numwords.TARGETS[lang](n))]
-                 + [eos_id])
-            tgt[i, :len(t)] = torch.tensor(t)
-    return src, tgt
+    return src
+
+
+def encode_tgt(pairs, tgt_index, tgt_len, pad_id, eos_id):
+    """pairs: list of (n, lang) -> tgt [N, tgt_len] (lang token ... <eos>), padded."""
+    tgt = torch.full((len(pairs), tgt_len), pad_id, dtype=torch.long)
+    for i, (n, lang) in enumerate(pairs):
+        t = ([tgt_index[LANG_TOKEN[lang]]] + [tgt_index[x] for x in numwords.tokenize(numwords.TARGETS[lang](n))]
+             + [eos_id])
+        tgt[i, :len(t)] = torch.tensor(t)
+    return tgt
 
 
 # The "lexicon": numbers whose English is ONE word (0..20, the tens 30..90) and the hundreds 100..900.
@@ -196,14 +215,20 @@ SMALL_REPEAT = 6     # other numbers < 1000, times per epoch (per language)
 ROUND_HUNDREDS = [k * 100 for k in range(10, 10000) if k % 10]
 ROUND_THOUSANDS = [k * 1000 for k in range(1, 1000)]
 ROUND_REPEAT = 2
+# The numbers that can also be written with hundreds counted past ten: 1100..9999 whose hundreds digit is
+# not 0 ("eleven hundred", "nineteen hundred and eighty-four"). Few of them fall in a uniform sample, so
+# some are held out on their own.
+HUNDREDS_COUNTED = [n for n in range(1100, 10000) if (n // 100) % 10]
 
 
-def make_splits(seed, n_heldout_large, n_heldout_small, n_dev, train_counts):
+def make_splits(seed, n_heldout_large, n_heldout_small, n_heldout_hundreds, n_dev, train_counts):
     rng = random.Random(seed)
     heldout_large = rng.sample([n for n in range(numwords.LIMIT) if n not in LEXICON], n_heldout_large)
     taken = set(heldout_large) | LEXICON
     heldout_small = rng.sample([n for n in range(1000) if n not in taken], n_heldout_small)
     taken.update(heldout_small)
+    heldout_hundreds = rng.sample([n for n in HUNDREDS_COUNTED if n not in taken], n_heldout_hundreds)
+    taken.update(heldout_hundreds)
     dev = []
     while len(dev) < n_dev:
         n = rng.randrange(numwords.LIMIT)
@@ -230,30 +255,32 @@ def make_splits(seed, n_heldout_large, n_heldout_small, n_dev, train_counts):
                     pick.append(n)
         taken.update(pick)
         train.extend(pick)
-    return heldout_large, heldout_small, dev, train
+    return heldout_large, heldout_small, heldout_hundreds, dev, train
 
 
 # ----------------------------------------------------------------------------- evaluation
-def evaluate(model, numbers, src_index, tgt_vocab, tgt_index, pad_id, eos_id, batch=512):
-    """Exact match per language (greedy). Returns {lang: (correct, total, [failures])}."""
+def evaluate(model, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id, batch=512):
+    """Exact match per language (greedy). items: numbers n (input english(n)) or (n, English text) pairs.
+    Returns {lang: (correct, total, [failures])}, a failure being (n, output) or (n, text, output)."""
     model.eval()
+    items = [(x, numwords.english(x)) if isinstance(x, int) else tuple(x) for x in items]
     res = {}
     for lang in LANGS:
         correct, fails = 0, []
-        for i in range(0, len(numbers), batch):
-            chunk = numbers[i:i + batch]
-            src, _ = encode_pairs([(n, lang) for n in chunk], src_index, tgt_index, 11, None, pad_id, eos_id)
+        for i in range(0, len(items), batch):
+            chunk = items[i:i + batch]
+            src = encode_src([text for _, text in chunk], src_index, pad_id)
             src = src[:, :int((src != pad_id).sum(1).max())]
             lang_ids = torch.full((len(chunk),), tgt_index[LANG_TOKEN[lang]], dtype=torch.long)
             outs = greedy(model, src, lang_ids, eos_id, max_steps=MAX_STEPS)
-            for n, o in zip(chunk, outs):
+            for (n, text), o in zip(chunk, outs):
                 want = numwords.tokenize(numwords.TARGETS[lang](n))
                 got = [tgt_vocab[j] for j in o]
                 if got == want:
                     correct += 1
                 else:
-                    fails.append((n, " ".join(got)))
-        res[lang] = (correct, len(numbers), fails)
+                    fails.append((n, " ".join(got)) if text == numwords.english(n) else (n, text, " ".join(got)))
+        res[lang] = (correct, len(items), fails)
     return res
 
 
@@ -273,6 +300,26 @@ def rounded_copy(model, dtype):
     return m
 
 
+def fmt_fail(lang, fail):
+    """One failure of evaluate() as a log line."""
+    n, *text, got = fail
+    src = f" {text[0]!r}" if text else ""
+    return f"{lang} FAIL {n}{src}: got {got!r} want {' '.join(numwords.tokenize(numwords.TARGETS[lang](n)))!r}"
+
+
+def eval_record(res):
+    """evaluate()'s result as metrics.json holds it."""
+    return {lang: {"correct": c, "total": t, "exactMatch": c / t, "failures": [list(f) for f in fails]}
+            for lang, (c, t, fails) in res.items()}
+
+
+def run_script(name, model_dir, log):
+    """Runs a data generator of this folder on model_dir with this Python; logs its output."""
+    out = subprocess.run([sys.executable, os.path.join(HERE, name), model_dir], check=True, capture_output=True,
+                         text=True)
+    log(f"{name}: {out.stdout.strip()}")
+
+
 # ----------------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -284,13 +331,13 @@ def main():
     ap.add_argument("--dropout", type=float, default=0.0)
     ap.add_argument("--activation", default="relu", choices=("relu", "gelu"))
     ap.add_argument("--post-norm", action="store_true", help="norm_first=False (default: pre-norm)")
-    ap.add_argument("--steps", type=int, default=5000)
+    ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--batch", type=int, default=128, help="pairs per step")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--label-smoothing", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=20240611)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-every", type=int, default=1000)
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--bench", action="store_true", help="time 30 steps, print params and exit")
@@ -322,11 +369,33 @@ def main():
     # Data. Train bands: every free number below 1000, then random numbers per magnitude.
     train_counts = [((0, 1000), "all"), (ROUND_THOUSANDS, 700), (ROUND_HUNDREDS, 5000), ((1000, 10000), 8000),
                     ((10000, 100000), 24000), ((100000, 1000000), 62000)]
-    heldout_large, heldout_small, dev, train = make_splits(args.seed, 2000, 300, 500, train_counts)
-    heldout = heldout_large + heldout_small
+    heldout_large, heldout_small, heldout_hundreds, dev, train = make_splits(args.seed, 2000, 300, 200, 500,
+                                                                             train_counts)
+    heldout = heldout_large + heldout_small + heldout_hundreds
     assert not set(heldout) & set(train) and not set(dev) & set(train) and not set(dev) & set(heldout)
     log(f"data: train {len(train)} numbers x 2 languages, heldout {len(heldout)} "
-        f"({len(heldout_large)} uniform 0..999999 + {len(heldout_small)} from 0..999), dev {len(dev)}")
+        f"({len(heldout_large)} uniform 0..999999 + {len(heldout_small)} from 0..999 + {len(heldout_hundreds)} "
+        f"from 1100..9999 with a hundreds digit, which can be written 'eleven hundred'), dev {len(dev)}")
+    if not args.bench:
+        # The held-out numbers first: the test sets are made from them by their own scripts, the typed
+        # variants by a generator independent of this one (make_typed_heldout.py).
+        with open(os.path.join(args.out, "heldout.json"), "w", encoding="utf-8") as fh:
+            json.dump({"seed": args.seed, "description": "held-out test numbers, never in training (in any "
+                       f"spelling): {len(heldout_large)} drawn uniformly from 0..999999, {len(heldout_small)} from "
+                       f"0..999 and {len(heldout_hundreds)} from the numbers 1100..9999 whose hundreds digit is not "
+                       "0 (random.Random(seed).sample), none of them a lexicon number 0..20, 30, 40, ..., 90, "
+                       "100, 200, ..., 900 (always trained on); dev numbers (monitoring only) are also excluded "
+                       "from training", "uniform": heldout_large, "small": heldout_small,
+                       "hundreds": heldout_hundreds}, fh)
+            fh.write("\n")
+        run_script("make_heldout_expected.py", args.out, log)
+        run_script("make_typed_heldout.py", args.out, log)
+        with open(os.path.join(args.out, "typed_heldout.json"), encoding="utf-8") as fh:
+            typed = json.load(fh)
+        col = {c: i for i, c in enumerate(typed["columns"])}
+        heldout_typed = [(row[col["n"]], row[col["words"]]) for row in typed["items"]]
+        assert {n for n, _ in heldout_typed} <= set(heldout)
+
     n_small = sum(1 for n in train if n < 1000)
     # Small numbers are few: repeat them per epoch so they are seen often enough.
     round_train = {n for n in train if n >= 1000 and n % 100 == 0}
@@ -335,14 +404,20 @@ def main():
         return (LEXICON_REPEAT if n in LEXICON else SMALL_REPEAT if n < 1000
                 else ROUND_REPEAT if n in round_train else 1)
     pairs = [(n, lang) for n in train for lang in LANGS for _ in range(repeat(n))]
-    src_len = max(len(numwords.english_tokens(n)) for n in range(numwords.LIMIT - 1000, numwords.LIMIT))
-    src_len = max(src_len, 11)
-    tgt_len = 21  # <lang> + at most 19 tokens + <eos>
-    src_all, tgt_all = encode_pairs(pairs, src_index, tgt_index, src_len, tgt_len, pad_id, eos_id)
-    assert int((src_all != pad_id).sum(1).max()) <= src_len and int((tgt_all != pad_id).sum(1).max()) <= tgt_len
+    tgt_len = MAX_STEPS + 1  # <lang> + at most 19 tokens + <eos>
+    tgt_all = encode_tgt(pairs, tgt_index, tgt_len, pad_id, eos_id)
+    # Every pair gets a fresh spelling each epoch: english(n) in 30 % of the draws, otherwise a
+    # typed variant (numbers.english_variant), so the model learns the variants of every number.
+    spell_rng = random.Random(args.seed + 2)
+
+    def spell_epoch():
+        return encode_src([numwords.english_variant(n, spell_rng) for n, _ in pairs], src_index, pad_id)
+    src_all = spell_epoch()
     log(f"pairs per epoch {len(pairs)} (train numbers < 1000: {n_small}: the {len(LEXICON)} lexicon numbers "
         f"repeated {LEXICON_REPEAT}x, the others {SMALL_REPEAT}x; {len(round_train)} round numbers "
-        f"(multiples of 100 >= 1000) repeated {ROUND_REPEAT}x)")
+        f"(multiples of 100 >= 1000) repeated {ROUND_REPEAT}x); spellings drawn anew each epoch")
+    dev_rng = random.Random(args.seed + 3)
+    dev_variants = [(n, numwords.english_variant(n, dev_rng)) for n in dev]
 
     model = Translator(len(src_vocab), len(tgt_vocab), args.d, args.nhead, args.enc, args.dec, args.ff,
                        args.dropout, args.activation, not args.post_norm, pad_id)
@@ -367,6 +442,7 @@ def main():
         model.train()
         if pos + args.batch > len(perm):
             perm, pos = torch.randperm(len(pairs), generator=gen), 0
+            src_all = spell_epoch()
         idx = perm[pos:pos + args.batch]
         pos += args.batch
         src, tgt = src_all[idx], tgt_all[idx]
@@ -390,8 +466,10 @@ def main():
         if not args.bench and ((step + 1) % args.eval_every == 0):
             te = time.time()
             res = evaluate(model, dev, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
+            res_var = evaluate(model, dev_variants, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
             t0 += time.time() - te  # evaluation time is not training time
-            log(f"  dev exact match: {fmt_eval(res)}  (eval {time.time() - te:.1f}s)")
+            log(f"  dev exact match: {fmt_eval(res)}; spelling variants: {fmt_eval(res_var)}  "
+                f"(eval {time.time() - te:.1f}s)")
     train_time = time.time() - t0
     if args.bench:
         log(f"bench: {train_time / steps * 1000:.1f} ms/step, {n_params} params")
@@ -402,49 +480,49 @@ def main():
     # Evaluate on held-out numbers: float32 weights and weights rounded to F16.
     model.eval()
     metrics = {"params": n_params, "trainTimeSeconds": round(train_time, 1), "steps": args.steps,
-               "batch": args.batch, "seed": args.seed, "trainNumbers": len(train),
-               "heldoutNumbers": len(heldout), "heldout": {}}
+               "batch": args.batch, "seed": args.seed, "threads": torch.get_num_threads(),
+               "trainNumbers": len(train), "heldoutNumbers": len(heldout), "heldoutTypedItems": len(heldout_typed)}
     te = time.time()
     variants = {"F32": model, "F16": rounded_copy(model, torch.float16)}
+    sets = {"heldout": heldout, "heldoutTyped": heldout_typed, "heldoutSmall": heldout_small,
+            "heldoutHundreds": heldout_hundreds, "all0to999": list(range(1000))}
     for name, m in variants.items():
-        res = evaluate(m, heldout, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-        res_small = evaluate(m, heldout_small, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-        log(f"held-out exact match (greedy, {name} weights): {fmt_eval(res)}; small 0..999 only: {fmt_eval(res_small)}")
-        res_all_small = evaluate(m, list(range(1000)), src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-        log(f"  all of 0..999 (train + held-out, {name}): {fmt_eval(res_all_small)}")
-        for lang, (c, t, fails) in list(res.items()) + list(res_all_small.items()):
-            for n, got in fails[:10]:
-                log(f"  {name} {lang} FAIL {n}: got {got!r} want {numwords.TARGETS[lang](n)!r}")
-        metrics["heldout"][name] = {lang: {"correct": c, "total": t, "exactMatch": c / t,
-                                           "failures": [[n, got] for n, got in fails]}
-                                    for lang, (c, t, fails) in res.items()}
-        metrics.setdefault("heldoutSmall", {})[name] = {lang: {"correct": c, "total": t}
-                                                        for lang, (c, t, _) in res_small.items()}
-        metrics.setdefault("all0to999", {})[name] = {lang: {"correct": c, "total": t,
-                                                            "failures": [[n, got] for n, got in fails]}
-                                                     for lang, (c, t, fails) in res_all_small.items()}
+        for set_name, items in sets.items():
+            res = evaluate(m, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
+            log(f"{set_name} ({len(items)}, greedy, {name} weights): {fmt_eval(res)}")
+            for lang, (_, _, fails) in res.items():
+                for f in fails[:10]:
+                    log(f"  {name} {fmt_fail(lang, f)}")
+            metrics.setdefault(set_name, {})[name] = eval_record(res)
     log(f"evaluation time {time.time() - te:.1f}s")
-    f16_ok = all(v["exactMatch"] >= 0.995 for v in metrics["heldout"]["F16"].values())
-    f32_ok = all(v["exactMatch"] >= 0.995 for v in metrics["heldout"]["F32"].values())
+
+    def meets(dtype):
+        return all(v["exactMatch"] >= 0.995 for s in ("heldout", "heldoutTyped") for v in metrics[s][dtype].values())
+    f16_ok, f32_ok = meets("F16"), meets("F32")
     dtype = "F16" if f16_ok or not f32_ok else "F32"
     final = variants[dtype]
-    log(f"export dtype {dtype} (F16 meets 99.5%: {f16_ok}; F32 meets 99.5%: {f32_ok})")
-    # Extra diagnostics on the exported weights, numbers NOT in training (but not the held-out set).
+    log(f"export dtype {dtype} (F16 meets 99.5% on held-out and typed held-out: {f16_ok}; F32: {f32_ok})")
+    # Extra diagnostics on the exported weights, numbers NOT in training (but not the held-out set):
+    # spelled english(n), and spelled by the training generator's variants.
     train_set = set(train)
+    unseen_random = [n for n in random.Random(args.seed + 1).sample(range(numwords.LIMIT), 5500)
+                     if n not in train_set][:5000]
+    variant_rng = random.Random(args.seed + 4)
     extra_sets = {
         "unseenRound": [n for n in [0] + ROUND_HUNDREDS + ROUND_THOUSANDS if n not in train_set],
-        "unseenRandom5000": [n for n in random.Random(args.seed + 1).sample(range(numwords.LIMIT), 5500)
-                             if n not in train_set][:5000],
+        "unseenRandom5000": unseen_random,
+        "unseenRandom5000Variants": [(n, numwords.english_variant(n, variant_rng)) for n in unseen_random],
+        "unseenHundredsCounted": [(n, numwords.english_spelled(n, hundreds_count=True))
+                                  for n in HUNDREDS_COUNTED if n not in train_set],
     }
     metrics["extra"] = {}
-    for name, nums in extra_sets.items():
-        res = evaluate(final, nums, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-        log(f"{name} ({len(nums)} numbers not trained on, {dtype}): {fmt_eval(res)}")
-        for lang, (c, t, fails) in res.items():
-            for n, got in fails[:10]:
-                log(f"  {name} {lang} FAIL {n}: got {got!r} want {numwords.TARGETS[lang](n)!r}")
-        metrics["extra"][name] = {lang: {"correct": c, "total": t, "failures": [[n, got] for n, got in fails]}
-                                  for lang, (c, t, fails) in res.items()}
+    for name, items in extra_sets.items():
+        res = evaluate(final, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
+        log(f"{name} ({len(items)} numbers not trained on, {dtype}): {fmt_eval(res)}")
+        for lang, (_, _, fails) in res.items():
+            for f in fails[:10]:
+                log(f"  {name} {fmt_fail(lang, f)}")
+        metrics["extra"][name] = eval_record(res)
 
     config = {
         "model": "translator",
@@ -456,7 +534,7 @@ def main():
         "srcVocab": src_vocab, "tgtVocab": tgt_vocab, "pad": pad_id, "eos": eos_id,
         "langTokens": {lang: tgt_index[LANG_TOKEN[lang]] for lang in LANGS},
         "srcAddsEos": False, "srcPad": src_index[PAD],
-        "maxSrcTokens": src_len, "maxTgtTokens": tgt_len - 2,
+        "maxSrcTokens": SRC_LEN, "maxTgtTokens": tgt_len - 2,
         "languages": {"fr": "French", "de": "German"},
         "detokenize": {"en": "hyphen-join", "fr": "hyphen-join", "de": "concat"},
         "detokenizeRules": {
@@ -464,6 +542,9 @@ def main():
             "concat": "join tokens with no separator (German morphemes -> one word)"},
         "tokenize": {"en": "split on spaces, then split each word at '-' keeping '-' as its own token; "
                            "source = English token ids, padded with pad (0); no BOS/EOS on the source"},
+        "input": "English number words 0..999999 as people type them: hyphen or space between tens and "
+                 "units, British 'and', 'a hundred' / 'a thousand', 'eleven hundred'; lower case, single "
+                 "spaces, no commas, no digits (the runtime normalises those first)",
         "decoding": "decoder input starts with langTokens[lang] (no BOS); greedy argmax until eos or "
                     "maxTgtTokens + 1 steps; output = tokens between the language token and eos",
         "dtype": dtype, "params": n_params,
@@ -483,14 +564,6 @@ def main():
     for k, v in reloaded.state_dict().items():
         assert torch.equal(v, final.state_dict()[k]), k
 
-    with open(os.path.join(args.out, "heldout.json"), "w", encoding="utf-8") as fh:
-        json.dump({"seed": args.seed, "description": "held-out test numbers, never in training: "
-                   f"{len(heldout_large)} drawn uniformly from 0..999999 and {len(heldout_small)} from 0..999 "
-                   "(random.Random(seed).sample), neither including the lexicon numbers 0..20, 30, 40, ..., 90, "
-                   "100, 200, ..., 900 (always trained on); dev numbers (monitoring only) are also excluded from training",
-                   "uniform": heldout_large, "small": heldout_small}, fh)
-        fh.write("\n")
-
     write_reference(reloaded, heldout_large, heldout_small, src_vocab, src_index, tgt_vocab, tgt_index,
                     pad_id, eos_id, dtype, os.path.join(args.out, "reference.json"))
 
@@ -499,17 +572,23 @@ def main():
         json.dump(metrics, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
     log("examples (exported weights, greedy):")
-    ex_nums = [0, 1, 21, 71, 80, 81, 91, 101, 180, 200, 371, 1000, 1080, 21000, 80000, 101000, 200100, 999999]
+    examples = [(n, numwords.english(n)) for n in (0, 1, 21, 71, 80, 81, 91, 101, 180, 200, 371, 1000, 1080,
+                                                    21000, 80000, 101000, 200100, 999999)]
+    examples += [(21, "twenty one"), (105, "a hundred and five"), (1001, "a thousand and one"),
+                 (1100, "eleven hundred"), (1984, "nineteen hundred and eighty four"),
+                 (2006, "two thousand and six"), (105000, "a hundred and five thousand")]
     for lang in LANGS:
-        src, _ = encode_pairs([(n, lang) for n in ex_nums], src_index, tgt_index, src_len, None, pad_id, eos_id)
-        outs = greedy(reloaded, src, torch.full((len(ex_nums),), tgt_index[LANG_TOKEN[lang]]), eos_id, MAX_STEPS)
-        for n, o in zip(ex_nums, outs):
+        src = encode_src([text for _, text in examples], src_index, pad_id)
+        outs = greedy(reloaded, src, torch.full((len(examples),), tgt_index[LANG_TOKEN[lang]]), eos_id, MAX_STEPS)
+        for (n, text), o in zip(examples, outs):
             toks = [tgt_vocab[j] for j in o]
-            text = numwords.detokenize(toks, "fr") if lang == "fr" else numwords.german_join(toks)
-            log(f"  {lang} {n:>6} {numwords.english(n)!r} -> {text!r}"
+            out = numwords.detokenize(toks, "fr") if lang == "fr" else numwords.german_join(toks)
+            log(f"  {lang} {n:>6} {text!r} -> {out!r}"
                 f"{'' if toks == numwords.tokenize(numwords.TARGETS[lang](n)) else '   WRONG'}")
     log(f"summary: params {n_params}, file {size} bytes ({dtype}), train {train_time:.1f}s, held-out "
-        + ", ".join(f"{lang} {100 * v['exactMatch']:.2f}%" for lang, v in metrics["heldout"][dtype].items()))
+        + ", ".join(f"{lang} {100 * v['exactMatch']:.2f}%" for lang, v in metrics["heldout"][dtype].items())
+        + ", typed held-out "
+        + ", ".join(f"{lang} {100 * v['exactMatch']:.2f}%" for lang, v in metrics["heldoutTyped"][dtype].items()))
     return 0
 
 
@@ -517,11 +596,13 @@ def main():
 def write_reference(model, heldout_large, heldout_small, src_vocab, src_index, tgt_vocab, tgt_index,
                     pad_id, eos_id, dtype, path):
     """~20 held-out numbers, both languages, batch 1 (no padding): ids, greedy output, text; for the
-    first 2 numbers also the logits of the first 3 decoding steps (last position, all Vt values)."""
+    first 2 numbers also the logits of the first 3 decoding steps (last position, all Vt values).
+    Every second number is spelled with every variant at once (spaces, "and", "a", "eleven hundred")."""
     nums = heldout_small[:4] + heldout_large[:16]
     items = []
     for k, n in enumerate(nums):
-        en = numwords.english(n)
+        en = numwords.english(n) if k % 2 == 0 else numwords.english_spelled(
+            n, joiner=lambda: " ", use_and=lambda: True, a_for_one=True, hundreds_count=True)
         src_ids = [src_index[t] for t in numwords.tokenize(en)]
         src = torch.tensor([src_ids])
         for lang in LANGS:

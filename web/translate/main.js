@@ -8,13 +8,18 @@ import { blues, css, textOn } from '../shared/colormap.js';
 
 const MODEL_URL = '/models/translator/translator.safetensors';
 const TRAIN_COMMAND = '/usr/bin/python3 tools/models/train_translator.py';
+// Plain spellings, spellings as people type them, digits, and one text that is
+// not a number (it is refused: the demo shows why and a suggestion).
 const EXAMPLES = [
-  'forty-two',
   'seventy-one',
   'three hundred seventy-one',
-  'ninety-nine thousand nine hundred ninety-nine',
-  'eighty thousand one',
+  'Forty two',
+  'one hundred and five',
+  'a thousand and one',
+  'nineteen hundred and eighty-four',
+  '1,234',
   'two hundred thousand eighty-one',
+  'twenty twenty',
 ];
 const LANGUAGE_NAMES = { fr: 'French', de: 'German' };
 
@@ -26,6 +31,7 @@ const langSelect = $('lang');
 const beamSelect = $('beam');
 const goButton = $('go');
 const errorBox = $('error');
+const suggestionButton = $('suggestion');
 const resultCard = $('result-card');
 const layerSelect = $('layer');
 const headSelect = $('head');
@@ -51,6 +57,10 @@ for (const text of EXAMPLES) {
   });
   $('examples').append(b);
 }
+suggestionButton.addEventListener('click', () => {
+  input.value = suggestionButton.dataset.text;
+  translate();
+});
 
 const params = new URLSearchParams(location.search);
 if (params.get('q')) input.value = params.get('q');
@@ -102,12 +112,16 @@ function translate() {
   try {
     r = translator.translate(text, { to, beamSize });
   } catch (e) {
-    // Unknown words and empty input are the user's to fix: show, don't log.
+    // Text that is not a number is the user's to fix: show why (and a suggestion), don't log.
     last = null;
-    errorBox.textContent = e.code === 'ERR_INVALID_ARGUMENT' || e.code === 'ERR_OUT_OF_RANGE'
+    $('error-text').textContent = ['ERR_NOT_A_NUMBER', 'ERR_INVALID_ARGUMENT', 'ERR_OUT_OF_RANGE'].includes(e.code)
       ? e.message.replace(/^text: /, '').replace(/^./, (c) => c.toUpperCase())
       : `Translation failed: ${e.message}`;
+    suggestionButton.dataset.text = e.suggestion ?? '';
+    suggestionButton.textContent = e.suggestion ? `Try “${e.suggestion}”` : '';
+    suggestionButton.classList.toggle('hidden', !e.suggestion);
     errorBox.classList.remove('hidden');
+    $('normalized').innerHTML = '&nbsp;';
     $('output').textContent = '—';
     $('output').classList.add('pending');
     $('tokens').replaceChildren();
@@ -141,6 +155,8 @@ function renderResult(r) {
   const out = $('output');
   out.textContent = r.text;
   out.classList.remove('pending');
+  // What the model was given: the input normalised (case, spaces, digits → words, the comma after "thousand").
+  $('normalized').textContent = `Translated: “${r.input}” = ${r.value.toLocaleString('en-US')}`;
   $('tokens').replaceChildren(
     ...r.sourceTokens.map((t) => chip(t, 'src')),
     chip('→', 'arrow'),
