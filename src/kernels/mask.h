@@ -1,27 +1,21 @@
 // Masking kernels applied to one row of attention scores before softmax,
 // each with a scalar reference (mask_ref.cpp) and an xsimd version (mask_simd.cpp).
 //
-//   f32_mask_add:      x[j] += m[j]                       (float / additive mask)
 //   f32_mask_keep_u8:  x[j]  = keep[j] ? x[j] : -inf      (boolean mask, nonzero = keep)
-//   f32_fill:          x[j]  = value                      (causal tail, padding)
 //   f32_all_finite:    no NaN or ±inf in a block          (may attention skip masked keys?)
 //
-// Callers translate the conventions: SDPA's bool mask is "true = attend" and is
-// passed as is; MultiheadAttention's "true = masked" is turned into an additive
-// float mask (0 / -inf) before it gets here.
+// An additive float mask is added with f32_add (activation.h), a fill is
+// f32_fill (fill.h). Callers translate the conventions: SDPA's bool mask is
+// "true = attend" and is passed as is; MultiheadAttention's "true = masked"
+// is turned into an additive float mask (0 / -inf) before it gets here.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 namespace aw::kernels {
 
-void f32_mask_add_ref(size_t n, float* x, const float* m);
-void f32_mask_add(size_t n, float* x, const float* m);
-
 void f32_mask_keep_u8_ref(size_t n, float* x, const uint8_t* keep);
 void f32_mask_keep_u8(size_t n, float* x, const uint8_t* keep);
-
-void f32_fill(size_t n, float* x, float value);
 
 // True when every element of the (rows, n) block with row stride ld is
 // finite (no NaN, no ±inf). Attention skips fully masked chunks only then.

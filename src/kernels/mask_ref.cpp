@@ -1,16 +1,11 @@
 // Scalar references for the masking kernels in mask.h: the oracles the xsimd
-// versions (mask_simd.cpp) are tested against. f32_fill has no reference twin
-// (a fill is its own oracle); it lives in mask_simd.cpp.
+// versions (mask_simd.cpp) are tested against.
 #include "kernels/mask.h"
 
 #include <cmath>
 #include <limits>
 
 namespace aw::kernels {
-
-void f32_mask_add_ref(size_t n, float* x, const float* m) {
-  for (size_t j = 0; j < n; ++j) x[j] += m[j];
-}
 
 void f32_mask_keep_u8_ref(size_t n, float* x, const uint8_t* keep) {
   const float neg_inf = -std::numeric_limits<float>::infinity();

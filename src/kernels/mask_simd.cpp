@@ -1,7 +1,6 @@
 // xsimd versions of the masking kernels in mask.h, templated on the xsimd arch
 // and instantiated for xsimd::default_arch (W = batch::size = 8 or 4), with
-// scalar tails. Scalar twins: mask_ref.cpp. f32_fill also lives here (no
-// reference twin: a fill is its own oracle).
+// scalar tails. Scalar twins: mask_ref.cpp.
 #include "kernels/mask.h"
 
 #include <limits>
@@ -10,17 +9,6 @@
 
 namespace aw::kernels {
 namespace {
-
-template <class Arch>
-void mask_add_impl(size_t n, float* x, const float* m) {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-  size_t j = 0;
-  for (; j + W <= n; j += W) {
-    (batch::load_unaligned(x + j) + batch::load_unaligned(m + j)).store_unaligned(x + j);
-  }
-  for (; j < n; ++j) x[j] += m[j];
-}
 
 template <class Arch>
 void mask_keep_u8_impl(size_t n, float* x, const uint8_t* keep) {
@@ -40,16 +28,6 @@ void mask_keep_u8_impl(size_t n, float* x, const uint8_t* keep) {
   for (; j < n; ++j) {
     if (keep[j] == 0) x[j] = neg_inf;
   }
-}
-
-template <class Arch>
-void fill_impl(size_t n, float* x, float value) {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-  const batch v(value);
-  size_t j = 0;
-  for (; j + W <= n; j += W) v.store_unaligned(x + j);
-  for (; j < n; ++j) x[j] = value;
 }
 
 // x − x is 0 for a finite x and NaN for NaN or ±inf; the sum of those
@@ -78,16 +56,8 @@ bool f32_all_finite(size_t rows, size_t n, const float* x, size_t ld) {
   return all_finite_impl<xsimd::default_arch>(rows, n, x, ld);
 }
 
-void f32_mask_add(size_t n, float* x, const float* m) {
-  mask_add_impl<xsimd::default_arch>(n, x, m);
-}
-
 void f32_mask_keep_u8(size_t n, float* x, const uint8_t* keep) {
   mask_keep_u8_impl<xsimd::default_arch>(n, x, keep);
-}
-
-void f32_fill(size_t n, float* x, float value) {
-  fill_impl<xsimd::default_arch>(n, x, value);
 }
 
 }  // namespace aw::kernels

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kernels/layernorm.h"
-#include "kernels/mask.h"
+#include "kernels/fill.h"
 
 namespace aw {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kernels/gemm.h"
-#include "kernels/mask.h"
+#include "kernels/fill.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {

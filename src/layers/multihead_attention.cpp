@@ -17,7 +17,7 @@
 #include "core/parallel.h"
 #include "core/size_math.h"
 #include "kernels/gemm.h"
-#include "kernels/mask.h"
+#include "kernels/fill.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/mask.h"
+#include "kernels/activation.h"
 
 namespace aw {
 
@@ -33,7 +33,7 @@ Status Translator::Embed(const Embedding& e, const int32_t* ids, size_t n, int64
   e.Lookup(n, ids, out, E);
   const float scale = float(cfg_.embed_scale);
   for (size_t i = 0; i < n * E; ++i) out[i] *= scale;
-  for (size_t i = 0; i < n; ++i) kernels::f32_mask_add(E, out + i * E, pe_.Row(step_pos >= 0 ? step_pos : int64_t(i)));
+  for (size_t i = 0; i < n; ++i) kernels::f32_add(E, out + i * E, pe_.Row(step_pos >= 0 ? step_pos : int64_t(i)));
   return Status::OK();
 }
 

@@ -11,6 +11,7 @@
 #include "core/size_math.h"
 #include "core/tensor.h"
 #include "kernels/activation.h"
+#include "kernels/fill.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"
 #include "kernels/softmax.h"
@@ -56,9 +57,9 @@ void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, 
       const size_t from = std::max(c0, i + 1) - c0;
       kernels::f32_fill(nm - from, row + from, kNegInf);
     }
-    if (h.add) kernels::f32_mask_add(nm, row, h.add + i * sh.add_ld + c0);
+    if (h.add) kernels::f32_add(nm, row, h.add + i * sh.add_ld + c0);
     if (h.keep) kernels::f32_mask_keep_u8(nm, row, h.keep + i * sh.keep_ld + c0);
-    if (h.key_add) kernels::f32_mask_add(nm, row, h.key_add + c0);
+    if (h.key_add) kernels::f32_add(nm, row, h.key_add + c0);
   }
 }
 

@@ -12,7 +12,7 @@
 #include "core/broadcast.h"
 #include "core/parallel.h"
 #include "core/size_math.h"
-#include "kernels/mask.h"
+#include "kernels/fill.h"
 #include "ops/attention.h"
 
 namespace aw {

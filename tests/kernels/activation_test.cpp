@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -24,20 +26,17 @@
 namespace aw::kernels {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kSentinel = -12345.5f;
+using test::guard_intact;
+using test::kInf;
+using test::kNaN;
+using test::kSentinel;
+using test::random_vec;
+using test::same_bits;
+
 constexpr size_t kGuard = 8;
 constexpr double kSqrt2_Pi = 0.79788456080286535588;  // sqrt(2 / pi)
 
 const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127, 129, 768};
-
-std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // Special values appended to random data in several tests.
 const float kSpecials[] = {0.0f,     -0.0f,    kInf,     -kInf,     kNaN,     FLT_MAX, -FLT_MAX, FLT_MIN,
@@ -354,29 +353,6 @@ TEST(GeluSimd, EmptyIsANoOp) {
 // ---------------------------------------------------------------------------
 // relu and add: bitwise against the references.
 
-// Bitwise equality (so -0 vs +0 counts), except that any NaN matches any NaN
-// (payloads are not portable); lists the first mismatches.
-::testing::AssertionResult same_bits(size_t n, const float* got, const float* want) {
-  size_t bad = 0;
-  std::ostringstream msg;
-  for (size_t j = 0; j < n; ++j) {
-    if (std::isnan(got[j]) && std::isnan(want[j])) continue;
-    if (std::memcmp(&got[j], &want[j], sizeof(float)) != 0 && bad++ < 8) {
-      msg << "\n  [" << j << "]: simd=" << got[j] << " ref=" << want[j];
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << n << " elements differ" << msg.str();
-}
-
-::testing::AssertionResult guard_intact(const float* guard) {
-  for (size_t g = 0; g < kGuard; ++g) {
-    if (std::memcmp(&guard[g], &kSentinel, sizeof(float)) != 0)
-      return ::testing::AssertionFailure() << "guard cell " << g << " after the data was written: " << guard[g];
-  }
-  return ::testing::AssertionSuccess();
-}
-
 // Random values with the special ones sprinkled in.
 std::vector<float> mixed(std::mt19937& rng, size_t n) {
   std::vector<float> v = random_vec(rng, n, -100.0f, 100.0f);
@@ -385,12 +361,7 @@ std::vector<float> mixed(std::mt19937& rng, size_t n) {
   return v;
 }
 
-std::vector<size_t> lengths() {
-  std::vector<size_t> v;
-  for (size_t n = 0; n <= 70; ++n) v.push_back(n);
-  for (size_t n : {127, 129, 768, 1001}) v.push_back(n);
-  return v;
-}
+std::vector<size_t> lengths() { return test::awkward_lengths(); }
 
 TEST(ReluRef, HandComputed) {
   float x[] = {-2.0f, -0.0f, 0.0f, 3.5f, kNaN, kInf, -kInf, -FLT_MIN, 1e-40f};

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -23,20 +25,15 @@
 namespace aw::kernels {
 namespace {
 
+using test::kSentinel;
+using test::random_vec;
+
 // Sizes for every dimension: below, equal to, above and multiples of 4 and 8
 // (the vector width is 8 natively with AVX2 and 4 in the sse4.1/wasm build).
 const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
 
 // A value the kernels never produce from the test data; cells that must not be
 // written are filled with it and compared bitwise afterwards.
-constexpr float kSentinel = -12345.5f;
-
-std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // Elements a (rows, cols) matrix with row stride ld spans; exact, so that
 // AddressSanitizer flags any read past the last row's last column.

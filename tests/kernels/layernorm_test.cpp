@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -22,9 +24,11 @@
 namespace aw::kernels {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kSentinel = -12345.5f;
+using test::kInf;
+using test::kNaN;
+using test::kSentinel;
+using test::random_vec;
+
 constexpr size_t kGuard = 8;  // sentinel cells after the last row
 
 // Row lengths: below, equal to, above and multiples of 4 and 8 (and of 2W, the
@@ -63,13 +67,6 @@ struct Worst {
 
 void report(const char* what, const Worst& w) {
   std::printf("[  worst   ] %s: max |simd-ref| = %.3g, max |simd-ref|/tol = %.3g\n", what, w.abs, w.ratio);
-}
-
-std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
 }
 
 // Elements a (rows, n) matrix with row stride ld spans, exactly (so that

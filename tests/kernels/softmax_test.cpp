@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -23,9 +25,9 @@
 namespace aw::kernels {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kSentinel = -12345.5f;
+using test::kInf;
+using test::kNaN;
+using test::kSentinel;
 constexpr size_t kGuard = 8;  // sentinel cells after each row
 
 // Row lengths: below, equal to, above and multiples of 4 and 8, plus long rows.

@@ -5,6 +5,8 @@
 // attention, head-averaged and per-head weights, and broadcast SDPA batches.
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,11 +25,6 @@ std::vector<float> Random(uint64_t seed, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   rng.FillUniform(out.data(), n, 1.0);
   return out;
-}
-
-bool SameBits(const Buffer& a, const Buffer& b) {
-  // memcmp of 0 bytes still needs valid pointers (UBSan): empty buffers have none.
-  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 struct MhaCase {
@@ -69,8 +66,8 @@ TEST(AttentionThreads, MultiheadAttentionBitIdentical) {
       SetNumThreads(threads);
       MhaResult got;
       ASSERT_TRUE(mha.Forward({q.data(), qs}, {k.data(), ks}, {v.data(), ks}, o, &got).ok()) << name;
-      EXPECT_TRUE(SameBits(got.output, want.output)) << name << " threads " << threads;
-      EXPECT_TRUE(SameBits(got.weights, want.weights)) << name << " weights, threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.output, want.output)) << name << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << name << " weights, threads " << threads;
       SetNumThreads(1);
     }
   }
@@ -91,7 +88,7 @@ TEST(AttentionThreads, EncoderLayerBitIdentical) {
     for (int threads : {2, 3}) {
       SetNumThreads(threads);
       ASSERT_TRUE(layer.Forward(src, {}, &got, &shape).ok());
-      EXPECT_TRUE(SameBits(got, want)) << "norm_first " << norm_first << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got, want)) << "norm_first " << norm_first << " threads " << threads;
       SetNumThreads(1);
     }
   }
@@ -121,8 +118,8 @@ TEST(AttentionThreads, SdpaBitIdentical) {
       SetNumThreads(threads);
       SdpaResult got;
       ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &scratch, &got).ok());
-      EXPECT_TRUE(SameBits(got.output, want.output)) << ShapeStr(c.q) << " threads " << threads;
-      EXPECT_TRUE(SameBits(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.output, want.output)) << ShapeStr(c.q) << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
       SetNumThreads(1);
     }
   }

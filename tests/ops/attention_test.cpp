@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,8 +27,8 @@
 namespace aw {
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
+using test::kInf;
+using test::kNaN;
 
 enum class MaskKind { kNone, kCausal, kAdd, kAddBroadcast, kKeep, kKeyPadding, kAddAndKeyPadding };
 
@@ -151,10 +153,6 @@ Problem Make(size_t L, size_t S, size_t hd, size_t hdv, MaskKind mk, bool weight
   return ::testing::AssertionSuccess();
 }
 
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
 std::string Describe(size_t L, size_t S, size_t hd, size_t hdv, MaskKind mk, bool weights, bool average) {
   std::ostringstream o;
   o << "L=" << L << " S=" << S << " hd=" << hd << " hdv=" << hdv << " mask=" << Name(mk)
@@ -267,8 +265,8 @@ TEST(Attention, ThreadsGiveBitIdenticalResults) {
       AttnScratch scratch;
       ASSERT_TRUE(Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }, &scratch).ok());
       if (t == 1) { out1 = p.out; w1 = p.w; continue; }
-      EXPECT_TRUE(SameBits(out1, p.out)) << t << " threads: out";
-      EXPECT_TRUE(SameBits(w1, p.w)) << t << " threads: weights";
+      EXPECT_TRUE(test::bit_identical(out1, p.out)) << t << " threads: out";
+      EXPECT_TRUE(test::bit_identical(w1, p.w)) << t << " threads: weights";
     }
     SetNumThreads(1);
   }

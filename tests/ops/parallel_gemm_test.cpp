@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -17,17 +19,13 @@
 namespace aw {
 namespace {
 
-constexpr float kSentinel = -12345.5f;
+using test::kSentinel;
 
 std::vector<float> Random(std::mt19937& rng, size_t n) {
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
   std::vector<float> v(n);
   for (float& x : v) x = d(rng);
   return v;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 struct Case { size_t m, n, k; };
@@ -49,7 +47,7 @@ TEST(ParallelGemm, PackedBitIdenticalToOneCall) {
         SetNumThreads(threads);
         std::vector<float> got(c.m * ldc, kSentinel);
         ParallelGemmPacked(c.m, c.n, c.k, got.data(), ldc, a.data(), lda, bp.data(), c.n, 0, bb, 0.75f);
-        EXPECT_TRUE(SameBits(got, want)) << c.m << "x" << c.n << "x" << c.k << " threads " << threads
+        EXPECT_TRUE(test::bit_identical(got, want)) << c.m << "x" << c.n << "x" << c.k << " threads " << threads
                                          << (bb ? " bias" : "");
       }
       SetNumThreads(1);
@@ -73,7 +71,7 @@ TEST(ParallelGemm, PackedWindowBitIdenticalToOneCall) {
       SetNumThreads(threads);
       std::vector<float> got(m * E, kSentinel);
       ParallelGemmPacked(m, E, k, got.data(), E, a.data(), k, bp.data(), 3 * E, which * E, bias.data() + which * E, 1.0f);
-      EXPECT_TRUE(SameBits(got, want)) << "window " << which << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got, want)) << "window " << which << " threads " << threads;
     }
     SetNumThreads(1);
   }

@@ -1,0 +1,74 @@
+// Helpers shared by the kernel and op tests (tests/kernels/, tests/ops/,
+// tests/layers/): random data, awkward lengths, bitwise comparisons and
+// sentinel guards. Include as "../kernel_test_util.h"; everything is in
+// aw::test.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <vector>
+
+namespace aw::test {
+
+inline const float kInf = std::numeric_limits<float>::infinity();
+inline const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Written around outputs; a kernel that writes past its row overwrites it.
+constexpr float kSentinel = -12345.5f;
+
+// n uniform floats in [lo, hi).
+inline std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Every length 0..70 (around and across the vector widths 4 and 8 and their
+// unrolls) and a few long ones, odd and even.
+inline std::vector<size_t> awkward_lengths() {
+  std::vector<size_t> v;
+  for (size_t n = 0; n <= 70; ++n) v.push_back(n);
+  for (size_t n : {127, 128, 129, 768, 1000, 1001}) v.push_back(n);
+  return v;
+}
+
+// Bitwise equality of n floats (so -0 vs +0 counts), except that any NaN
+// matches any NaN (payloads are not portable: wasm may canonicalize them);
+// lists the first mismatches.
+inline ::testing::AssertionResult same_bits(size_t n, const float* got, const float* want) {
+  size_t bad = 0;
+  std::ostringstream msg;
+  for (size_t j = 0; j < n; ++j) {
+    if (std::isnan(got[j]) && std::isnan(want[j])) continue;
+    if (std::memcmp(&got[j], &want[j], sizeof(float)) != 0 && bad++ < 8) {
+      msg << "\n  [" << j << "]: simd=" << got[j] << " ref=" << want[j];
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << n << " elements differ" << msg.str();
+}
+
+// Exactly the same bytes, NaN payloads included (results that must not
+// depend on the thread count). Any container with data() and size() of floats.
+template <class A, class B>
+bool bit_identical(const A& a, const B& b) {
+  // memcmp of 0 bytes still needs valid pointers (UBSan): empty ones have none.
+  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// The `cells` floats from `guard` on still hold kSentinel.
+inline ::testing::AssertionResult guard_intact(const float* guard, size_t cells = 8) {
+  for (size_t g = 0; g < cells; ++g) {
+    if (std::memcmp(&guard[g], &kSentinel, sizeof(float)) != 0)
+      return ::testing::AssertionFailure() << "guard cell " << g << " after the row was written: " << guard[g];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace aw::test
