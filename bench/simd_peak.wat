@@ -2,7 +2,7 @@
 ;; twice (24 f32x4.mul + 24 f32x4.add = 192 flops per loop iteration, no FMA in wasm
 ;; SIMD128). 12 chains hide most of the mul->add latency; from 14 chains on, the chains
 ;; plus m, c and a temporary exceed x86's 16 XMM registers and V8 spills (see
-;; /work/shared/TOOLCHAIN.md, SIMD; bench/simd_peak.mjs sweeps 4-16 chains). Compiled by
+;; docs/TOOLCHAIN.md, SIMD; bench/simd_peak.mjs sweeps 4-16 chains). Compiled by
 ;; bench/simd_peak.mjs (wabt); run(n) does n iterations and returns a lane sum so the
 ;; work cannot be dropped. a_i converge to 2 (m = 0.5, c = 1): no denormals, no overflow.
 (module

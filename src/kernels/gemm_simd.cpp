@@ -43,7 +43,7 @@ inline void unroll(F&& f) {
 // the kernel ran at ~58 % of the peak). On SIMD128 with MR = 4: 8
 // accumulators + 2 B vectors + 1 broadcast + 1 product = 12 live vectors,
 // inside the ~12 that V8 keeps in the 16 XMM registers without spilling
-// (TOOLCHAIN.md, SIMD).
+// (docs/TOOLCHAIN.md, SIMD).
 //
 // Cache blocking (the BLIS loops): k in blocks of KC = kGemmKC = 512 (B is
 // packed that way: a KC × NR slice of a panel, 16 KB, stays in L1 while the

@@ -8,7 +8,7 @@
 //                 says why, and never requests a *_mt file.
 // The 1- vs 2-thread time of an S3-sized MHA is printed as a diagnostic only
 // (Chromium's 2-thread gain depends on V8 flags a page cannot set; see
-// ../shared/TOOLCHAIN.md, Threads).
+// docs/TOOLCHAIN.md, Threads).
 //
 // Needs /usr/bin/chromium and npm's playwright-core (tools/setup.sh).
 import { test, before, after } from 'node:test';
