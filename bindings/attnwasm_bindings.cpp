@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "io/load_params.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
 #include "kernels/activation.h"
@@ -143,6 +144,8 @@ class ModuleHandle {
   }
   template <class T>
   T& as() { return static_cast<T&>(*module_); }
+  aw::Module* module() { return module_.get(); }
+  const char* kind() const { return kind_; }
 
  private:
   aw::Status status_;
@@ -488,6 +491,46 @@ std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
   return std::make_unique<StResult>(reinterpret_cast<const uint8_t*>(p), size_t(size));
 }
 
+// A safetensors file validated and described, not converted: the bytes stay
+// where the caller put them (wasm memory it owns and keeps until this handle
+// is deleted); modules fill their parameters from them (ModuleHandle::
+// loadSafetensors). Owner: the JS model loader.
+class StFileHandle {
+ public:
+  StFileHandle(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {
+    status_ = aw::io::ParseSafetensors(bytes, size, &file_);
+    used_.assign(file_.tensors.size(), 0);
+  }
+  int code() const { return int(status_.code()); }
+  std::string message() const { return status_.message(); }
+  val metadata() const {
+    val o = val::object();
+    for (const auto& kv : file_.metadata) o.set(kv.first, kv.second);
+    return o;
+  }
+  // Names of the tensors no loadSafetensors call has taken yet.
+  val unused() const {
+    val a = val::array();
+    for (size_t i = 0; i < file_.tensors.size(); ++i)
+      if (!used_[i]) a.call<void>("push", file_.tensors[i].name);
+    return a;
+  }
+  aw::Status Load(aw::Module* m, const std::string& prefix, const char* what) {
+    return aw::io::LoadParamsFromSafetensors(m, bytes_, size_, file_, prefix, what, &used_);
+  }
+
+ private:
+  const uint8_t* bytes_;
+  size_t size_;
+  aw::Status status_;
+  aw::io::StFile file_;
+  std::vector<uint8_t> used_;
+};
+
+std::unique_ptr<StFileHandle> ParseSafetensorsFile(uintptr_t p, double size) {
+  return std::make_unique<StFileHandle>(reinterpret_cast<const uint8_t*>(p), size_t(size));
+}
+
 // Validates a model file's "attnwasm.config" JSON (io/model_config.h; fuzzed
 // natively). Returns "" when valid, else the message.
 std::string ValidateModelConfig(const std::string& json, const std::string& kind) {
@@ -504,6 +547,20 @@ int NumThreads() { return aw::NumThreads(); }
 bool ThreadsSupported() { return aw::ThreadsSupported(); }
 
 }  // namespace
+
+// Fills a module's parameters from the tensors of `file` under `prefix`.
+std::unique_ptr<CallResult> ModuleLoadSafetensors(ModuleHandle& h, StFileHandle& file, const std::string& prefix) {
+  return std::make_unique<CallResult>(file.Load(h.module(), prefix, h.kind()));
+}
+
+// A TransformerEncoder / TransformerDecoder stack: every layer a copy of
+// `layer`, the final norm a copy of `norm` (null: none), natively.
+std::unique_ptr<CallResult> StackCopyFrom(ModuleHandle& stack, ModuleHandle& layer, ModuleHandle* norm, bool encoder) {
+  const aw::Module* n = norm ? norm->module() : nullptr;
+  aw::Status s = encoder ? stack.as<aw::TransformerEncoder>().CopyFrom(*layer.module(), n)
+                         : stack.as<aw::TransformerDecoder>().CopyFrom(*layer.module(), n);
+  return std::make_unique<CallResult>(s);
+}
 
 // bench/ only: median ms of a kernel alone (ops/kernel_bench.h), or -1.
 double BenchGemm(int m, int n, int k, int reps) {
@@ -541,6 +598,14 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("data", &StResult::data)
       .function("metadata", &StResult::metadata);
   emscripten::function("readSafetensors", &ReadSafetensors);
+  emscripten::class_<StFileHandle>("StFileHandle")
+      .function("code", &StFileHandle::code)
+      .function("message", &StFileHandle::message)
+      .function("metadata", &StFileHandle::metadata)
+      .function("unused", &StFileHandle::unused);
+  emscripten::function("parseSafetensorsFile", &ParseSafetensorsFile);
+  emscripten::function("moduleLoadSafetensors", &ModuleLoadSafetensors);
+  emscripten::function("stackCopyFrom", &StackCopyFrom, emscripten::allow_raw_pointers());
   emscripten::function("createLinear", &CreateLinear);
   emscripten::function("linearForward", &LinearForward);
   emscripten::function("createLayerNorm", &CreateLayerNorm);

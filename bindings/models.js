@@ -77,8 +77,8 @@ export async function readSource(source, onProgress, errors) {
   return bytes;
 }
 
-function modelConfig(rt, bytes, kind, errors) {
-  const { tensors, metadata } = rt._readSafetensors(bytes, 'source');
+/** The model's "attnwasm.config" from a file's metadata, validated natively first. */
+function modelConfig(rt, metadata, kind, errors) {
   const raw = metadata['attnwasm.config'];
   if (typeof raw !== 'string') {
     throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: the file has no "attnwasm.config" metadata (export it with tools/export_safetensors.py)`);
@@ -93,13 +93,7 @@ function modelConfig(rt, bytes, kind, errors) {
   } catch (e) {  // not expected once the validator passed; kept so no uncoded error escapes
     throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: "attnwasm.config" is not valid JSON: ${e.message}`);
   }
-  return { tensors, config };
-}
-
-function subDict(tensors, prefix) {
-  const out = {};
-  for (const [k, v] of Object.entries(tensors)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
-  return out;
+  return config;
 }
 
 function logSoftmaxRow(logits, off, V) {
@@ -122,7 +116,8 @@ export function makeModels(rt, classes, errors) {
    * Owns native memory: call dispose().
    */
   class Translator extends classes.Module {
-    constructor(tensors, config, fileBytes) {
+    /** Internal: built by loadTranslator from a file handed out by rt._withFile. */
+    constructor(file, config, fileBytes) {
       super();
       const c = config;
       const cfg = {
@@ -133,7 +128,12 @@ export function makeModels(rt, classes, errors) {
         srcVocabSize: c.srcVocab.length, tgtVocabSize: c.tgtVocab.length, maxLen: c.maxLen, embedScale: c.embedScale,
       };
       this._adopt(core.createTranslator(cfg), 'Translator');
-      this.loadStateDict(tensors);
+      try {
+        this._loadFromFile(file);  // every tensor of the file: a missing or extra key is an error
+      } catch (e) {
+        this.dispose();
+        throw e;
+      }
       /** @readonly */ this.config = config;
       /** @readonly */ this.fileBytes = fileBytes;
       /** @readonly */ this.languages = Object.keys(config.langTokens);
@@ -352,7 +352,8 @@ export function makeModels(rt, classes, errors) {
 
   /** A ViT-style image classifier (the digit demo model). Owns native memory: call dispose(). */
   class Classifier {
-    constructor(tensors, config, fileBytes) {
+    /** Internal: built by loadClassifier from a file handed out by rt._withFile. */
+    constructor(file, config, fileBytes) {
       const c = config;
       const d = c.dModel;
       const grid = Math.floor(c.imageSize / c.patchSize);
@@ -368,16 +369,15 @@ export function makeModels(rt, classes, errors) {
       norm.dispose();
       this._head = new classes.Linear(d, c.numClasses);
       const parts = [['patch.', this._patch], ['pos.', this._pos], ['encoder.', this._encoder], ['head.', this._head]];
-      const known = new Set();
-      for (const [prefix, m] of parts) {
-        const sd = subDict(tensors, prefix);
-        Object.keys(sd).forEach((k) => known.add(prefix + k));
-        m.loadStateDict(sd);
-      }
-      const unexpected = Object.keys(tensors).filter((k) => !known.has(k));
-      if (unexpected.length) {
+      try {
+        for (const [prefix, m] of parts) m._loadFromFile(file, prefix);
+        const unexpected = file.unused();
+        if (unexpected.length) {
+          throw new AttnWasmError('ERR_STATE_DICT', `stateDict: unexpected key(s) for a classifier: ${unexpected.map((k) => `"${k}"`).join(', ')}`);
+        }
+      } catch (e) {
         this.dispose();
-        throw new AttnWasmError('ERR_STATE_DICT', `stateDict: unexpected key(s) for a classifier: ${unexpected.map((k) => `"${k}"`).join(', ')}`);
+        throw e;
       }
       /** @readonly */ this.config = config;
       /** @readonly */ this.fileBytes = fileBytes;
@@ -490,16 +490,16 @@ export function makeModels(rt, classes, errors) {
   async function loadTranslator(source, options) {
     const o = errors.checkOptions(options, ['onProgress'], 'loadTranslator');
     const bytes = await readSource(source, o.onProgress, errors);
-    const { tensors, config } = modelConfig(rt, bytes, 'translator', errors);
-    return new Translator(tensors, config, bytes.byteLength);
+    return rt._withFile(bytes, 'source', (file, metadata) =>
+      new Translator(file, modelConfig(rt, metadata, 'translator', errors), bytes.byteLength));
   }
 
   /** Loads the image classifier from a URL, a Node path or bytes. */
   async function loadClassifier(source, options) {
     const o = errors.checkOptions(options, ['onProgress'], 'loadClassifier');
     const bytes = await readSource(source, o.onProgress, errors);
-    const { tensors, config } = modelConfig(rt, bytes, 'vit', errors);
-    return new Classifier(tensors, config, bytes.byteLength);
+    return rt._withFile(bytes, 'source', (file, metadata) =>
+      new Classifier(file, modelConfig(rt, metadata, 'vit', errors), bytes.byteLength));
   }
 
   return { Translator, Classifier, loadTranslator, loadClassifier };

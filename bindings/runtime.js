@@ -297,6 +297,25 @@ class AttnWasm {
     });
   }
 
+  /**
+   * Copies safetensors bytes into wasm memory once, validates and describes
+   * them natively (nothing converted), and runs fn(file, metadata) while they
+   * are there: modules fill their parameters straight from them
+   * (Module._loadFromFile). Errors name the argument `name`.
+   */
+  _withFile(bytes, name, fn) {
+    const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    return this._withInputs([{ data: u8 }], ([p]) => {
+      const file = this._core.parseSafetensorsFile(p, u8.byteLength);
+      try {
+        if (file.code() !== 0) throw new AttnWasmError(NATIVE_CODES[file.code()] ?? 'ERR_INTERNAL', `${name}: ${file.message()}`);
+        return fn(file, file.metadata());
+      } finally {
+        file.delete();
+      }
+    });
+  }
+
   /** torch.nn.functional.relu: a new tensor. */
   relu(x) {
     return this._activation(0, x);
@@ -435,6 +454,15 @@ function makeClasses(rt) {
         entries.map(([, t]) => t),
         (ptrs) => rt._take(h.loadStateDict(entries.map(([k]) => k), ptrs, entries.map(([, t]) => t.shape))),
       );
+    }
+
+    /**
+     * Internal: the parameters from the tensors of a file handed out by
+     * rt._withFile whose names start with `prefix` (prefix removed), filled
+     * natively with loadStateDict's checks and messages.
+     */
+    _loadFromFile(file, prefix = '') {
+      rt._take(core.moduleLoadSafetensors(this._handle(), file, prefix));
     }
 
     /** A copy of the parameters as a torch-style state_dict object. */
@@ -717,13 +745,9 @@ function makeClasses(rt) {
     }
   }
 
-  /** Builds the state dict of a stack from one layer (torch deep-copies it) and an optional norm. */
-  function stackStateDict(layer, numLayers, norm) {
-    const sd = {};
-    const l = layer.stateDict();
-    for (let i = 0; i < numLayers; i++) for (const [k, v] of Object.entries(l)) sd[`layers.${i}.${k}`] = v;
-    if (norm) for (const [k, v] of Object.entries(norm.stateDict())) sd[`norm.${k}`] = v;
-    return sd;
+  /** Every layer of a new stack a copy of `layer` (torch deep-copies it), its final norm of `norm`: natively. */
+  function copyIntoStack(stack, layer, norm, encoder) {
+    rt._take(core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
   }
 
   function checkStackArgs(layer, LayerClass, numLayers, o, where) {
@@ -755,7 +779,7 @@ function makeClasses(rt) {
       const o = checkOptions(options, ['norm'], 'TransformerEncoder');
       const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
       this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
-      this.loadStateDict(stackStateDict(encoderLayer, numLayers, norm));
+      copyIntoStack(this, encoderLayer, norm, true);
       /** @readonly */ this.config = encoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
     }
@@ -793,7 +817,7 @@ function makeClasses(rt) {
       const o = checkOptions(options, ['norm'], 'TransformerDecoder');
       const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
       this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
-      this.loadStateDict(stackStateDict(decoderLayer, numLayers, norm));
+      copyIntoStack(this, decoderLayer, norm, false);
       /** @readonly */ this.config = decoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
     }

@@ -40,6 +40,20 @@ const float* Module::Param(const std::string& name) const {
 }
 
 Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char* what) {
+  std::vector<ParamSource> sources;
+  sources.reserve(entries.size());
+  for (const NamedTensor& e : entries) {
+    const float* src = e.tensor.data;
+    sources.push_back({e.name, e.tensor.shape, [src, &e](float* dst) {
+      const int64_t n = NumelChecked(e.tensor.shape);
+      if (n > 0) std::memcpy(dst, src, size_t(n) * sizeof(float));
+      return Status::OK();
+    }});
+  }
+  return LoadParams(sources, what);
+}
+
+Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* what) {
   std::vector<Ref> refs;
   Collect("", &refs);
   std::map<std::string, size_t> index;
@@ -50,14 +64,14 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
   auto append = [](std::string* list, const std::string& name) {
     *list += (list->empty() ? "\"" : ", \"") + name + "\"";
   };
-  for (const NamedTensor& e : entries) {
+  for (const ParamSource& e : entries) {
     auto it = index.find(e.name);
     if (it == index.end()) { append(&unexpected, e.name); continue; }
     if (seen[it->second]++) { append(&duplicate, e.name); continue; }
     const Shape& want = *refs[it->second].shape;
-    if (e.tensor.shape != want)
+    if (e.shape != want)
       mismatch += " size mismatch for " + e.name + ": expected shape " + ShapeStr(want) +
-                  " (the shape in the current model), got " + ShapeStr(e.tensor.shape) + ".";
+                  " (the shape in the current model), got " + ShapeStr(e.shape) + ".";
   }
   for (size_t i = 0; i < refs.size(); ++i)
     if (!seen[i]) append(&missing, refs[i].name);
@@ -69,12 +83,14 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
     msg += mismatch;
     return Status(Code::kStateDict, msg);
   }
-  for (const NamedTensor& e : entries) {
+  Status s;
+  for (const ParamSource& e : entries) {
     Buffer* dst = refs[index[e.name]].value;
-    if (dst->size()) std::memcpy(dst->data(), e.tensor.data, dst->size() * sizeof(float));
+    if (dst->size()) s = e.fill(dst->data());
+    if (!s.ok()) break;
   }
-  ParamsLoaded();
-  return Status::OK();
+  ParamsLoaded();  // also after a failed fill: derived forms follow what was written
+  return s;
 }
 
 void Module::ParamsLoaded() {

@@ -8,6 +8,7 @@
 // at the same address for the module's lifetime (forward passes read it in
 // place; nothing is copied per call).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ struct NamedTensor {
   TensorView tensor;
 };
 
+// One incoming parameter for Module::LoadParams: its key, its shape, and a
+// function that writes its numel floats into the parameter (a memcpy from a
+// view; a dtype conversion straight out of a file's bytes).
+struct ParamSource {
+  std::string name;
+  Shape shape;
+  std::function<Status(float* dst)> fill;
+};
+
 class Module {
  public:
   virtual ~Module() = default;
@@ -42,6 +52,13 @@ class Module {
   // Rejects missing, unexpected, duplicate and mis-shaped entries by name,
   // in the words of torch's load_state_dict. `what` names the module class.
   Status LoadStateDict(const std::vector<NamedTensor>& entries, const char* what);
+
+  // LoadStateDict's checks and messages for parameters that come from any
+  // source; each accepted entry's fill() writes straight into the parameter
+  // (no staging copy). Nothing is written unless every key and shape is
+  // right; a fill() that fails (not expected once the source was validated)
+  // returns its error with the earlier parameters already replaced.
+  Status LoadParams(const std::vector<ParamSource>& entries, const char* what);
 
   // Copies every parameter from a module of identical structure (torch's
   // deepcopy of a layer into a stack). Fails if the keys or shapes differ.

@@ -35,6 +35,28 @@ Status LayerStack<Layer>::Init(const TransformerLayerConfig& layer, int64_t num_
   return Status::OK();
 }
 
+namespace {
+bool SameParams(const Module& a, const Module& b) {
+  const std::vector<ParamSpec> pa = a.Params(), pb = b.Params();
+  if (pa.size() != pb.size()) return false;
+  for (size_t i = 0; i < pa.size(); ++i)
+    if (pa[i].name != pb[i].name || pa[i].shape != pb[i].shape) return false;
+  return true;
+}
+}  // namespace
+
+template <class Layer>
+Status LayerStack<Layer>::CopyFrom(const Module& layer, const Module* norm) {
+  if (!layers_.empty() && !SameParams(*layers_[0], layer))
+    return ArgError("layer: its parameters differ from the stack's layers (another configuration)");
+  if (bool(norm) != bool(norm_))
+    return ArgError(norm ? "norm: the stack was built without a final norm" : "norm: the stack needs its final norm");
+  if (norm && !SameParams(*norm_, *norm)) return ArgError("norm: its parameters differ from the stack's final norm");
+  for (auto& l : layers_) AW_RETURN_IF_ERROR(l->CopyParamsFrom(layer));
+  if (norm) AW_RETURN_IF_ERROR(norm_->CopyParamsFrom(*norm));
+  return Status::OK();
+}
+
 template <class Layer>
 Status LayerStack<Layer>::Begin(const TensorView& in, const char* name, Buffer* out, Shape* out_shape) {
   return BeginSequence(in, layer_cfg_.d_model, layer_cfg_.batch_first, name, out, out_shape);

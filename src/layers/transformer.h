@@ -27,6 +27,11 @@ class LayerStack : public Module {
   const TransformerLayerConfig& layer_config() const { return layer_cfg_; }
   int64_t num_layers() const { return int64_t(layers_.size()); }
   Layer& layer(size_t i) { return *layers_[i]; }
+  // Every layer a copy of `layer`'s parameters and the final norm of
+  // `norm`'s (torch deep-copies the layer into the stack), natively. Both
+  // are checked first (same keys and shapes; norm given iff the stack has
+  // one): on error nothing changes.
+  Status CopyFrom(const Module& layer, const Module* norm);
   // The final norm (if any) over rows of d_model floats, in place.
   void FinalNorm(float* x, const Shape& shape) const;
 

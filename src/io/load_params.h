@@ -1,0 +1,26 @@
+// Parameters straight from a safetensors file: the tensors of a parsed file
+// (io/safetensors.h) whose names start with `prefix` fill a module's
+// parameters of the same names (prefix removed), converted from F32, F16,
+// BF16 or F64 directly into the parameter buffers. No tensor is copied out
+// first; the file's bytes are read once, where they are.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/module.h"
+#include "core/status.h"
+#include "io/safetensors.h"
+
+namespace aw::io {
+
+// Module::LoadParams's checks and messages (missing, unexpected, mis-shaped
+// keys, all-or-nothing), plus: a matching tensor with an integer or bool
+// dtype is a kDtype error naming it. `used` (optional, one flag per tensor
+// of `file`) gets the tensors this call consumed set to 1, so that a caller
+// loading several modules from one file can report what none of them took.
+Status LoadParamsFromSafetensors(Module* m, const uint8_t* bytes, size_t size, const StFile& file,
+                                 const std::string& prefix, const char* what, std::vector<uint8_t>* used);
+
+}  // namespace aw::io
