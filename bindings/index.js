@@ -3,7 +3,7 @@
 // named by literal new URL('…', import.meta.url) so that bundlers that handle
 // that pattern (Vite, webpack) emit them and rewrite the URLs. The entry
 // without files is inline.js ('attnwasm/inline').
-import { createInit } from './runtime.js';
+import { createInit } from './loader.js';
 
 export { AttnWasmError } from './errors.js';
 

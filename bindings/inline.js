@@ -5,7 +5,7 @@
 // 'attnwasm' (runtime.js); init() takes only `threads` and always runs one.
 // What it gives up, and its size (README, "Install and bundle"): no streaming
 // compilation, no pthreads build, no separate caching of the .wasm.
-import { createInit } from './runtime.js';
+import { createInit } from './loader.js';
 import embedded from '../dist/attnwasm_inline.mjs';
 
 export { AttnWasmError } from './errors.js';

@@ -1,0 +1,341 @@
+// The layers of the API (torch.nn twins) other than the Transformer blocks:
+// the Module base (one native module per object; state_dict keys as torch),
+// MultiheadAttention, Linear, LayerNorm, Embedding, activations, positional
+// encodings and PatchEmbedding. makeLayers(rt) binds them to one runtime.
+import {
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
+} from './errors.js';
+import {
+  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
+  optionalMask, checkTensor, stateDictEntries,
+} from './checks.js';
+
+export function makeLayers(rt) {
+  const core = rt._core;
+
+  /**
+   * Base of every layer: owns one native module (its parameters and scratch).
+   * Parameters use torch's state_dict keys.
+   */
+  class Module {
+    /** Takes ownership of a freshly created native handle, or throws its error. */
+    _adopt(h, kind, args = null) {
+      if (h.code() !== 0) {
+        let message = h.message();
+        // Name the constructor arguments when the native message cannot (e.g. a
+        // parameter too large to allocate): "Linear(inFeatures=…, …): …".
+        if (args && !Object.keys(args).some((k) => message.includes(k))) {
+          message = `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}`;
+        }
+        const err = new AttnWasmError(NATIVE_CODES[h.code()] ?? 'ERR_INTERNAL', message);
+        h.delete();
+        throw err;
+      }
+      this._h = h;
+      this._kind = kind;
+    }
+
+    _handle() {
+      if (!this._h) throw new AttnWasmError('ERR_DISPOSED', `${this._kind}: used after dispose()`);
+      return this._h;
+    }
+
+    /** The torch state_dict keys this module expects, with their shapes. */
+    parameterShapes() {
+      const h = this._handle();
+      const out = {};
+      for (const name of h.paramNames()) out[name] = h.paramShape(name);
+      return out;
+    }
+
+    /**
+     * Replaces all parameters from a torch-style state_dict (object or Map of
+     * exact torch keys → { data: Float32Array, shape }). All or nothing: rejects
+     * missing, unexpected and mis-shaped entries by name (ERR_STATE_DICT).
+     */
+    loadStateDict(stateDict) {
+      const h = this._handle();
+      const entries = stateDictEntries(stateDict, 'stateDict');
+      rt._withInputs(
+        entries.map(([, t]) => t),
+        (ptrs) => rt._take(h.loadStateDict(entries.map(([k]) => k), ptrs, entries.map(([, t]) => t.shape))),
+      );
+    }
+
+    /**
+     * Internal: the parameters from the tensors of a file handed out by
+     * rt._withFile whose names start with `prefix` (prefix removed), filled
+     * natively with loadStateDict's checks and messages.
+     */
+    _loadFromFile(file, prefix = '') {
+      rt._take(core.moduleLoadSafetensors(this._handle(), file, prefix));
+    }
+
+    /** A copy of the parameters as a torch-style state_dict object. */
+    stateDict() {
+      const h = this._handle();
+      const out = {};
+      for (const name of h.paramNames()) out[name] = { data: h.paramData(name).slice(), shape: h.paramShape(name) };
+      return out;
+    }
+
+    /** Frees the native memory. Idempotent; later use throws ERR_DISPOSED. */
+    dispose() {
+      if (this._h) {
+        this._h.delete();
+        this._h = null;
+      }
+    }
+
+    [disposeSymbol]() {
+      this.dispose();
+    }
+  }
+
+  /**
+   * torch.nn.MultiheadAttention (PyTorch 2.x semantics), inference only.
+   * Masks: bool (Uint8Array) **true = masked** (not allowed to attend), float = added.
+   */
+  class MultiheadAttention extends Module {
+    /**
+     * @param {number} embedDim
+     * @param {number} numHeads
+     * @param {{dropout?: number, bias?: boolean, addBiasKv?: boolean, addZeroAttn?: boolean,
+     *          kdim?: number|null, vdim?: number|null, batchFirst?: boolean}} [options]
+     */
+    constructor(embedDim, numHeads, options) {
+      super();
+      const o = checkOptions(
+        options,
+        ['dropout', 'bias', 'addBiasKv', 'addZeroAttn', 'kdim', 'vdim', 'batchFirst'],
+        'MultiheadAttention',
+      );
+      checkInt(embedDim, 'embedDim', { min: 1 });
+      checkInt(numHeads, 'numHeads', { min: 1 });
+      if (embedDim % numHeads !== 0) {
+        throw new AttnWasmError(
+          'ERR_INVALID_ARGUMENT',
+          `embedDim: must be divisible by numHeads (${numHeads}), got ${embedDim}`,
+        );
+      }
+      const kdim = o.kdim == null ? embedDim : checkInt(o.kdim, 'kdim', { min: 1 });
+      const vdim = o.vdim == null ? embedDim : checkInt(o.vdim, 'vdim', { min: 1 });
+      const dropout = checkProbability(o.dropout, 'dropout');
+      const bias = checkBool(o.bias, 'bias', true);
+      const addBiasKv = checkBool(o.addBiasKv, 'addBiasKv', false);
+      const addZeroAttn = checkBool(o.addZeroAttn, 'addZeroAttn', false);
+      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
+      this._adopt(
+        core.createMha(embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim, batchFirst),
+        'MultiheadAttention',
+        { embedDim, numHeads, kdim, vdim },
+      );
+      /** @readonly */ this.embedDim = embedDim;
+      /** @readonly */ this.numHeads = numHeads;
+      /** @readonly */ this.headDim = embedDim / numHeads;
+      /** @readonly */ this.kdim = kdim;
+      /** @readonly */ this.vdim = vdim;
+      /** @readonly */ this.dropout = dropout;
+      /** @readonly */ this.bias = bias;
+      /** @readonly */ this.addBiasKv = addBiasKv;
+      /** @readonly */ this.addZeroAttn = addZeroAttn;
+      /** @readonly */ this.batchFirst = batchFirst;
+    }
+
+    /**
+     * Same arguments and defaults as torch's forward (needWeights defaults to true).
+     * @returns {{output: Tensor, weights: Tensor|null}}
+     */
+    forward(query, key, value, options) {
+      const h = this._handle();
+      const o = checkOptions(
+        options,
+        ['keyPaddingMask', 'needWeights', 'attnMask', 'averageAttnWeights', 'isCausal'],
+        'MultiheadAttention.forward',
+      );
+      const q = checkTensor(query, 'query', 'float');
+      const k = checkTensor(key, 'key', 'float');
+      const v = checkTensor(value, 'value', 'float');
+      const kpm = optionalMask(o.keyPaddingMask, 'keyPaddingMask');
+      const am = optionalMask(o.attnMask, 'attnMask');
+      const needWeights = checkBool(o.needWeights, 'needWeights', true);
+      const average = checkBool(o.averageAttnWeights, 'averageAttnWeights', true);
+      const isCausal = checkBool(o.isCausal, 'isCausal', false);
+      // (A self-attention's query, key and value are copied once and share an
+      // address: the native side then projects them in one GEMM.)
+      const outs = rt._withInputs([q, k, v, kpm, am], ([qp, kp, vp, kpmp, amp]) => rt._take(
+        core.mhaForward(
+          h, qp, q.shape, kp, k.shape, vp, v.shape,
+          kpmp, kpm ? kpm.dtype : 0, kpm ? kpm.shape : [],
+          amp, am ? am.dtype : 0, am ? am.shape : [],
+          needWeights, average, isCausal,
+        ),
+      ));
+      return { output: outs[0], weights: needWeights ? outs[1] : null };
+    }
+  }
+
+  /** Runs a single-output forward of a module handle. */
+  function forward1(h, fn, tensors, extra = {}) {
+    return rt._run(tensors, extra, (args) => rt._take(core[fn](h, args)))[0];
+  }
+  function forwardX(h, fn, tensors) {
+    return rt._take(rt._run(tensors, {}, (args) => core[fn](h, args.x)))[0];
+  }
+
+  /** torch.nn.Linear: y = x · weight^T + bias. Keys: weight (out, in), bias (out). */
+  class Linear extends Module {
+    /** @param {number} inFeatures @param {number} outFeatures @param {{bias?: boolean}} [options] */
+    constructor(inFeatures, outFeatures, options) {
+      super();
+      const o = checkOptions(options, ['bias'], 'Linear');
+      checkInt(inFeatures, 'inFeatures');
+      checkInt(outFeatures, 'outFeatures');
+      const bias = checkBool(o.bias, 'bias', true);
+      this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
+      Object.assign(this, { inFeatures, outFeatures, bias });
+    }
+    /** x (…, inFeatures) → (…, outFeatures) */
+    forward(x) {
+      return forwardX(this._handle(), 'linearForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** torch.nn.LayerNorm over the last dim. Keys: weight, bias. */
+  class LayerNorm extends Module {
+    /**
+     * @param {number} normalizedShape
+     * @param {{eps?: number, elementwiseAffine?: boolean, bias?: boolean}} [options]
+     */
+    constructor(normalizedShape, options) {
+      super();
+      const o = checkOptions(options, ['eps', 'elementwiseAffine', 'bias'], 'LayerNorm');
+      if (Array.isArray(normalizedShape)) {
+        if (normalizedShape.length !== 1) {
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `normalizedShape: only the last dim is supported, expected one int, got [${normalizedShape}]`);
+        }
+        [normalizedShape] = normalizedShape;
+      }
+      checkInt(normalizedShape, 'normalizedShape');
+      const eps = checkNonNegative(o.eps, 'eps', 1e-5);
+      const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
+      const bias = checkBool(o.bias, 'bias', true);
+      this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
+      Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'layerNormForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** torch.nn.Embedding. Key: weight (numEmbeddings, embeddingDim). Ids: Int32Array. */
+  class Embedding extends Module {
+    /** @param {number} numEmbeddings @param {number} embeddingDim @param {{paddingIdx?: number|null}} [options] */
+    constructor(numEmbeddings, embeddingDim, options) {
+      super();
+      const o = checkOptions(options, ['paddingIdx'], 'Embedding');
+      checkInt(numEmbeddings, 'numEmbeddings');
+      checkInt(embeddingDim, 'embeddingDim');
+      const paddingIdx = o.paddingIdx == null ? null : checkInt(o.paddingIdx, 'paddingIdx', { min: -numEmbeddings, max: numEmbeddings - 1 });
+      this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
+      Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
+    }
+    /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
+    forward(ids) {
+      return forwardX(this._handle(), 'embeddingForward', { x: checkTensor(ids, 'input', 'ids') });
+    }
+  }
+
+  /** torch.nn.ReLU */
+  class ReLU {
+    forward(x) { return rt.relu(x); }
+  }
+
+  /** torch.nn.GELU({ approximate: 'none' | 'tanh' }) */
+  class GELU {
+    constructor(options) {
+      const o = checkOptions(options, ['approximate'], 'GELU');
+      this.approximate = o.approximate === undefined ? 'none' : o.approximate;
+      rt.gelu({ data: new Float32Array(0), shape: [0] }, { approximate: this.approximate });
+    }
+    forward(x) { return rt.gelu(x, { approximate: this.approximate }); }
+  }
+
+  /** torch.nn.Dropout: the identity at inference (returns a copy). */
+  class Dropout {
+    constructor(p = 0.5) {
+      this.p = checkProbability(p, 'p');
+    }
+    forward(x) {
+      const t = checkTensor(x, 'input', 'float');
+      return { data: t.data.slice(), shape: [...t.shape] };
+    }
+  }
+
+  /**
+   * Fixed sinusoidal positions ("Attention Is All You Need", the PyTorch tutorial's
+   * PositionalEncoding without dropout): forward(x) = x + PE[:L]. No parameters.
+   */
+  class SinusoidalPositionalEncoding extends Module {
+    /** @param {number} dModel @param {{maxLen?: number, batchFirst?: boolean}} [options] */
+    constructor(dModel, options) {
+      super();
+      const o = checkOptions(options, ['maxLen', 'batchFirst'], 'SinusoidalPositionalEncoding');
+      checkInt(dModel, 'dModel');
+      const maxLen = o.maxLen === undefined ? 5000 : checkInt(o.maxLen, 'maxLen');
+      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
+      this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
+      Object.assign(this, { dModel, maxLen, batchFirst });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /** Learned positions (ViT's pos_embedding as an nn.Embedding over 0..L−1): x + weight[:L]. Key: weight. */
+  class LearnedPositionalEmbedding extends Module {
+    /** @param {number} maxLen @param {number} dModel @param {{batchFirst?: boolean}} [options] */
+    constructor(maxLen, dModel, options) {
+      super();
+      const o = checkOptions(options, ['batchFirst'], 'LearnedPositionalEmbedding');
+      checkInt(maxLen, 'maxLen');
+      checkInt(dModel, 'dModel');
+      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
+      this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
+      Object.assign(this, { dModel, maxLen, batchFirst });
+    }
+    forward(x) {
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+    }
+  }
+
+  /**
+   * ViT stem: Conv2d(inChannels, embedDim, kernel = stride = patchSize) + flatten,
+   * (B, C, H, W) → (B, H'·W' [+1], embedDim). Keys: cls_token, proj.weight, proj.bias.
+   */
+  class PatchEmbedding extends Module {
+    /**
+     * @param {number} inChannels @param {number} embedDim @param {number} patchSize
+     * @param {{bias?: boolean, classToken?: boolean}} [options]
+     */
+    constructor(inChannels, embedDim, patchSize, options) {
+      super();
+      const o = checkOptions(options, ['bias', 'classToken'], 'PatchEmbedding');
+      checkInt(inChannels, 'inChannels');
+      checkInt(embedDim, 'embedDim');
+      checkInt(patchSize, 'patchSize', { min: 1, max: 4096 });
+      const bias = checkBool(o.bias, 'bias', true);
+      const classToken = checkBool(o.classToken, 'classToken', false);
+      this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
+      Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
+    }
+    forward(images) {
+      return forwardX(this._handle(), 'patchEmbeddingForward', { x: checkTensor(images, 'images', 'float') });
+    }
+  }
+
+  return {
+    Module, MultiheadAttention, Linear, LayerNorm, Embedding, ReLU, GELU, Dropout,
+    SinusoidalPositionalEncoding, LearnedPositionalEmbedding, PatchEmbedding, forward1, forwardX,
+  };
+}

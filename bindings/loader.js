@@ -1,0 +1,334 @@
+// attnwasm's loader: which build init() loads (threads), fetching and
+// compiling the .wasm (wasm_load.js), starting the Emscripten glue, and
+// createInit(), with which each package entry (index.js, inline.js) makes
+// its init().
+//
+// The single-thread glue is imported statically: its top-level await keeps
+// require('attnwasm') failing with Node's clear ESM error (README, CommonJS).
+// The pthreads glue is imported by index.js in init() only when threads are used.
+import createAttnwasmModule from '../dist/attnwasm_core.mjs';
+import { AttnWasm, saveWorkerGlobal, unrefWorkers } from './runtime.js';
+import {
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
+} from './errors.js';
+import {
+  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
+  optionalMask, checkTensor, stateDictEntries,
+} from './checks.js';
+import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
+
+// ---- threads: which build init() loads ----
+// Two builds of the same C++: dist/attnwasm_core (single-threaded, loads
+// anywhere) and dist/attnwasm_core_mt (pthreads: needs SharedArrayBuffer,
+// i.e. Node or a cross-origin-isolated page; its Web Workers run
+// dist/attnwasm_core_mt.worker.js). index.js names both with literal
+// specifiers so that bundlers see them; the single-thread path never loads
+// the pthreads glue.
+const NODE_OS = 'node:os';
+/** Most threads `threads: 'auto'` picks (only 2-core machines were measured). */
+const AUTO_MAX_THREADS = 4;
+const MAX_THREADS = 64; // src/core/parallel.h kMaxThreads
+
+async function logicalCores() {
+  if (isNode) {
+    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_OS);
+    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  }
+  return typeof navigator === 'object' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
+}
+
+/**
+ * Decides the thread count for init(): { threads, reason } where reason says
+ * why a single thread is used (null when threads > 1).
+ */
+async function planThreads(requested) {
+  if (requested === undefined) requested = DEFAULT_THREADS;
+  if (requested !== 'auto') {
+    checkInt(requested, 'threads', { min: 1, max: MAX_THREADS });
+    if (requested === 1) return { threads: 1, reason: 'threads: 1 requested' };
+  }
+  if (typeof SharedArrayBuffer !== 'function') {
+    return {
+      threads: 1,
+      reason: isNode || globalThis.crossOriginIsolated === true
+        ? 'SharedArrayBuffer unavailable'
+        : 'not cross-origin isolated (COOP/COEP headers missing): SharedArrayBuffer unavailable',
+    };
+  }
+  if (!isNode && globalThis.crossOriginIsolated !== true) {
+    return { threads: 1, reason: 'not cross-origin isolated (COOP/COEP headers missing)' };
+  }
+  if (!isNode && typeof Worker !== 'function') return { threads: 1, reason: 'Worker unavailable in this context' };
+  if (requested !== 'auto') return { threads: requested, reason: null };
+  const cores = await logicalCores();
+  if (cores < 2) return { threads: 1, reason: `threads: 'auto' on ${cores} logical core` };
+  return { threads: Math.min(cores, AUTO_MAX_THREADS), reason: null };
+}
+
+/**
+ * The thread count init() uses when `threads` is not given: 'auto'. Measured
+ * on 2 cores (bench/README.md): in Node 2 threads ran the S3/S4 MHA and
+ * encoder layers 1.5–1.9× faster than one, and small shapes no slower; in
+ * Chromium 1.2–1.4×. Browsers only get threads on cross-origin-isolated pages,
+ * so elsewhere 'auto' quietly means one thread (capabilities() says why).
+ */
+const DEFAULT_THREADS = 'auto';
+
+/**
+ * How long init() waits, by default, for the pthreads build's workers to
+ * start before it falls back to the single-thread build. Measured start-up:
+ * ~0.1 s in Node and headless Chromium on 2 cores; the bound is for a worker
+ * script that never arrives (a stalled request), not a slow device.
+ */
+const THREAD_START_TIMEOUT_MS = 10000;
+
+/**
+ * The URL a pool worker starts from. Vite inlines small assets, the worker
+ * script among them, as data: URLs; a worker started from a data: URL runs at
+ * an opaque origin and cannot import the glue, so it starts from a blob: URL
+ * of the same script (the page's origin) instead. Node's Worker takes a file:
+ * URL object, a browser's the URL string.
+ */
+function workerScript(url) {
+  if (isNode) return url;
+  const s = String(url);
+  if (!s.startsWith('data:')) return s;
+  const comma = s.indexOf(',');
+  const body = s.slice(comma + 1);
+  const script = s.slice(0, comma).endsWith(';base64')
+    ? Uint8Array.from(atob(body), (c) => c.charCodeAt(0))
+    : decodeURIComponent(body);
+  return URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+}
+
+/**
+ * Starts the pthreads build — glue factory `createMt`, its compiled
+ * `wasmModule` (from `wasmWhere`), `files` { mtWorker, mtGlue } — with
+ * `threads - 1` pool workers. Resolves to { core } once every worker has
+ * loaded; to { cause } (and stops the workers) when one cannot start: its
+ * script fails to load or is refused (a blocked URL, a
+ * Content-Security-Policy, a 404), `new Worker` throws, or the workers are
+ * not all up within `timeoutMs`; to { failure } (a WasmLoadFailure) when the
+ * module does not link with the glue. Never hangs, never rejects.
+ */
+async function startPthreads(createMt, wasmModule, wasmWhere, files, threads, timeoutMs) {
+  const workerName = showUrl(files.mtWorker);
+  const workerUrl = workerScript(files.mtWorker);
+  const moduleArg = {
+    awPoolSize: threads - 1,
+    // Each worker imports the glue by this URL (a string: it is posted to the
+    // worker), not relative to itself, so a bundler may move the files.
+    mainScriptUrlOrBlob: String(files.mtGlue),
+    locateFile: (path, dir) => (path.endsWith('.worker.js') ? workerUrl : dir + path),
+  };
+  const saved = saveWorkerGlobal();
+  let ready;
+  try {
+    // The glue creates the pool workers synchronously inside this call.
+    ready = startGlue(createMt, moduleArg, wasmModule, wasmWhere);
+  } catch (e) {
+    saved.restore();
+    return { cause: `creating a Web Worker for ${workerName} failed: ${e && e.message ? e.message : e}` };
+  }
+  const workers = [...(moduleArg.PThread?.unusedWorkers ?? [])];
+  const stopWorkers = () => { for (const w of workers) try { w.terminate(); } catch { /* already gone */ } };
+  let timer;
+  const failed = new Promise((resolve) => {
+    const fail = (cause) => resolve({ cause });
+    for (const w of workers) {
+      const onError = (e) => fail(`the worker script ${workerName} failed to load${e && e.message ? `: ${e.message}` : ''}`);
+      if (typeof w.addEventListener === 'function') w.addEventListener('error', onError);
+      else w.on('error', onError);
+      if (isNode) {
+        // The glue's own handler rethrows from inside an EventEmitter
+        // listener, which would end the Node process: keep it, minus the throw.
+        let glueOnError = null;
+        Object.defineProperty(w, 'onerror', {
+          configurable: true,
+          get: () => glueOnError,
+          set: (fn) => { glueOnError = (e) => { try { fn(e); } catch { /* reported by onError */ } }; },
+        });
+      }
+    }
+    timer = setTimeout(() => fail(`the pthread workers did not start within ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([ready.then((core) => ({ core }), (failure) => ({ failure })), failed]);
+    if (!outcome.core) {
+      stopWorkers();
+      // A module that comes up after all must not keep its workers either.
+      ready.then((late) => { for (const w of [...late.PThread.unusedWorkers, ...late.PThread.runningWorkers]) w.terminate(); }, () => {});
+      return outcome;
+    }
+    outcome.core.setNumThreads(threads);
+    // The Worker global the glue uses for later threads (Node: worker_threads).
+    outcome.core.awWorkerGlobal = globalThis.Worker;
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+    saved.restore();
+  }
+}
+
+// ---- init(): which .wasm, from where; what a failure says ----
+
+const ST_WASM = 'attnwasm_core.wasm';
+const MT_WASM = 'attnwasm_core_mt.wasm';
+
+/**
+ * The one-sentence fix of an ERR_WASM_LOAD for `file`, by where the .wasm
+ * came from (`origin`: 'wasmUrl', 'wasmBinary', 'embedded', 'installed' — the
+ * package's own file in Node — or 'bundled' — the package's file as a page
+ * or a bundle locates it).
+ */
+function loadFix(file, origin, failure) {
+  if (failure.kind === 'no-simd') {
+    return 'Fix: run it on an engine with WebAssembly SIMD (Chrome/Edge 91+, Firefox 89+, Safari 16.4+, Node 16.4+).';
+  }
+  switch (origin) {
+    case 'wasmUrl':
+      return `Fix: init({ wasmUrl }) must be the URL of ${file} itself, of this attnwasm version (node_modules/attnwasm/dist/${file}).`;
+    case 'wasmBinary':
+      return `Fix: init({ wasmBinary }) must hold the bytes of ${file} of this attnwasm version (node_modules/attnwasm/dist/${file}).`;
+    case 'embedded':
+      return 'Fix: reinstall attnwasm (its dist/attnwasm_inline.mjs is damaged).';
+    case 'installed':
+      return `Fix: reinstall attnwasm (its dist/${file} is missing or damaged), or pass init({ wasmBinary }).`;
+    default:
+      return `Fix: copy node_modules/attnwasm/dist/*.wasm next to your bundle, or pass init({ wasmUrl }) with the URL where ${file} is served (README, "Install and bundle").`;
+  }
+}
+
+/** AttnWasmError ERR_WASM_LOAD from the failed attempts (WasmLoadFailure) to load `file`. */
+function wasmLoadError(file, failures, origin) {
+  const [first] = failures;
+  const tried = failures.length === 1
+    ? `from ${first.where}: ${first.problem}`
+    : failures.map((f) => `from ${f.where} (${f.problem})`).join(' nor ');
+  return new AttnWasmError('ERR_WASM_LOAD', `${file} did not load ${tried}. ${loadFix(file, origin, first)}`, {
+    url: origin === 'wasmBinary' || origin === 'embedded' ? undefined : first.where,
+    status: first.status,
+    cause: first,
+  });
+}
+
+/**
+ * Compiles the first source that loads and starts `factory`'s glue with it
+ * (single-thread build). Throws ERR_WASM_LOAD naming every attempt.
+ */
+async function startSingleThread(factory, sources, origin) {
+  let compiled;
+  try {
+    compiled = await compileFirst(sources);
+  } catch (e) {
+    if (!e.failures) throw e;
+    throw wasmLoadError(ST_WASM, e.failures, origin);
+  }
+  try {
+    return await startGlue(factory, {}, compiled.module, compiled.where);
+  } catch (e) {
+    if (e instanceof WasmLoadFailure) throw wasmLoadError(ST_WASM, [e], origin);
+    throw e;
+  }
+}
+
+/**
+ * Starts the pthreads build: { core }, or { cause } when it cannot and the
+ * single-thread build should take over. A .wasm the caller named (`custom`)
+ * that does not load throws ERR_WASM_LOAD instead of falling back.
+ */
+async function startThreaded(entry, custom, threads, timeoutMs) {
+  let createMt;
+  try {
+    ({ default: createMt } = await entry.importPthreads());
+  } catch (e) {
+    return { cause: `the pthreads glue did not load (${e && e.message ? e.message : e})` };
+  }
+  const { sets } = entry.locations();
+  const sources = custom ? [custom.source] : sets.map((s) => ({ url: s.mtWasm }));
+  let compiled;
+  try {
+    compiled = await compileFirst(sources);
+  } catch (e) {
+    if (!e.failures) throw e;
+    if (custom) throw wasmLoadError(MT_WASM, e.failures, custom.origin);
+    return { cause: `${MT_WASM} did not load (${e.failures.map((f) => `${f.where}: ${f.problem}`).join('; ')})` };
+  }
+  const files = sets[custom ? 0 : compiled.index];
+  const started = await startPthreads(createMt, compiled.module, compiled.where, files, threads, timeoutMs);
+  if (started.failure) {
+    if (custom) throw wasmLoadError(MT_WASM, [started.failure], custom.origin);
+    return { cause: `${MT_WASM} from ${started.failure.where}: ${started.failure.problem}` };
+  }
+  return started;
+}
+/** The caller's wasmUrl / wasmBinary: { source, origin, build } or null; `build` is the one `threads` asks for. */
+function customWasm(options, requested) {
+  const build = requested === undefined || requested === 1 ? 'single-thread' : 'pthreads';
+  if (options.wasmBinary !== undefined) {
+    return { source: { bytes: checkBytes(options.wasmBinary, 'wasmBinary'), where: 'init({ wasmBinary })' }, origin: 'wasmBinary', build };
+  }
+  if (options.wasmUrl !== undefined) {
+    if (typeof options.wasmUrl !== 'string' && !(options.wasmUrl instanceof URL)) {
+      throw typeError(`wasmUrl: expected a string or a URL, got ${describe(options.wasmUrl)}`);
+    }
+    return { source: { url: options.wasmUrl }, origin: 'wasmUrl', build };
+  }
+  return null;
+}
+
+/**
+ * Makes the init() of a package entry. `entry`:
+ *   name              its import specifier, for messages ('attnwasm', 'attnwasm/inline')
+ *   locations()       index.js: { sets, moved }: the dist/ files' URLs { wasm, mtWasm,
+ *                     mtWorker, mtGlue }, candidate sets tried in order, and whether a
+ *                     bundler moved this code away from them
+ *   importPthreads()  index.js: import() of the pthreads glue
+ *   embedded()        inline.js, instead of the two above: a promise of the
+ *                     single-thread build's .wasm bytes
+ */
+export function createInit(entry) {
+  const optionNames = entry.embedded ? ['threads'] : ['wasmUrl', 'wasmBinary', 'threads', 'threadStartTimeoutMs'];
+  return async function init(options = {}) {
+    checkOptions(options, optionNames, 'init');
+    const requested = options.threads;
+    if (requested !== undefined && requested !== 'auto' && typeof requested !== 'number') {
+      throw typeError(`threads: expected an integer or 'auto', got ${describe(requested)}`);
+    }
+    const timeoutMs = options.threadStartTimeoutMs === undefined
+      ? THREAD_START_TIMEOUT_MS
+      : checkInt(options.threadStartTimeoutMs, 'threadStartTimeoutMs', { min: 1, max: 600000 });
+    const custom = customWasm(options, requested);
+    let plan = requested === undefined && custom
+      ? { threads: 1, reason: 'wasmUrl/wasmBinary given without threads (single-thread build)' }
+      : await planThreads(requested);
+    if (entry.embedded && plan.threads > 1) {
+      plan = { threads: 1, reason: `${entry.name} embeds the single-thread build only (import 'attnwasm' for threads)` };
+    }
+    let core;
+    if (plan.threads > 1) {
+      const started = await startThreaded(entry, custom?.build === 'pthreads' ? custom : null, plan.threads, timeoutMs);
+      if (started.core) {
+        core = started.core;
+        unrefWorkers(core);
+      } else {
+        plan = { threads: 1, reason: `${started.cause}; running the single-thread build` };
+      }
+    }
+    if (!core) {
+      // A wasmUrl/wasmBinary given with threads > 1 names the pthreads build's
+      // .wasm: the single-thread one then comes from the package.
+      if (custom?.build === 'single-thread') {
+        core = await startSingleThread(createAttnwasmModule, [custom.source], custom.origin);
+      } else if (entry.embedded) {
+        core = await startSingleThread(createAttnwasmModule, [{ bytes: await entry.embedded(), where: `the .wasm embedded in ${entry.name}` }], 'embedded');
+      } else {
+        const { sets, moved } = entry.locations();
+        core = await startSingleThread(createAttnwasmModule, sets.map((s) => ({ url: s.wasm })), isNode && !moved ? 'installed' : 'bundled');
+      }
+    }
+    const rt = new AttnWasm(core);
+    rt._threadPlan = plan;
+    return rt;
+  };
+}

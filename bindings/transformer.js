@@ -1,0 +1,209 @@
+// The Transformer blocks of the API: TransformerEncoderLayer,
+// TransformerDecoderLayer, the stacks (their layer copied natively) and
+// Transformer. makeTransformer(rt, base) binds them to one runtime, on the
+// Module base and helpers of layers.js.
+import {
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
+} from './errors.js';
+import {
+  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
+  optionalMask, checkTensor, stateDictEntries,
+} from './checks.js';
+
+export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
+  const core = rt._core;
+
+  const LAYER_OPTIONS = ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst', 'bias'];
+
+  function layerConfig(dModel, nhead, o) {
+    checkInt(dModel, 'dModel');
+    checkInt(nhead, 'nhead');
+    if (dModel % nhead !== 0) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `dModel: must be divisible by nhead (${nhead}), got ${dModel}`);
+    }
+    const activation = o.activation === undefined ? 'relu' : o.activation;
+    if (!['relu', 'gelu', 'gelu_tanh'].includes(activation)) {
+      throw rangeError(`activation: expected 'relu', 'gelu' or 'gelu_tanh', got ${describe(activation) === 'string' ? `'${activation}'` : describe(activation)}`);
+    }
+    return {
+      dModel,
+      nhead,
+      dimFeedforward: o.dimFeedforward === undefined ? 2048 : checkInt(o.dimFeedforward, 'dimFeedforward'),
+      dropout: o.dropout === undefined ? 0.1 : checkProbability(o.dropout, 'dropout'),
+      activation,
+      layerNormEps: checkNonNegative(o.layerNormEps, 'layerNormEps', 1e-5),
+      batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
+      normFirst: checkBool(o.normFirst, 'normFirst', false),
+      bias: checkBool(o.bias, 'bias', true),
+    };
+  }
+
+  /** torch.nn.TransformerEncoderLayer (inference). Keys: self_attn.*, linear1.*, linear2.*, norm1.*, norm2.*. */
+  class TransformerEncoderLayer extends Module {
+    constructor(dModel, nhead, options) {
+      super();
+      const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerEncoderLayer'));
+      this._adopt(core.createEncoderLayer(cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      /** @readonly */ this.config = cfg;
+    }
+    /** src (S, N, E) | (N, S, E) if batchFirst | (S, E) → same shape. */
+    forward(src, options) {
+      const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoderLayer.forward');
+      return forward1(this._handle(), 'encoderLayerForward', {
+        src: checkTensor(src, 'src', 'float'),
+        srcMask: optionalMask(o.srcMask, 'srcMask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+    }
+  }
+
+  function decoderArgs(o, where) {
+    return {
+      tgtMask: optionalMask(o.tgtMask, 'tgtMask'),
+      memoryMask: optionalMask(o.memoryMask, 'memoryMask'),
+      tgtKeyPaddingMask: optionalMask(o.tgtKeyPaddingMask, 'tgtKeyPaddingMask'),
+      memoryKeyPaddingMask: optionalMask(o.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
+    };
+  }
+  function decoderFlags(o) {
+    return {
+      tgtIsCausal: checkBool(o.tgtIsCausal, 'tgtIsCausal', false),
+      memoryIsCausal: checkBool(o.memoryIsCausal, 'memoryIsCausal', false),
+    };
+  }
+  const DECODER_FORWARD = ['tgtMask', 'memoryMask', 'tgtKeyPaddingMask', 'memoryKeyPaddingMask', 'tgtIsCausal', 'memoryIsCausal'];
+
+  /** torch.nn.TransformerDecoderLayer (inference). Keys: self_attn.*, multihead_attn.*, linear1/2.*, norm1-3.*. */
+  class TransformerDecoderLayer extends Module {
+    constructor(dModel, nhead, options) {
+      super();
+      const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerDecoderLayer'));
+      this._adopt(core.createDecoderLayer(cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      /** @readonly */ this.config = cfg;
+    }
+    /** tgt (T, N, E) …, memory (S, N, E) … → like tgt. */
+    forward(tgt, memory, options) {
+      const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoderLayer.forward');
+      return forward1(this._handle(), 'decoderLayerForward', {
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        memory: checkTensor(memory, 'memory', 'float'),
+        ...decoderArgs(o),
+      }, decoderFlags(o));
+    }
+  }
+
+  /** Every layer of a new stack a copy of `layer` (torch deep-copies it), its final norm of `norm`: natively. */
+  function copyIntoStack(stack, layer, norm, encoder) {
+    rt._take(core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
+  }
+
+  function checkStackArgs(layer, LayerClass, numLayers, o, where) {
+    if (!(layer instanceof LayerClass)) {
+      throw typeError(`${where}: expected a ${LayerClass.name} as the layer to copy, got ${describe(layer)}`);
+    }
+    if (!layer._h) throw new AttnWasmError('ERR_DISPOSED', `${where}: the ${LayerClass.name} was disposed`);
+    checkInt(numLayers, 'numLayers', { min: 0, max: 1000 });
+    const norm = o.norm === undefined ? null : o.norm;
+    if (norm !== null && !(norm instanceof LayerNorm)) throw typeError(`norm: expected a LayerNorm or null, got ${describe(norm)}`);
+    if (norm && !norm._h) throw new AttnWasmError('ERR_DISPOSED', 'norm: the LayerNorm was disposed');
+    if (norm && (norm.normalizedShape !== layer.config.dModel || !norm.elementwiseAffine)) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: expected LayerNorm(${layer.config.dModel}) with elementwiseAffine, got LayerNorm(${norm.normalizedShape})`);
+    }
+    if (norm && norm.bias !== layer.config.bias) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: bias must match the layer's bias option (${layer.config.bias})`);
+    }
+    return norm;
+  }
+
+  /**
+   * torch.nn.TransformerEncoder: numLayers copies of `encoderLayer` (weights
+   * copied, as torch's deepcopy) and an optional final LayerNorm `norm`.
+   * Keys: layers.N.…, norm.….
+   */
+  class TransformerEncoder extends Module {
+    constructor(encoderLayer, numLayers, options) {
+      super();
+      const o = checkOptions(options, ['norm'], 'TransformerEncoder');
+      const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
+      this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
+      copyIntoStack(this, encoderLayer, norm, true);
+      /** @readonly */ this.config = encoderLayer.config;
+      /** @readonly */ this.numLayers = numLayers;
+    }
+    /** src → same shape. Options as torch: mask, srcKeyPaddingMask, isCausal. */
+    forward(src, options) {
+      const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
+      return forward1(this._handle(), 'encoderForward', {
+        src: checkTensor(src, 'src', 'float'),
+        mask: optionalMask(o.mask, 'mask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+    }
+
+    /**
+     * forward() that also returns each layer's self-attention weights per head,
+     * (N, H, S, S) or (H, S, S) unbatched — for attention maps. Not in torch.
+     * @returns {{output: Tensor, attentionWeights: Tensor[]}}
+     */
+    forwardWithAttention(src, options) {
+      const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
+      const h = this._handle();
+      const outs = rt._run({
+        src: checkTensor(src, 'src', 'float'),
+        mask: optionalMask(o.mask, 'mask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
+      return { output: outs[0], attentionWeights: outs.slice(1) };
+    }
+  }
+
+  /** torch.nn.TransformerDecoder: numLayers copies of `decoderLayer`, optional final `norm`. */
+  class TransformerDecoder extends Module {
+    constructor(decoderLayer, numLayers, options) {
+      super();
+      const o = checkOptions(options, ['norm'], 'TransformerDecoder');
+      const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
+      this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
+      copyIntoStack(this, decoderLayer, norm, false);
+      /** @readonly */ this.config = decoderLayer.config;
+      /** @readonly */ this.numLayers = numLayers;
+    }
+    forward(tgt, memory, options) {
+      const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoder.forward');
+      return forward1(this._handle(), 'decoderForward', {
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        memory: checkTensor(memory, 'memory', 'float'),
+        ...decoderArgs(o),
+      }, decoderFlags(o));
+    }
+  }
+
+  /**
+   * torch.nn.Transformer (inference): encoder and decoder stacks, each with a final LayerNorm.
+   * Keys: encoder.layers.N.…, encoder.norm.…, decoder.layers.N.…, decoder.norm.….
+   */
+  class Transformer extends Module {
+    constructor(options) {
+      super();
+      const o = checkOptions(options, ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', ...LAYER_OPTIONS], 'Transformer');
+      const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
+      const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInt(o.numEncoderLayers, 'numEncoderLayers', { min: 0, max: 1000 });
+      const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInt(o.numDecoderLayers, 'numDecoderLayers', { min: 0, max: 1000 });
+      this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
+      /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
+    }
+    /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */
+    forward(src, tgt, options) {
+      const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'srcIsCausal', ...DECODER_FORWARD], 'Transformer.forward');
+      return forward1(this._handle(), 'transformerForward', {
+        src: checkTensor(src, 'src', 'float'),
+        tgt: checkTensor(tgt, 'tgt', 'float'),
+        srcMask: optionalMask(o.srcMask, 'srcMask'),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        ...decoderArgs(o),
+      }, { srcIsCausal: checkBool(o.srcIsCausal, 'srcIsCausal', false), ...decoderFlags(o) });
+    }
+  }
+
+  return { TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer };
+}
