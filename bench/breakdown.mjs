@@ -15,19 +15,17 @@
 // README's "where the time goes" figures. Prints a table and one JSON line.
 // Usage: node bench/breakdown.mjs [--no-large]
 import { init } from '../bindings/index.js';
-import { median, peakProbe } from './lib.mjs';
+import { besidePeak, median, peakProbe } from './lib.mjs';
 
 const aw = await init({ threads: 1 }); // the single-thread build, whatever the default
 const data = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
 const probe = await peakProbe(); // probe(ms) → the single-core SIMD peak now, GFLOP/s
 const peaks = [];
-/** f() between two peak probes: { t: f's result (ms), peak: their mean }. */
+/** f() between two peak probes (lib.mjs besidePeak), the peak kept for the summary. */
 function beside(f) {
-  const before = probe();
-  const t = f();
-  const peak = (before + probe()) / 2;
-  peaks.push(peak);
-  return { t, peak };
+  const r = besidePeak(probe, f);
+  peaks.push(r.peak);
+  return r;
 }
 function ms(f, { warm = 1000, reps = 30 } = {}) {
   for (const t0 = performance.now(); performance.now() - t0 < warm;) f();

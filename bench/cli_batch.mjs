@@ -16,10 +16,11 @@
 // 1 / median process time.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../bindings/index.js';
+import { describeMachine, median } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CLI = join(ROOT, 'bin/attnwasm.mjs');
@@ -28,10 +29,7 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const PHRASES = arg('phrases', 1000), IMAGES = arg('images', 500), SPAWNS = arg('spawns', 20), ROUNDS = arg('rounds', 5);
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
-const field = (name) => new RegExp(`^${name}\\s*: (.*)$`, 'm').exec(cpuinfo)?.[1];
-const machine = `${cpus()[0].model} (family ${field('cpu family')}, model ${field('model')}), ${availableParallelism()} logical CPUs`;
+const machine = describeMachine();
 const loadavg = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 /** Wall seconds of one CLI process (stdout discarded, must exit 0). */

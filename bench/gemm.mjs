@@ -9,7 +9,7 @@
 // Not part of run.sh's engine comparison; prints a table and one JSON line.
 // Usage: node bench/gemm.mjs [--quick]
 import { init } from '../bindings/index.js';
-import { median, peakProbe } from './lib.mjs';
+import { besidePeak, median, peakProbe } from './lib.mjs';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = 5;
@@ -53,10 +53,9 @@ function linearSampler(M, N, K) {
 function paired(sampler, flops) {
   const g = [], f = [], pk = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const before = probe();
-    const gf = flops / sampler.sample() / 1e6;
-    const p = (before + probe()) / 2;
-    g.push(gf); pk.push(p); f.push(gf / p);
+    const { t, peak } = besidePeak(probe, () => sampler.sample());
+    const gf = flops / t / 1e6;
+    g.push(gf); pk.push(peak); f.push(gf / peak);
   }
   sampler.dispose();
   return { gflops: median(g), peak: median(pk), fraction: median(f) };

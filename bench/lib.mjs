@@ -8,7 +8,8 @@
 //   node bench/run_<engine>.mjs <case> time   → warm-up, timed runs, prints JSON
 // Every engine gets JS Float32Arrays in and hands a JS Float32Array out per call:
 // copies into and out of wasm memory are part of the timed call for all engines.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -149,4 +150,42 @@ export async function peakProbe() {
     if (!(Math.abs(s - 96) < 1e-3)) throw new Error(`peakProbe: wrong lane sum ${s}`);
     return (FLOPS_PER_ITER * n) / dt / 1e6;
   };
+}
+
+/**
+ * The CPU as the figures depend on it: model name, family/model/stepping (a VM
+ * often shows only "AMD EPYC"), logical cores, and the caches of core 0 from
+ * /sys (size, and how many logical cores share it).
+ */
+export function describeMachine() {
+  let name = cpus()[0]?.model ?? 'unknown CPU';
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    const field = (k) => info.match(new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm'))?.[1];
+    const fam = field('cpu family'), mod = field('model');
+    if (fam && mod) name += ` (family ${fam}, model ${mod}${field('stepping') ? `, stepping ${field('stepping')}` : ''}${field('vendor_id') ? `, ${field('vendor_id')}` : ''})`;
+  } catch { /* not Linux */ }
+  const caches = [];
+  try {
+    const dir = '/sys/devices/system/cpu/cpu0/cache';
+    for (const d of readdirSync(dir).filter((x) => x.startsWith('index')).sort()) {
+      const rd = (f) => readFileSync(join(dir, d, f), 'utf8').trim();
+      const type = rd('type');
+      if (type === 'Instruction') continue;
+      const shared = rd('shared_cpu_list').split(',').reduce((n, part) => { const [a, b] = part.split('-').map(Number); return n + (b === undefined ? 1 : b - a + 1); }, 0);
+      caches.push(`L${rd('level')}${type === 'Data' ? 'd' : ''} ${rd('size')}${shared > 1 ? ` shared by ${shared} logical cores` : ' per core'}`);
+    }
+  } catch { /* no /sys */ }
+  return `${name}, ${cpus().length} logical cores${caches.length ? `; caches ${caches.join(', ')}` : ''}`;
+}
+
+/**
+ * f() timed between two probes of the peak (probe from peakProbe()): returns
+ * { t: what f returned (ms), peak: the mean of the two probes }, so that
+ * flops / t / peak is a fraction of the peak measured at the same moment.
+ */
+export function besidePeak(probe, f) {
+  const before = probe();
+  const t = f();
+  return { t, peak: (before + probe()) / 2 };
 }

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
+import { median } from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FILES = { translator: 'models/translator/translator.safetensors', vit: 'models/vit/vit.safetensors' };
@@ -26,7 +27,6 @@ if (process.argv[2] === '--one') {
   m.dispose();
 } else {
   const N = Number(process.argv[2] ?? 5);
-  const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   for (const which of Object.keys(FILES)) {
     const runs = [];
     for (let i = 0; i < N; i++) {
@@ -34,7 +34,7 @@ if (process.argv[2] === '--one') {
       if (r.status !== 0) throw new Error(r.stderr);
       runs.push(JSON.parse(r.stdout.trim().split('\n').at(-1)));
     }
-    const f = (k) => med(runs.map((r) => r[k]));
+    const f = (k) => median(runs.map((r) => r[k]));
     console.log(`${which}: file ${(runs[0].fileBytes / 1024).toFixed(0)} KB; load ${f('ms').toFixed(1)} ms (median of ${N} processes); ` +
       `peak RSS ${(f('maxRssKB') / 1024).toFixed(1)} MB (${((f('maxRssKB') - f('rssBeforeKB')) / 1024).toFixed(1)} MB over the process before the load); ` +
       `wasm heap ${(f('wasmHeap') / 1048576).toFixed(1)} MB, in use ${(f('wasmInUse') / 1048576).toFixed(2)} MB; JS ArrayBuffers ${(f('arrayBuffers') / 1048576).toFixed(2)} MB`);

@@ -9,10 +9,10 @@
 // With --only/--engines the files go to bench/out/partial-* instead. --render rewrites
 // results.md and ratios.svg from a results.json without measuring.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, OUT_DIR, WARMUP_MS, loadManifest, median, quantile } from './lib.mjs';
+import { BENCH_DIR, OUT_DIR, WARMUP_MS, describeMachine, loadManifest, median, quantile } from './lib.mjs';
 
 const TOLERANCE = 1e-3; // max |peer − attnwasm| (and |attnwasm − torch|) for a run to count
 const LOAD_MAX = Number(process.env.BENCH_LOAD_MAX ?? 1.2);
@@ -103,33 +103,6 @@ function maxAbsDiff(a, b) {
     if (!(d <= m)) m = Number.isNaN(d) ? Infinity : d;
   }
   return m;
-}
-
-/**
- * The CPU as the figures depend on it: model name, family/model/stepping (a VM
- * often shows only "AMD EPYC"), logical cores, and the caches of core 0 from
- * /sys (size, and how many logical cores share it).
- */
-function describeMachine() {
-  let name = cpus()[0]?.model ?? 'unknown CPU';
-  try {
-    const info = readFileSync('/proc/cpuinfo', 'utf8');
-    const field = (k) => info.match(new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm'))?.[1];
-    const fam = field('cpu family'), mod = field('model');
-    if (fam && mod) name += ` (family ${fam}, model ${mod}${field('stepping') ? `, stepping ${field('stepping')}` : ''}${field('vendor_id') ? `, ${field('vendor_id')}` : ''})`;
-  } catch { /* not Linux */ }
-  const caches = [];
-  try {
-    const dir = '/sys/devices/system/cpu/cpu0/cache';
-    for (const d of readdirSync(dir).filter((x) => x.startsWith('index')).sort()) {
-      const rd = (f) => readFileSync(join(dir, d, f), 'utf8').trim();
-      const type = rd('type');
-      if (type === 'Instruction') continue;
-      const shared = rd('shared_cpu_list').split(',').reduce((n, part) => { const [a, b] = part.split('-').map(Number); return n + (b === undefined ? 1 : b - a + 1); }, 0);
-      caches.push(`L${rd('level')}${type === 'Data' ? 'd' : ''} ${rd('size')}${shared > 1 ? ` shared by ${shared} logical cores` : ' per core'}`);
-    }
-  } catch { /* no /sys */ }
-  return `${name}, ${cpus().length} logical cores${caches.length ? `; caches ${caches.join(', ')}` : ''}`;
 }
 
 /** Check, wait, time: everything that measures. Returns the raw results (results.json). */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { init } from '../bindings/index.js';
 import { ONNX_DIR, loadManifest, readSafetensors, quantile } from './lib.mjs';
+import { attnwasmCase } from './attnwasm_case.mjs';
 
 const manifest = loadManifest();
 const only = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2].split(',') : null;
@@ -22,22 +23,7 @@ for (const c of manifest.cases) {
   if (only ? !only.includes(c.name) : c.kind === 'matmul') continue;
   const io = readSafetensors(join(ONNX_DIR, `${c.name}.io.safetensors`));
   const sd = aw.loadSafetensors(readFileSync(join(ONNX_DIR, `${c.name}.safetensors`)));
-  const t = (name) => ({ data: io[name].data, shape: c.inputs[name] });
-  let m, fwd;
-  if (c.kind === 'mha') {
-    m = new aw.MultiheadAttention(c.config.E, c.config.H);
-    const q = t(c.inputs.x ? 'x' : 'query'), kv = t(c.inputs.x ? 'x' : 'memory');
-    fwd = () => m.forward(q, kv, kv, { needWeights: false });
-  } else if (c.kind === 'encoder') {
-    m = new aw.TransformerEncoderLayer(c.config.E, c.config.H, { dimFeedforward: c.config.FF, activation: 'relu' });
-    const x = t('x');
-    fwd = () => m.forward(x);
-  } else {
-    m = new aw.Linear(c.config.K, c.config.N, { bias: false });
-    const x = t('x');
-    fwd = () => m.forward(x);
-  }
-  m.loadStateDict(sd);
+  const { module: m, forward: fwd } = attnwasmCase(aw, c, io, sd);
   const session = await ort.InferenceSession.create(join(ONNX_DIR, `${c.name}.onnx`), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   const feeds = {};
   for (const [name, shape] of Object.entries(c.inputs)) feeds[name] = new ort.Tensor('float32', io[name].data, shape);

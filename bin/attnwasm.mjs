@@ -264,7 +264,7 @@ function summary({ count, failed, ms }, noun, verb, label) {
   const s = ms / 1000;
   const shown = failed.slice(0, 10).map(label).join(', ') + (failed.length > 10 ? ', …' : '');
   const rate = count && s > 0 ? ` (${(count / s).toFixed(count / s < 10 ? 1 : 0)}/s)` : '';
-  return `attnwasm: ${count} ${noun} in ${s.toFixed(2)} s${rate}: ${count - failed.length} ${verb}`
+  return `attnwasm: ${count} ${count === 1 ? noun.replace(/s$/, '') : noun} in ${s.toFixed(2)} s${rate}: ${count - failed.length} ${verb}`
     + (failed.length ? `, ${failed.length} failed (${shown})` : '');
 }
 

@@ -435,6 +435,13 @@ std::unique_ptr<CallResult> TranslatorForwardFull(ModuleHandle& h, val a) {
 
 // ---- safetensors ----
 
+// A file's "__metadata__" as a JS object of strings.
+val MetadataObject(const aw::io::StFile& file) {
+  val o = val::object();
+  for (const auto& kv : file.metadata) o.set(kv.first, kv.second);
+  return o;
+}
+
 // A parsed and converted safetensors file. Owner: index.js (deleted after copying out).
 class StResult {
  public:
@@ -474,11 +481,7 @@ class StResult {
     if (IsFloat(i)) return val(emscripten::typed_memory_view(f32_[size_t(i)].size(), f32_[size_t(i)].data()));
     return val(emscripten::typed_memory_view(i32_[size_t(i)].size(), i32_[size_t(i)].data()));
   }
-  val metadata() const {
-    val o = val::object();
-    for (const auto& kv : file_.metadata) o.set(kv.first, kv.second);
-    return o;
-  }
+  val metadata() const { return MetadataObject(file_); }
 
  private:
   aw::Status status_;
@@ -503,11 +506,7 @@ class StFileHandle {
   }
   int code() const { return int(status_.code()); }
   std::string message() const { return status_.message(); }
-  val metadata() const {
-    val o = val::object();
-    for (const auto& kv : file_.metadata) o.set(kv.first, kv.second);
-    return o;
-  }
+  val metadata() const { return MetadataObject(file_); }
   // Names of the tensors no loadSafetensors call has taken yet.
   val unused() const {
     val a = val::array();

@@ -56,30 +56,20 @@ export class AttnWasm {
   _withInputs(tensors, fn) {
     const core = this._core;
     let total = 0;
-    const seen = new Map(); // data array → offset
-    const offsets = tensors.map((t) => {
-      if (!t) return -1;
-      if (seen.has(t.data)) return seen.get(t.data);
-      const off = total;
-      seen.set(t.data, off);
+    const offsetOf = new Map(); // data array → its offset in the block (each copied once)
+    for (const t of tensors) {
+      if (!t || offsetOf.has(t.data)) continue;
+      offsetOf.set(t.data, total);
       total += (t.data.byteLength + 7) & ~7;
-      return off;
-    });
+    }
     const base = total ? core._malloc(total) : 0;
     if (total && !base) {
       throw new AttnWasmError('ERR_OUT_OF_MEMORY', `out of memory: cannot copy ${total} bytes of inputs into wasm`);
     }
     try {
       const heap = core.HEAPU8; // re-read: malloc may have grown (replaced) the buffer
-      const copied = new Set();
-      const ptrs = tensors.map((t, i) => {
-        if (!t) return 0;
-        const p = base + offsets[i];
-        if (!copied.has(p)) heap.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), p);
-        copied.add(p);
-        return p;
-      });
-      return fn(ptrs);
+      for (const [d, off] of offsetOf) heap.set(new Uint8Array(d.buffer, d.byteOffset, d.byteLength), base + off);
+      return fn(tensors.map((t) => (t ? base + offsetOf.get(t.data) : 0)));
     } finally {
       if (base) core._free(base);
     }

@@ -1,7 +1,7 @@
 // Helpers shared by the kernel and op tests (tests/kernels/, tests/ops/,
 // tests/layers/): random data, awkward lengths, bitwise comparisons and
 // sentinel guards. Include as "../kernel_test_util.h"; everything is in
-// aw::test.
+// aw::test (`using namespace test;` in a test's namespace takes it all).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -20,6 +20,8 @@ inline const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Written around outputs; a kernel that writes past its row overwrites it.
 constexpr float kSentinel = -12345.5f;
+// Sentinel cells after a row (guard_intact's default).
+constexpr size_t kGuard = 8;
 
 // n uniform floats in [lo, hi).
 inline std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, float hi) {
@@ -63,7 +65,7 @@ bool bit_identical(const A& a, const B& b) {
 }
 
 // The `cells` floats from `guard` on still hold kSentinel.
-inline ::testing::AssertionResult guard_intact(const float* guard, size_t cells = 8) {
+inline ::testing::AssertionResult guard_intact(const float* guard, size_t cells = kGuard) {
   for (size_t g = 0; g < cells; ++g) {
     if (std::memcmp(&guard[g], &kSentinel, sizeof(float)) != 0)
       return ::testing::AssertionFailure() << "guard cell " << g << " after the row was written: " << guard[g];

@@ -43,10 +43,8 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
   std::vector<ParamSource> sources;
   sources.reserve(entries.size());
   for (const NamedTensor& e : entries) {
-    const float* src = e.tensor.data;
-    sources.push_back({e.name, e.tensor.shape, [src, &e](float* dst) {
-      const int64_t n = NumelChecked(e.tensor.shape);
-      if (n > 0) std::memcpy(dst, src, size_t(n) * sizeof(float));
+    sources.push_back({e.name, e.tensor.shape, [&e](float* dst) {  // called only for a parameter of e's shape
+      std::memcpy(dst, e.tensor.data, size_t(NumelChecked(e.tensor.shape)) * sizeof(float));
       return Status::OK();
     }});
   }

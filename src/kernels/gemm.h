@@ -13,7 +13,6 @@
 //   f32_gemm_pack_nt:    Bp ← B(n, k)ᵀ        (a Linear weight (out, in); K rows)
 //   f32_gemm_pack_nn:    Bp ← B(k, n)         (V rows)
 //   f32_gemm_packed:     C(m, n) = alpha · A(m, k) · Bp [+ bias(n)]
-//   f32_gemm_packed_acc: C(m, n) = C · diag(row_scale) + A(m, k) · Bp
 //
 // Packed layout, in the order the kernel reads it: k is cut into blocks of
 // kGemmKC (the last may be shorter, kc_b); block b starts at bp[b · KC · np]
@@ -63,14 +62,6 @@ void f32_gemm_packed(size_t m, size_t n, size_t k, float* c, size_t ldc, const f
 // (j0 a multiple of NR): c, bias point at column j0 of the whole.
 void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                             const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha);
-
-// C(m, n) = C(m, n) · diag(row_scale) + A(m, k) · Bp(k, n): row i of C is
-// multiplied by row_scale[i] (null: by 1, i.e. C += A · Bp), then the
-// products are added in k order. (The online-softmax update of attention.)
-void f32_gemm_packed_acc_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                             const float* bp, const float* row_scale);
-void f32_gemm_packed_acc(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                         const float* bp, const float* row_scale);
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels
 // of depth k, ap[(i / MR)·k·MR + p·MR + i % MR]; rows from m up to the next

@@ -44,18 +44,6 @@ void f32_gemm_packed_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, con
   }
 }
 
-// C(m, n) = C · diag(row_scale) + A(m, k) · Bp(k, n)
-void f32_gemm_packed_acc_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                             const float* bp, const float* row_scale) {
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      float sum = row_scale ? c[i * ldc + j] * row_scale[i] : c[i * ldc + j];
-      for (size_t p = 0; p < k; ++p) sum += a[i * lda + p] * packed_at(bp, n, k, p, j);
-      c[i * ldc + j] = sum;
-    }
-  }
-}
-
 // C(m, n) = [C · diag(row_scale) +] Ap(m, k) · Bp(k, n), A packed
 void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                      const float* row_scale, bool accumulate) {

@@ -185,12 +185,12 @@ alignas(16) thread_local float t_apack[kMC * kKC];
 
 // The BLIS loops over k blocks and row blocks (A packed per row block into
 // t_apack), then packed_block over the panels [jp0, jp0 + ceil(n / NR)) of a
-// B packed with bp_cols columns. start0 applies to the first k block; later
+// B packed with bp_cols columns. The first k block starts from zero; later
 // blocks load C back (so each element's sum stays in k order); alpha/bias
 // finish the last k block.
-template <class Arch, Start start0, bool alpha_bias>
+template <class Arch>
 void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const float* bp,
-                 size_t bp_cols, size_t jp0, const float* row_scale, float alpha, const float* bias) {
+                 size_t bp_cols, size_t jp0, float alpha, const float* bias) {
   if (m == 0 || n == 0) return;
   const size_t np = f32_gemm_packed_cols(bp_cols);
   for (size_t p0 = 0;; p0 += kKC) {
@@ -200,8 +200,8 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
     for (size_t i0 = 0; i0 < m; i0 += kMC) {
       const size_t rows = std::min(kMC, m - i0);
       pack_a_block<Arch>(rows, kc, a + i0 * lda + p0, lda, t_apack);
-      packed_block_k<Arch, start0, alpha_bias>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR,
-                                               c + i0 * ldc, ldc, row_scale ? row_scale + i0 : nullptr, alpha, bias);
+      packed_block_k<Arch, Start::kZero, true>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR,
+                                               c + i0 * ldc, ldc, nullptr, alpha, bias);
     }
     if (last) break;
   }
@@ -296,24 +296,14 @@ void f32_gemm_pack_nn(size_t n, size_t k, const float* b, size_t ldb, float* bp)
 void f32_gemm_packed(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                      const float* bp, const float* bias, float alpha) {
   assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
-  packed_impl<xsimd::default_arch, Start::kZero, true>(m, n, k, c, ldc, a, lda, bp, n, 0, nullptr, alpha, bias);
+  packed_impl<xsimd::default_arch>(m, n, k, c, ldc, a, lda, bp, n, 0, alpha, bias);
 }
 
 void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                             const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
   assert(j0 % kGemmNR == 0 && j0 + n <= bp_cols);
   assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
-  packed_impl<xsimd::default_arch, Start::kZero, true>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, nullptr,
-                                                       alpha, bias);
-}
-
-void f32_gemm_packed_acc(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                         const float* bp, const float* row_scale) {
-  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
-  if (row_scale)
-    packed_impl<xsimd::default_arch, Start::kLoadScaled, false>(m, n, k, c, ldc, a, lda, bp, n, 0, row_scale, 1.0f, nullptr);
-  else
-    packed_impl<xsimd::default_arch, Start::kLoad, false>(m, n, k, c, ldc, a, lda, bp, n, 0, nullptr, 1.0f, nullptr);
+  packed_impl<xsimd::default_arch>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, alpha, bias);
 }
 
 void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha, float* ap) {

@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import { ROOT } from '../tarball.mjs';
 import { launchChromium, pageResult } from './chromium.mjs';
 import { consumerProject, sh } from './consumer.mjs';
@@ -112,7 +112,11 @@ async function openBoth(label, root, { inline = false } = {}) {
 
 const size = async (file) => {
   const bytes = await readFile(file);
-  return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
 };
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 
@@ -203,7 +207,7 @@ test('esbuild: copy node_modules/attnwasm/dist/attnwasm_core* next to the bundle
   assert.ok(single.responses.some((r) => new URL(r.url).pathname === '/attnwasm_core.wasm'), 'the .wasm next to the bundle was not used');
   const js = await size(join(out, 'main.js'));
   const wasm = await size(join(out, 'attnwasm_core.wasm'));
-  t.diagnostic(`esbuild --minify, attnwasm: main.js ${kb(js.raw)} (gzip ${kb(js.gzip)}) + attnwasm_core.wasm ${kb(wasm.raw)} (gzip ${kb(wasm.gzip)})`);
+  t.diagnostic(`esbuild --minify, attnwasm: main.js ${kb(js.raw)} (gzip ${kb(js.gzip)}, brotli ${kb(js.brotli)}) + attnwasm_core.wasm ${kb(wasm.raw)} (gzip ${kb(wasm.gzip)}, brotli ${kb(wasm.brotli)})`);
 });
 
 test("esbuild, 'attnwasm/inline': no step at all; its size cost", async (t) => {
@@ -218,7 +222,7 @@ test("esbuild, 'attnwasm/inline': no step at all; its size cost", async (t) => {
   const inline = await size(join(out, 'main.js'));
   const mainJs = await size(join(app, 'out-esbuild/main.js'));
   const wasm = await size(join(app, 'out-esbuild/attnwasm_core.wasm'));
-  t.diagnostic(`esbuild --minify, attnwasm/inline: main.js ${kb(inline.raw)} (gzip ${kb(inline.gzip)}); `
+  t.diagnostic(`esbuild --minify, attnwasm/inline: main.js ${kb(inline.raw)} (gzip ${kb(inline.gzip)}, brotli ${kb(inline.brotli)}); `
     + `vs attnwasm (main.js + .wasm): ${kb(mainJs.raw + wasm.raw)} (gzip ${kb(mainJs.gzip + wasm.gzip)})`);
 });
 

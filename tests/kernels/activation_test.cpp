@@ -26,14 +26,8 @@
 namespace aw::kernels {
 namespace {
 
-using test::guard_intact;
-using test::kInf;
-using test::kNaN;
-using test::kSentinel;
-using test::random_vec;
-using test::same_bits;
+using namespace test;
 
-constexpr size_t kGuard = 8;
 constexpr double kSqrt2_Pi = 0.79788456080286535588;  // sqrt(2 / pi)
 
 const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127, 129, 768};
@@ -361,7 +355,6 @@ std::vector<float> mixed(std::mt19937& rng, size_t n) {
   return v;
 }
 
-std::vector<size_t> lengths() { return test::awkward_lengths(); }
 
 TEST(ReluRef, HandComputed) {
   float x[] = {-2.0f, -0.0f, 0.0f, 3.5f, kNaN, kInf, -kInf, -FLT_MIN, 1e-40f};
@@ -379,7 +372,7 @@ TEST(ReluRef, HandComputed) {
 
 TEST(ReluSimd, BitwiseEqualToReference) {
   std::mt19937 rng(33);
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     for (size_t off : {0, 1}) {
       const std::vector<float> x = mixed(rng, n);
       std::vector<float> got(off + n + kGuard, kSentinel);
@@ -410,7 +403,7 @@ TEST(AddRef, HandComputed) {
 
 TEST(AddSimd, BitwiseEqualToReference) {
   std::mt19937 rng(34);
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     for (size_t off : {0, 1}) {
       const std::vector<float> y0 = mixed(rng, n), x = mixed(rng, n);
       std::vector<float> got(off + n + kGuard, kSentinel);
@@ -427,7 +420,7 @@ TEST(AddSimd, BitwiseEqualToReference) {
 TEST(AddSimd, AliasedDoubles) {
   // y += y: exact doubling on both sides.
   std::mt19937 rng(35);
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     std::vector<float> got = mixed(rng, n), want(got);
     f32_add(n, got.data(), got.data());
     f32_add_ref(n, want.data(), want.data());

@@ -13,17 +13,11 @@
 namespace aw::kernels {
 namespace {
 
-using test::guard_intact;
-using test::kInf;
-using test::kNaN;
-using test::kSentinel;
-using test::same_bits;
-constexpr size_t kGuard = 8;
+using namespace test;
 
-std::vector<size_t> lengths() { return test::awkward_lengths(); }
 
 TEST(FillSimd, EveryLengthAndOffset) {
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     for (size_t offset : {0, 1, 3}) {
       for (float value : {0.0f, -0.0f, -kInf, 1.25f}) {
         std::vector<float> x(offset + n + kGuard, kSentinel);

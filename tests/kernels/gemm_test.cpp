@@ -174,16 +174,17 @@ TEST(GemmRef, NnHandComputed) {
   std::fill(std::begin(c), std::end(c), kSentinel);
   for (size_t i = 0; i < 3; ++i)
     for (size_t j = 0; j < 3; ++j) c[i * 4 + j] = 1.0f;
+  // A packed by hand (MR-row panels), as f32_gemm_pp_ref reads it.
+  std::vector<float> ap((3 + kGemmMR - 1) / kGemmMR * kGemmMR * 2, 0.0f);
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t p = 0; p < 2; ++p) ap[(i / kGemmMR) * 2 * kGemmMR + p * kGemmMR + i % kGemmMR] = a[i * 3 + p];
   const float row_scale[] = {2, 1, 0};
-  f32_gemm_packed_acc_ref(3, 3, 2, c, 4, a, 3, bp.data(), row_scale);
+  f32_gemm_pp_ref(3, 3, 2, c, 4, ap.data(), bp.data(), 2, row_scale, true);
   const float want[12] = {11, 14, 17, kSentinel,  //
                           20, 27, 34, kSentinel,  //
                           29, 40, 51, kSentinel};
   for (size_t t = 0; t < 12; ++t) EXPECT_EQ(c[t], want[t]) << "at offset " << t;
-  // The same A packed by hand (MR-row panels) through f32_gemm_pp_ref.
-  std::vector<float> ap((3 + kGemmMR - 1) / kGemmMR * kGemmMR * 2, 0.0f);
-  for (size_t i = 0; i < 3; ++i)
-    for (size_t p = 0; p < 2; ++p) ap[(i / kGemmMR) * 2 * kGemmMR + p * kGemmMR + i % kGemmMR] = a[i * 3 + p];
+  // Overwriting: A·B alone.
   f32_gemm_pp_ref(3, 3, 2, c, 4, ap.data(), bp.data(), 2, nullptr, false);
   EXPECT_EQ(c[0], 9.0f);
   EXPECT_EQ(c[6], 33.0f);
@@ -274,8 +275,9 @@ void check_packed(const Case& c, std::mt19937& rng, Worst* worst) {
       ASSERT_EQ(0, std::memcmp(&got[i * c.ldc], &want[i * c.ldc], c.n * sizeof(float))) << "row " << i;
 }
 
-// f32_gemm_packed_acc (nn form: B(k, n) packed with f32_gemm_pack_nn) with and
-// without row scales, on a C that starts with values.
+// The accumulating product of attention's P·V: A packed by f32_gemm_pack_a,
+// B(k, n) by f32_gemm_pack_nn, f32_gemm_pp with and without row scales on a
+// C that starts with values.
 void check_packed_acc(const Case& c, bool scaled, std::mt19937& rng, Worst* worst) {
   SCOPED_TRACE(describe(c) + (scaled ? " row_scale" : " row_scale=null"));
   const std::vector<float> a = random_vec(rng, span(c.m, c.k, c.lda), -c.scale, c.scale);
@@ -288,8 +290,10 @@ void check_packed_acc(const Case& c, bool scaled, std::mt19937& rng, Worst* wors
   for (size_t i = 0; i < c.m; ++i)
     for (size_t j = 0; j < c.n; ++j) want[i * c.ldc + j] = c0[i * c.ldc + j];
   std::vector<float> got(want);
-  f32_gemm_packed_acc_ref(c.m, c.n, c.k, want.data(), c.ldc, a.data(), c.lda, bp.data(), scaled ? rs.data() : nullptr);
-  f32_gemm_packed_acc(c.m, c.n, c.k, got.data(), c.ldc, a.data(), c.lda, bp.data(), scaled ? rs.data() : nullptr);
+  std::vector<float> ap((c.m + kGemmMR - 1) / kGemmMR * kGemmMR * c.k + 1);
+  f32_gemm_pack_a(c.m, c.k, a.data(), c.lda, 1.0f, ap.data());
+  f32_gemm_pp_ref(c.m, c.n, c.k, want.data(), c.ldc, ap.data(), bp.data(), c.k, scaled ? rs.data() : nullptr, true);
+  f32_gemm_pp(c.m, c.n, c.k, got.data(), c.ldc, ap.data(), bp.data(), c.k, scaled ? rs.data() : nullptr, true);
   auto tol = [&](size_t i, size_t j) {
     if (kExactPacked) return 0.0;
     double abs_dot = std::fabs(double(c0[i * c.ldc + j]) * (scaled ? rs[i] : 1.0f));
@@ -316,7 +320,7 @@ TEST(GemmPacked, AllSizesPaddedStridesBiasAlpha) {
   report("gemm_packed", worst);
 }
 
-TEST(GemmPacked, AccAllSizesWithAndWithoutRowScale) {
+TEST(GemmPacked, PpAccumulateAllSizesWithAndWithoutRowScale) {
   std::mt19937 rng(2025);
   Worst worst;
   for (size_t m : kSizes)
@@ -450,7 +454,7 @@ TEST(GemmPacked, EmptyKGivesBiasOrScaledC) {
   for (size_t i = 0; i < 2; ++i)
     for (size_t j = 0; j < 3; ++j) EXPECT_EQ(c[i * 3 + j], bias[j]) << "(" << i << ", " << j << ")";
   const float rs[] = {2.0f, -1.0f};
-  f32_gemm_packed_acc(2, 3, 0, c, 3, &dummy, 0, &dummy, rs);
+  f32_gemm_pp(2, 3, 0, c, 3, &dummy, &dummy, 0, rs, true);
   for (size_t i = 0; i < 2; ++i)
     for (size_t j = 0; j < 3; ++j) EXPECT_EQ(c[i * 3 + j], bias[j] * rs[i]) << "(" << i << ", " << j << ")";
 }
@@ -460,7 +464,7 @@ TEST(GemmPacked, ZeroRowsOrColsWritesNothing) {
   const std::vector<float> a(64, 1.0f), bp(64, 1.0f);
   f32_gemm_packed(0, 5, 8, c.data(), 8, a.data(), 8, bp.data(), nullptr, 1.0f);
   f32_gemm_packed(5, 0, 8, c.data(), 8, a.data(), 8, bp.data(), nullptr, 1.0f);
-  f32_gemm_packed_acc(0, 5, 8, c.data(), 8, a.data(), 8, bp.data(), nullptr);
+  f32_gemm_pp(0, 5, 8, c.data(), 8, a.data(), bp.data(), 8, nullptr, true);
   EXPECT_TRUE(untouched(c, 0, 0, 8));
 }
 

@@ -22,14 +22,8 @@
 namespace aw::kernels {
 namespace {
 
-using test::guard_intact;
-using test::kInf;
-using test::kNaN;
-using test::kSentinel;
-using test::same_bits;
-constexpr size_t kGuard = 8;
+using namespace test;
 
-std::vector<size_t> lengths() { return test::awkward_lengths(); }
 
 // Scores with some large magnitudes, infinities and NaN sprinkled in.
 std::vector<float> scores(std::mt19937& rng, size_t n) {
@@ -73,7 +67,7 @@ TEST(MaskSimd, KeepU8MatchesReference) {
   std::mt19937 rng(22);
   const uint8_t byte_values[] = {0, 0, 0, 1, 2, 127, 128, 255};
   std::uniform_int_distribution<int> pick(0, 7);
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     for (size_t offset : {0, 1, 3}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " offset=" + std::to_string(offset));
       const std::vector<float> x0 = scores(rng, n);
@@ -92,7 +86,7 @@ TEST(MaskSimd, KeepU8MatchesReference) {
 }
 
 TEST(MaskSimd, KeepU8AllZeroAndAllKeep) {
-  for (size_t n : lengths()) {
+  for (size_t n : awkward_lengths()) {
     std::vector<float> x(n + kGuard, kSentinel);
     for (size_t j = 0; j < n; ++j) x[j] = float(j) - 3.0f;
     std::vector<uint8_t> keep(n, 0xFF);

@@ -482,17 +482,22 @@ def main():
     metrics = {"params": n_params, "trainTimeSeconds": round(train_time, 1), "steps": args.steps,
                "batch": args.batch, "seed": args.seed, "threads": torch.get_num_threads(),
                "trainNumbers": len(train), "heldoutNumbers": len(heldout), "heldoutTypedItems": len(heldout_typed)}
+    def evaluate_logged(m, items, title, prefix):
+        """evaluate(), logging the result under `title` and up to 10 failures per language."""
+        res = evaluate(m, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
+        log(f"{title}: {fmt_eval(res)}")
+        for lang, (_, _, fails) in res.items():
+            for f in fails[:10]:
+                log(f"  {prefix} {fmt_fail(lang, f)}")
+        return res
+
     te = time.time()
     variants = {"F32": model, "F16": rounded_copy(model, torch.float16)}
     sets = {"heldout": heldout, "heldoutTyped": heldout_typed, "heldoutSmall": heldout_small,
             "heldoutHundreds": heldout_hundreds, "all0to999": list(range(1000))}
     for name, m in variants.items():
         for set_name, items in sets.items():
-            res = evaluate(m, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-            log(f"{set_name} ({len(items)}, greedy, {name} weights): {fmt_eval(res)}")
-            for lang, (_, _, fails) in res.items():
-                for f in fails[:10]:
-                    log(f"  {name} {fmt_fail(lang, f)}")
+            res = evaluate_logged(m, items, f"{set_name} ({len(items)}, greedy, {name} weights)", name)
             metrics.setdefault(set_name, {})[name] = eval_record(res)
     log(f"evaluation time {time.time() - te:.1f}s")
 
@@ -517,11 +522,7 @@ def main():
     }
     metrics["extra"] = {}
     for name, items in extra_sets.items():
-        res = evaluate(final, items, src_index, tgt_vocab, tgt_index, pad_id, eos_id)
-        log(f"{name} ({len(items)} numbers not trained on, {dtype}): {fmt_eval(res)}")
-        for lang, (_, _, fails) in res.items():
-            for f in fails[:10]:
-                log(f"  {name} {fmt_fail(lang, f)}")
+        res = evaluate_logged(final, items, f"{name} ({len(items)} numbers not trained on, {dtype})", name)
         metrics["extra"][name] = eval_record(res)
 
     config = {
