@@ -22,7 +22,9 @@
 #include "layers/patch_embedding.h"
 #include "layers/positional_encoding.h"
 #include "layers/transformer.h"
+#include "models/load_model.h"
 #include "models/translator.h"
+#include "models/vit_classifier.h"
 #include "ops/kernel_bench.h"
 #include "ops/scaled_dot_product_attention.h"
 
@@ -57,32 +59,46 @@ aw::MaskView MaskArg(const val& a) {
 }
 bool Flag(const val& o, const char* k) { return o[k].as<bool>(); }
 
-// Owned outputs of one call. Owner: the JS handle (deleted by index.js).
+// Owned outputs of one call: float32 or int32 arrays with their shapes.
+// Owner: the JS handle (deleted by index.js).
 class CallResult {
  public:
   explicit CallResult(const aw::Status& s) : code_(int(s.code())), message_(s.message()) {}
   void Add(aw::Buffer&& b, const aw::Shape& s) {
-    bufs_.push_back(std::move(b));
-    shapes_.push_back(s);
+    outs_.push_back(Out{std::move(b), {}, {}, s});
+  }
+  void Add(std::vector<float>&& v, const aw::Shape& s) { outs_.push_back(Out{aw::Buffer(), std::move(v), {}, s}); }
+  void Add(std::vector<int32_t>&& v, const aw::Shape& s) {
+    outs_.push_back(Out{aw::Buffer(), {}, std::move(v), s, true});
   }
   int code() const { return code_; }
   std::string message() const { return message_; }
-  int count() const { return int(bufs_.size()); }
+  int count() const { return int(outs_.size()); }
   val shape(int i) const {
     val a = val::array();
-    for (int64_t d : shapes_[size_t(i)]) a.call<void>("push", double(d));
+    for (int64_t d : outs_[size_t(i)].shape) a.call<void>("push", double(d));
     return a;
   }
-  // A view into wasm memory: valid until this result is deleted or memory grows.
+  // A Float32Array or Int32Array view into wasm memory: valid until this
+  // result is deleted or memory grows.
   val data(int i) const {
-    return val(emscripten::typed_memory_view(bufs_[size_t(i)].size(), bufs_[size_t(i)].data()));
+    const Out& o = outs_[size_t(i)];
+    if (o.is_int) return val(emscripten::typed_memory_view(o.ints.size(), o.ints.data()));
+    if (!o.floats.empty()) return val(emscripten::typed_memory_view(o.floats.size(), o.floats.data()));
+    return val(emscripten::typed_memory_view(o.buf.size(), o.buf.data()));
   }
 
  private:
+  struct Out {
+    aw::Buffer buf;
+    std::vector<float> floats;
+    std::vector<int32_t> ints;
+    aw::Shape shape;
+    bool is_int = false;
+  };
   int code_;
   std::string message_;
-  std::vector<aw::Buffer> bufs_;
-  std::vector<aw::Shape> shapes_;
+  std::vector<Out> outs_;
 };
 
 std::unique_ptr<CallResult> Sdpa(uintptr_t q, val qs, uintptr_t k, val ks, uintptr_t v, val vs,
@@ -387,50 +403,55 @@ std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-// ---- Translator (models/translator.h) ----
+// ---- models (models/load_model.h, translator.h, vit_classifier.h) ----
 
-std::unique_ptr<ModuleHandle> CreateTranslator(val cfg) {
-  aw::TranslatorConfig c;
-  c.layer = LayerConfig(cfg);
-  c.num_encoder_layers = cfg["numEncoderLayers"].as<int>();
-  c.num_decoder_layers = cfg["numDecoderLayers"].as<int>();
-  c.src_vocab = cfg["srcVocabSize"].as<int>();
-  c.tgt_vocab = cfg["tgtVocabSize"].as<int>();
-  c.max_len = cfg["maxLen"].as<int>();
-  c.embed_scale = cfg["embedScale"].as<double>();
-  aw::Rng rng;
-  auto m = std::make_unique<aw::Translator>();
-  aw::Status s = m->Init(c, rng);
-  return Wrap(s, std::move(m), "Translator");
-}
 const int32_t* Ids(const val& a) { return reinterpret_cast<const int32_t*>(uintptr_t(a["ptr"].as<double>())); }
 size_t Len(const val& a) { return size_t(a["shape"][0].as<double>()); }
 
-std::unique_ptr<CallResult> TranslatorEncode(ModuleHandle& h, val a, int max_beams) {
-  return std::make_unique<CallResult>(h.as<aw::Translator>().Encode(Ids(a["src"]), Len(a["src"]), size_t(max_beams)));
-}
-// logits (B, V), cross-attention weights (layers, B, H, S).
-std::unique_ptr<CallResult> TranslatorStep(ModuleHandle& h, val a) {
-  aw::Translator& t = h.as<aw::Translator>();
-  aw::Buffer logits, cross;
-  const size_t B = Len(a["tokens"]);
-  aw::Status s = t.Step(Ids(a["tokens"]), B, &logits, &cross);
+// Source ids → generated ids (T), cross-attention (layers, heads, T, S),
+// step times (T, ms), summed log probability (1).
+std::unique_ptr<CallResult> TranslatorDecode(ModuleHandle& h, val a) {
+  aw::DecodeOptions o;
+  o.first_token = a["firstToken"].as<int>();
+  o.max_length = a["maxLength"].as<int>();  // int32 (checked in JS)
+  o.beam_size = a["beamSize"].as<int>();
+  o.length_penalty = a["lengthPenalty"].as<double>();
+  o.beam_search = Flag(a, "beamSearch");
+  aw::DecodeResult r;
+  aw::Status s = h.as<aw::Translator>().Decode(Ids(a["src"]), Len(a["src"]), o, &r);
   auto res = std::make_unique<CallResult>(s);
   if (s.ok()) {
-    const auto& c = t.config();
-    res->Add(std::move(logits), {int64_t(B), c.tgt_vocab});
-    res->Add(std::move(cross), {c.num_decoder_layers, int64_t(B), c.layer.nhead, int64_t(t.source_length())});
+    const int64_t T = int64_t(r.ids.size());
+    res->Add(std::move(r.ids), {T});
+    res->Add(std::move(r.cross), r.cross_shape);
+    res->Add(std::move(r.step_ms), {T});
+    res->Add(std::vector<float>{float(r.score)}, {1});
   }
   return res;
 }
-std::unique_ptr<CallResult> TranslatorReorder(ModuleHandle& h, val a) {
-  return std::make_unique<CallResult>(h.as<aw::Translator>().Reorder(Ids(a["parents"]), Len(a["parents"])));
-}
 std::unique_ptr<CallResult> TranslatorForwardFull(ModuleHandle& h, val a) {
   aw::Buffer logits;
-  aw::Translator& t = h.as<aw::Translator>();
-  aw::Status s = t.ForwardFull(Ids(a["src"]), Len(a["src"]), Ids(a["tgt"]), Len(a["tgt"]), &logits);
-  return One(s, std::move(logits), {int64_t(Len(a["tgt"])), t.config().tgt_vocab});
+  aw::Shape shape;
+  aw::Status s = h.as<aw::Translator>().ForwardFull(Ids(a["src"]), Len(a["src"]), Ids(a["tgt"]), Len(a["tgt"]), &logits, &shape);
+  return One(s, std::move(logits), shape);
+}
+
+// Image (C·H·W values) → logits (K), probabilities (K), index (1),
+// attention (layers, heads, P), rollout (P).
+std::unique_ptr<CallResult> ClassifierClassify(ModuleHandle& h, val a) {
+  const aw::TensorView x = TensorArg(a["image"]);
+  aw::ClassifyResult r;
+  aw::Status s = h.as<aw::VitClassifier>().Classify(x.data, size_t(aw::NumelChecked(x.shape)), &r);
+  auto res = std::make_unique<CallResult>(s);
+  if (s.ok()) {
+    const int64_t K = int64_t(r.logits.size()), P = int64_t(r.rollout.size());
+    res->Add(std::move(r.logits), {K});
+    res->Add(std::move(r.probabilities), {K});
+    res->Add(std::vector<int32_t>{int32_t(r.index)}, {1});
+    res->Add(std::move(r.attention), r.attention_shape);
+    res->Add(std::move(r.rollout), {P});
+  }
+  return res;
 }
 
 // ---- safetensors ----
@@ -517,6 +538,9 @@ class StFileHandle {
   aw::Status Load(aw::Module* m, const std::string& prefix, const char* what) {
     return aw::io::LoadParamsFromSafetensors(m, bytes_, size_, file_, prefix, what, &used_);
   }
+  aw::Status LoadModel(std::string_view expected, std::unique_ptr<aw::Module>* out, std::string* kind) const {
+    return aw::LoadModel(bytes_, size_, file_, expected, out, kind);
+  }
 
  private:
   const uint8_t* bytes_;
@@ -546,6 +570,15 @@ int NumThreads() { return aw::NumThreads(); }
 bool ThreadsSupported() { return aw::ThreadsSupported(); }
 
 }  // namespace
+
+// The model `file` describes (models/load_model.h): expected "translator",
+// "vit" or "" (either).
+std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string& expected) {
+  std::unique_ptr<aw::Module> m;
+  std::string kind;
+  aw::Status s = file.LoadModel(expected, &m, &kind);
+  return Wrap(s, std::move(m), aw::ModelClassName(kind));
+}
 
 // Fills a module's parameters from the tensors of `file` under `prefix`.
 std::unique_ptr<CallResult> ModuleLoadSafetensors(ModuleHandle& h, StFileHandle& file, const std::string& prefix) {
@@ -619,11 +652,10 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("createEncoder", &CreateEncoder);
   emscripten::function("encoderForward", &EncoderForward);
   emscripten::function("encoderForwardWithAttention", &EncoderForwardWithAttention);
-  emscripten::function("createTranslator", &CreateTranslator);
-  emscripten::function("translatorEncode", &TranslatorEncode);
-  emscripten::function("translatorStep", &TranslatorStep);
-  emscripten::function("translatorReorder", &TranslatorReorder);
+  emscripten::function("createModel", &CreateModel);
+  emscripten::function("translatorDecode", &TranslatorDecode);
   emscripten::function("translatorForwardFull", &TranslatorForwardFull);
+  emscripten::function("classifierClassify", &ClassifierClassify);
   emscripten::function("createDecoder", &CreateDecoder);
   emscripten::function("decoderForward", &DecoderForward);
   emscripten::function("createTransformer", &CreateTransformer);

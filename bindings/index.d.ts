@@ -314,22 +314,29 @@ export interface Translation {
    * "Forty  Two" → "forty two", "One thousand, and six" → "one thousand and six".
    */
   input: string;
-  /** The number the input names, 0 … 999 999 (read by the input check, not by the model). */
-  value: number;
+  /** The number the input names, 0 … 999 999 (read by the input check, not by the model); english-numbers models only. */
+  value?: number;
   /** Target tokens (without the end token). */
   tokens: string[];
   tokenIds: number[];
   sourceTokens: string[];
   /** data (layers, heads, targetLength, sourceLength): each output token's weights over the source tokens. */
   crossAttention: { layers: number; heads: number; targetLength: number; sourceLength: number; data: Float32Array };
-  /** Milliseconds per decoding step. */
+  /** Summed log probability of the output tokens (the end token included), before any length penalty. */
+  score: number;
+  /** Milliseconds per decoding step (timed natively). */
   stepMs: number[];
   totalMs: number;
 }
 
-/** English number words → French / German (the translation demo model). */
+/**
+ * An encoder–decoder model: the translation demo (English number words → French / German), or
+ * any nn.Transformer exported with tools/export_safetensors.py export_seq2seq.
+ */
 export interface Translator {
   readonly languages: string[];
+  /** How text becomes source tokens: the demo's typed English numbers, or whitespace-split words. */
+  readonly sourceText: 'english-numbers' | 'words';
   readonly fileBytes: number;
   readonly config: Record<string, unknown>;
   /** Source tokens of the normalised input; throws ERR_NOT_A_NUMBER like translate(). */
@@ -351,6 +358,7 @@ export interface Classification {
   label: string;
   index: number;
   probabilities: Float32Array;
+  logits: Float32Array;
   /** data (layers, heads, grid·grid): the class token's attention to each patch. */
   attention: { layers: number; heads: number; grid: number; data: Float32Array };
   /** Attention rollout over the patches, scaled to max 1. */
@@ -365,13 +373,16 @@ export interface ImageLike {
   height: number;
 }
 
-/** The ViT-style digit classifier (the digit demo model). */
+/** A ViT-style image classifier: the digit demo model, or one exported with export_vit. */
 export interface Classifier {
   readonly labels: string[];
   readonly grid: number;
   readonly fileBytes: number;
   readonly config: Record<string, unknown>;
-  /** 28×28: Float32Array of ink in [0, 1], or an ImageData (dark ink on light). */
+  /**
+   * inChannels×imageSize×imageSize values (the digit model: 28×28 ink in [0, 1]), or an ImageData
+   * (one channel: dark ink on light; three: RGB / 255).
+   */
   classify(image: Float32Array | ImageLike): Classification;
   dispose(): void;
   [Symbol.dispose](): void;
@@ -424,6 +435,8 @@ export interface AttnWasm {
    */
   loadSafetensors(bytes: Uint8Array | ArrayBuffer, options?: { metadata?: false }): Record<string, AnyTensor>;
   loadSafetensors(bytes: Uint8Array | ArrayBuffer, options: { metadata: true }): { tensors: Record<string, AnyTensor>; metadata: Record<string, string> };
+  /** Loads any model file with an "attnwasm.config": a Translator or a Classifier, by the file's "model". */
+  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator | Classifier>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */

@@ -40,6 +40,8 @@ export class AttnWasm {
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
     const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes });
+    /** Loads any model file attnwasm has a family for: a Translator or a Classifier, by its config. */
+    this.loadModel = models.loadModel;
     /** Loads the translation demo model (URL, Node path or bytes). */
     this.loadTranslator = models.loadTranslator;
     /** Loads the image classifier demo model (URL, Node path or bytes). */

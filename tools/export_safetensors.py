@@ -21,6 +21,10 @@ dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL (BOOL is one byte, 0 or 1).
 API (who owns what: every function returns fresh CPU tensors / dicts owned by the caller):
   save_safetensors(tensors, path, metadata=None, float_dtype="F32") -> bytes written
   export_module(module, path, config=None, float_dtype="F32")       -> bytes written
+  export_seq2seq(path, transformer, src_embed, tgt_embed, generator, src_vocab, tgt_vocab, eos,
+                 start_tokens, max_len, ...)  -> bytes written (aw.loadModel: a Translator)
+  export_vit(path, patch_proj, cls_token, pos_embedding, encoder, head, image_size, ...)
+                                                                    -> bytes written (a Classifier)
   load_safetensors(path) -> (dict name -> torch.Tensor, metadata dict)
   self_test()  (CLI: --self-test)
 """
@@ -28,6 +32,7 @@ API (who owns what: every function returns fresh CPU tensors / dicts owned by th
 import argparse
 import collections
 import json
+import math
 import os
 import struct
 import sys
@@ -140,9 +145,10 @@ def config_path_for(path):
     return (root if ext == ".safetensors" else path) + ".json"
 
 
-def export_state_dict(state_dict, path, config=None, float_dtype="F32"):
+def export_state_dict(state_dict, path, config=None, float_dtype="F32", sidecar=True):
     """Save a state dict with metadata {"format": "pt", "attnwasm.config": json(config)};
-    with a config, also write it to config_path_for(path). Returns bytes written (tensors file).
+    with a config (and sidecar), also write it to config_path_for(path). Returns bytes written
+    (tensors file).
     Non-tensor entries (e.g. "_extra_state" objects) are skipped with a warning on stderr."""
     tensors = collections.OrderedDict()
     for k, v in state_dict.items():
@@ -153,10 +159,123 @@ def export_state_dict(state_dict, path, config=None, float_dtype="F32"):
     metadata = {"format": "pt"}
     if config is not None:
         metadata["attnwasm.config"] = json.dumps(config)
-        with open(config_path_for(path), "w", encoding="utf-8") as fh:
-            json.dump(config, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+        if sidecar:
+            with open(config_path_for(path), "w", encoding="utf-8") as fh:
+                json.dump(config, fh, indent=2, sort_keys=True)
+                fh.write("\n")
     return save_safetensors(tensors, path, metadata, float_dtype)
+
+
+def _layer_options(layer):
+    """activation, normFirst, layerNormEps of an nn.Transformer{Encoder,Decoder}Layer (torch 1.13+)."""
+    act = layer.activation
+    if act is torch.nn.functional.relu or isinstance(act, torch.nn.ReLU) or act == "relu":
+        activation = "relu"
+    elif act is torch.nn.functional.gelu or isinstance(act, torch.nn.GELU) or act == "gelu":
+        activation = "gelu"
+    else:
+        raise ValueError(f"activation: attnwasm runs relu or gelu layers, got {act!r}")
+    if layer.linear1.bias is None or layer.norm1.bias is None:
+        raise ValueError("bias: attnwasm's model families need the layers' biases (bias=True)")
+    return {"activation": activation, "normFirst": bool(layer.norm_first), "layerNormEps": float(layer.norm1.eps)}
+
+
+def _unique(vocab, name):
+    vocab = [str(t) for t in vocab]
+    if len(set(vocab)) != len(vocab) or any(not t for t in vocab):
+        raise ValueError(f"{name}: expected unique non-empty tokens")
+    return vocab
+
+
+def export_seq2seq(path, transformer, src_embed, tgt_embed, generator, src_vocab, tgt_vocab, eos,
+                   start_tokens, max_len, embed_scale=None, extra_config=None, float_dtype="F32",
+                   sidecar=True):
+    """Export an encoder-decoder model for aw.loadModel (the "translator" family).
+
+    The family (src/models/translator.h) computes, for one source at a time:
+      memory = transformer.encoder(src_embed(src) * embed_scale + PE[:S])
+      logits = generator(transformer.decoder(tgt_embed(tgt) * embed_scale + PE[:T], memory,
+                                             causal tgt mask))
+    with PE the PyTorch tutorial's sinusoidal table (tools/models/train_translator.py
+    sinusoidal_table) and decoding that starts from start_tokens[lang] and stops at eos.
+    transformer: an nn.Transformer (batch_first or not; relu or gelu; norm_first or not; with
+    biases). src_embed / tgt_embed: nn.Embedding; generator: nn.Linear(d_model, len(tgt_vocab)).
+    src_vocab / tgt_vocab: token strings by id; start_tokens: {name: target id}, e.g.
+    {"fr": 2} or {"out": bos_id}. embed_scale defaults to sqrt(d_model). Source text is split at
+    whitespace ("sourceText": "words"); outputs are joined with spaces. Returns bytes written.
+    """
+    enc0 = transformer.encoder.layers[0]
+    d = enc0.self_attn.embed_dim
+    if generator.out_features != len(tgt_vocab) or tgt_embed.num_embeddings != len(tgt_vocab):
+        raise ValueError("tgt_vocab: its length must equal tgt_embed's and generator's sizes")
+    if src_embed.num_embeddings != len(src_vocab):
+        raise ValueError("src_vocab: its length must equal src_embed's size")
+    if transformer.encoder.norm is None or transformer.decoder.norm is None:
+        raise ValueError("transformer: the family has final encoder and decoder norms (as nn.Transformer)")
+    if generator.bias is None:
+        raise ValueError("generator: needs a bias")
+    state = collections.OrderedDict()
+    state["src_embed.weight"] = src_embed.weight
+    state["tgt_embed.weight"] = tgt_embed.weight
+    for k, v in transformer.state_dict().items():
+        state["transformer." + k] = v
+    state["generator.weight"] = generator.weight
+    state["generator.bias"] = generator.bias
+    config = {
+        "model": "translator", "dModel": d, "nhead": enc0.self_attn.num_heads,
+        "numEncoderLayers": len(transformer.encoder.layers),
+        "numDecoderLayers": len(transformer.decoder.layers),
+        "dimFeedforward": enc0.linear1.out_features, **_layer_options(enc0),
+        "maxLen": int(max_len), "embedScale": float(math.sqrt(d) if embed_scale is None else embed_scale),
+        "srcVocab": _unique(src_vocab, "src_vocab"), "tgtVocab": _unique(tgt_vocab, "tgt_vocab"),
+        "pad": 0, "eos": int(eos), "langTokens": {str(k): int(v) for k, v in start_tokens.items()},
+        "maxSrcTokens": int(max_len), "maxTgtTokens": int(max_len) - 1,
+        "sourceText": "words", "detokenize": {str(k): "space-join" for k in start_tokens},
+    }
+    config.update(extra_config or {})
+    return export_state_dict(state, path, config, float_dtype, sidecar)
+
+
+def export_vit(path, patch_proj, cls_token, pos_embedding, encoder, head, image_size, labels=None,
+               mean=0.0, std=1.0, extra_config=None, float_dtype="F32", sidecar=True):
+    """Export a ViT-style classifier for aw.loadModel (the "vit" family).
+
+    The family (src/models/vit_classifier.h) computes, for one image (C, H, W) at a time:
+      x = (image - mean) / std;  t = [cls_token; patch_proj(x) flattened row-major over the grid]
+      logits = head(encoder(t + pos_embedding)[0])
+    patch_proj: nn.Conv2d(C, d, p, stride=p) with a bias; cls_token: (1, 1, d) or (d,);
+    pos_embedding: (1 + P, d) or (1, 1 + P, d), P = (image_size / p)^2; encoder: an
+    nn.TransformerEncoder with a final norm; head: nn.Linear(d, classes). Returns bytes written.
+    """
+    p = patch_proj.kernel_size[0]
+    if patch_proj.stride[0] != p or patch_proj.kernel_size[1] != p or patch_proj.bias is None:
+        raise ValueError("patch_proj: expected nn.Conv2d(C, d, p, stride=p) with a bias")
+    if image_size % p:
+        raise ValueError(f"image_size: expected a multiple of the patch size {p}, got {image_size}")
+    if encoder.norm is None:
+        raise ValueError("encoder: the family has a final LayerNorm (nn.TransformerEncoder(norm=...))")
+    layer = encoder.layers[0]
+    d = layer.self_attn.embed_dim
+    grid = image_size // p
+    state = collections.OrderedDict()
+    state["patch.cls_token"] = cls_token.detach().reshape(1, 1, d)
+    state["patch.proj.weight"] = patch_proj.weight
+    state["patch.proj.bias"] = patch_proj.bias
+    state["pos.weight"] = pos_embedding.detach().reshape(grid * grid + 1, d)
+    for k, v in encoder.state_dict().items():
+        state["encoder." + k] = v
+    state["head.weight"] = head.weight
+    state["head.bias"] = head.bias
+    config = {
+        "model": "vit", "imageSize": int(image_size), "patchSize": int(p),
+        "inChannels": patch_proj.in_channels, "dModel": d, "nhead": layer.self_attn.num_heads,
+        "numLayers": len(encoder.layers), "dimFeedforward": layer.linear1.out_features,
+        **_layer_options(layer), "numClasses": head.out_features,
+        "labels": [str(x) for x in (labels or range(head.out_features))],
+        "mean": float(mean), "std": float(std),
+    }
+    config.update(extra_config or {})
+    return export_state_dict(state, path, config, float_dtype, sidecar)
 
 
 def export_module(module, path, config=None, float_dtype="F32"):

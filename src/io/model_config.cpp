@@ -241,6 +241,20 @@ Status CheckTranslator(const Config& c) {
     }
   }
   AW_RETURN_IF_ERROR(c.OptionalBool("srcAddsEos"));
+  if (const JsonValue* v = c.Get("sourceText")) {
+    if (!(v->is_string() && (v->str == "english-numbers" || v->str == "words"))) {
+      return Fail(".sourceText", "\"english-numbers\" or \"words\"", Describe(v));
+    }
+  }
+  if (const JsonValue* d = c.Get("detokenize")) {
+    if (!d->is_object()) return Fail(".detokenize", "an object of language name -> rule", Describe(d));
+    for (const io::JsonMember& m : d->members) {
+      const JsonValue& v = m.value;
+      if (!(v.is_string() && (v.str == "hyphen-join" || v.str == "concat" || v.str == "space-join"))) {
+        return Fail(".detokenize" + KeyPath(m.key), "\"hyphen-join\", \"concat\" or \"space-join\"", Describe(&v));
+      }
+    }
+  }
   AW_RETURN_IF_ERROR(c.Int("maxSrcTokens", 1, max_len, &unused, " (at most maxLen)"));
   return c.Int("maxTgtTokens", 1, max_len, &unused, " (at most maxLen)");
 }
@@ -303,6 +317,58 @@ Status ValidateModelConfig(std::string_view json_text, std::string_view expected
   }
   const Config c(root);
   return is_translator ? CheckTranslator(c) : CheckVit(c);
+}
+
+namespace {
+
+// Readers for a config ValidateModelConfig accepted: every required key is
+// there with the right type, so these only pick the value or the default.
+int64_t IntOf(const JsonValue& root, const char* key) { return int64_t(root.Find(key)->number); }
+double NumberOr(const JsonValue& root, const char* key, double def) {
+  const JsonValue* v = root.Find(key);
+  return v ? v->number : def;
+}
+size_t SizeOf(const JsonValue& root, const char* key) { return root.Find(key)->items.size(); }
+
+}  // namespace
+
+Status ParseModelConfig(std::string_view json_text, std::string_view expected_model, ModelSpec* out) {
+  AW_RETURN_IF_ERROR(ValidateModelConfig(json_text, expected_model));
+  JsonValue root;
+  AW_RETURN_IF_ERROR(io::ParseJson(json_text, &root));
+  ModelSpec s;
+  s.model = root.Find("model")->str;
+  TransformerLayerConfig& l = s.layer;
+  l.d_model = IntOf(root, "dModel");
+  l.nhead = IntOf(root, "nhead");
+  l.dim_feedforward = IntOf(root, "dimFeedforward");
+  l.dropout = 0.0;
+  const JsonValue* act = root.Find("activation");
+  l.activation = act && act->str == "gelu" ? Activation::kGelu : Activation::kRelu;
+  const JsonValue* norm_first = root.Find("normFirst");
+  l.norm_first = norm_first && norm_first->boolean;
+  l.layer_norm_eps = NumberOr(root, "layerNormEps", 1e-5);
+  l.batch_first = true;
+  l.bias = true;
+  if (s.model == "translator") {
+    s.num_encoder_layers = IntOf(root, "numEncoderLayers");
+    s.num_decoder_layers = IntOf(root, "numDecoderLayers");
+    s.src_vocab = int64_t(SizeOf(root, "srcVocab"));
+    s.tgt_vocab = int64_t(SizeOf(root, "tgtVocab"));
+    s.max_len = IntOf(root, "maxLen");
+    s.eos = IntOf(root, "eos");
+    s.embed_scale = NumberOr(root, "embedScale", 1.0);
+  } else {
+    s.image_size = IntOf(root, "imageSize");
+    s.patch_size = IntOf(root, "patchSize");
+    s.in_channels = IntOf(root, "inChannels");
+    s.num_layers = IntOf(root, "numLayers");
+    s.num_classes = IntOf(root, "numClasses");
+    s.mean = NumberOr(root, "mean", 0.0);
+    s.std = NumberOr(root, "std", 1.0);
+  }
+  *out = std::move(s);
+  return Status::OK();
 }
 
 }  // namespace aw

@@ -1,14 +1,17 @@
 // Strict validator of a model file's "attnwasm.config": the JSON string in the
 // safetensors __metadata__ that describes the model (its hyper-parameters,
 // vocabularies, labels, input normalisation). It checks; it does not build a
-// config struct (the JS layer reads the JSON itself once it is known good).
+// config struct itself; ParseModelConfig reads the fields the native model
+// families need (the JS layer reads vocabularies and labels once it is known good).
 //
 // Two kinds of model, selected by "model":
 //   "translator"  dModel, nhead, numEncoderLayers, numDecoderLayers,
 //                 dimFeedforward, maxLen, srcVocab, tgtVocab, pad, eos,
 //                 langTokens, maxSrcTokens, maxTgtTokens (required);
 //                 activation, normFirst, layerNormEps, embedScale, srcPad,
-//                 srcAddsEos (optional)
+//                 srcAddsEos, sourceText ("english-numbers" — the default —
+//                 or "words"), detokenize (language -> "hyphen-join",
+//                 "concat" or "space-join") (optional)
 //   "vit"         imageSize, patchSize, inChannels, dModel, nhead, numLayers,
 //                 dimFeedforward, numClasses (required); activation, normFirst,
 //                 layerNormEps, labels, mean, std (optional: the JS layer
@@ -19,11 +22,33 @@
 // written as any JSON number with an integral value ("64" or "64.0"), as
 // JSON.parse would read them.
 #pragma once
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/status.h"
+#include "layers/transformer_layer_config.h"
 
 namespace aw {
+
+// A validated config, read into the fields the model families need (the
+// optional keys take the defaults torch or the exporter use).
+struct ModelSpec {
+  std::string model;             // "translator" or "vit"
+  TransformerLayerConfig layer;  // dModel, nhead, dimFeedforward, activation, normFirst, layerNormEps;
+                                 // dropout 0, batch_first, bias
+  // "translator"
+  int64_t num_encoder_layers = 0, num_decoder_layers = 0;
+  int64_t src_vocab = 0, tgt_vocab = 0;  // vocabulary sizes
+  int64_t max_len = 0, eos = 0;
+  double embed_scale = 1.0;
+  // "vit"
+  int64_t image_size = 0, patch_size = 0, in_channels = 0, num_layers = 0, num_classes = 0;
+  double mean = 0.0, std = 1.0;
+};
+
+// ValidateModelConfig, then the fields into *out.
+Status ParseModelConfig(std::string_view json_text, std::string_view expected_model, ModelSpec* out);
 
 // Validates the "attnwasm.config" JSON text of a model file. expected_model is
 // "translator" or "vit" (or empty = accept either). On failure returns

@@ -1,7 +1,11 @@
 #include "models/translator.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "kernels/activation.h"
 
@@ -11,6 +15,8 @@ Status Translator::Init(const TranslatorConfig& c, Rng& rng) {
   if (c.src_vocab <= 0) return ArgError("srcVocab: expected a non-empty vocabulary");
   if (c.tgt_vocab <= 0) return ArgError("tgtVocab: expected a non-empty vocabulary");
   if (c.max_len <= 0 || c.max_len > 4096) return ArgError("maxLen: expected an integer in [1, 4096], got " + std::to_string(c.max_len));
+  if (c.eos < -1 || c.eos >= c.tgt_vocab)
+    return ArgError("eos: expected -1 or a target id in [0, " + std::to_string(c.tgt_vocab) + "), got " + std::to_string(c.eos));
   cfg_ = c;
   const int64_t E = c.layer.d_model;
   AW_RETURN_IF_ERROR(src_embed_.Init(c.src_vocab, E, 0, false, rng));
@@ -90,7 +96,8 @@ Status Translator::Reorder(const int32_t* parents, size_t B) {
   return Status::OK();
 }
 
-Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt, size_t T, Buffer* logits) {
+Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt, size_t T, Buffer* logits,
+                               Shape* logits_shape) {
   if (T == 0 || T > size_t(cfg_.max_len))
     return ShapeError("target: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(T));
   AW_RETURN_IF_ERROR(Encode(src, S, 1));
@@ -107,7 +114,161 @@ Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt,
                                                 TensorView{memory_.data(), {int64_t(S), int64_t(E)}}, o));
   AW_RETURN_IF_ERROR(logits->Resize(T * V, "logits"));
   generator_.Apply(T, full_tgt_.data(), E, logits->data(), V);
+  if (logits_shape) *logits_shape = {int64_t(T), int64_t(V)};
   return Status::OK();
+}
+
+namespace {
+
+double NowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// log softmax of one row of logits, in double.
+void LogSoftmax(const float* x, size_t V, std::vector<double>* out) {
+  out->resize(V);
+  double max = -std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < V; ++j) max = std::max(max, double(x[j]));
+  double sum = 0;
+  for (size_t j = 0; j < V; ++j) sum += std::exp(double(x[j]) - max);
+  const double lse = max + std::log(sum);
+  for (size_t j = 0; j < V; ++j) (*out)[j] = double(x[j]) - lse;
+}
+
+// steps: T blocks of rows (L·H·S floats each, (layer, head, source) order) →
+// out (L·H, T, S).
+Status StepsToLayout(const std::vector<float>& steps, size_t T, size_t LH, size_t S, DecodeResult* out) {
+  AW_RETURN_IF_ERROR(out->cross.Resize(LH * T * S, "cross-attention weights"));
+  for (size_t t = 0; t < T; ++t)
+    for (size_t lh = 0; lh < LH; ++lh)
+      std::memcpy(out->cross.data() + (lh * T + t) * S, steps.data() + (t * LH + lh) * S, S * sizeof(float));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Translator::Decode(const int32_t* src, size_t S, const DecodeOptions& o, DecodeResult* out) {
+  const int64_t limit = cfg_.max_len - 1;
+  if (o.max_length < 1 || o.max_length > limit)
+    return ArgError("maxLength: expected an integer in [1, " + std::to_string(limit) + "] (maxLen - 1), got " +
+                    std::to_string(o.max_length));
+  if (o.beam_size < 1 || o.beam_size > 16)
+    return ArgError("beamSize: expected an integer in [1, 16], got " + std::to_string(o.beam_size));
+  if (!std::isfinite(o.length_penalty))
+    return ArgError("lengthPenalty: expected a finite number, got " + std::to_string(o.length_penalty));
+  if (o.first_token < 0 || o.first_token >= cfg_.tgt_vocab)
+    return ArgError("firstToken: expected a target id in [0, " + std::to_string(cfg_.tgt_vocab) + "), got " +
+                    std::to_string(o.first_token));
+  AW_RETURN_IF_ERROR(Encode(src, S, size_t(o.beam_size)));
+  *out = DecodeResult();
+  AW_RETURN_IF_ERROR(o.beam_size == 1 && !o.beam_search ? Greedy(o, out) : Beam(o, out));
+  out->cross_shape = {cfg_.num_decoder_layers, cfg_.layer.nhead, int64_t(out->ids.size()), int64_t(S)};
+  return Status::OK();
+}
+
+Status Translator::Greedy(const DecodeOptions& o, DecodeResult* out) {
+  const size_t V = size_t(cfg_.tgt_vocab), LH = size_t(cfg_.num_decoder_layers * cfg_.layer.nhead);
+  std::vector<float> steps;
+  std::vector<double> lp;
+  int32_t tok = o.first_token;
+  for (int64_t t = 0; t < o.max_length; ++t) {
+    const double t0 = NowMs();
+    AW_RETURN_IF_ERROR(Step(&tok, 1, &logits_, &step_cross_));
+    out->step_ms.push_back(float(NowMs() - t0));
+    const float* l = logits_.data();
+    size_t best = 0;
+    for (size_t j = 1; j < V; ++j)
+      if (l[j] > l[best]) best = j;
+    LogSoftmax(l, V, &lp);
+    out->score += lp[best];
+    steps.insert(steps.end(), step_cross_.data(), step_cross_.data() + LH * S_);
+    out->ids.push_back(int32_t(best));
+    if (int64_t(best) == cfg_.eos) break;
+    tok = int32_t(best);
+  }
+  return StepsToLayout(steps, out->ids.size(), LH, S_, out);
+}
+
+Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
+  struct Hyp {
+    std::vector<int32_t> ids;
+    std::vector<float> steps;  // per step: L·H·S cross-attention rows
+    double score = 0, norm = 0;
+    int32_t parent = 0;
+  };
+  struct Cand {
+    int32_t parent, token;
+    double score;
+  };
+  const size_t V = size_t(cfg_.tgt_vocab), H = size_t(cfg_.layer.nhead), L = size_t(cfg_.num_decoder_layers);
+  const size_t HS = H * S_;
+  auto norm = [&](double score, size_t len) { return score / std::pow(double(len), o.length_penalty); };
+  std::vector<Hyp> beams(1), finished, next;
+  std::vector<int32_t> last{o.first_token}, parents;
+  std::vector<double> lp;
+  std::vector<int32_t> order(V);
+  std::vector<Cand> cand;
+  for (int64_t t = 0; t < o.max_length && !beams.empty(); ++t) {
+    const size_t B = beams.size();
+    const double t0 = NowMs();
+    AW_RETURN_IF_ERROR(Step(last.data(), B, &logits_, &step_cross_));
+    out->step_ms.push_back(float(NowMs() - t0));
+    const size_t width = size_t(o.beam_size) - finished.size();
+    cand.clear();
+    for (size_t b = 0; b < B; ++b) {
+      LogSoftmax(logits_.data() + b * V, V, &lp);
+      // Each beam's top `width` tokens contain the global top `width` continuations.
+      std::iota(order.begin(), order.end(), 0);
+      const size_t k = std::min(width, V);
+      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                        [&](int32_t x, int32_t y) { return lp[x] > lp[y] || (lp[x] == lp[y] && x < y); });
+      for (size_t i = 0; i < k; ++i) cand.push_back({int32_t(b), order[i], beams[b].score + lp[order[i]]});
+    }
+    std::sort(cand.begin(), cand.end(), [](const Cand& x, const Cand& y) {
+      if (x.score != y.score) return x.score > y.score;
+      return x.parent != y.parent ? x.parent < y.parent : x.token < y.token;
+    });
+    next.clear();
+    for (size_t i = 0; i < std::min(width, cand.size()); ++i) {
+      const Cand& c = cand[i];
+      const Hyp& p = beams[size_t(c.parent)];
+      Hyp h;
+      h.ids = p.ids;
+      h.ids.push_back(c.token);
+      h.steps = p.steps;
+      for (size_t l = 0; l < L; ++l) {  // this step's cross-attention of the parent beam
+        const float* row = step_cross_.data() + (l * B + size_t(c.parent)) * HS;
+        h.steps.insert(h.steps.end(), row, row + HS);
+      }
+      h.score = c.score;
+      h.parent = c.parent;
+      if (int64_t(c.token) == cfg_.eos) {
+        h.norm = norm(h.score, h.ids.size());
+        finished.push_back(std::move(h));
+      } else {
+        next.push_back(std::move(h));
+      }
+    }
+    beams.swap(next);
+    if (!beams.empty()) {
+      parents.clear();
+      last.clear();
+      for (const Hyp& h : beams) {
+        parents.push_back(h.parent);
+        last.push_back(h.ids.back());
+      }
+      AW_RETURN_IF_ERROR(Reorder(parents.data(), parents.size()));
+    }
+  }
+  for (Hyp& h : beams) {
+    h.norm = norm(h.score, h.ids.size());
+    finished.push_back(std::move(h));
+  }
+  std::stable_sort(finished.begin(), finished.end(), [](const Hyp& x, const Hyp& y) { return x.norm > y.norm; });
+  Hyp& best = finished.front();
+  out->ids = std::move(best.ids);
+  out->score = best.score;
+  return StepsToLayout(best.steps, out->ids.size(), L * H, S_, out);
 }
 
 }  // namespace aw

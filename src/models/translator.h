@@ -10,7 +10,9 @@
 // self-attention keys/values grow by one row per step, the cross-attention
 // keys/values are projected from memory once per source. Up to max_beams
 // sequences (beam search) step together; Reorder gathers their histories.
+// Decode runs a whole greedy or beam search natively (one call from JS).
 // One source at a time (unbatched), as the demo and the CLI use it.
+// Built from a model file's "attnwasm.config" by models/load_model.h.
 #pragma once
 #include <vector>
 
@@ -29,6 +31,23 @@ struct TranslatorConfig {
   int64_t tgt_vocab = 0;
   int64_t max_len = 64;          // longest source or target sequence
   double embed_scale = 1.0;      // sqrt(d_model) in the usual recipe
+  int64_t eos = -1;              // end-of-sequence target id (Decode stops at it); -1: none
+};
+
+struct DecodeOptions {
+  int32_t first_token = 0;       // the decoder's first input (the language token, or BOS)
+  int64_t max_length = 1;        // at most this many generated tokens (<= max_len - 1)
+  int64_t beam_size = 1;         // 1: greedy, unless beam_search
+  double length_penalty = 1.0;   // beam: a finished score is divided by length^length_penalty
+  bool beam_search = false;      // run the beam search even at beam_size 1 (equals greedy; tests)
+};
+
+struct DecodeResult {
+  std::vector<int32_t> ids;      // generated tokens, the final eos included if reached
+  Buffer cross;                  // (layers, heads, T, S): each step's cross-attention, T = ids.size()
+  Shape cross_shape;
+  std::vector<float> step_ms;    // wall time of each decoder step (ms), T entries
+  double score = 0.0;            // summed log probability of ids (beam: before the length penalty)
 };
 
 class Translator : public Module {
@@ -46,13 +65,25 @@ class Translator : public Module {
   size_t position() const { return t_; }
   size_t source_length() const { return S_; }
 
+  // Greedy (argmax) or beam search from source ids, against the KV cache.
+  // Beam: each step ranks every continuation of the live beams by summed log
+  // probability and keeps the top `width`, where width starts at beam_size
+  // and shrinks by one per finished hypothesis; a continuation ending in eos
+  // inside that set finishes with score / length^length_penalty. Stops when
+  // no beam is left or at max_length; the best finished (or, failing that,
+  // live) hypothesis wins. Ties go to the lower parent, then the lower token.
+  Status Decode(const int32_t* src, size_t S, const DecodeOptions& o, DecodeResult* out);
+
   // The whole target at once with a causal mask (no cache): logits (T, V).
   // The reference the cached path is tested against.
-  Status ForwardFull(const int32_t* src, size_t S, const int32_t* tgt, size_t T, Buffer* logits);
+  Status ForwardFull(const int32_t* src, size_t S, const int32_t* tgt, size_t T, Buffer* logits,
+                     Shape* logits_shape = nullptr);
 
  private:
   // out (n, E) = embedding(ids) · embed_scale + PE: row i at position
   // i (a sequence) or, with step_pos >= 0, every row at position step_pos.
+  Status Greedy(const DecodeOptions& o, DecodeResult* out);
+  Status Beam(const DecodeOptions& o, DecodeResult* out);
   Status Embed(const Embedding& e, const int32_t* ids, size_t n, int64_t step_pos, const char* what, float* out);
 
   TranslatorConfig cfg_;
@@ -64,7 +95,7 @@ class Translator : public Module {
   Buffer memory_;                                   // (S, E)
   std::vector<TransformerDecoderLayer::StepCache> caches_;
   size_t S_ = 0, t_ = 0, beams_ = 0, B_ = 0;
-  Buffer x_, tmp_, full_tgt_, mask_;
+  Buffer x_, tmp_, full_tgt_, mask_, logits_, step_cross_;
 };
 
 }  // namespace aw

@@ -7,7 +7,7 @@
 //
 //   SafetensorsOneInput  bytes → ParseSafetensors, then ReadAsF32/ReadAsI32 of
 //                        every tensor and ValidateModelConfig of the metadata
-//   ModelConfigOneInput  bytes as text → ValidateModelConfig (each kind) and ParseJson
+//   ModelConfigOneInput  bytes as text → ValidateModelConfig (each kind), ParseModelConfig and ParseJson
 //   AttentionOneInput    bytes decoded (layout below) into one call of
 //                        ScaledDotProductAttention or MultiheadAttention
 //                        Init + Forward: a non-OK Status or a correct output
@@ -179,6 +179,14 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
   if (s[0].ok() != (s[1].ok() || s[2].ok()) || (s[1].ok() && s[2].ok()))
     detail::Violate(&o, "kinds disagree: any " + std::to_string(s[0].ok()) + ", translator " +
                         std::to_string(s[1].ok()) + ", vit " + std::to_string(s[2].ok()));
+  // An accepted config reads into a ModelSpec of its kind (ParseModelConfig relies on the validator).
+  if (s[0].ok()) {
+    ModelSpec spec;
+    const Status p = ParseModelConfig(text, "", &spec);
+    if (!p.ok() || (spec.model != "translator" && spec.model != "vit") || spec.layer.d_model < 1 ||
+        spec.layer.nhead < 1 || spec.layer.d_model % spec.layer.nhead != 0)
+      detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
+  }
   o.accepted = s[0].ok();
   return o;
 }

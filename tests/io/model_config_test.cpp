@@ -313,5 +313,40 @@ TEST(ModelConfigTest, LargeVocabularyIsCheckedForDuplicates) {
                 "attnwasm.config.srcVocab[50000]: expected a string not already in srcVocab, got \"w31337\" (also srcVocab[31337])");
 }
 
+TEST(ModelConfigTest, SourceTextAndDetokenizeRulesAreChecked) {
+  ExpectValid(Json(Set(kMinTranslator, "sourceText", "\"words\"")), "translator");
+  ExpectValid(Json(Set(kMinTranslator, "detokenize", "{\"fr\": \"space-join\", \"de\": \"concat\"}")), "translator");
+  ExpectInvalid(Json(Set(kMinTranslator, "sourceText", "\"bytes\"")), "translator",
+                "attnwasm.config.sourceText: expected \"english-numbers\" or \"words\", got \"bytes\"");
+  ExpectInvalid(Json(Set(kMinTranslator, "detokenize", "{\"fr\": 3}")), "translator",
+                "attnwasm.config.detokenize.fr: expected \"hyphen-join\", \"concat\" or \"space-join\", got 3");
+}
+
+TEST(ModelConfigTest, ParseReadsTheFieldsWithTheirDefaults) {
+  ModelSpec t;
+  ASSERT_TRUE(ParseModelConfig(Json(kMinTranslator), "translator", &t).ok());
+  EXPECT_EQ(t.model, "translator");
+  EXPECT_EQ(t.layer.d_model, 64);
+  EXPECT_EQ(t.layer.nhead, 4);
+  EXPECT_EQ(t.num_decoder_layers, 1);
+  EXPECT_EQ(t.src_vocab, 4);
+  EXPECT_EQ(t.tgt_vocab, 6);
+  EXPECT_EQ(t.eos, 1);
+  EXPECT_EQ(t.embed_scale, 1.0);
+  EXPECT_EQ(t.layer.activation, Activation::kRelu);
+  EXPECT_FALSE(t.layer.norm_first);
+  EXPECT_EQ(t.layer.layer_norm_eps, 1e-5);
+  ModelSpec v;
+  ASSERT_TRUE(ParseModelConfig(Json(Set(Set(kMinVit, "activation", "\"gelu\""), "std", "0.5")), "", &v).ok());
+  EXPECT_EQ(v.model, "vit");
+  EXPECT_EQ(v.patch_size, 4);
+  EXPECT_EQ(v.num_classes, 3);
+  EXPECT_EQ(v.layer.activation, Activation::kGelu);
+  EXPECT_EQ(v.mean, 0.0);
+  EXPECT_EQ(v.std, 0.5);
+  const Status bad = ParseModelConfig(Json(kMinVit), "translator", &t);
+  EXPECT_EQ(bad.message(), "attnwasm.config: expected a \"translator\" model, got \"vit\"");
+}
+
 }  // namespace
 }  // namespace aw
