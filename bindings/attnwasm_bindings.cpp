@@ -413,8 +413,8 @@ size_t Len(const val& a) { return size_t(a["shape"][0].as<double>()); }
 std::unique_ptr<CallResult> TranslatorDecode(ModuleHandle& h, val a) {
   aw::DecodeOptions o;
   o.first_token = a["firstToken"].as<int>();
-  o.max_length = a["maxLength"].as<int>();  // int32 (checked in JS)
-  o.beam_size = a["beamSize"].as<int>();
+  o.max_length = aw::SaturatingInt64(a["maxLength"].as<double>());  // integers (checked in JS)
+  o.beam_size = aw::SaturatingInt64(a["beamSize"].as<double>());
   o.length_penalty = a["lengthPenalty"].as<double>();
   o.beam_search = Flag(a, "beamSearch");
   aw::DecodeResult r;

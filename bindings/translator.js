@@ -10,7 +10,7 @@ import { englishWords, parseEnglishNumber } from './numberwords.js';
 export function makeTranslator(rt, classes, errors) {
   const core = rt._core;
   const { AttnWasmError } = errors;
-  const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };  // what crosses as an int; ranges are checked natively
+  const ANY = { min: -Infinity, max: Infinity };  // integer-ness here; the ranges are checked natively
 
   /**
    * An encoder–decoder model over tokens: the demo's English number words →
@@ -133,10 +133,10 @@ export function makeTranslator(rt, classes, errors) {
     translate(text, options) {
       const o = errors.checkOptions(options, ['to', 'beamSize', 'lengthPenalty', 'maxLength'], 'translate');
       const to = this._lang(o.to === undefined ? this.languages[0] : o.to, 'to');
-      const beamSize = o.beamSize === undefined ? 1 : errors.checkInt(o.beamSize, 'beamSize', INT32);
+      const beamSize = o.beamSize === undefined ? 1 : errors.checkInt(o.beamSize, 'beamSize', ANY);
       const lengthPenalty = o.lengthPenalty === undefined ? 1.0 : o.lengthPenalty;
       if (typeof lengthPenalty !== 'number') throw errors.typeError(`lengthPenalty: expected a finite number, got ${errors.describe(lengthPenalty)}`);
-      const maxLength = o.maxLength === undefined ? this.config.maxLen - 1 : errors.checkInt(o.maxLength, 'maxLength', INT32);
+      const maxLength = o.maxLength === undefined ? this.config.maxLen - 1 : errors.checkInt(o.maxLength, 'maxLength', ANY);
       const read = this._read(text);
       const src = this._sourceIds(read.tokens);
       const t0 = performance.now();

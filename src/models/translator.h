@@ -14,6 +14,7 @@
 // One source at a time (unbatched), as the demo and the CLI use it.
 // Built from a model file's "attnwasm.config" by models/load_model.h.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "layers/embedding.h"
@@ -33,6 +34,14 @@ struct TranslatorConfig {
   double embed_scale = 1.0;      // sqrt(d_model) in the usual recipe
   int64_t eos = -1;              // end-of-sequence target id (Decode stops at it); -1: none
 };
+
+// An integral double (a JS number) as int64, saturated at the ends (so a
+// range check that follows reports an honest "got").
+inline int64_t SaturatingInt64(double v) {
+  if (!(v > -9.2e18)) return v != v ? 0 : INT64_MIN;  // NaN: 0 (JS passes integers only)
+  if (!(v < 9.2e18)) return INT64_MAX;
+  return int64_t(v);
+}
 
 struct DecodeOptions {
   int32_t first_token = 0;       // the decoder's first input (the language token, or BOS)

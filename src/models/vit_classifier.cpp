@@ -35,7 +35,12 @@ Status VitClassifier::Classify(const float* image, size_t n, ClassifyResult* out
                       " = " + std::to_string(want) + " values, got " + std::to_string(n));
   AW_RETURN_IF_ERROR(x_.Resize(want, "image"));
   const float mean = float(cfg_.mean), std = float(cfg_.std);
-  for (size_t i = 0; i < want; ++i) x_.data()[i] = (image[i] - mean) / std;
+  for (size_t i = 0; i < want; ++i) {
+    if (!std::isfinite(image[i]))
+      return ArgError("image: expected finite values, got " + std::string(std::isnan(image[i]) ? "NaN" : "an infinity") +
+                      " at index " + std::to_string(i));
+    x_.data()[i] = (image[i] - mean) / std;
+  }
   Shape ts;
   AW_RETURN_IF_ERROR(patch_.Forward(TensorView{x_.data(), {1, C, S, S}}, &tokens_, &ts));
   pos_.Run(tokens_.data(), ts);

@@ -42,6 +42,9 @@ TEST(VitClassifierTest, ClassifiesIntoASoftmaxWithAttentionMaps) {
   const Status s = m->Classify(image.data(), 783, &r);
   EXPECT_EQ(s.code(), Code::kShape);
   EXPECT_EQ(s.message(), "image: expected 1×28×28 = 784 values, got 783");
+  image[5] = NAN;  // a silent label for a broken image would be worse than an error
+  EXPECT_EQ(m->Classify(image.data(), image.size(), &r).message(), "image: expected finite values, got NaN at index 5");
+  image[5] = 0;
   ASSERT_TRUE(m->Classify(image.data(), image.size(), &r).ok());
 }
 
