@@ -12,7 +12,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { init, AttnWasmError } from '../bindings/index.js';
-import { decodePgm, decodePng, greyToInk, mnistPreprocess } from '../bindings/images.js';
+import { decodePgm, decodePng, greyToInk, mnistPreprocess } from '../bindings/helpers/index.js';
 
 const HELP = `attnwasm — PyTorch-exact attention in WebAssembly: the demo models from Node
 

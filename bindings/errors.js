@@ -1,5 +1,5 @@
 // Errors and argument checks shared by the package's modules (index.js,
-// models.js, images.js, preprocess.js). Every error thrown by attnwasm is an
+// models.js, helpers/images.js, helpers/preprocess.js). Every error thrown by attnwasm is an
 // Error subclass with a stable `code`:
 //   TypeError  ERR_INVALID_TYPE   an argument of the wrong JS type
 //   RangeError ERR_OUT_OF_RANGE   a number outside its allowed range

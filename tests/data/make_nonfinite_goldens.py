@@ -3,8 +3,9 @@
 
 NaN and ±Infinity in input *data* are not errors: they must propagate exactly as in PyTorch.
 Each case feeds one op (functional or a module with seeded weights) an input holding NaN or
-±Infinity at a few places and records torch's output (float32, one thread). The JS test
-(tests/js/nonfinite.test.mjs) requires the same NaN positions, the same infinities and the
+±Infinity at a few places and records torch's output (float32, one thread). The JS tests
+(`non-finite: …` in each op's file of tests/js/layers/, run by nonFiniteTests in
+tests/js/helpers.mjs) require the same NaN positions, the same infinities and the
 finite values within 1e-5.
 
 Run with Debian's torch (1.13): `/usr/bin/python3 tests/data/make_nonfinite_goldens.py`.

@@ -1,8 +1,8 @@
-// Tests for src/io/load_params.h (parameters straight from safetensors bytes)
-// and LayerStack::CopyFrom (a stack's layers copied natively): values equal
-// the reader's own conversion for F32 / F16 / BF16, the same all-or-nothing
-// checks and messages as LoadStateDict, integer dtypes refused, and `used`
-// marking what each module took.
+// Tests for src/io/load_params.h (parameters straight from safetensors bytes):
+// values equal the reader's own conversion for F32 / F16 / BF16, the same
+// all-or-nothing checks and messages as LoadStateDict, integer dtypes refused,
+// and `used` marking what each module took. (LayerStack::CopyFrom, a stack's
+// layers copied natively: tests/layers/transformer_encoder_test.cpp.)
 #include "io/load_params.h"
 
 #include <gtest/gtest.h>
@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "layers/layer_norm.h"
+#include "../layers/layer_test_util.h"
 #include "layers/linear.h"
-#include "layers/transformer.h"
 
 namespace aw::io {
 namespace {
@@ -68,12 +67,6 @@ Loaded Parse(std::vector<Tensor> ts) {
   const Status s = ParseSafetensors(l.file.data(), l.file.size(), &l.st);
   EXPECT_TRUE(s.ok()) << s.message();
   return l;
-}
-
-std::vector<float> ParamValues(const Module& m, const std::string& name) {
-  for (const auto& p : m.Params())
-    if (p.name == name) return std::vector<float>(m.Param(name), m.Param(name) + NumelChecked(p.shape));
-  return {};
 }
 
 // Linear(3 → 2): weight (2, 3) in F16, bias (2) in BF16, under "head.";
@@ -140,38 +133,6 @@ TEST(LoadParamsFromSafetensors, IntegerTensorsAreRefusedByName) {
   EXPECT_EQ(s.code(), Code::kDtype);
   EXPECT_NE(s.message().find("weight: expected a float tensor (F32, F16, BF16 or F64), got I32"), std::string::npos)
       << s.message();
-}
-
-TEST(LayerStackCopyFrom, EveryLayerACopyAndTheNorm) {
-  TransformerLayerConfig c;
-  c.d_model = 8; c.nhead = 2; c.dim_feedforward = 16;
-  Rng rng(7);
-  TransformerEncoderLayer layer;
-  ASSERT_TRUE(layer.Init(c, rng).ok());
-  LayerNorm norm;
-  ASSERT_TRUE(norm.Init(8, 1e-5, true, true).ok());
-  std::vector<float> g(8);
-  for (size_t i = 0; i < g.size(); ++i) g[i] = 0.5f + float(i);
-  ASSERT_TRUE(norm.LoadStateDict({{"weight", {g.data(), {8}}}, {"bias", {g.data(), {8}}}}, "LayerNorm").ok());
-  TransformerEncoder stack;
-  ASSERT_TRUE(stack.Init(c, 3, true, 1e-5, rng).ok());
-  const Status s = stack.CopyFrom(layer, &norm);
-  ASSERT_TRUE(s.ok()) << s.message();
-  for (const auto& p : layer.Params())
-    for (int i = 0; i < 3; ++i)
-      EXPECT_EQ(ParamValues(stack, "layers." + std::to_string(i) + "." + p.name), ParamValues(layer, p.name))
-          << i << " " << p.name;
-  EXPECT_EQ(ParamValues(stack, "norm.weight"), g);
-
-  // A layer of another size, or a norm the stack does not have: refused, nothing changed.
-  TransformerLayerConfig c2 = c;
-  c2.dim_feedforward = 32;
-  TransformerEncoderLayer other;
-  ASSERT_TRUE(other.Init(c2, rng).ok());
-  const std::vector<float> before = ParamValues(stack, "layers.0.linear1.weight");
-  EXPECT_FALSE(stack.CopyFrom(other, &norm).ok());
-  EXPECT_FALSE(stack.CopyFrom(layer, nullptr).ok());
-  EXPECT_EQ(ParamValues(stack, "layers.0.linear1.weight"), before);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Hostile calls: every public function, constructor and method of the runtime
-// (and of the ./images and ./preprocess helpers) called with wrong types, wrong
+// (and of the ./helpers entry) called with wrong types, wrong
 // ranks, zero/negative/huge sizes, bad masks, out-of-vocabulary ids, bad options
 // and disposed objects. The table is generated: each entry point lists its
 // parameters by kind, and every parameter is replaced in turn by every hostile
@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init } from '../../bindings/index.js';
-import * as images from '../../bindings/images.js';
+import * as images from '../../bindings/helpers/index.js';
 import { randomTensor } from './helpers.mjs';
 
 const aw = await init();
@@ -402,7 +402,7 @@ entry('Classifier.classify', {
     ['an image object with fractional width', { data: new Uint8ClampedArray(4 * 784), width: 27.5, height: 28 }]]]],
 });
 
-// ./images and ./preprocess (pure JS helpers of the demo and CLI).
+// ./helpers: images and preprocess (pure JS helpers of the demo and CLI).
 const pgm = new TextEncoder().encode('P2\n2 2\n255\n0 255 255 0\n');
 entry('images.decodePgm', {
   args: () => [pgm], call: (a) => images.decodePgm(...a).grey,

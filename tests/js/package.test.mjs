@@ -18,7 +18,8 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/wasm_load.js', 'bindings/inline.js',
-    'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
+    'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'bindings/helpers/index.js', 'bindings/helpers/images.js',
+    'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
@@ -31,6 +32,9 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   npm(['install', '--prefer-offline', packed.path], app);
   writeFileSync(join(app, 'main.js'), `
     import { init } from 'attnwasm';
+    import { decodePgm, mnistPreprocess } from 'attnwasm/helpers';
+    import * as images from 'attnwasm/images';
+    import * as preprocess from 'attnwasm/preprocess';
     const aw = await init();
     const mha = new aw.MultiheadAttention(8, 2, { batchFirst: true });
     const x = { data: new Float32Array(2 * 3 * 8).fill(0.5), shape: [2, 3, 8] };
@@ -39,10 +43,12 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     const tr = await aw.loadTranslator(new URL('./node_modules/attnwasm/models/translator/translator.safetensors', import.meta.url));
     let refused = null;
     try { tr.translate('twenty twenty'); } catch (e) { refused = e.code; }
-    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused }));
+    const helpers = [typeof mnistPreprocess, images.decodePgm === decodePgm, preprocess.mnistPreprocess === mnistPreprocess];
+    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused, helpers }));
     tr.dispose();`);
   const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
-  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER' });
+  // 'attnwasm/helpers', and its deprecated aliases 'attnwasm/images' and 'attnwasm/preprocess' (the same functions).
+  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER', helpers: ['function', true, true] });
   // The pthreads build from the installed package: its CommonJS .worker.js loads
   // under the "type": "module" package, and the process exits on its own.
   writeFileSync(join(app, 'threads.js'), `

@@ -6,7 +6,7 @@
 import { init } from 'attnwasm';
 import { mountPanel, startDemo, formatMs } from '../shared/panel.js';
 import { magma, css } from '../shared/colormap.js';
-import { inkFromRgba, mnistPreprocess } from 'attnwasm/preprocess';
+import { inkFromRgba, mnistPreprocess } from 'attnwasm/helpers';
 
 const MODEL_URL = '/models/vit/vit.safetensors';
 const HELDOUT_URL = '/models/vit/heldout.safetensors';

@@ -1,12 +1,25 @@
-// Native checks of the SDPA operator: a hand-computed case, the fully masked
-// row, and validation messages. (Full parity with PyTorch is tested through
-// the JS API against tests/data/goldens/sdpa.json.)
+// scaled_dot_product_attention (src/ops/scaled_dot_product_attention.*), the
+// function behind aw.scaledDotProductAttention, natively: a hand-computed
+// case, the fully masked row, validation messages, and bit-identical output
+// and weights with 1, 2 and 3 threads (odd lengths, masks, causal, broadcast
+// batches).
+//
+// Elsewhere: full parity with PyTorch (tests/data/goldens/sdpa.json), errors
+// and the threads tests through the JS API:
+// tests/js/layers/scaled_dot_product_attention.test.mjs. The attention core
+// under it: tests/ops/attention_test.cpp; the fuzz target
+// tests/fuzz/fuzz_attention.cpp (its corpus replayed by tests/fuzz/corpus_replay_test.cpp).
 #include "ops/scaled_dot_product_attention.h"
 
 #include <gtest/gtest.h>
 
+#include "../kernel_test_util.h"
+#include "layer_test_util.h"
+
 #include <cmath>
 #include <vector>
+
+#include "core/parallel.h"
 
 namespace aw {
 namespace {
@@ -61,6 +74,37 @@ TEST(Sdpa, ErrorsNameTheArgument) {
   EXPECT_EQ(s.code(), Code::kShape);
   EXPECT_NE(s.message().find("attnMask: expected a shape broadcastable to the attention weights (2, 3)"), std::string::npos)
       << s.message();
+}
+
+TEST(AttentionThreads, SdpaBitIdentical) {
+  struct Case { Shape q, k, v; bool causal, need_weights, mask; };
+  const Case cases[] = {
+      {{2, 3, 37, 16}, {2, 3, 41, 16}, {2, 3, 41, 8}, false, true, true},
+      {{1, 4, 130, 32}, {1, 4, 130, 32}, {1, 4, 130, 32}, true, false, false},
+      {{3, 65, 24}, {3, 70, 24}, {3, 70, 24}, false, false, true},
+      {{5, 9}, {7, 9}, {4, 7, 6}, false, true, false},  // value widens the batch: weights shared
+  };
+  for (const Case& c : cases) {
+    const auto q = Random(1, NumelChecked(c.q)), k = Random(2, NumelChecked(c.k)), v = Random(3, NumelChecked(c.v));
+    const int64_t L = c.q.end()[-2], S = c.k.end()[-2];
+    std::vector<uint8_t> mask(size_t(L * S));
+    for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % 7 != 3);
+    SdpaOptions o;
+    o.is_causal = c.causal;
+    o.need_weights = c.need_weights;
+    if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
+    SdpaScratch scratch;
+    SdpaResult want;
+    ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &scratch, &want).ok());
+    for (int threads : {2, 3}) {
+      SetNumThreads(threads);
+      SdpaResult got;
+      ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &scratch, &got).ok());
+      EXPECT_TRUE(test::bit_identical(got.output, want.output)) << ShapeStr(c.q) << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
+      SetNumThreads(1);
+    }
+  }
 }
 
 }  // namespace
