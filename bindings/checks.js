@@ -14,7 +14,18 @@ export const NATIVE_CODES = [
   'ERR_DTYPE',
   'ERR_STATE_DICT',
   'ERR_OUT_OF_MEMORY',
+  'ERR_OUT_OF_RANGE',
 ];
+
+/**
+ * The Error for a native (code, message): ERR_OUT_OF_RANGE is a RangeError,
+ * as the JS-side range errors (errors.js rangeError); any other code an
+ * AttnWasmError.
+ */
+export function nativeError(code, message) {
+  const name = NATIVE_CODES[code] ?? 'ERR_INTERNAL';
+  return name === 'ERR_OUT_OF_RANGE' ? rangeError(message) : new AttnWasmError(name, message);
+}
 
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');

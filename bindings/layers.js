@@ -6,7 +6,7 @@ import {
   AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
 } from './errors.js';
 import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
+  nativeError, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
   optionalMask, checkTensor, stateDictEntries,
 } from './checks.js';
 
@@ -27,7 +27,7 @@ export function makeLayers(rt) {
         if (args && !Object.keys(args).some((k) => message.includes(k))) {
           message = `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}`;
         }
-        const err = new AttnWasmError(NATIVE_CODES[h.code()] ?? 'ERR_INTERNAL', message);
+        const err = nativeError(h.code(), message);
         h.delete();
         throw err;
       }

@@ -21,7 +21,7 @@ import {
   AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
 } from './errors.js';
 import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
+  nativeError, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
   optionalMask, checkTensor, stateDictEntries,
 } from './checks.js';
 
@@ -95,7 +95,7 @@ export class AttnWasm {
   _take(res) {
     try {
       const code = res.code();
-      if (code !== 0) throw new AttnWasmError(NATIVE_CODES[code] ?? 'ERR_INTERNAL', res.message());
+      if (code !== 0) throw nativeError(code, res.message());
       const out = [];
       for (let i = 0; i < res.count(); i++) out.push({ data: res.data(i).slice(), shape: res.shape(i) });
       return out;
@@ -178,7 +178,7 @@ export class AttnWasm {
     return this._withInputs([{ data: u8 }], ([p]) => {
       const r = this._core.readSafetensors(p, u8.byteLength);
       try {
-        if (r.code() !== 0) throw new AttnWasmError(NATIVE_CODES[r.code()] ?? 'ERR_INTERNAL', `${name}: ${r.message()}`);
+        if (r.code() !== 0) throw nativeError(r.code(), `${name}: ${r.message()}`);
         const out = {};
         for (let i = 0; i < r.count(); i++) {
           const view = r.data(i);
@@ -204,7 +204,7 @@ export class AttnWasm {
     return this._withInputs([{ data: u8 }], ([p]) => {
       const file = this._core.parseSafetensorsFile(p, u8.byteLength);
       try {
-        if (file.code() !== 0) throw new AttnWasmError(NATIVE_CODES[file.code()] ?? 'ERR_INTERNAL', `${name}: ${file.message()}`);
+        if (file.code() !== 0) throw nativeError(file.code(), `${name}: ${file.message()}`);
         return fn(file, file.metadata());
       } finally {
         file.delete();

@@ -12,11 +12,13 @@ namespace aw {
 
 enum class Activation { kRelu, kGelu, kGeluTanh };
 
+// "relu" | "gelu" | "gelu_tanh"; anything else is an ERR_OUT_OF_RANGE naming
+// the argument `activation`.
 inline Status ParseActivation(const std::string& s, Activation* out) {
   if (s == "relu") *out = Activation::kRelu;
   else if (s == "gelu") *out = Activation::kGelu;
   else if (s == "gelu_tanh") *out = Activation::kGeluTanh;
-  else return ArgError("activation: expected \"relu\", \"gelu\" or \"gelu_tanh\", got \"" + s + "\"");
+  else return OutOfRangeError("activation: expected 'relu', 'gelu' or 'gelu_tanh', got '" + s + "'");
   return Status::OK();
 }
 
