@@ -126,7 +126,7 @@ export function makeLayers(rt) {
       const addZeroAttn = checkBool(o.addZeroAttn, 'addZeroAttn', false);
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
       this._adopt(
-        core.createMha(embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim, batchFirst),
+        core.createMha({ embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim, batchFirst }),
         'MultiheadAttention',
         { embedDim, numHeads, kdim, vdim },
       );
@@ -153,24 +153,22 @@ export function makeLayers(rt) {
         ['keyPaddingMask', 'needWeights', 'attnMask', 'averageAttnWeights', 'isCausal'],
         'MultiheadAttention.forward',
       );
-      const q = checkTensor(query, 'query', 'float');
-      const k = checkTensor(key, 'key', 'float');
-      const v = checkTensor(value, 'value', 'float');
-      const kpm = optionalMask(o.keyPaddingMask, 'keyPaddingMask');
-      const am = optionalMask(o.attnMask, 'attnMask');
+      const tensors = {
+        query: checkTensor(query, 'query', 'float'),
+        key: checkTensor(key, 'key', 'float'),
+        value: checkTensor(value, 'value', 'float'),
+        keyPaddingMask: optionalMask(o.keyPaddingMask, 'keyPaddingMask'),
+        attnMask: optionalMask(o.attnMask, 'attnMask'),
+      };
       const needWeights = checkBool(o.needWeights, 'needWeights', true);
-      const average = checkBool(o.averageAttnWeights, 'averageAttnWeights', true);
-      const isCausal = checkBool(o.isCausal, 'isCausal', false);
+      const flags = {
+        needWeights,
+        averageAttnWeights: checkBool(o.averageAttnWeights, 'averageAttnWeights', true),
+        isCausal: checkBool(o.isCausal, 'isCausal', false),
+      };
       // (A self-attention's query, key and value are copied once and share an
       // address: the native side then projects them in one GEMM.)
-      const outs = rt._withInputs([q, k, v, kpm, am], ([qp, kp, vp, kpmp, amp]) => rt._take(
-        core.mhaForward(
-          h, qp, q.shape, kp, k.shape, vp, v.shape,
-          kpmp, kpm ? kpm.dtype : 0, kpm ? kpm.shape : [],
-          amp, am ? am.dtype : 0, am ? am.shape : [],
-          needWeights, average, isCausal,
-        ),
-      ));
+      const outs = rt._run(tensors, flags, (a) => rt._take(core.mhaForward(h, a)));
       return { output: outs[0], weights: needWeights ? outs[1] : null };
     }
   }

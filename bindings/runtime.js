@@ -5,10 +5,12 @@
 // (loader.js) makes it; the package entries make their init() with
 // loader.js createInit().
 //
-// All ergonomics live here; the embind layer (attnwasm_bindings.cpp) is thin.
-// Tensors cross the API as plain objects { data, shape }: Float32Array data for
-// float tensors, Uint8Array (0/1) for boolean masks. Inputs are copied into
-// wasm memory for the duration of one call; outputs are fresh Float32Arrays
+// All ergonomics live here; the embind layer (attnwasm_bindings.cpp) only
+// registers and marshals. Tensors cross the API as plain objects { data, shape }:
+// Float32Array data for float tensors, Uint8Array (0/1) for boolean masks.
+// Inputs are copied into wasm memory for the duration of one call and cross
+// the boundary as one object per call: { ptr, shape } tensors, { ptr, dtype,
+// shape } masks and the options (_run); outputs are fresh Float32Arrays
 // owned by the caller that stay valid after later calls.
 // Errors: argument-type problems throw TypeError/RangeError before entering
 // wasm; everything the native side rejects throws AttnWasmError. Every thrown
@@ -129,14 +131,10 @@ export class AttnWasm {
     if (scale !== null && typeof scale !== 'number') {
       throw typeError(`scale: expected a number or null, got ${describe(scale)}`);
     }
-    const outs = this._withInputs([q, k, v, m], ([qp, kp, vp, mp]) =>
-      this._take(
-        this._core.sdpa(
-          qp, q.shape, kp, k.shape, vp, v.shape,
-          mp, m ? m.dtype : 0, m ? m.shape : [],
-          isCausal, scale !== null, scale ?? 1, enableGqa, dropoutP, needWeights,
-        ),
-      ),
+    const outs = this._run(
+      { query: q, key: k, value: v, attnMask: m },
+      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights },
+      (a) => this._take(this._core.sdpa(a)),
     );
     return { output: outs[0], weights: needWeights ? outs[1] : null };
   }
@@ -214,7 +212,7 @@ export class AttnWasm {
 
   /** torch.nn.functional.relu: a new tensor. */
   relu(x) {
-    return this._activation(0, x);
+    return this._activation('relu', x);
   }
 
   /**
@@ -226,12 +224,13 @@ export class AttnWasm {
     const a = o.approximate === undefined ? 'none' : o.approximate;
     if (typeof a !== 'string') throw typeError(`approximate: expected 'none' or 'tanh', got ${describe(a)}`);
     if (a !== 'none' && a !== 'tanh') throw rangeError(`approximate: expected 'none' or 'tanh', got '${a}'`);
-    return this._activation(a === 'tanh' ? 2 : 1, x);
+    return this._activation(a === 'tanh' ? 'gelu_tanh' : 'gelu', x);
   }
 
-  _activation(kind, x) {
+  /** activation: 'relu' | 'gelu' | 'gelu_tanh' (the native ParseActivation's names). */
+  _activation(activation, x) {
     const t = checkTensor(x, 'input', 'float');
-    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(kind, a.x)))[0];
+    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];
   }
 
   /**

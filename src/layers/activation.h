@@ -1,11 +1,14 @@
 // The activations a Transformer feed-forward block may use, by name, as
 // torch's TransformerEncoderLayer(activation="relu" | "gelu"); "gelu_tanh"
-// stands for passing nn.GELU(approximate="tanh") as the activation.
+// stands for passing nn.GELU(approximate="tanh") as the activation. Also
+// the functional form (torch.nn.functional.relu / gelu): ActivationForward.
 #pragma once
 #include <cstddef>
 #include <string>
 
+#include "core/buffer.h"
 #include "core/status.h"
+#include "core/tensor.h"
 #include "kernels/activation.h"
 
 namespace aw {
@@ -14,13 +17,7 @@ enum class Activation { kRelu, kGelu, kGeluTanh };
 
 // "relu" | "gelu" | "gelu_tanh"; anything else is an ERR_OUT_OF_RANGE naming
 // the argument `activation`.
-inline Status ParseActivation(const std::string& s, Activation* out) {
-  if (s == "relu") *out = Activation::kRelu;
-  else if (s == "gelu") *out = Activation::kGelu;
-  else if (s == "gelu_tanh") *out = Activation::kGeluTanh;
-  else return OutOfRangeError("activation: expected 'relu', 'gelu' or 'gelu_tanh', got '" + s + "'");
-  return Status::OK();
-}
+Status ParseActivation(const std::string& s, Activation* out);
 
 inline void ApplyActivation(Activation a, size_t n, float* x) {
   switch (a) {
@@ -29,5 +26,10 @@ inline void ApplyActivation(Activation a, size_t n, float* x) {
     case Activation::kGeluTanh: kernels::f32_gelu_tanh(n, x); break;
   }
 }
+
+// y = activation(x), a new tensor of x's shape (x is named "input").
+Status ActivationForward(Activation kind, const TensorView& x, Buffer* y, Shape* y_shape);
+// The same with the activation by name (ParseActivation).
+Status ActivationForward(const std::string& activation, const TensorView& x, Buffer* y, Shape* y_shape);
 
 }  // namespace aw

@@ -21,6 +21,11 @@ namespace {
 
 Shape BatchDims(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
+SdpaScratch* ThreadScratch() {
+  thread_local SdpaScratch scratch;
+  return &scratch;
+}
+
 Status CheckInput(const TensorView& t, const char* name) {
   AW_RETURN_IF_ERROR(CheckShape(name, t.shape));
   if (t.shape.size() < 2)
@@ -38,6 +43,7 @@ Status CheckInput(const TensorView& t, const char* name) {
 
 Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const SdpaOptions& o, SdpaScratch* scratch, SdpaResult* r) {
+  if (!scratch) scratch = ThreadScratch();
   AW_RETURN_IF_ERROR(CheckInput(q, "query"));
   AW_RETURN_IF_ERROR(CheckInput(k, "key"));
   AW_RETURN_IF_ERROR(CheckInput(v, "value"));
