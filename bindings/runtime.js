@@ -12,20 +12,19 @@
 // the boundary as one object per call: { ptr, shape } tensors, { ptr, dtype,
 // shape } masks and the options (_run); outputs are fresh Float32Arrays
 // owned by the caller that stay valid after later calls.
-// Errors: argument-type problems throw TypeError/RangeError before entering
-// wasm; everything the native side rejects throws AttnWasmError. Every thrown
-// error has a stable `code` (see ErrorCode) and the module stays usable.
+// Errors: argument-type problems throw TypeError before entering wasm; every
+// range and divisibility rule is native (src/core/rules.h): a value out of
+// range throws a RangeError (ERR_OUT_OF_RANGE), anything else the native side
+// rejects an AttnWasmError (checks.js nativeError). Every thrown error has a
+// stable `code` (see ErrorCode) and the module stays usable.
 import { makeModels } from './models.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes,
 } from './errors.js';
-import {
-  nativeError, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
-  optionalMask, checkTensor, stateDictEntries,
-} from './checks.js';
+import { nativeError, isNode, checkBool, checkTensor } from './checks.js';
 
 export { AttnWasmError };
 
@@ -118,10 +117,10 @@ export class AttnWasm {
       ['attnMask', 'dropoutP', 'isCausal', 'scale', 'enableGqa', 'needWeights'],
       'scaledDotProductAttention',
     );
-    const q = checkTensor(query, 'query', 'float');
-    const k = checkTensor(key, 'key', 'float');
-    const v = checkTensor(value, 'value', 'float');
-    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask');
+    const q = checkTensor(query, 'query', 'float', this);
+    const k = checkTensor(key, 'key', 'float', this);
+    const v = checkTensor(value, 'value', 'float', this);
+    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask', this);
     const dropoutP = o.dropoutP === undefined ? 0 : o.dropoutP;
     if (typeof dropoutP !== 'number') throw typeError(`dropoutP: expected a number, got ${describe(dropoutP)}`);
     const isCausal = checkBool(o.isCausal, 'isCausal', false);
@@ -229,8 +228,13 @@ export class AttnWasm {
 
   /** activation: 'relu' | 'gelu' | 'gelu_tanh' (the native ParseActivation's names). */
   _activation(activation, x) {
-    const t = checkTensor(x, 'input', 'float');
+    const t = checkTensor(x, 'input', 'float', this);
     return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];
+  }
+
+  /** Throws the native shape rule's error for `shape` (src/core/rules.h CheckShape), if any. */
+  _checkShape(name, shape) {
+    this._take(this._core.checkShape(name, shape));
   }
 
   /**
