@@ -1,20 +1,26 @@
-// embind boundary: bindings only. Tensors arrive as (byte address in wasm
-// memory, shape array) pairs that the JS layer (index.js) allocated and filled;
-// results leave as a CallResult the JS layer copies out of and deletes.
-// Nothing here throws: failures travel as (code, message) and index.js throws.
+// embind boundary: registration and marshalling only. Tensors arrive as
+// { ptr, shape } objects (masks { ptr, dtype, shape }, null = absent) that the
+// JS layer (runtime.js) allocated and filled, options as fields of the same
+// object; results leave as a CallResult the JS layer copies out of and
+// deletes. Every rule and every loop over data lives in src/: nothing here
+// validates, and nothing throws: failures travel as (code, message) and the
+// JS layer throws.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
+#include "core/rules.h"
 #include "io/load_params.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
-#include "kernels/activation.h"
+#include "layers/activation.h"
 #include "layers/embedding.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
@@ -32,6 +38,7 @@ using emscripten::val;
 
 namespace {
 
+// Integers cross as JS numbers: safe integers (the JS layer checks), exact in int64.
 aw::Shape ShapeFrom(const val& a) {
   std::vector<double> d = emscripten::vecFromJSArray<double>(a);
   return aw::Shape(d.begin(), d.end());
@@ -51,16 +58,27 @@ aw::MaskView Mask(uintptr_t p, int dtype, const val& shape) {
 }
 
 // Object-style arguments: { ptr, shape } tensors and { ptr, dtype, shape } masks
-// (null/undefined = absent), built by index.js.
+// (null/undefined = absent), flags and numbers, built by runtime.js.
 aw::TensorView TensorArg(const val& a) { return View(uintptr_t(a["ptr"].as<double>()), a["shape"]); }
 aw::MaskView MaskArg(const val& a) {
   if (a.isNull() || a.isUndefined()) return aw::MaskView();
   return Mask(uintptr_t(a["ptr"].as<double>()), a["dtype"].as<int>(), a["shape"]);
 }
 bool Flag(const val& o, const char* k) { return o[k].as<bool>(); }
+double Num(const val& o, const char* k) { return o[k].as<double>(); }
+int64_t Int(const val& o, const char* k) { return int64_t(o[k].as<double>()); }
+std::optional<int64_t> OptInt(const val& o, const char* k) {
+  if (o[k].isNull()) return std::nullopt;
+  return Int(o, k);
+}
+val ShapeVal(const aw::Shape& s) {
+  val a = val::array();
+  for (int64_t d : s) a.call<void>("push", double(d));
+  return a;
+}
 
 // Owned outputs of one call: float32 or int32 arrays with their shapes.
-// Owner: the JS handle (deleted by index.js).
+// Owner: the JS handle (deleted by runtime.js).
 class CallResult {
  public:
   explicit CallResult(const aw::Status& s) : code_(int(s.code())), message_(s.message()) {}
@@ -74,11 +92,7 @@ class CallResult {
   int code() const { return code_; }
   std::string message() const { return message_; }
   int count() const { return int(outs_.size()); }
-  val shape(int i) const {
-    val a = val::array();
-    for (int64_t d : outs_[size_t(i)].shape) a.call<void>("push", double(d));
-    return a;
-  }
+  val shape(int i) const { return ShapeVal(outs_[size_t(i)].shape); }
   // A Float32Array or Int32Array view into wasm memory: valid until this
   // result is deleted or memory grows.
   val data(int i) const {
@@ -101,31 +115,46 @@ class CallResult {
   std::vector<Out> outs_;
 };
 
-std::unique_ptr<CallResult> Sdpa(uintptr_t q, val qs, uintptr_t k, val ks, uintptr_t v, val vs,
-                                 uintptr_t m, int mdtype, val ms, bool is_causal, bool has_scale,
-                                 double scale, bool enable_gqa, double dropout_p, bool need_weights) {
-  static aw::SdpaScratch scratch;  // reused across calls (only the JS thread calls in)
-  aw::SdpaOptions o;
-  o.attn_mask = Mask(m, mdtype, ms);
-  o.is_causal = is_causal;
-  o.has_scale = has_scale;
-  o.scale = scale;
-  o.enable_gqa = enable_gqa;
-  o.dropout_p = dropout_p;
-  o.need_weights = need_weights;
-  aw::SdpaResult r;
-  aw::Status s = aw::ScaledDotProductAttention(View(q, qs), View(k, ks), View(v, vs), o, &scratch, &r);
+std::unique_ptr<CallResult> One(const aw::Status& s, aw::Buffer&& out, const aw::Shape& shape) {
   auto res = std::make_unique<CallResult>(s);
-  if (s.ok()) {
-    res->Add(std::move(r.output), r.output_shape);
-    if (need_weights) res->Add(std::move(r.weights), r.weights_shape);
-  }
+  if (s.ok()) res->Add(std::move(out), shape);
   return res;
+}
+
+// An attention result (SdpaResult, MhaResult): output, then weights (empty
+// unless they were asked for).
+template <class R>
+std::unique_ptr<CallResult> Attention(const aw::Status& s, R& r) {
+  auto res = One(s, std::move(r.output), r.output_shape);
+  if (s.ok()) res->Add(std::move(r.weights), r.weights_shape);
+  return res;
+}
+
+// { query, key, value, attnMask, isCausal, hasScale, scale, enableGqa, dropoutP, needWeights }
+std::unique_ptr<CallResult> Sdpa(val a) {
+  aw::SdpaOptions o;
+  o.attn_mask = MaskArg(a["attnMask"]);
+  o.is_causal = Flag(a, "isCausal");
+  o.has_scale = Flag(a, "hasScale");
+  o.scale = Num(a, "scale");
+  o.enable_gqa = Flag(a, "enableGqa");
+  o.dropout_p = Num(a, "dropoutP");
+  o.need_weights = Flag(a, "needWeights");
+  aw::SdpaResult r;
+  aw::Status s = aw::ScaledDotProductAttention(TensorArg(a["query"]), TensorArg(a["key"]), TensorArg(a["value"]), o,
+                                               nullptr, &r);
+  return Attention(s, r);
+}
+
+// An input shape against the shape rule (core/rules.h CheckShape), for the JS
+// layer's own checks of tensors that do not reach a native call.
+std::unique_ptr<CallResult> CheckShape(std::string name, val shape) {
+  return std::make_unique<CallResult>(aw::CheckShape(name, ShapeFrom(shape)));
 }
 
 // Handle of one module (any layer). Owner: the JS object wrapping it, which
 // deletes it in dispose(). A handle whose creation failed holds no module;
-// index.js reads code()/message() and deletes it at once.
+// layers.js reads code()/message() and deletes it at once.
 class ModuleHandle {
  public:
   ModuleHandle(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind)
@@ -139,10 +168,9 @@ class ModuleHandle {
     return a;
   }
   val paramShape(std::string name) const {
-    val a = val::array();
     for (const auto& p : module_->Params())
-      if (p.name == name) for (int64_t d : p.shape) a.call<void>("push", double(d));
-    return a;
+      if (p.name == name) return ShapeVal(p.shape);
+    return val::array();
   }
   // A view of a parameter's data (valid until memory grows); undefined if unknown.
   val paramData(std::string name) const {
@@ -173,65 +201,79 @@ std::unique_ptr<ModuleHandle> Wrap(aw::Status s, std::unique_ptr<aw::Module> m, 
   return std::make_unique<ModuleHandle>(s, s.ok() ? std::move(m) : nullptr, kind);
 }
 
-std::unique_ptr<ModuleHandle> CreateMha(int embed_dim, int num_heads, double dropout, bool bias, bool add_bias_kv,
-                                        bool add_zero_attn, int kdim, int vdim, bool batch_first) {
+// A new module M, M::Init(args…) (which validates them).
+template <class M, class... A>
+std::unique_ptr<ModuleHandle> Create(const char* kind, A&&... args) {
+  auto m = std::make_unique<M>();
+  aw::Status s = m->Init(std::forward<A>(args)...);
+  return Wrap(s, std::move(m), kind);
+}
+
+// { embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim (null = embedDim), batchFirst }
+std::unique_ptr<ModuleHandle> CreateMha(val cfg) {
   aw::MhaConfig c;
-  c.embed_dim = embed_dim; c.num_heads = num_heads; c.dropout = dropout; c.bias = bias;
-  c.add_bias_kv = add_bias_kv; c.add_zero_attn = add_zero_attn; c.kdim = kdim; c.vdim = vdim;
-  c.batch_first = batch_first;
+  c.embed_dim = Int(cfg, "embedDim");
+  c.num_heads = Int(cfg, "numHeads");
+  c.dropout = Num(cfg, "dropout");
+  c.bias = Flag(cfg, "bias");
+  c.add_bias_kv = Flag(cfg, "addBiasKv");
+  c.add_zero_attn = Flag(cfg, "addZeroAttn");
+  c.kdim = OptInt(cfg, "kdim");
+  c.vdim = OptInt(cfg, "vdim");
+  c.batch_first = Flag(cfg, "batchFirst");
   aw::Rng rng;
-  auto m = std::make_unique<aw::MultiheadAttention>();
-  aw::Status s = m->Init(c, rng);
-  return Wrap(s, std::move(m), "MultiheadAttention");
+  return Create<aw::MultiheadAttention>("MultiheadAttention", c, rng);
 }
 
-std::unique_ptr<CallResult> MhaForward(ModuleHandle& h, uintptr_t q, val qs, uintptr_t k, val ks, uintptr_t v,
-                                       val vs, uintptr_t kpm, int kpm_dtype, val kpm_shape, uintptr_t am,
-                                       int am_dtype, val am_shape, bool need_weights, bool average_attn_weights,
-                                       bool is_causal) {
+// { query, key, value, keyPaddingMask, attnMask, needWeights, averageAttnWeights, isCausal }
+std::unique_ptr<CallResult> MhaForward(ModuleHandle& h, val a) {
   aw::MhaForwardOptions o;
-  o.key_padding_mask = Mask(kpm, kpm_dtype, kpm_shape);
-  o.attn_mask = Mask(am, am_dtype, am_shape);
-  o.need_weights = need_weights;
-  o.average_attn_weights = average_attn_weights;
-  o.is_causal = is_causal;
+  o.key_padding_mask = MaskArg(a["keyPaddingMask"]);
+  o.attn_mask = MaskArg(a["attnMask"]);
+  o.need_weights = Flag(a, "needWeights");
+  o.average_attn_weights = Flag(a, "averageAttnWeights");
+  o.is_causal = Flag(a, "isCausal");
   aw::MhaResult r;
-  aw::Status s = h.as<aw::MultiheadAttention>().Forward(View(q, qs), View(k, ks), View(v, vs), o, &r);
-  auto res = std::make_unique<CallResult>(s);
-  if (s.ok()) {
-    res->Add(std::move(r.output), r.output_shape);
-    if (need_weights) res->Add(std::move(r.weights), r.weights_shape);
-  }
-  return res;
+  aw::Status s = h.as<aw::MultiheadAttention>().Forward(TensorArg(a["query"]), TensorArg(a["key"]),
+                                                        TensorArg(a["value"]), o, &r);
+  return Attention(s, r);
 }
 
-// ---- layers: create from a config object (index.js fills every field), forward ----
+// ---- layers: create from a config object (layers.js / transformer.js fill every field), forward ----
 
-std::unique_ptr<CallResult> One(const aw::Status& s, aw::Buffer&& out, const aw::Shape& shape) {
-  auto res = std::make_unique<CallResult>(s);
-  if (s.ok()) res->Add(std::move(out), shape);
-  return res;
+// A Transformer layer's config object; the status names an unknown activation.
+aw::Status LayerConfig(const val& c, aw::TransformerLayerConfig* t) {
+  t->d_model = Int(c, "dModel");
+  t->nhead = Int(c, "nhead");
+  t->dim_feedforward = Int(c, "dimFeedforward");
+  t->dropout = Num(c, "dropout");
+  t->layer_norm_eps = Num(c, "layerNormEps");
+  t->batch_first = Flag(c, "batchFirst");
+  t->norm_first = Flag(c, "normFirst");
+  t->bias = Flag(c, "bias");
+  return aw::ParseActivation(c["activation"].as<std::string>(), &t->activation);
 }
-
+// The Translator's (its model file's config passed ValidateModelConfig, activation included).
 aw::TransformerLayerConfig LayerConfig(const val& c) {
   aw::TransformerLayerConfig t;
-  t.d_model = c["dModel"].as<int>();
-  t.nhead = c["nhead"].as<int>();
-  t.dim_feedforward = c["dimFeedforward"].as<int>();
-  t.dropout = c["dropout"].as<double>();
-  aw::ParseActivation(c["activation"].as<std::string>(), &t.activation);  // validated in index.js
-  t.layer_norm_eps = c["layerNormEps"].as<double>();
-  t.batch_first = Flag(c, "batchFirst");
-  t.norm_first = Flag(c, "normFirst");
-  t.bias = Flag(c, "bias");
+  LayerConfig(c, &t);
   return t;
 }
 
-std::unique_ptr<ModuleHandle> CreateLinear(int in, int out, bool bias) {
+// A Transformer block M from a layer config object: M::Init(config, args…, rng).
+template <class M, class... A>
+std::unique_ptr<ModuleHandle> CreateBlock(const char* kind, const val& cfg, A... args) {
+  aw::TransformerLayerConfig c;
+  aw::Status s = LayerConfig(cfg, &c);
   aw::Rng rng;
-  auto m = std::make_unique<aw::Linear>();
-  aw::Status s = m->Init(in, out, bias, rng);
-  return Wrap(s, std::move(m), "Linear");
+  auto m = std::make_unique<M>();
+  if (s.ok()) s = m->Init(c, args..., rng);
+  return Wrap(s, std::move(m), kind);
+}
+
+std::unique_ptr<ModuleHandle> CreateLinear(double in, double out, bool bias) {
+  aw::Rng rng;
+  return Create<aw::Linear>("Linear", int64_t(in), int64_t(out), bias, rng);
 }
 std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -239,10 +281,8 @@ std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateLayerNorm(int n, double eps, bool affine, bool bias) {
-  auto m = std::make_unique<aw::LayerNorm>();
-  aw::Status s = m->Init(n, eps, affine, bias);
-  return Wrap(s, std::move(m), "LayerNorm");
+std::unique_ptr<ModuleHandle> CreateLayerNorm(double n, double eps, bool affine, bool bias) {
+  return Create<aw::LayerNorm>("LayerNorm", int64_t(n), eps, affine, bias);
 }
 std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -250,11 +290,9 @@ std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateEmbedding(int num, int dim, int padding_idx, bool has_padding_idx) {
+std::unique_ptr<ModuleHandle> CreateEmbedding(double num, double dim, double padding_idx, bool has_padding_idx) {
   aw::Rng rng;
-  auto m = std::make_unique<aw::Embedding>();
-  aw::Status s = m->Init(num, dim, padding_idx, has_padding_idx, rng);
-  return Wrap(s, std::move(m), "Embedding");
+  return Create<aw::Embedding>("Embedding", int64_t(num), int64_t(dim), int64_t(padding_idx), has_padding_idx, rng);
 }
 std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
   aw::Buffer y; aw::Shape ys;
@@ -263,25 +301,15 @@ std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
   return One(s, std::move(y), ys);
 }
 
-// kind: 0 relu, 1 gelu (erf), 2 gelu tanh. Elementwise, no module.
-std::unique_ptr<CallResult> ActivationForward(int kind, val x) {
-  const aw::TensorView v = TensorArg(x);
-  const int64_t n = aw::NumelChecked(v.shape);
-  aw::Buffer y;
-  aw::Status s = n < 0 ? aw::ShapeError("input: shape too large") : y.Resize(size_t(n), "activation output");
-  if (s.ok() && n > 0) {
-    std::copy(v.data, v.data + n, y.data());
-    aw::ApplyActivation(kind == 0 ? aw::Activation::kRelu : kind == 1 ? aw::Activation::kGelu : aw::Activation::kGeluTanh,
-                        size_t(n), y.data());
-  }
-  return One(s, std::move(y), v.shape);
+// activation: "relu" | "gelu" | "gelu_tanh" (layers/activation.h). Elementwise, no module.
+std::unique_ptr<CallResult> ActivationForward(std::string activation, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = aw::ActivationForward(activation, TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
 }
 
 std::unique_ptr<ModuleHandle> CreateEncoderLayer(val cfg) {
-  aw::Rng rng;
-  auto m = std::make_unique<aw::TransformerEncoderLayer>();
-  aw::Status s = m->Init(LayerConfig(cfg), rng);
-  return Wrap(s, std::move(m), "TransformerEncoderLayer");
+  return CreateBlock<aw::TransformerEncoderLayer>("TransformerEncoderLayer", cfg);
 }
 aw::EncoderLayerForward EncoderArgs(const val& a, const char* mask_key) {
   aw::EncoderLayerForward o;
@@ -298,10 +326,7 @@ std::unique_ptr<CallResult> EncoderLayerForward(ModuleHandle& h, val a) {
 }
 
 std::unique_ptr<ModuleHandle> CreateDecoderLayer(val cfg) {
-  aw::Rng rng;
-  auto m = std::make_unique<aw::TransformerDecoderLayer>();
-  aw::Status s = m->Init(LayerConfig(cfg), rng);
-  return Wrap(s, std::move(m), "TransformerDecoderLayer");
+  return CreateBlock<aw::TransformerDecoderLayer>("TransformerDecoderLayer", cfg);
 }
 aw::DecoderLayerForward DecoderArgs(const val& a) {
   aw::DecoderLayerForward o;
@@ -320,11 +345,8 @@ std::unique_ptr<CallResult> DecoderLayerForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateEncoder(val cfg, int num_layers, bool has_norm, double norm_eps) {
-  aw::Rng rng;
-  auto m = std::make_unique<aw::TransformerEncoder>();
-  aw::Status s = m->Init(LayerConfig(cfg), num_layers, has_norm, norm_eps, rng);
-  return Wrap(s, std::move(m), "TransformerEncoder");
+std::unique_ptr<ModuleHandle> CreateEncoder(val cfg, double num_layers, bool has_norm, double norm_eps) {
+  return CreateBlock<aw::TransformerEncoder>("TransformerEncoder", cfg, int64_t(num_layers), has_norm, norm_eps);
 }
 std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
   aw::Buffer y; aw::Shape ys;
@@ -343,11 +365,8 @@ std::unique_ptr<CallResult> EncoderForwardWithAttention(ModuleHandle& h, val a) 
   return res;
 }
 
-std::unique_ptr<ModuleHandle> CreateDecoder(val cfg, int num_layers, bool has_norm, double norm_eps) {
-  aw::Rng rng;
-  auto m = std::make_unique<aw::TransformerDecoder>();
-  aw::Status s = m->Init(LayerConfig(cfg), num_layers, has_norm, norm_eps, rng);
-  return Wrap(s, std::move(m), "TransformerDecoder");
+std::unique_ptr<ModuleHandle> CreateDecoder(val cfg, double num_layers, bool has_norm, double norm_eps) {
+  return CreateBlock<aw::TransformerDecoder>("TransformerDecoder", cfg, int64_t(num_layers), has_norm, norm_eps);
 }
 std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
   aw::Buffer y; aw::Shape ys;
@@ -356,11 +375,8 @@ std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateTransformer(val cfg, int num_encoder_layers, int num_decoder_layers) {
-  aw::Rng rng;
-  auto m = std::make_unique<aw::Transformer>();
-  aw::Status s = m->Init(LayerConfig(cfg), num_encoder_layers, num_decoder_layers, rng);
-  return Wrap(s, std::move(m), "Transformer");
+std::unique_ptr<ModuleHandle> CreateTransformer(val cfg, double num_encoder_layers, double num_decoder_layers) {
+  return CreateBlock<aw::Transformer>("Transformer", cfg, int64_t(num_encoder_layers), int64_t(num_decoder_layers));
 }
 std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
   aw::TransformerForward o;
@@ -373,16 +389,14 @@ std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateSinusoidalPE(int d_model, int max_len, bool batch_first) {
-  auto m = std::make_unique<aw::SinusoidalPositionalEncoding>();
-  aw::Status s = m->Init(d_model, max_len, batch_first);
-  return Wrap(s, std::move(m), "SinusoidalPositionalEncoding");
+std::unique_ptr<ModuleHandle> CreateSinusoidalPE(double d_model, double max_len, bool batch_first) {
+  return Create<aw::SinusoidalPositionalEncoding>("SinusoidalPositionalEncoding", int64_t(d_model), int64_t(max_len),
+                                                  batch_first);
 }
-std::unique_ptr<ModuleHandle> CreateLearnedPE(int max_len, int d_model, bool batch_first) {
+std::unique_ptr<ModuleHandle> CreateLearnedPE(double max_len, double d_model, bool batch_first) {
   aw::Rng rng;
-  auto m = std::make_unique<aw::LearnedPositionalEmbedding>();
-  aw::Status s = m->Init(max_len, d_model, batch_first, rng);
-  return Wrap(s, std::move(m), "LearnedPositionalEmbedding");
+  return Create<aw::LearnedPositionalEmbedding>("LearnedPositionalEmbedding", int64_t(max_len), int64_t(d_model),
+                                                batch_first, rng);
 }
 std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -390,12 +404,11 @@ std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreatePatchEmbedding(int in_channels, int embed_dim, int patch, bool bias,
+std::unique_ptr<ModuleHandle> CreatePatchEmbedding(double in_channels, double embed_dim, double patch, bool bias,
                                                    bool class_token) {
   aw::Rng rng;
-  auto m = std::make_unique<aw::PatchEmbedding>();
-  aw::Status s = m->Init(in_channels, embed_dim, patch, bias, class_token, rng);
-  return Wrap(s, std::move(m), "PatchEmbedding");
+  return Create<aw::PatchEmbedding>("PatchEmbedding", int64_t(in_channels), int64_t(embed_dim), int64_t(patch), bias,
+                                    class_token, rng);
 }
 std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -463,52 +476,28 @@ val MetadataObject(const aw::io::StFile& file) {
   return o;
 }
 
-// A parsed and converted safetensors file. Owner: index.js (deleted after copying out).
+// A safetensors file read and converted (io/safetensors.h ReadSafetensors).
+// Owner: runtime.js (deleted after copying out).
 class StResult {
  public:
-  StResult(const uint8_t* bytes, size_t size) {
-    status_ = aw::io::ParseSafetensors(bytes, size, &file_);
-    for (size_t i = 0; status_.ok() && i < file_.tensors.size(); ++i) {
-      const aw::io::StTensor& t = file_.tensors[i];
-      const size_t n = size_t(aw::NumelChecked(t.shape));
-      f32_.emplace_back();
-      i32_.emplace_back();
-      if (IsFloat(int(i))) {
-        status_ = f32_.back().Resize(n, t.name.c_str());
-        if (status_.ok()) status_ = aw::io::ReadAsF32(bytes, size, t, f32_.back().data());
-      } else {
-        status_ = i32_.back().Resize(n, t.name.c_str());
-        if (status_.ok()) status_ = aw::io::ReadAsI32(bytes, size, t, i32_.back().data());
-      }
-    }
-  }
+  StResult(const uint8_t* bytes, size_t size) { status_ = aw::io::ReadSafetensors(bytes, size, &st_); }
   int code() const { return int(status_.code()); }
   std::string message() const { return status_.message(); }
-  int count() const { return int(file_.tensors.size()); }
-  std::string name(int i) const { return file_.tensors[size_t(i)].name; }
-  std::string dtype(int i) const { return aw::io::StDTypeName(file_.tensors[size_t(i)].dtype); }
-  bool IsFloat(int i) const {
-    const auto d = file_.tensors[size_t(i)].dtype;
-    return d == aw::io::StDType::kF64 || d == aw::io::StDType::kF32 || d == aw::io::StDType::kF16 ||
-           d == aw::io::StDType::kBF16;
-  }
-  val shape(int i) const {
-    val a = val::array();
-    for (int64_t d : file_.tensors[size_t(i)].shape) a.call<void>("push", double(d));
-    return a;
-  }
+  int count() const { return int(st_.file.tensors.size()); }
+  std::string name(int i) const { return st_.file.tensors[size_t(i)].name; }
+  std::string dtype(int i) const { return aw::io::StDTypeName(st_.file.tensors[size_t(i)].dtype); }
+  bool IsFloat(int i) const { return aw::io::IsFloat(st_.file.tensors[size_t(i)].dtype); }
+  val shape(int i) const { return ShapeVal(st_.file.tensors[size_t(i)].shape); }
   // Float32Array view (float dtypes) or Int32Array view (integer/bool dtypes).
   val data(int i) const {
-    if (IsFloat(i)) return val(emscripten::typed_memory_view(f32_[size_t(i)].size(), f32_[size_t(i)].data()));
-    return val(emscripten::typed_memory_view(i32_[size_t(i)].size(), i32_[size_t(i)].data()));
+    if (IsFloat(i)) return val(emscripten::typed_memory_view(st_.f32[size_t(i)].size(), st_.f32[size_t(i)].data()));
+    return val(emscripten::typed_memory_view(st_.i32[size_t(i)].size(), st_.i32[size_t(i)].data()));
   }
-  val metadata() const { return MetadataObject(file_); }
+  val metadata() const { return MetadataObject(st_.file); }
 
  private:
   aw::Status status_;
-  aw::io::StFile file_;
-  std::vector<aw::Buffer> f32_;
-  std::vector<aw::BufferT<int32_t>> i32_;
+  aw::io::StConverted st_;
 };
 
 std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
@@ -668,6 +657,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("createMha", &CreateMha);
   emscripten::function("mhaForward", &MhaForward);
   emscripten::function("sdpa", &Sdpa);
+  emscripten::function("checkShape", &CheckShape);
   emscripten::function("heapInUse", &HeapInUse);
   emscripten::function("validateModelConfig", &ValidateModelConfig);
   emscripten::function("setNumThreads", &SetNumThreads);

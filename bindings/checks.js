@@ -1,10 +1,10 @@
 // Argument checks the API modules share (types, integer-ness, typed-array
 // class, data length vs shape: what only JS can check), the native error
 // codes by number, and small helpers. errors.js holds the error classes and
-// the generic checks.
-import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
-} from './errors.js';
+// the generic checks. Every range and divisibility rule of the layers and
+// functions lives once, natively (src/core/rules.h and the Init/Forward
+// that apply it); its errors come back through nativeError.
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 
 /** Stable error codes, by the numeric code of src/core/status.h. */
 export const NATIVE_CODES = [
@@ -14,7 +14,18 @@ export const NATIVE_CODES = [
   'ERR_DTYPE',
   'ERR_STATE_DICT',
   'ERR_OUT_OF_MEMORY',
+  'ERR_OUT_OF_RANGE',
 ];
+
+/**
+ * The Error for a native (code, message): ERR_OUT_OF_RANGE is a RangeError,
+ * as the JS-side range errors (errors.js rangeError); any other code an
+ * AttnWasmError.
+ */
+export function nativeError(code, message) {
+  const name = NATIVE_CODES[code] ?? 'ERR_INTERNAL';
+  return name === 'ERR_OUT_OF_RANGE' ? rangeError(message) : new AttnWasmError(name, message);
+}
 
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
@@ -31,6 +42,26 @@ export function checkBool(v, name, dflt) {
   return v;
 }
 
+/** A number (its range is the native side's rule), or dflt when undefined. */
+export function checkNumberType(v, name, dflt) {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
+  return v;
+}
+
+/**
+ * An integer that crosses into wasm exactly: a safe integer (|v| <= 2^53 - 1).
+ * Its range is the native side's rule.
+ */
+export function checkInteger(v, name) {
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw typeError(`${name}: expected an integer, got ${typeof v === 'number' ? v : describe(v)}`);
+  }
+  if (!Number.isSafeInteger(v)) throw rangeError(`${name}: expected a safe integer (at most 2^53 - 1 in size), got ${v}`);
+  return v;
+}
+
+/** A probability in [0, 1] (the JS-only Dropout layer's p, which has no native twin). */
 export function checkProbability(v, name) {
   if (v === undefined) return 0;
   if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
@@ -38,25 +69,20 @@ export function checkProbability(v, name) {
   return v;
 }
 
-export function checkNonNegative(v, name, dflt) {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
-  if (!(v >= 0) || !Number.isFinite(v)) throw rangeError(`${name}: expected a finite number >= 0, got ${v}`);
-  return v;
+export function optionalMask(m, name, rt) {
+  return m == null ? null : checkTensor(m, name, 'mask', rt);
 }
-
-export function optionalMask(m, name) {
-  return m == null ? null : checkTensor(m, name, 'mask');
-}
-
-export const MAX_ELEMENTS = 2 ** 29;
 
 /**
  * Validates a tensor argument. kind 'float': Float32Array data; kind 'mask':
- * Uint8Array (bool, 0/1) or Float32Array (additive). Returns
- * { data, shape, dtype } with dtype 0 = float32, 1 = bool.
+ * Uint8Array (bool, 0/1) or Float32Array (additive); kind 'ids': Int32Array.
+ * Returns { data, shape, dtype } with dtype 0 = float32, 1 = bool.
+ * The shape's range rule (dims >= 0, at most 2^29 elements) is native
+ * (src/core/rules.h CheckShape), applied by every call that takes the
+ * tensor; when data and shape disagree, rt._checkShape asks it first, so a
+ * shape it refuses is reported as such rather than as a length mismatch.
  */
-export function checkTensor(t, name, kind) {
+export function checkTensor(t, name, kind, rt) {
   if (t === null || typeof t !== 'object' || Array.isArray(t) || ArrayBuffer.isView(t)) {
     throw typeError(`${name}: expected a tensor object { data, shape }, got ${describe(t)}`);
   }
@@ -65,14 +91,8 @@ export function checkTensor(t, name, kind) {
   let numel = 1;
   for (let i = 0; i < shape.length; i++) {
     const d = shape[i];
-    if (typeof d !== 'number' || !Number.isInteger(d)) {
-      throw typeError(`${name}.shape[${i}]: expected an integer, got ${typeof d === 'number' ? d : describe(d)}`);
-    }
-    if (d < 0) throw rangeError(`${name}.shape: dims must be >= 0, got ${shapeStr(shape)}`);
+    checkInteger(d, `${name}.shape[${i}]`);
     numel *= d;
-  }
-  if (numel > MAX_ELEMENTS) {
-    throw rangeError(`${name}.shape: ${shapeStr(shape)} has ${numel} elements, more than the limit 2^29`);
   }
   let dtype;
   if (kind === 'ids') {
@@ -87,6 +107,7 @@ export function checkTensor(t, name, kind) {
     throw new AttnWasmError('ERR_DTYPE', `${name}.data: expected ${want}, got ${describe(data)}`);
   }
   if (data.length !== numel) {
+    rt._checkShape(name, shape);
     throw new AttnWasmError(
       'ERR_SHAPE',
       `${name}: data has ${data.length} elements but shape ${shapeStr(shape)} needs ${numel}`,
@@ -99,7 +120,7 @@ export function checkTensor(t, name, kind) {
  * Validates a state_dict: a plain object or Map of torch key → tensor.
  * @returns {[string, {data: Float32Array, shape: number[]}][]}
  */
-export function stateDictEntries(sd, name) {
+export function stateDictEntries(sd, name, rt) {
   let entries;
   if (sd instanceof Map) entries = [...sd.entries()];
   else if (sd !== null && typeof sd === 'object' && !Array.isArray(sd)) entries = Object.entries(sd);
@@ -107,5 +128,5 @@ export function stateDictEntries(sd, name) {
   for (const [k] of entries) {
     if (typeof k !== 'string') throw typeError(`${name}: keys must be strings, got a key of type ${describe(k)}`);
   }
-  return entries.map(([k, t]) => [k, checkTensor(t, `${name}['${k}']`, 'float')]);
+  return entries.map(([k, t]) => [k, checkTensor(t, `${name}['${k}']`, 'float', rt)]);
 }

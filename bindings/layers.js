@@ -2,12 +2,10 @@
 // the Module base (one native module per object; state_dict keys as torch),
 // MultiheadAttention, Linear, LayerNorm, Embedding, activations, positional
 // encodings and PatchEmbedding. makeLayers(rt) binds them to one runtime.
+import { AttnWasmError, checkOptions } from './errors.js';
 import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
-} from './errors.js';
-import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
-  optionalMask, checkTensor, stateDictEntries,
+  nativeError, disposeSymbol, checkBool, checkInteger, checkNumberType, checkProbability, optionalMask, checkTensor,
+  stateDictEntries,
 } from './checks.js';
 
 export function makeLayers(rt) {
@@ -23,11 +21,13 @@ export function makeLayers(rt) {
       if (h.code() !== 0) {
         let message = h.message();
         // Name the constructor arguments when the native message cannot (e.g. a
-        // parameter too large to allocate): "Linear(inFeatures=…, …): …".
-        if (args && !Object.keys(args).some((k) => message.includes(k))) {
+        // parameter too large to allocate): "Linear(inFeatures=…, …): …". A
+        // message that starts with an argument ("dropout: …") names it already.
+        const named = /^[A-Za-z_$][\w$]*[.[:]/.test(message) || (args && Object.keys(args).some((k) => message.includes(k)));
+        if (args && !named) {
           message = `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}`;
         }
-        const err = new AttnWasmError(NATIVE_CODES[h.code()] ?? 'ERR_INTERNAL', message);
+        const err = nativeError(h.code(), message);
         h.delete();
         throw err;
       }
@@ -55,7 +55,7 @@ export function makeLayers(rt) {
      */
     loadStateDict(stateDict) {
       const h = this._handle();
-      const entries = stateDictEntries(stateDict, 'stateDict');
+      const entries = stateDictEntries(stateDict, 'stateDict', rt);
       rt._withInputs(
         entries.map(([, t]) => t),
         (ptrs) => rt._take(h.loadStateDict(entries.map(([k]) => k), ptrs, entries.map(([, t]) => t.shape))),
@@ -110,31 +110,28 @@ export function makeLayers(rt) {
         ['dropout', 'bias', 'addBiasKv', 'addZeroAttn', 'kdim', 'vdim', 'batchFirst'],
         'MultiheadAttention',
       );
-      checkInt(embedDim, 'embedDim', { min: 1 });
-      checkInt(numHeads, 'numHeads', { min: 1 });
-      if (embedDim % numHeads !== 0) {
-        throw new AttnWasmError(
-          'ERR_INVALID_ARGUMENT',
-          `embedDim: must be divisible by numHeads (${numHeads}), got ${embedDim}`,
-        );
-      }
-      const kdim = o.kdim == null ? embedDim : checkInt(o.kdim, 'kdim', { min: 1 });
-      const vdim = o.vdim == null ? embedDim : checkInt(o.vdim, 'vdim', { min: 1 });
-      const dropout = checkProbability(o.dropout, 'dropout');
-      const bias = checkBool(o.bias, 'bias', true);
-      const addBiasKv = checkBool(o.addBiasKv, 'addBiasKv', false);
-      const addZeroAttn = checkBool(o.addZeroAttn, 'addZeroAttn', false);
-      const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(
-        core.createMha(embedDim, numHeads, dropout, bias, addBiasKv, addZeroAttn, kdim, vdim, batchFirst),
-        'MultiheadAttention',
-        { embedDim, numHeads, kdim, vdim },
-      );
+      checkInteger(embedDim, 'embedDim');
+      checkInteger(numHeads, 'numHeads');
+      const kdim = o.kdim == null ? null : checkInteger(o.kdim, 'kdim');
+      const vdim = o.vdim == null ? null : checkInteger(o.vdim, 'vdim');
+      const cfg = {
+        embedDim,
+        numHeads,
+        dropout: checkNumberType(o.dropout, 'dropout', 0),
+        bias: checkBool(o.bias, 'bias', true),
+        addBiasKv: checkBool(o.addBiasKv, 'addBiasKv', false),
+        addZeroAttn: checkBool(o.addZeroAttn, 'addZeroAttn', false),
+        kdim, // null: embedDim
+        vdim,
+        batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
+      };
+      this._adopt(core.createMha(cfg), 'MultiheadAttention', { embedDim, numHeads, kdim: kdim ?? embedDim, vdim: vdim ?? embedDim });
+      const { dropout, bias, addBiasKv, addZeroAttn, batchFirst } = cfg;
       /** @readonly */ this.embedDim = embedDim;
       /** @readonly */ this.numHeads = numHeads;
       /** @readonly */ this.headDim = embedDim / numHeads;
-      /** @readonly */ this.kdim = kdim;
-      /** @readonly */ this.vdim = vdim;
+      /** @readonly */ this.kdim = kdim ?? embedDim;
+      /** @readonly */ this.vdim = vdim ?? embedDim;
       /** @readonly */ this.dropout = dropout;
       /** @readonly */ this.bias = bias;
       /** @readonly */ this.addBiasKv = addBiasKv;
@@ -153,24 +150,22 @@ export function makeLayers(rt) {
         ['keyPaddingMask', 'needWeights', 'attnMask', 'averageAttnWeights', 'isCausal'],
         'MultiheadAttention.forward',
       );
-      const q = checkTensor(query, 'query', 'float');
-      const k = checkTensor(key, 'key', 'float');
-      const v = checkTensor(value, 'value', 'float');
-      const kpm = optionalMask(o.keyPaddingMask, 'keyPaddingMask');
-      const am = optionalMask(o.attnMask, 'attnMask');
+      const tensors = {
+        query: checkTensor(query, 'query', 'float', rt),
+        key: checkTensor(key, 'key', 'float', rt),
+        value: checkTensor(value, 'value', 'float', rt),
+        keyPaddingMask: optionalMask(o.keyPaddingMask, 'keyPaddingMask', rt),
+        attnMask: optionalMask(o.attnMask, 'attnMask', rt),
+      };
       const needWeights = checkBool(o.needWeights, 'needWeights', true);
-      const average = checkBool(o.averageAttnWeights, 'averageAttnWeights', true);
-      const isCausal = checkBool(o.isCausal, 'isCausal', false);
+      const flags = {
+        needWeights,
+        averageAttnWeights: checkBool(o.averageAttnWeights, 'averageAttnWeights', true),
+        isCausal: checkBool(o.isCausal, 'isCausal', false),
+      };
       // (A self-attention's query, key and value are copied once and share an
       // address: the native side then projects them in one GEMM.)
-      const outs = rt._withInputs([q, k, v, kpm, am], ([qp, kp, vp, kpmp, amp]) => rt._take(
-        core.mhaForward(
-          h, qp, q.shape, kp, k.shape, vp, v.shape,
-          kpmp, kpm ? kpm.dtype : 0, kpm ? kpm.shape : [],
-          amp, am ? am.dtype : 0, am ? am.shape : [],
-          needWeights, average, isCausal,
-        ),
-      ));
+      const outs = rt._run(tensors, flags, (a) => rt._take(core.mhaForward(h, a)));
       return { output: outs[0], weights: needWeights ? outs[1] : null };
     }
   }
@@ -189,15 +184,15 @@ export function makeLayers(rt) {
     constructor(inFeatures, outFeatures, options) {
       super();
       const o = checkOptions(options, ['bias'], 'Linear');
-      checkInt(inFeatures, 'inFeatures');
-      checkInt(outFeatures, 'outFeatures');
+      checkInteger(inFeatures, 'inFeatures');
+      checkInteger(outFeatures, 'outFeatures');
       const bias = checkBool(o.bias, 'bias', true);
       this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
       Object.assign(this, { inFeatures, outFeatures, bias });
     }
     /** x (…, inFeatures) → (…, outFeatures) */
     forward(x) {
-      return forwardX(this._handle(), 'linearForward', { x: checkTensor(x, 'input', 'float') });
+      return forwardX(this._handle(), 'linearForward', { x: checkTensor(x, 'input', 'float', rt) });
     }
   }
 
@@ -216,15 +211,15 @@ export function makeLayers(rt) {
         }
         [normalizedShape] = normalizedShape;
       }
-      checkInt(normalizedShape, 'normalizedShape');
-      const eps = checkNonNegative(o.eps, 'eps', 1e-5);
+      checkInteger(normalizedShape, 'normalizedShape');
+      const eps = checkNumberType(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
       this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
       Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
     }
     forward(x) {
-      return forwardX(this._handle(), 'layerNormForward', { x: checkTensor(x, 'input', 'float') });
+      return forwardX(this._handle(), 'layerNormForward', { x: checkTensor(x, 'input', 'float', rt) });
     }
   }
 
@@ -234,15 +229,15 @@ export function makeLayers(rt) {
     constructor(numEmbeddings, embeddingDim, options) {
       super();
       const o = checkOptions(options, ['paddingIdx'], 'Embedding');
-      checkInt(numEmbeddings, 'numEmbeddings');
-      checkInt(embeddingDim, 'embeddingDim');
-      const paddingIdx = o.paddingIdx == null ? null : checkInt(o.paddingIdx, 'paddingIdx', { min: -numEmbeddings, max: numEmbeddings - 1 });
+      checkInteger(numEmbeddings, 'numEmbeddings');
+      checkInteger(embeddingDim, 'embeddingDim');
+      const paddingIdx = o.paddingIdx == null ? null : checkInteger(o.paddingIdx, 'paddingIdx');
       this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
       Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
     }
     /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
     forward(ids) {
-      return forwardX(this._handle(), 'embeddingForward', { x: checkTensor(ids, 'input', 'ids') });
+      return forwardX(this._handle(), 'embeddingForward', { x: checkTensor(ids, 'input', 'ids', rt) });
     }
   }
 
@@ -267,7 +262,8 @@ export function makeLayers(rt) {
       this.p = checkProbability(p, 'p');
     }
     forward(x) {
-      const t = checkTensor(x, 'input', 'float');
+      const t = checkTensor(x, 'input', 'float', rt);
+      rt._checkShape('input', t.shape);  // no native call checks it here
       return { data: t.data.slice(), shape: [...t.shape] };
     }
   }
@@ -281,14 +277,14 @@ export function makeLayers(rt) {
     constructor(dModel, options) {
       super();
       const o = checkOptions(options, ['maxLen', 'batchFirst'], 'SinusoidalPositionalEncoding');
-      checkInt(dModel, 'dModel');
-      const maxLen = o.maxLen === undefined ? 5000 : checkInt(o.maxLen, 'maxLen');
+      checkInteger(dModel, 'dModel');
+      const maxLen = o.maxLen === undefined ? 5000 : checkInteger(o.maxLen, 'maxLen');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
       this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
-      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float', rt) });
     }
   }
 
@@ -298,14 +294,14 @@ export function makeLayers(rt) {
     constructor(maxLen, dModel, options) {
       super();
       const o = checkOptions(options, ['batchFirst'], 'LearnedPositionalEmbedding');
-      checkInt(maxLen, 'maxLen');
-      checkInt(dModel, 'dModel');
+      checkInteger(maxLen, 'maxLen');
+      checkInteger(dModel, 'dModel');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
       this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
-      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float') });
+      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float', rt) });
     }
   }
 
@@ -321,16 +317,16 @@ export function makeLayers(rt) {
     constructor(inChannels, embedDim, patchSize, options) {
       super();
       const o = checkOptions(options, ['bias', 'classToken'], 'PatchEmbedding');
-      checkInt(inChannels, 'inChannels');
-      checkInt(embedDim, 'embedDim');
-      checkInt(patchSize, 'patchSize', { min: 1, max: 4096 });
+      checkInteger(inChannels, 'inChannels');
+      checkInteger(embedDim, 'embedDim');
+      checkInteger(patchSize, 'patchSize');
       const bias = checkBool(o.bias, 'bias', true);
       const classToken = checkBool(o.classToken, 'classToken', false);
       this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
       Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
     }
     forward(images) {
-      return forwardX(this._handle(), 'patchEmbeddingForward', { x: checkTensor(images, 'images', 'float') });
+      return forwardX(this._handle(), 'patchEmbeddingForward', { x: checkTensor(images, 'images', 'float', rt) });
     }
   }
 

@@ -11,10 +11,7 @@ import { AttnWasm, saveWorkerGlobal, unrefWorkers } from './runtime.js';
 import {
   AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
 } from './errors.js';
-import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
-  optionalMask, checkTensor, stateDictEntries,
-} from './checks.js';
+import { isNode } from './checks.js';
 import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
 
 // ---- threads: which build init() loads ----

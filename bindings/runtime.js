@@ -5,25 +5,26 @@
 // (loader.js) makes it; the package entries make their init() with
 // loader.js createInit().
 //
-// All ergonomics live here; the embind layer (attnwasm_bindings.cpp) is thin.
-// Tensors cross the API as plain objects { data, shape }: Float32Array data for
-// float tensors, Uint8Array (0/1) for boolean masks. Inputs are copied into
-// wasm memory for the duration of one call; outputs are fresh Float32Arrays
+// All ergonomics live here; the embind layer (attnwasm_bindings.cpp) only
+// registers and marshals. Tensors cross the API as plain objects { data, shape }:
+// Float32Array data for float tensors, Uint8Array (0/1) for boolean masks.
+// Inputs are copied into wasm memory for the duration of one call and cross
+// the boundary as one object per call: { ptr, shape } tensors, { ptr, dtype,
+// shape } masks and the options (_run); outputs are fresh Float32Arrays
 // owned by the caller that stay valid after later calls.
-// Errors: argument-type problems throw TypeError/RangeError before entering
-// wasm; everything the native side rejects throws AttnWasmError. Every thrown
-// error has a stable `code` (see ErrorCode) and the module stays usable.
+// Errors: argument-type problems throw TypeError before entering wasm; every
+// range and divisibility rule is native (src/core/rules.h): a value out of
+// range throws a RangeError (ERR_OUT_OF_RANGE), anything else the native side
+// rejects an AttnWasmError (checks.js nativeError). Every thrown error has a
+// stable `code` (see ErrorCode) and the module stays usable.
 import { makeModels } from './models.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
+  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes,
 } from './errors.js';
-import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
-  optionalMask, checkTensor, stateDictEntries,
-} from './checks.js';
+import { nativeError, isNode, checkBool, checkTensor } from './checks.js';
 
 export { AttnWasmError };
 
@@ -97,7 +98,7 @@ export class AttnWasm {
   _take(res) {
     try {
       const code = res.code();
-      if (code !== 0) throw new AttnWasmError(NATIVE_CODES[code] ?? 'ERR_INTERNAL', res.message());
+      if (code !== 0) throw nativeError(code, res.message());
       const out = [];
       for (let i = 0; i < res.count(); i++) out.push({ data: res.data(i).slice(), shape: res.shape(i) });
       return out;
@@ -118,10 +119,10 @@ export class AttnWasm {
       ['attnMask', 'dropoutP', 'isCausal', 'scale', 'enableGqa', 'needWeights'],
       'scaledDotProductAttention',
     );
-    const q = checkTensor(query, 'query', 'float');
-    const k = checkTensor(key, 'key', 'float');
-    const v = checkTensor(value, 'value', 'float');
-    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask');
+    const q = checkTensor(query, 'query', 'float', this);
+    const k = checkTensor(key, 'key', 'float', this);
+    const v = checkTensor(value, 'value', 'float', this);
+    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask', this);
     const dropoutP = o.dropoutP === undefined ? 0 : o.dropoutP;
     if (typeof dropoutP !== 'number') throw typeError(`dropoutP: expected a number, got ${describe(dropoutP)}`);
     const isCausal = checkBool(o.isCausal, 'isCausal', false);
@@ -131,14 +132,10 @@ export class AttnWasm {
     if (scale !== null && typeof scale !== 'number') {
       throw typeError(`scale: expected a number or null, got ${describe(scale)}`);
     }
-    const outs = this._withInputs([q, k, v, m], ([qp, kp, vp, mp]) =>
-      this._take(
-        this._core.sdpa(
-          qp, q.shape, kp, k.shape, vp, v.shape,
-          mp, m ? m.dtype : 0, m ? m.shape : [],
-          isCausal, scale !== null, scale ?? 1, enableGqa, dropoutP, needWeights,
-        ),
-      ),
+    const outs = this._run(
+      { query: q, key: k, value: v, attnMask: m },
+      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights },
+      (a) => this._take(this._core.sdpa(a)),
     );
     return { output: outs[0], weights: needWeights ? outs[1] : null };
   }
@@ -180,7 +177,7 @@ export class AttnWasm {
     return this._withInputs([{ data: u8 }], ([p]) => {
       const r = this._core.readSafetensors(p, u8.byteLength);
       try {
-        if (r.code() !== 0) throw new AttnWasmError(NATIVE_CODES[r.code()] ?? 'ERR_INTERNAL', `${name}: ${r.message()}`);
+        if (r.code() !== 0) throw nativeError(r.code(), `${name}: ${r.message()}`);
         const out = {};
         for (let i = 0; i < r.count(); i++) {
           const view = r.data(i);
@@ -206,7 +203,7 @@ export class AttnWasm {
     return this._withInputs([{ data: u8 }], ([p]) => {
       const file = this._core.parseSafetensorsFile(p, u8.byteLength);
       try {
-        if (file.code() !== 0) throw new AttnWasmError(NATIVE_CODES[file.code()] ?? 'ERR_INTERNAL', `${name}: ${file.message()}`);
+        if (file.code() !== 0) throw nativeError(file.code(), `${name}: ${file.message()}`);
         return fn(file, file.metadata());
       } finally {
         file.delete();
@@ -216,7 +213,7 @@ export class AttnWasm {
 
   /** torch.nn.functional.relu: a new tensor. */
   relu(x) {
-    return this._activation(0, x);
+    return this._activation('relu', x);
   }
 
   /**
@@ -228,12 +225,18 @@ export class AttnWasm {
     const a = o.approximate === undefined ? 'none' : o.approximate;
     if (typeof a !== 'string') throw typeError(`approximate: expected 'none' or 'tanh', got ${describe(a)}`);
     if (a !== 'none' && a !== 'tanh') throw rangeError(`approximate: expected 'none' or 'tanh', got '${a}'`);
-    return this._activation(a === 'tanh' ? 2 : 1, x);
+    return this._activation(a === 'tanh' ? 'gelu_tanh' : 'gelu', x);
   }
 
-  _activation(kind, x) {
-    const t = checkTensor(x, 'input', 'float');
-    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(kind, a.x)))[0];
+  /** activation: 'relu' | 'gelu' | 'gelu_tanh' (the native ParseActivation's names). */
+  _activation(activation, x) {
+    const t = checkTensor(x, 'input', 'float', this);
+    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];
+  }
+
+  /** Throws the native shape rule's error for `shape` (src/core/rules.h CheckShape), if any. */
+  _checkShape(name, shape) {
+    this._take(this._core.checkShape(name, shape));
   }
 
   /**

@@ -2,36 +2,31 @@
 // TransformerDecoderLayer, the stacks (their layer copied natively) and
 // Transformer. makeTransformer(rt, base) binds them to one runtime, on the
 // Module base and helpers of layers.js.
-import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
-} from './errors.js';
-import {
-  NATIVE_CODES, MAX_ELEMENTS, disposeSymbol, isNode, shapeStr, checkBool, checkProbability, checkNonNegative,
-  optionalMask, checkTensor, stateDictEntries,
-} from './checks.js';
+import { AttnWasmError, typeError, rangeError, describe, checkOptions } from './errors.js';
+import { checkBool, checkInteger, checkNumberType, optionalMask, checkTensor } from './checks.js';
 
 export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
   const core = rt._core;
 
   const LAYER_OPTIONS = ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst', 'bias'];
 
+  // Types only: the ranges (and the activation's names) are the native
+  // layer's rules (CheckLayerConfig, ParseActivation).
   function layerConfig(dModel, nhead, o) {
-    checkInt(dModel, 'dModel');
-    checkInt(nhead, 'nhead');
-    if (dModel % nhead !== 0) {
-      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `dModel: must be divisible by nhead (${nhead}), got ${dModel}`);
-    }
+    checkInteger(dModel, 'dModel');
+    checkInteger(nhead, 'nhead');
     const activation = o.activation === undefined ? 'relu' : o.activation;
-    if (!['relu', 'gelu', 'gelu_tanh'].includes(activation)) {
-      throw rangeError(`activation: expected 'relu', 'gelu' or 'gelu_tanh', got ${describe(activation) === 'string' ? `'${activation}'` : describe(activation)}`);
+    if (typeof activation !== 'string') {
+      // A RangeError, as ever for this option; which names exist is ParseActivation's rule.
+      throw rangeError(`activation: expected the name of an activation (a string), got ${describe(activation)}`);
     }
     return {
       dModel,
       nhead,
-      dimFeedforward: o.dimFeedforward === undefined ? 2048 : checkInt(o.dimFeedforward, 'dimFeedforward'),
-      dropout: o.dropout === undefined ? 0.1 : checkProbability(o.dropout, 'dropout'),
+      dimFeedforward: o.dimFeedforward === undefined ? 2048 : checkInteger(o.dimFeedforward, 'dimFeedforward'),
+      dropout: checkNumberType(o.dropout, 'dropout', 0.1),
       activation,
-      layerNormEps: checkNonNegative(o.layerNormEps, 'layerNormEps', 1e-5),
+      layerNormEps: checkNumberType(o.layerNormEps, 'layerNormEps', 1e-5),
       batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
       normFirst: checkBool(o.normFirst, 'normFirst', false),
       bias: checkBool(o.bias, 'bias', true),
@@ -50,19 +45,19 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forward(src, options) {
       const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoderLayer.forward');
       return forward1(this._handle(), 'encoderLayerForward', {
-        src: checkTensor(src, 'src', 'float'),
-        srcMask: optionalMask(o.srcMask, 'srcMask'),
-        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        src: checkTensor(src, 'src', 'float', rt),
+        srcMask: optionalMask(o.srcMask, 'srcMask', rt),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
       }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
     }
   }
 
   function decoderArgs(o, where) {
     return {
-      tgtMask: optionalMask(o.tgtMask, 'tgtMask'),
-      memoryMask: optionalMask(o.memoryMask, 'memoryMask'),
-      tgtKeyPaddingMask: optionalMask(o.tgtKeyPaddingMask, 'tgtKeyPaddingMask'),
-      memoryKeyPaddingMask: optionalMask(o.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
+      tgtMask: optionalMask(o.tgtMask, 'tgtMask', rt),
+      memoryMask: optionalMask(o.memoryMask, 'memoryMask', rt),
+      tgtKeyPaddingMask: optionalMask(o.tgtKeyPaddingMask, 'tgtKeyPaddingMask', rt),
+      memoryKeyPaddingMask: optionalMask(o.memoryKeyPaddingMask, 'memoryKeyPaddingMask', rt),
     };
   }
   function decoderFlags(o) {
@@ -85,16 +80,26 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forward(tgt, memory, options) {
       const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoderLayer.forward');
       return forward1(this._handle(), 'decoderLayerForward', {
-        tgt: checkTensor(tgt, 'tgt', 'float'),
-        memory: checkTensor(memory, 'memory', 'float'),
+        tgt: checkTensor(tgt, 'tgt', 'float', rt),
+        memory: checkTensor(memory, 'memory', 'float', rt),
         ...decoderArgs(o),
       }, decoderFlags(o));
     }
   }
 
-  /** Every layer of a new stack a copy of `layer` (torch deep-copies it), its final norm of `norm`: natively. */
+  /**
+   * Every layer of a new stack a copy of `layer` (torch deep-copies it), its
+   * final norm of `norm`: natively, which also checks that `norm` fits the
+   * layer (LayerNorm(dModel), elementwiseAffine, the layer's bias). On error
+   * the stack is disposed.
+   */
   function copyIntoStack(stack, layer, norm, encoder) {
-    rt._take(core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
+    try {
+      rt._take(core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
+    } catch (e) {
+      stack.dispose();
+      throw e;
+    }
   }
 
   function checkStackArgs(layer, LayerClass, numLayers, o, where) {
@@ -102,16 +107,10 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       throw typeError(`${where}: expected a ${LayerClass.name} as the layer to copy, got ${describe(layer)}`);
     }
     if (!layer._h) throw new AttnWasmError('ERR_DISPOSED', `${where}: the ${LayerClass.name} was disposed`);
-    checkInt(numLayers, 'numLayers', { min: 0, max: 1000 });
+    checkInteger(numLayers, 'numLayers');
     const norm = o.norm === undefined ? null : o.norm;
     if (norm !== null && !(norm instanceof LayerNorm)) throw typeError(`norm: expected a LayerNorm or null, got ${describe(norm)}`);
     if (norm && !norm._h) throw new AttnWasmError('ERR_DISPOSED', 'norm: the LayerNorm was disposed');
-    if (norm && (norm.normalizedShape !== layer.config.dModel || !norm.elementwiseAffine)) {
-      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: expected LayerNorm(${layer.config.dModel}) with elementwiseAffine, got LayerNorm(${norm.normalizedShape})`);
-    }
-    if (norm && norm.bias !== layer.config.bias) {
-      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `norm: bias must match the layer's bias option (${layer.config.bias})`);
-    }
     return norm;
   }
 
@@ -134,9 +133,9 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forward(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
       return forward1(this._handle(), 'encoderForward', {
-        src: checkTensor(src, 'src', 'float'),
-        mask: optionalMask(o.mask, 'mask'),
-        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        src: checkTensor(src, 'src', 'float', rt),
+        mask: optionalMask(o.mask, 'mask', rt),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
       }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
     }
 
@@ -149,9 +148,9 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
       const h = this._handle();
       const outs = rt._run({
-        src: checkTensor(src, 'src', 'float'),
-        mask: optionalMask(o.mask, 'mask'),
-        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        src: checkTensor(src, 'src', 'float', rt),
+        mask: optionalMask(o.mask, 'mask', rt),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
       }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
       return { output: outs[0], attentionWeights: outs.slice(1) };
     }
@@ -171,8 +170,8 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forward(tgt, memory, options) {
       const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoder.forward');
       return forward1(this._handle(), 'decoderForward', {
-        tgt: checkTensor(tgt, 'tgt', 'float'),
-        memory: checkTensor(memory, 'memory', 'float'),
+        tgt: checkTensor(tgt, 'tgt', 'float', rt),
+        memory: checkTensor(memory, 'memory', 'float', rt),
         ...decoderArgs(o),
       }, decoderFlags(o));
     }
@@ -187,8 +186,8 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', ...LAYER_OPTIONS], 'Transformer');
       const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
-      const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInt(o.numEncoderLayers, 'numEncoderLayers', { min: 0, max: 1000 });
-      const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInt(o.numDecoderLayers, 'numDecoderLayers', { min: 0, max: 1000 });
+      const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInteger(o.numEncoderLayers, 'numEncoderLayers');
+      const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInteger(o.numDecoderLayers, 'numDecoderLayers');
       this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
       /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
     }
@@ -196,10 +195,10 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forward(src, tgt, options) {
       const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'srcIsCausal', ...DECODER_FORWARD], 'Transformer.forward');
       return forward1(this._handle(), 'transformerForward', {
-        src: checkTensor(src, 'src', 'float'),
-        tgt: checkTensor(tgt, 'tgt', 'float'),
-        srcMask: optionalMask(o.srcMask, 'srcMask'),
-        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+        src: checkTensor(src, 'src', 'float', rt),
+        tgt: checkTensor(tgt, 'tgt', 'float', rt),
+        srcMask: optionalMask(o.srcMask, 'srcMask', rt),
+        srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
         ...decoderArgs(o),
       }, { srcIsCausal: checkBool(o.srcIsCausal, 'srcIsCausal', false), ...decoderFlags(o) });
     }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <map>
 
+#include "core/rules.h"
+
 namespace aw {
 
 Status Module::AddParam(const std::string& name, const Shape& shape, float** data) {
@@ -43,6 +45,7 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
   std::vector<ParamSource> sources;
   sources.reserve(entries.size());
   for (const NamedTensor& e : entries) {
+    AW_RETURN_IF_ERROR(CheckShape("stateDict['" + e.name + "']", e.tensor.shape));
     sources.push_back({e.name, e.tensor.shape, [&e](float* dst) {  // called only for a parameter of e's shape
       std::memcpy(dst, e.tensor.data, size_t(NumelChecked(e.tensor.shape)) * sizeof(float));
       return Status::OK();

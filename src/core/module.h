@@ -49,8 +49,10 @@ class Module {
   const float* Param(const std::string& name) const;
 
   // Replaces every parameter. All-or-nothing: on error nothing changes.
-  // Rejects missing, unexpected, duplicate and mis-shaped entries by name,
-  // in the words of torch's load_state_dict. `what` names the module class.
+  // Rejects a shape the shape rule refuses (core/rules.h CheckShape, the
+  // entry named stateDict['key']), then missing, unexpected, duplicate and
+  // mis-shaped entries by name, in the words of torch's load_state_dict.
+  // `what` names the module class.
   Status LoadStateDict(const std::vector<NamedTensor>& entries, const char* what);
 
   // LoadStateDict's checks and messages for parameters that come from any

@@ -2,21 +2,22 @@
 // exceptions anywhere in attnwasm (the wasm build has them disabled); a
 // function that can fail returns a Status whose message names the argument,
 // what was expected and what was received. The JS layer turns it into a thrown
-// Error with a stable `code` (see bindings/index.js, ERROR_CODES).
+// Error with a stable `code` (bindings/checks.js, NATIVE_CODES and nativeError).
 #pragma once
 #include <string>
 #include <utility>
 
 namespace aw {
 
-// Stable numeric codes; bindings/index.js maps them to 'ERR_*' strings.
+// Stable numeric codes; bindings/checks.js maps them to 'ERR_*' strings.
 enum class Code : int {
   kOk = 0,
-  kInvalidArgument = 1,  // a value out of range or an unsupported option
+  kInvalidArgument = 1,  // an unsupported option or combination (e.g. a dim not divisible by another)
   kShape = 2,            // a tensor's rank or size does not fit
   kDtype = 3,            // a tensor of the wrong element type
   kStateDict = 4,        // missing / unexpected / mis-shaped state_dict entry
   kOutOfMemory = 5,      // an allocation the wasm heap cannot satisfy
+  kOutOfRange = 6,       // a number outside its allowed range (core/rules.h); a RangeError in JS
 };
 
 class Status {
@@ -38,6 +39,7 @@ inline Status ShapeError(std::string m) { return Status(Code::kShape, std::move(
 inline Status DtypeError(std::string m) { return Status(Code::kDtype, std::move(m)); }
 inline Status ArgError(std::string m) { return Status(Code::kInvalidArgument, std::move(m)); }
 inline Status OomError(std::string m) { return Status(Code::kOutOfMemory, std::move(m)); }
+inline Status OutOfRangeError(std::string m) { return Status(Code::kOutOfRange, std::move(m)); }
 
 }  // namespace aw
 

@@ -397,4 +397,27 @@ Status ReadAsI32(const uint8_t* bytes, size_t size, const StTensor& t, int32_t* 
   }
 }
 
+bool IsFloat(StDType d) {
+  return d == StDType::kF64 || d == StDType::kF32 || d == StDType::kF16 || d == StDType::kBF16;
+}
+
+Status ReadSafetensors(const uint8_t* bytes, size_t size, StConverted* out) {
+  *out = StConverted();
+  AW_RETURN_IF_ERROR(ParseSafetensors(bytes, size, &out->file));
+  const std::vector<StTensor>& ts = out->file.tensors;
+  out->f32.resize(ts.size());
+  out->i32.resize(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const size_t n = size_t(NumelChecked(ts[i].shape));  // <= 2^29: checked by the parse
+    if (IsFloat(ts[i].dtype)) {
+      AW_RETURN_IF_ERROR(out->f32[i].Resize(n, ts[i].name.c_str()));
+      AW_RETURN_IF_ERROR(ReadAsF32(bytes, size, ts[i], out->f32[i].data()));
+    } else {
+      AW_RETURN_IF_ERROR(out->i32[i].Resize(n, ts[i].name.c_str()));
+      AW_RETURN_IF_ERROR(ReadAsI32(bytes, size, ts[i], out->i32[i].data()));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace aw::io

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/buffer.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
@@ -67,6 +68,22 @@ Status ReadAsF32(const uint8_t* bytes, size_t size, const StTensor& t, float* ou
 // out[0, numel), owned by the caller. An I64 value outside int32, or a BOOL
 // byte other than 0 / 1, is an error naming the tensor and the index.
 Status ReadAsI32(const uint8_t* bytes, size_t size, const StTensor& t, int32_t* out);
+
+// A whole file read: every tensor converted, in header order, float dtypes
+// (IsFloat) to float32 in f32[i], the others to int32 in i32[i] (the other
+// buffer of the pair stays empty). Owner: the caller.
+struct StConverted {
+  StFile file;
+  std::vector<Buffer> f32;
+  std::vector<BufferT<int32_t>> i32;
+};
+
+// ParseSafetensors, then ReadAsF32 / ReadAsI32 of every tensor into *out
+// (reset first); the first error stops it.
+Status ReadSafetensors(const uint8_t* bytes, size_t size, StConverted* out);
+
+// F64, F32, F16 and BF16: the dtypes ReadAsF32 converts.
+bool IsFloat(StDType d);
 
 // The format's name: "F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL".
 const char* StDTypeName(StDType d);

@@ -1,24 +1,23 @@
 // The activations a Transformer feed-forward block may use, by name, as
 // torch's TransformerEncoderLayer(activation="relu" | "gelu"); "gelu_tanh"
-// stands for passing nn.GELU(approximate="tanh") as the activation.
+// stands for passing nn.GELU(approximate="tanh") as the activation. Also
+// the functional form (torch.nn.functional.relu / gelu): ActivationForward.
 #pragma once
 #include <cstddef>
 #include <string>
 
+#include "core/buffer.h"
 #include "core/status.h"
+#include "core/tensor.h"
 #include "kernels/activation.h"
 
 namespace aw {
 
 enum class Activation { kRelu, kGelu, kGeluTanh };
 
-inline Status ParseActivation(const std::string& s, Activation* out) {
-  if (s == "relu") *out = Activation::kRelu;
-  else if (s == "gelu") *out = Activation::kGelu;
-  else if (s == "gelu_tanh") *out = Activation::kGeluTanh;
-  else return ArgError("activation: expected \"relu\", \"gelu\" or \"gelu_tanh\", got \"" + s + "\"");
-  return Status::OK();
-}
+// "relu" | "gelu" | "gelu_tanh"; anything else is an ERR_OUT_OF_RANGE naming
+// the argument `activation`.
+Status ParseActivation(const std::string& s, Activation* out);
 
 inline void ApplyActivation(Activation a, size_t n, float* x) {
   switch (a) {
@@ -27,5 +26,10 @@ inline void ApplyActivation(Activation a, size_t n, float* x) {
     case Activation::kGeluTanh: kernels::f32_gelu_tanh(n, x); break;
   }
 }
+
+// y = activation(x), a new tensor of x's shape (x is named "input").
+Status ActivationForward(Activation kind, const TensorView& x, Buffer* y, Shape* y_shape);
+// The same with the activation by name (ParseActivation).
+Status ActivationForward(const std::string& activation, const TensorView& x, Buffer* y, Shape* y_shape);
 
 }  // namespace aw

@@ -2,19 +2,16 @@
 
 #include <cstring>
 
+#include "core/rules.h"
+
 namespace aw {
 
 Status Embedding::Init(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx, bool has_padding_idx,
                        Rng& rng) {
-  if (num_embeddings <= 0)
-    return ArgError("numEmbeddings: expected a positive integer, got " + std::to_string(num_embeddings));
-  if (embedding_dim <= 0)
-    return ArgError("embeddingDim: expected a positive integer, got " + std::to_string(embedding_dim));
-  if (has_padding_idx) {
-    if (padding_idx >= num_embeddings || padding_idx < -num_embeddings)
-      return ArgError("paddingIdx: must be within [-numEmbeddings, numEmbeddings) = [" +
-                      std::to_string(-num_embeddings) + ", " + std::to_string(num_embeddings) + "), got " +
-                      std::to_string(padding_idx));
+  AW_RETURN_IF_ERROR(PositiveInt("numEmbeddings", num_embeddings));
+  AW_RETURN_IF_ERROR(PositiveInt("embeddingDim", embedding_dim));
+  if (has_padding_idx) {  // negative counts from the end, as torch's padding_idx
+    AW_RETURN_IF_ERROR(IntInRange("paddingIdx", padding_idx, -num_embeddings, num_embeddings - 1));
     if (padding_idx < 0) padding_idx += num_embeddings;
   }
   num_ = num_embeddings;
@@ -39,10 +36,11 @@ void Embedding::Lookup(size_t n, const int32_t* ids, float* y, size_t ldy) const
 }
 
 Status Embedding::Forward(const int32_t* ids, const Shape& ids_shape, Buffer* y, Shape* y_shape) const {
+  AW_RETURN_IF_ERROR(CheckShape("input", ids_shape));
   const int64_t n = NumelChecked(ids_shape);
   Shape ys = ids_shape;
   ys.push_back(dim_);
-  if (n < 0 || NumelChecked(ys) < 0) return ShapeError("input: shape " + ShapeStr(ids_shape) + " is too large");
+  if (NumelChecked(ys) < 0) return ShapeError("output: shape " + ShapeStr(ys) + " exceeds 2^29 elements");
   AW_RETURN_IF_ERROR(CheckIds(ids, n, "input"));
   AW_RETURN_IF_ERROR(y->Resize(size_t(n * dim_), "Embedding output"));
   *y_shape = ys;

@@ -2,15 +2,15 @@
 
 #include <cmath>
 
+#include "core/rules.h"
 #include "kernels/layernorm.h"
 #include "kernels/fill.h"
 
 namespace aw {
 
 Status LayerNorm::Init(int64_t normalized_shape, double eps, bool elementwise_affine, bool bias) {
-  if (normalized_shape <= 0)
-    return ArgError("normalizedShape: expected a positive integer, got " + std::to_string(normalized_shape));
-  if (!(eps >= 0.0) || !std::isfinite(eps)) return ArgError("eps: expected a finite number >= 0, got " + std::to_string(eps));
+  AW_RETURN_IF_ERROR(PositiveInt("normalizedShape", normalized_shape));
+  AW_RETURN_IF_ERROR(NonNegativeFinite("eps", eps));
   n_ = normalized_shape;
   eps_ = float(eps);
   if (elementwise_affine) {
@@ -29,11 +29,11 @@ void LayerNorm::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t 
 }
 
 Status LayerNorm::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {
+  AW_RETURN_IF_ERROR(CheckShape("input", x.shape));
   if (x.shape.empty() || x.shape.back() != n_)
     return ShapeError("input: expected (…, normalizedShape) with normalizedShape = " + std::to_string(n_) +
                       ", got " + ShapeStr(x.shape));
   const int64_t n = NumelChecked(x.shape);
-  if (n < 0) return ShapeError("input: shape " + ShapeStr(x.shape) + " exceeds 2^29 elements");
   AW_RETURN_IF_ERROR(y->Resize(size_t(n), "LayerNorm output"));
   *y_shape = x.shape;
   if (n) Apply(size_t(n / n_), x.data, size_t(n_), y->data(), size_t(n_));

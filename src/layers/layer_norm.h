@@ -13,6 +13,8 @@ class LayerNorm : public Module {
   Status Init(int64_t normalized_shape, double eps, bool elementwise_affine, bool bias);
 
   int64_t size() const { return n_; }
+  bool elementwise_affine() const { return w_ != nullptr; }
+  bool has_bias() const { return b_ != nullptr; }
   // Internal, unvalidated: rows of n floats, y may alias x.
   void Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;
   // Public, validated: x (…, n) → y (…, n).

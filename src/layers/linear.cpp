@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/rules.h"
 #include "kernels/gemm.h"
 #include "kernels/fill.h"
 #include "ops/parallel_gemm.h"
@@ -9,8 +10,8 @@
 namespace aw {
 
 Status Linear::Init(int64_t in_features, int64_t out_features, bool bias, Rng& rng) {
-  if (in_features <= 0) return ArgError("inFeatures: expected a positive integer, got " + std::to_string(in_features));
-  if (out_features <= 0) return ArgError("outFeatures: expected a positive integer, got " + std::to_string(out_features));
+  AW_RETURN_IF_ERROR(PositiveInt("inFeatures", in_features));
+  AW_RETURN_IF_ERROR(PositiveInt("outFeatures", out_features));
   in_ = in_features;
   out_ = out_features;
   AW_RETURN_IF_ERROR(AddParam("weight", {out_, in_}, &w_));
@@ -38,11 +39,11 @@ void Linear::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy
 }
 
 Status Linear::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {
+  AW_RETURN_IF_ERROR(CheckShape("input", x.shape));
   if (x.shape.empty() || x.shape.back() != in_)
     return ShapeError("input: expected (…, inFeatures) with inFeatures = " + std::to_string(in_) + ", got " +
                       ShapeStr(x.shape));
   const int64_t n = NumelChecked(x.shape);
-  if (n < 0) return ShapeError("input: shape " + ShapeStr(x.shape) + " exceeds 2^29 elements");
   Shape ys = x.shape;
   ys.back() = out_;
   if (NumelChecked(ys) < 0) return ShapeError("output: shape " + ShapeStr(ys) + " exceeds 2^29 elements");

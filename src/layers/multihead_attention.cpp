@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "core/parallel.h"
+#include "core/rules.h"
 #include "core/size_math.h"
 #include "kernels/gemm.h"
 #include "kernels/fill.h"
@@ -42,20 +43,15 @@ std::string Dim(const char* name, int64_t v) { return std::string(name) + " = " 
 
 Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
   MhaConfig c = config;
-  if (c.embed_dim <= 0) return ArgError("embedDim: expected a positive integer, got " + std::to_string(c.embed_dim));
-  // Bounded before any size arithmetic (3 * embed_dim below overflows int64 near 2^62).
-  if (c.embed_dim > kMaxElements)
-    return ArgError("embedDim: expected at most 2^29, got " + std::to_string(c.embed_dim));
-  if (c.num_heads <= 0) return ArgError("numHeads: expected a positive integer, got " + std::to_string(c.num_heads));
-  if (c.embed_dim % c.num_heads != 0)
-    return ArgError("embedDim: must be divisible by numHeads (" + std::to_string(c.num_heads) + "), got " +
-                    std::to_string(c.embed_dim));
-  if (c.kdim == 0) c.kdim = c.embed_dim;
-  if (c.vdim == 0) c.vdim = c.embed_dim;
-  if (c.kdim < 0) return ArgError("kdim: expected a positive integer, got " + std::to_string(c.kdim));
-  if (c.vdim < 0) return ArgError("vdim: expected a positive integer, got " + std::to_string(c.vdim));
-  if (!(c.dropout >= 0.0 && c.dropout <= 1.0))
-    return ArgError("dropout: expected a probability in [0, 1], got " + std::to_string(c.dropout));
+  // embedDim bounded before any size arithmetic (3 * embed_dim below overflows int64 near 2^62).
+  AW_RETURN_IF_ERROR(IntInRange("embedDim", c.embed_dim, 1, kMaxElements));
+  AW_RETURN_IF_ERROR(PositiveInt("numHeads", c.num_heads));
+  AW_RETURN_IF_ERROR(DivisibleBy("embedDim", c.embed_dim, "numHeads", c.num_heads));
+  if (c.kdim) AW_RETURN_IF_ERROR(PositiveInt("kdim", *c.kdim));
+  if (c.vdim) AW_RETURN_IF_ERROR(PositiveInt("vdim", *c.vdim));
+  AW_RETURN_IF_ERROR(Probability("dropout", c.dropout));
+  c.kdim = kdim_ = c.kdim.value_or(c.embed_dim);
+  c.vdim = vdim_ = c.vdim.value_or(c.embed_dim);
   cfg_ = c;
   const int64_t E = c.embed_dim;
   // Registration order = torch's: in-projection, in_proj_bias, bias_k/v, then out_proj.
@@ -64,15 +60,15 @@ Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
   auto xavier = [&](float* p, int64_t fan_out, int64_t fan_in) {
     rng.FillUniform(p, fan_out * fan_in, std::sqrt(6.0 / double(fan_in + fan_out)));
   };
-  if (c.kdim == E && c.vdim == E) {
+  if (kdim_ == E && vdim_ == E) {
     AW_RETURN_IF_ERROR(AddParam("in_proj_weight", {3 * E, E}, &w_in_));
     xavier(w_in_, 3 * E, E);
     wq_ = w_in_; wk_ = w_in_ + E * E; wv_ = w_in_ + 2 * E * E;
   } else {
     AW_RETURN_IF_ERROR(AddParam("q_proj_weight", {E, E}, &wq_));
-    AW_RETURN_IF_ERROR(AddParam("k_proj_weight", {E, c.kdim}, &wk_));
-    AW_RETURN_IF_ERROR(AddParam("v_proj_weight", {E, c.vdim}, &wv_));
-    xavier(wq_, E, E); xavier(wk_, E, c.kdim); xavier(wv_, E, c.vdim);
+    AW_RETURN_IF_ERROR(AddParam("k_proj_weight", {E, kdim_}, &wk_));
+    AW_RETURN_IF_ERROR(AddParam("v_proj_weight", {E, vdim_}, &wv_));
+    xavier(wq_, E, E); xavier(wk_, E, kdim_); xavier(wv_, E, vdim_);
   }
   if (c.bias) {
     AW_RETURN_IF_ERROR(AddParam("in_proj_bias", {3 * E}, &b_in_));
@@ -91,8 +87,8 @@ Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
     AW_RETURN_IF_ERROR(packed_in_.Resize(kernels::f32_gemm_packed_floats(size_t(3 * E), size_t(E)), "packed in_proj_weight"));
   } else {
     AW_RETURN_IF_ERROR(packed_q_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(E)), "packed q weight"));
-    AW_RETURN_IF_ERROR(packed_k_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(c.kdim)), "packed k weight"));
-    AW_RETURN_IF_ERROR(packed_v_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(c.vdim)), "packed v weight"));
+    AW_RETURN_IF_ERROR(packed_k_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(kdim_)), "packed k weight"));
+    AW_RETURN_IF_ERROR(packed_v_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(vdim_)), "packed v weight"));
   }
   OnParamsLoaded();
   return Status::OK();
@@ -104,8 +100,8 @@ void MultiheadAttention::OnParamsLoaded() {
     kernels::f32_gemm_pack_nt(3 * E, E, w_in_, E, packed_in_.data());
   } else {
     kernels::f32_gemm_pack_nt(E, E, wq_, E, packed_q_.data());
-    kernels::f32_gemm_pack_nt(E, size_t(cfg_.kdim), wk_, size_t(cfg_.kdim), packed_k_.data());
-    kernels::f32_gemm_pack_nt(E, size_t(cfg_.vdim), wv_, size_t(cfg_.vdim), packed_v_.data());
+    kernels::f32_gemm_pack_nt(E, size_t(kdim_), wk_, size_t(kdim_), packed_k_.data());
+    kernels::f32_gemm_pack_nt(E, size_t(vdim_), wv_, size_t(vdim_), packed_v_.data());
   }
 }
 
@@ -121,16 +117,17 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
   const int64_t E = c.embed_dim, H = c.num_heads, hd = E / H;
   // ---- validate (torch's _mha_shape_check and the checks that follow it) ----
   const MhaForwardOptions::Names& nm = o.names;
+  AW_RETURN_IF_ERROR(CheckShape(nm.query, query.shape));
+  AW_RETURN_IF_ERROR(CheckShape(nm.key, key.shape));
+  AW_RETURN_IF_ERROR(CheckShape(nm.value, value.shape));
+  if (o.key_padding_mask.present()) AW_RETURN_IF_ERROR(CheckShape(nm.key_padding_mask, o.key_padding_mask.shape));
+  if (o.attn_mask.present()) AW_RETURN_IF_ERROR(CheckShape(nm.attn_mask, o.attn_mask.shape));
   const size_t qd = query.shape.size();
   if (qd != 2 && qd != 3)
     return ShapeError(std::string(nm.query) + ": expected a 3-D (batched) or 2-D (unbatched) tensor, got " +
                       ShapeStr(query.shape));
   const bool batched = qd == 3;
   const char* layout = !batched ? "(S, " : (c.batch_first ? "(N, S, " : "(S, N, ");
-  for (const auto* t : {&query, &key, &value})
-    if (NumelChecked(t->shape) < 0)
-      return ShapeError(std::string(t == &query ? nm.query : t == &key ? nm.key : nm.value) + ": shape " +
-                        ShapeStr(t->shape) + " has a negative dim or more than 2^29 elements");
   // A 0 dim lets the others be any size; bound each before N·H, S + 1, ... below.
   for (const auto* t : {&query, &key, &value})
     for (int64_t d : t->shape)
@@ -151,12 +148,12 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
     return ShapeError(std::string(nm.query) + ": expected last dim " + Dim("embedDim", E) + ", got " + ShapeStr(query.shape));
   if (batched && key.shape[size_t(1 - ti)] != N)
     return ShapeError(std::string(nm.key) + ": expected batch size N = " + std::to_string(N) + " (" + nm.query + "'s), got " + ShapeStr(key.shape));
-  if (key.shape.back() != c.kdim)
-    return ShapeError(std::string(nm.key) + ": expected last dim " + Dim("kdim", c.kdim) + ", got " + ShapeStr(key.shape));
-  Shape want_v = key.shape; want_v.back() = c.vdim;
+  if (key.shape.back() != kdim_)
+    return ShapeError(std::string(nm.key) + ": expected last dim " + Dim("kdim", kdim_) + ", got " + ShapeStr(key.shape));
+  Shape want_v = key.shape; want_v.back() = vdim_;
   if (value.shape != want_v)
     return ShapeError(std::string(nm.value) + ": expected " + ShapeStr(want_v) + " (" + nm.key + "'s sequence and batch dims, vdim = " +
-                      std::to_string(c.vdim) + "), got " + ShapeStr(value.shape));
+                      std::to_string(vdim_) + "), got " + ShapeStr(value.shape));
   const MaskView& kpm = o.key_padding_mask;
   const MaskView& am = o.attn_mask;
   if (kpm.present()) {
@@ -241,15 +238,15 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
       ParallelGemmPacked(size_t(N * S), size_t(2 * E), size_t(E), k_.data(), size_t(2 * E), key.data, size_t(E),
                          packed_in_.data(), 3 * size_t(E), size_t(E), b_in_ ? b_in_ + E : nullptr, 1.0f);
     } else if (!appended) {
-      Project(1, size_t(N * S), key.data, size_t(c.kdim), k_.data(), size_t(E));
-      Project(2, size_t(N * S), value.data, size_t(c.vdim), v_.data(), size_t(E));
+      Project(1, size_t(N * S), key.data, size_t(kdim_), k_.data(), size_t(E));
+      Project(2, size_t(N * S), value.data, size_t(vdim_), v_.data(), size_t(E));
     } else {
       for (int64_t n = 0; n < N; ++n) {
         float* kn = k_.data() + n * S2 * E;
         float* vn = v_.data() + n * S2 * E;
-        const size_t ldk_in = step * size_t(c.kdim), ldv_in = step * size_t(c.vdim);
-        Project(1, size_t(S), key.data + first(n, S) * size_t(c.kdim), ldk_in, kn, size_t(E));
-        Project(2, size_t(S), value.data + first(n, S) * size_t(c.vdim), ldv_in, vn, size_t(E));
+        const size_t ldk_in = step * size_t(kdim_), ldv_in = step * size_t(vdim_);
+        Project(1, size_t(S), key.data + first(n, S) * size_t(kdim_), ldk_in, kn, size_t(E));
+        Project(2, size_t(S), value.data + first(n, S) * size_t(vdim_), ldv_in, vn, size_t(E));
         int64_t row = S;
         if (c.add_bias_kv) {
           std::memcpy(kn + row * E, bias_k_, size_t(E) * sizeof(float));
@@ -307,7 +304,7 @@ Status MultiheadAttention::Forward(const TensorView& query, const TensorView& ke
 
 void MultiheadAttention::Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
   const int64_t E = cfg_.embed_dim;
-  const int64_t in = which == 0 ? E : which == 1 ? cfg_.kdim : cfg_.vdim;
+  const int64_t in = which == 0 ? E : which == 1 ? kdim_ : vdim_;
   const float* b = b_in_ ? b_in_ + which * E : nullptr;
   const PackedProj p = Packed(which);
   ParallelGemmPacked(rows, size_t(E), size_t(in), y, ldy, x, ldx, p.bp, p.cols, p.j0, b, 1.0f);

@@ -13,6 +13,7 @@
 // between calls and reused, so a steady-state forward only allocates outputs.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,8 @@ struct MhaConfig {
   bool bias = true;
   bool add_bias_kv = false;
   bool add_zero_attn = false;
-  int64_t kdim = 0;      // 0 = embed_dim
-  int64_t vdim = 0;      // 0 = embed_dim
+  std::optional<int64_t> kdim;  // unset = embed_dim (torch's None)
+  std::optional<int64_t> vdim;  // unset = embed_dim
   bool batch_first = false;
 };
 
@@ -94,6 +95,7 @@ class MultiheadAttention : public Module {
   PackedProj Packed(int which) const;
 
   MhaConfig cfg_;
+  int64_t kdim_ = 0, vdim_ = 0;  // cfg_'s, resolved
   float* w_in_ = nullptr;  // in_proj_weight (3E, E), or null when kdim/vdim differ
   float* wq_ = nullptr;    // (E, E)    views into w_in_ or q_proj_weight
   float* wk_ = nullptr;    // (E, kdim)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/rules.h"
 #include "kernels/gemm.h"
 #include "ops/parallel_gemm.h"
 
@@ -30,9 +31,9 @@ void PatchEmbedding::Conv::OnParamsLoaded() {
 
 Status PatchEmbedding::Init(int64_t in_channels, int64_t embed_dim, int64_t patch, bool bias, bool class_token,
                             Rng& rng) {
-  if (in_channels <= 0) return ArgError("inChannels: expected a positive integer, got " + std::to_string(in_channels));
-  if (embed_dim <= 0) return ArgError("embedDim: expected a positive integer, got " + std::to_string(embed_dim));
-  if (patch <= 0 || patch > 4096) return ArgError("patchSize: expected an integer in [1, 4096], got " + std::to_string(patch));
+  AW_RETURN_IF_ERROR(PositiveInt("inChannels", in_channels));
+  AW_RETURN_IF_ERROR(PositiveInt("embedDim", embed_dim));
+  AW_RETURN_IF_ERROR(IntInRange("patchSize", patch, 1, 4096));
   c_ = in_channels; d_ = embed_dim; p_ = patch;
   if (class_token) {
     AW_RETURN_IF_ERROR(AddParam("cls_token", {1, 1, d_}, &cls_));
@@ -45,6 +46,7 @@ Status PatchEmbedding::Init(int64_t in_channels, int64_t embed_dim, int64_t patc
 
 Status PatchEmbedding::Forward(const TensorView& images, Buffer* y, Shape* y_shape) {
   const Shape& s = images.shape;
+  AW_RETURN_IF_ERROR(CheckShape("images", s));
   if (s.size() != 3 && s.size() != 4)
     return ShapeError("images: expected a 4-D (B, C, H, W) or 3-D (C, H, W) tensor, got " + ShapeStr(s));
   const bool batched = s.size() == 4;
@@ -53,7 +55,6 @@ Status PatchEmbedding::Forward(const TensorView& images, Buffer* y, Shape* y_sha
     return ShapeError("images: expected C = inChannels = " + std::to_string(c_) + " channels, got " + ShapeStr(s));
   if (H < p_ || W < p_)
     return ShapeError("images: expected H and W >= patchSize = " + std::to_string(p_) + ", got " + ShapeStr(s));
-  if (NumelChecked(s) < 0) return ShapeError("images: shape " + ShapeStr(s) + " is too large");
   const int64_t hp = H / p_, wp = W / p_, np = hp * wp, T = np + (cls_ ? 1 : 0), K = C * p_ * p_;
   Shape ys = batched ? Shape{B, T, d_} : Shape{T, d_};
   if (NumelChecked(ys) < 0 || NumelChecked({B * np, K}) < 0) return ShapeError("images: output too large");

@@ -2,14 +2,15 @@
 
 #include <cmath>
 
+#include "core/rules.h"
 #include "kernels/activation.h"
 
 namespace aw {
 namespace {
 
 Status CheckDims(int64_t d_model, int64_t max_len) {
-  if (d_model <= 0) return ArgError("dModel: expected a positive integer, got " + std::to_string(d_model));
-  if (max_len <= 0) return ArgError("maxLen: expected a positive integer, got " + std::to_string(max_len));
+  AW_RETURN_IF_ERROR(PositiveInt("dModel", d_model));
+  AW_RETURN_IF_ERROR(PositiveInt("maxLen", max_len));
   if (NumelChecked({max_len, d_model}) < 0)
     return ArgError("maxLen: a table of " + ShapeStr({max_len, d_model}) + " exceeds 2^29 elements");
   return Status::OK();
@@ -18,6 +19,7 @@ Status CheckDims(int64_t d_model, int64_t max_len) {
 }  // namespace
 
 Status PositionalAdd::CheckInput(const TensorView& x, const char* name) const {
+  AW_RETURN_IF_ERROR(CheckShape(name, x.shape));
   if (x.shape.size() != 2 && x.shape.size() != 3)
     return ShapeError(std::string(name) + ": expected a 3-D " + (batch_first_ ? "(N, L, dModel)" : "(L, N, dModel)") +
                       " or 2-D (L, dModel) tensor, got " + ShapeStr(x.shape));
@@ -28,7 +30,6 @@ Status PositionalAdd::CheckInput(const TensorView& x, const char* name) const {
   if (L > max_len_)
     return ShapeError(std::string(name) + ": sequence length " + std::to_string(L) + " exceeds maxLen = " +
                       std::to_string(max_len_) + ", got " + ShapeStr(x.shape));
-  if (NumelChecked(x.shape) < 0) return ShapeError(std::string(name) + ": shape " + ShapeStr(x.shape) + " is too large");
   return Status::OK();
 }
 

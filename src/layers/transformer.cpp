@@ -2,14 +2,12 @@
 
 #include <algorithm>
 
+#include "core/rules.h"
+
 namespace aw {
 namespace {
 
-Status CheckNumLayers(int64_t n, const char* name) {
-  if (n < 0 || n > 1000)
-    return ArgError(std::string(name) + ": expected an integer in [0, 1000], got " + std::to_string(n));
-  return Status::OK();
-}
+Status CheckNumLayers(int64_t n, const char* name) { return IntInRange(name, n, 0, 1000); }
 
 }  // namespace
 
@@ -36,6 +34,20 @@ Status LayerStack<Layer>::Init(const TransformerLayerConfig& layer, int64_t num_
 }
 
 namespace {
+// A stack's final norm: LayerNorm(dModel) with elementwiseAffine, biased as the layer.
+Status CheckFinalNorm(const Module& norm, const TransformerLayerConfig& layer) {
+  const auto* ln = dynamic_cast<const LayerNorm*>(&norm);
+  const std::string want = "LayerNorm(" + std::to_string(layer.d_model) + ")";
+  if (!ln) return ArgError("norm: expected " + want + " with elementwiseAffine, got another module");
+  if (ln->size() != layer.d_model || !ln->elementwise_affine())
+    return ArgError("norm: expected " + want + " with elementwiseAffine, got LayerNorm(" + std::to_string(ln->size()) +
+                    ")" + (ln->elementwise_affine() ? "" : " without elementwiseAffine"));
+  if (ln->has_bias() != layer.bias)
+    return ArgError(std::string("norm: bias must match the layer's bias option (") + (layer.bias ? "true" : "false") +
+                    "), got " + (ln->has_bias() ? "true" : "false"));
+  return Status::OK();
+}
+
 bool SameParams(const Module& a, const Module& b) {
   const std::vector<ParamSpec> pa = a.Params(), pb = b.Params();
   if (pa.size() != pb.size()) return false;
@@ -51,7 +63,7 @@ Status LayerStack<Layer>::CopyFrom(const Module& layer, const Module* norm) {
     return ArgError("layer: its parameters differ from the stack's layers (another configuration)");
   if (bool(norm) != bool(norm_))
     return ArgError(norm ? "norm: the stack was built without a final norm" : "norm: the stack needs its final norm");
-  if (norm && !SameParams(*norm_, *norm)) return ArgError("norm: its parameters differ from the stack's final norm");
+  if (norm) AW_RETURN_IF_ERROR(CheckFinalNorm(*norm, layer_cfg_));
   for (auto& l : layers_) AW_RETURN_IF_ERROR(l->CopyParamsFrom(layer));
   if (norm) AW_RETURN_IF_ERROR(norm_->CopyParamsFrom(*norm));
   return Status::OK();

@@ -30,7 +30,8 @@ class LayerStack : public Module {
   // Every layer a copy of `layer`'s parameters and the final norm of
   // `norm`'s (torch deep-copies the layer into the stack), natively. Both
   // are checked first (same keys and shapes; norm given iff the stack has
-  // one): on error nothing changes.
+  // one, a LayerNorm(dModel) with elementwiseAffine and the layer's bias
+  // option): on error nothing changes.
   Status CopyFrom(const Module& layer, const Module* norm);
   // The final norm (if any) over rows of d_model floats, in place.
   void FinalNorm(float* x, const Shape& shape) const;

@@ -1,10 +1,12 @@
 #include "layers/transformer_encoder_layer.h"
 
+#include "core/rules.h"
 #include "kernels/activation.h"
 
 namespace aw {
 
 Status CheckSequence(const TensorView& t, int64_t d_model, bool batch_first, const char* name) {
+  AW_RETURN_IF_ERROR(CheckShape(name, t.shape));
   const char* layout = batch_first ? "(N, S, dModel)" : "(S, N, dModel)";
   if (t.shape.size() != 2 && t.shape.size() != 3)
     return ShapeError(std::string(name) + ": expected a 3-D " + layout + " or 2-D (S, dModel) tensor, got " +
@@ -12,7 +14,6 @@ Status CheckSequence(const TensorView& t, int64_t d_model, bool batch_first, con
   if (t.shape.back() != d_model)
     return ShapeError(std::string(name) + ": expected last dim dModel = " + std::to_string(d_model) + ", got " +
                       ShapeStr(t.shape));
-  if (NumelChecked(t.shape) < 0) return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) + " is too large");
   return Status::OK();
 }
 
@@ -37,14 +38,12 @@ Status FeedForward(const Linear& l1, const Linear& l2, Activation act, size_t ro
 }
 
 Status CheckLayerConfig(const TransformerLayerConfig& c) {
-  if (c.d_model <= 0) return ArgError("dModel: expected a positive integer, got " + std::to_string(c.d_model));
-  if (c.nhead <= 0) return ArgError("nhead: expected a positive integer, got " + std::to_string(c.nhead));
-  if (c.d_model % c.nhead != 0)
-    return ArgError("dModel: must be divisible by nhead (" + std::to_string(c.nhead) + "), got " +
-                    std::to_string(c.d_model));
-  if (c.dim_feedforward <= 0)
-    return ArgError("dimFeedforward: expected a positive integer, got " + std::to_string(c.dim_feedforward));
-  return Status::OK();
+  AW_RETURN_IF_ERROR(PositiveInt("dModel", c.d_model));
+  AW_RETURN_IF_ERROR(PositiveInt("nhead", c.nhead));
+  AW_RETURN_IF_ERROR(DivisibleBy("dModel", c.d_model, "nhead", c.nhead));
+  AW_RETURN_IF_ERROR(PositiveInt("dimFeedforward", c.dim_feedforward));
+  // dropout is MultiheadAttention's (its Init names it); the norms' eps is named here as the layer's option.
+  return NonNegativeFinite("layerNormEps", c.layer_norm_eps);
 }
 
 Status TransformerEncoderLayer::Init(const TransformerLayerConfig& c, Rng& rng) {

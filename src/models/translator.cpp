@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/rules.h"
 #include "kernels/activation.h"
 
 namespace aw {
@@ -150,15 +151,12 @@ Status StepsToLayout(const std::vector<float>& steps, size_t T, size_t LH, size_
 Status Translator::Decode(const int32_t* src, size_t S, const DecodeOptions& o, DecodeResult* out) {
   const int64_t limit = cfg_.max_len - 1;
   if (o.max_length < 1 || o.max_length > limit)
-    return ArgError("maxLength: expected an integer in [1, " + std::to_string(limit) + "] (maxLen - 1), got " +
-                    std::to_string(o.max_length));
-  if (o.beam_size < 1 || o.beam_size > 16)
-    return ArgError("beamSize: expected an integer in [1, 16], got " + std::to_string(o.beam_size));
+    return OutOfRangeError("maxLength: expected an integer in [1, " + std::to_string(limit) + "] (maxLen - 1), got " +
+                           std::to_string(o.max_length));
+  AW_RETURN_IF_ERROR(IntInRange("beamSize", o.beam_size, 1, 16));
   if (!std::isfinite(o.length_penalty))
-    return ArgError("lengthPenalty: expected a finite number, got " + std::to_string(o.length_penalty));
-  if (o.first_token < 0 || o.first_token >= cfg_.tgt_vocab)
-    return ArgError("firstToken: expected a target id in [0, " + std::to_string(cfg_.tgt_vocab) + "), got " +
-                    std::to_string(o.first_token));
+    return OutOfRangeError("lengthPenalty: expected a finite number, got " + NumStr(o.length_penalty));
+  AW_RETURN_IF_ERROR(IntInRange("firstToken", o.first_token, 0, cfg_.tgt_vocab - 1));
   AW_RETURN_IF_ERROR(Encode(src, S, size_t(o.beam_size)));
   *out = DecodeResult();
   AW_RETURN_IF_ERROR(o.beam_size == 1 && !o.beam_search ? Greedy(o, out) : Beam(o, out));

@@ -11,6 +11,7 @@
 
 #include "core/broadcast.h"
 #include "core/parallel.h"
+#include "core/rules.h"
 #include "core/size_math.h"
 #include "kernels/fill.h"
 #include "ops/attention.h"
@@ -20,13 +21,16 @@ namespace {
 
 Shape BatchDims(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
+SdpaScratch* ThreadScratch() {
+  thread_local SdpaScratch scratch;
+  return &scratch;
+}
+
 Status CheckInput(const TensorView& t, const char* name) {
+  AW_RETURN_IF_ERROR(CheckShape(name, t.shape));
   if (t.shape.size() < 2)
     return ShapeError(std::string(name) + ": expected at least 2 dims (…, " +
                       (name[0] == 'q' ? "L" : "S") + ", E), got " + ShapeStr(t.shape));
-  if (NumelChecked(t.shape) < 0)
-    return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) +
-                      " has a negative dim or more than 2^29 elements");
   // A 0 dim lets the others be any size: bound each one too (sizes derived
   // from them are still computed with SizeMath below).
   for (int64_t d : t.shape)
@@ -39,6 +43,7 @@ Status CheckInput(const TensorView& t, const char* name) {
 
 Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const SdpaOptions& o, SdpaScratch* scratch, SdpaResult* r) {
+  if (!scratch) scratch = ThreadScratch();
   AW_RETURN_IF_ERROR(CheckInput(q, "query"));
   AW_RETURN_IF_ERROR(CheckInput(k, "key"));
   AW_RETURN_IF_ERROR(CheckInput(v, "value"));
@@ -97,7 +102,8 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   if (m.present()) {
     if (m.dtype != DType::kF32 && m.dtype != DType::kBool)
       return DtypeError("attnMask: expected bool or float32");
-    if (NumelChecked(m.shape) < 0 || !BroadcastsInto(m.shape, w_shape))
+    AW_RETURN_IF_ERROR(CheckShape("attnMask", m.shape));
+    if (!BroadcastsInto(m.shape, w_shape))
       return ShapeError("attnMask: expected a shape broadcastable to the attention weights " +
                         ShapeStr(w_shape) + " with no more dims, got " + ShapeStr(m.shape));
     Shape ms = m.shape;

@@ -35,13 +35,15 @@ struct SdpaResult {
 };
 
 // Reusable scratch for repeated calls; may be shared by calls on one thread.
-// Owner: the caller.
+// Owner: the caller, or the calling thread (scratch == nullptr below).
 struct SdpaScratch {
   AttnScratch attn;              // the attention core's per-thread scratch
   BufferT<uint8_t> mask_u8;      // bool mask expanded along S when it broadcasts there
   Buffer mask_f32;               // float mask expanded along S when it broadcasts there
 };
 
+// scratch: nullptr = the calling thread's own scratch (kept, grown on demand,
+// until the thread ends), so repeated calls allocate only their outputs.
 Status ScaledDotProductAttention(const TensorView& query, const TensorView& key,
                                  const TensorView& value, const SdpaOptions& opts,
                                  SdpaScratch* scratch, SdpaResult* result);

@@ -329,7 +329,8 @@ inline bool RowsAreDistributions(const Buffer& b, int64_t row, bool allow_zero) 
 
 inline bool AcceptableError(const Status& s) {
   return !s.message().empty() && (s.code() == Code::kShape || s.code() == Code::kDtype ||
-                                   s.code() == Code::kInvalidArgument || s.code() == Code::kOutOfMemory);
+                                   s.code() == Code::kInvalidArgument || s.code() == Code::kOutOfMemory ||
+                                   s.code() == Code::kOutOfRange);
 }
 
 // Products in double: 0 stays 0, overflow becomes a large finite or inf.
@@ -428,15 +429,16 @@ inline Outcome Mha(Reader& in) {
   MhaConfig c;
   c.embed_dim = kEmbedDims[in.U8() % 16];
   c.num_heads = in.Dim();
-  c.kdim = in.Dim();
-  c.vdim = in.Dim();
+  const int64_t kdim_byte = in.Dim(), vdim_byte = in.Dim();  // 0 = unset (embed_dim)
+  if (kdim_byte != 0) c.kdim = kdim_byte;
+  if (vdim_byte != 0) c.vdim = vdim_byte;
   const uint8_t cflags = in.U8();
   c.bias = cflags & 1;
   c.add_bias_kv = cflags & 2;
   c.add_zero_attn = cflags & 4;
   c.batch_first = cflags & 8;
   c.dropout = kDropouts[(cflags >> 4) & 3];
-  const int64_t kdim = c.kdim == 0 ? c.embed_dim : c.kdim, vdim = c.vdim == 0 ? c.embed_dim : c.vdim;
+  const int64_t kdim = c.kdim.value_or(c.embed_dim), vdim = c.vdim.value_or(c.embed_dim);
   in.Pool(c.embed_dim);
   in.Pool(c.num_heads);
   in.Pool(kdim);
@@ -455,7 +457,7 @@ inline Outcome Mha(Reader& in) {
     return o;
   }
   const std::string cfg = "MHA(E " + std::to_string(c.embed_dim) + ", H " + std::to_string(c.num_heads) +
-                          ", kdim " + std::to_string(c.kdim) + ", vdim " + std::to_string(c.vdim) + ")";
+                          ", kdim " + std::to_string(kdim_byte) + ", vdim " + std::to_string(vdim_byte) + ")";
   if (c.embed_dim <= 0 || c.num_heads <= 0 || c.embed_dim % c.num_heads != 0 || kdim <= 0 || vdim <= 0 ||
       !(c.dropout >= 0.0 && c.dropout <= 1.0))
     return Violate(&o, cfg + ": Init accepted the config"), o;

@@ -112,7 +112,7 @@ TEST_F(TranslatorTest, DecodeOptionsOutOfRangeAreRefusedByName) {
   DecodeResult r;
   auto refused = [&](DecodeOptions o, const char* name) {
     const Status s = t_->Decode(src.data(), src.size(), o, &r);
-    EXPECT_EQ(s.code(), Code::kInvalidArgument) << name;
+    EXPECT_EQ(s.code(), Code::kOutOfRange) << name;
     EXPECT_EQ(s.message().rfind(name, 0), 0u) << s.message();
   };
   DecodeOptions o;
