@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "core/rules.h"
 #include "kernels/activation.h"
@@ -204,7 +203,7 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
   std::vector<Hyp> beams(1), finished, next;
   std::vector<int32_t> last{o.first_token}, parents;
   std::vector<double> lp;
-  std::vector<int32_t> order(V);
+  std::vector<uint8_t> taken;
   std::vector<Cand> cand;
   for (int64_t t = 0; t < o.max_length && !beams.empty(); ++t) {
     const size_t B = beams.size();
@@ -216,16 +215,27 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
     for (size_t b = 0; b < B; ++b) {
       LogSoftmax(logits_.data() + b * V, V, &lp);
       // Each beam's top `width` tokens contain the global top `width` continuations.
-      std::iota(order.begin(), order.end(), 0);
-      const size_t k = std::min(width, V);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [&](int32_t x, int32_t y) { return lp[x] > lp[y] || (lp[x] == lp[y] && x < y); });
-      for (size_t i = 0; i < k; ++i) cand.push_back({int32_t(b), order[i], beams[b].score + lp[order[i]]});
+      // (Selection loops, not std::sort: width <= 16, and the .wasm stays small.)
+      taken.assign(V, 0);
+      for (size_t i = 0; i < std::min(width, V); ++i) {
+        size_t best = V;
+        for (size_t j = 0; j < V; ++j)
+          if (!taken[j] && (best == V || lp[j] > lp[best])) best = j;  // ties: the lower token
+        taken[best] = 1;
+        cand.push_back({int32_t(b), int32_t(best), beams[b].score + lp[best]});
+      }
     }
-    std::sort(cand.begin(), cand.end(), [](const Cand& x, const Cand& y) {
+    // The top `width` candidates in order: higher score, then lower parent, then lower token.
+    auto before = [](const Cand& x, const Cand& y) {
       if (x.score != y.score) return x.score > y.score;
       return x.parent != y.parent ? x.parent < y.parent : x.token < y.token;
-    });
+    };
+    for (size_t i = 0; i < std::min(width, cand.size()); ++i) {
+      size_t best = i;
+      for (size_t j = i + 1; j < cand.size(); ++j)
+        if (before(cand[j], cand[best])) best = j;
+      std::swap(cand[i], cand[best]);
+    }
     next.clear();
     for (size_t i = 0; i < std::min(width, cand.size()); ++i) {
       const Cand& c = cand[i];
@@ -262,8 +272,10 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
     h.norm = norm(h.score, h.ids.size());
     finished.push_back(std::move(h));
   }
-  std::stable_sort(finished.begin(), finished.end(), [](const Hyp& x, const Hyp& y) { return x.norm > y.norm; });
-  Hyp& best = finished.front();
+  size_t win = 0;  // the first hypothesis with the highest normalised score
+  for (size_t i = 1; i < finished.size(); ++i)
+    if (finished[i].norm > finished[win].norm) win = i;
+  Hyp& best = finished[win];
   out->ids = std::move(best.ids);
   out->score = best.score;
   return StepsToLayout(best.steps, out->ids.size(), L * H, S_, out);
