@@ -57,14 +57,19 @@ Status DivisibleBy(const std::string& name, int64_t v, const std::string& by_nam
 }
 
 Status CheckShape(const std::string& name, const Shape& shape) {
-  double numel = 1;  // as the JS layer counts: in double, so no overflow
+  double numel = 1, nonzero = 1;  // as the JS layer counts: in double, so no overflow
   for (int64_t d : shape) {
     if (d < 0) return OutOfRangeError(name + ".shape: dims must be >= 0, got " + ShapeStr(shape));
     numel *= double(d);
+    if (d) nonzero *= double(d);
   }
   if (numel > double(kMaxElements))
     return OutOfRangeError(name + ".shape: " + ShapeStr(shape) + " has " + NumStr(numel) +
                            " elements, more than the limit 2^29");
+  // An empty tensor's other dims still size loops and strides (NumelChecked refuses them too).
+  if (nonzero > double(kMaxElements))
+    return OutOfRangeError(name + ".shape: " + ShapeStr(shape) + " has a 0 dim, but its other dims multiply to " +
+                           NumStr(nonzero) + ", more than the limit 2^29");
   return Status::OK();
 }
 
