@@ -253,12 +253,6 @@ aw::Status LayerConfig(const val& c, aw::TransformerLayerConfig* t) {
   t->bias = Flag(c, "bias");
   return aw::ParseActivation(c["activation"].as<std::string>(), &t->activation);
 }
-// The Translator's (its model file's config passed ValidateModelConfig, activation included).
-aw::TransformerLayerConfig LayerConfig(const val& c) {
-  aw::TransformerLayerConfig t;
-  LayerConfig(c, &t);
-  return t;
-}
 
 // A Transformer block M from a layer config object: M::Init(config, args…, rng).
 template <class M, class... A>

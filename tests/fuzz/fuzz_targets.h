@@ -232,6 +232,10 @@ constexpr double kDropouts[4] = {0.0, 0.1, NAN, 1.5};
 constexpr int64_t kMaxInputElements = 1 << 16;
 // Calls estimated above this many multiply-adds are skipped (speed).
 constexpr double kMaxWork = double(1 << 24);
+// What one attention head costs besides its multiply-adds (its setup, about
+// 5 us under ASan + UBSan), in multiply-adds: a million heads of one element
+// each are slow work too.
+constexpr double kHeadWork = 1024;
 
 class Reader {
  public:
@@ -369,8 +373,8 @@ inline Outcome Sdpa(Reader& in) {
       // weights' batch runs even when the output is empty (a 0 in value's
       // batch dims): the larger of the two batches bounds the work.
       const double batch = std::max(Prod(ob), opts.need_weights ? Prod(wb) : 0.0);
-      const double work = batch * double(qs.end()[-2]) * (double(ks.end()[-2]) + 1) *
-                          (double(qs.back()) + double(vs.back()) + 1);
+      const double work = batch * (double(qs.end()[-2]) * (double(ks.end()[-2]) + 1) *
+                                       (double(qs.back()) + double(vs.back()) + 1) + kHeadWork);
       if (work > kMaxWork) return o;
     }
   }
