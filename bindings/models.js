@@ -14,6 +14,7 @@
 // (src/models/load_model.cpp) validates the config, builds the model and
 // fills its parameters straight from the bytes.
 
+import { nativeError } from './checks.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 
@@ -91,9 +92,13 @@ export function makeModels(rt, classes, errors) {
     const bytes = await readSource(source, o.onProgress, errors);
     return rt._withFile(bytes, 'source', (file, metadata) => {
       const handle = rt._core.createModel(file, expected);
-      const config = handle.code() === 0 ? JSON.parse(metadata['attnwasm.config']) : null;
-      const Family = config ? families[config.model] : Translator;  // a failed handle only throws
-      return new Family(handle, config, bytes.byteLength);
+      if (handle.code() !== 0) {
+        const e = nativeError(handle.code(), handle.message());
+        handle.delete();
+        throw e;
+      }
+      const config = JSON.parse(metadata['attnwasm.config']);  // validated natively by createModel
+      return new families[config.model](handle, config, bytes.byteLength);
     });
   }
 
