@@ -14,6 +14,8 @@
 #include <xmmintrin.h>
 #include <xsimd/xsimd.hpp>
 
+#include "core/tiering.h"
+
 namespace aw::kernels {
 namespace {
 
@@ -183,26 +185,34 @@ void pack_a_block(size_t m, size_t kc, const float* a, size_t lda, float* ap, fl
 // thread-local storage (no allocation in a kernel; each thread has its own).
 alignas(16) thread_local float t_apack[kMC * kKC];
 
-// The BLIS loops over k blocks and row blocks (A packed per row block into
-// t_apack), then packed_block over the panels [jp0, jp0 + ceil(n / NR)) of a
-// B packed with bp_cols columns. The first k block starts from zero; later
-// blocks load C back (so each element's sum stays in k order); alpha/bias
-// finish the last k block.
+// One row block of one k block: packs rows [0, rows ≤ kMC) of A, depth kc,
+// into t_apack, then runs every panel of the block of B. The unit a first
+// call tiers up on (core/tiering.h): entered ceil(m / kMC) times per k block.
+template <class Arch>
+AW_TIER_ENTRY void rows_block(bool first, bool last, size_t rows, size_t n, size_t kc, const float* a, size_t lda,
+                              const float* block, float* c, size_t ldc, float alpha, const float* bias) {
+  pack_a_block<Arch>(rows, kc, a, lda, t_apack);
+  packed_block_k<Arch, Start::kZero, true>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR, c,
+                                           ldc, nullptr, alpha, bias);
+}
+
+// The BLIS loops over k blocks and row blocks (rows_block), over the panels
+// [jp0, jp0 + ceil(n / NR)) of a B packed with bp_cols columns. The first k
+// block starts from zero; later blocks load C back (so each element's sum
+// stays in k order); alpha/bias finish the last k block.
 template <class Arch>
 void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const float* bp,
                  size_t bp_cols, size_t jp0, float alpha, const float* bias) {
   if (m == 0 || n == 0) return;
   const size_t np = f32_gemm_packed_cols(bp_cols);
+  const auto rows_block_fn = TierEntry<&rows_block<Arch>>();
   for (size_t p0 = 0;; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
     const float* block = bp + p0 * np + jp0 * kc * kGemmNR;  // this k block's first panel of the window
-    for (size_t i0 = 0; i0 < m; i0 += kMC) {
-      const size_t rows = std::min(kMC, m - i0);
-      pack_a_block<Arch>(rows, kc, a + i0 * lda + p0, lda, t_apack);
-      packed_block_k<Arch, Start::kZero, true>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR,
-                                               c + i0 * ldc, ldc, nullptr, alpha, bias);
-    }
+    for (size_t i0 = 0; i0 < m; i0 += kMC)
+      rows_block_fn(first, last, std::min(kMC, m - i0), n, kc, a + i0 * lda + p0, lda, block, c + i0 * ldc, ldc, alpha,
+               bias);
     if (last) break;
   }
 }

@@ -9,6 +9,7 @@
 
 #include "core/parallel.h"
 #include "core/size_math.h"
+#include "core/tiering.h"
 #include "core/tensor.h"
 #include "kernels/activation.h"
 #include "kernels/fill.h"
@@ -126,8 +127,9 @@ void Normalize(size_t rows, size_t hdv, float* o, size_t ldo, const float* l) {
 }
 
 // One piece: query rows [r0, r1) of heads [h0, h1) of group g (all of them
-// when their weights are averaged), on scratch w.
-void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1, AttnHeadFn head_of, const void* ctx, size_t r0,
+// when their weights are averaged), on scratch w. The unit a first call
+// tiers up on (core/tiering.h): entered once per piece.
+AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1, AttnHeadFn head_of, const void* ctx, size_t r0,
               size_t r1, float* w) {
   const Layout lay(sh);
   const size_t hdv_p = kernels::f32_gemm_packed_cols(sh.hdv);
@@ -240,9 +242,10 @@ Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_
   const size_t piece = per_unit * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
   const size_t grain = sh.serial ? SIZE_MAX : (size_t(1) << 16) / std::max<size_t>(piece, 1) + 1;
   float* base = scratch->buf.data();
+  const auto run_piece = TierEntry<&RunPiece>();
   ParallelForRowBlocks(units, sh.L, kAttnRowBlock, grain, [&](size_t u, size_t r0, size_t r1, int tid) {
     const size_t g = sh.average ? u : u / heads, h0 = sh.average ? 0 : u % heads;
-    RunPiece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
+    run_piece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
   });
   return Status::OK();
 }
