@@ -6,8 +6,8 @@
 // validates, and nothing throws: failures travel as (code, message) and the
 // JS layer throws.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
-#include <malloc.h>
 
 #include <memory>
 #include <optional>
@@ -17,6 +17,7 @@
 
 #include "core/parallel.h"
 #include "core/rules.h"
+#include "core/workspace.h"
 #include "io/load_params.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
@@ -33,6 +34,11 @@
 #include "models/vit_classifier.h"
 #include "ops/kernel_bench.h"
 #include "ops/scaled_dot_product_attention.h"
+
+// bindings/heap_stats.cpp
+size_t AwHeapInUse();
+size_t AwHeapPeak();
+void AwResetHeapPeak();
 
 using emscripten::val;
 
@@ -141,8 +147,7 @@ std::unique_ptr<CallResult> Sdpa(val a) {
   o.dropout_p = Num(a, "dropoutP");
   o.need_weights = Flag(a, "needWeights");
   aw::SdpaResult r;
-  aw::Status s = aw::ScaledDotProductAttention(TensorArg(a["query"]), TensorArg(a["key"]), TensorArg(a["value"]), o,
-                                               nullptr, &r);
+  aw::Status s = aw::ScaledDotProductAttention(TensorArg(a["query"]), TensorArg(a["key"]), TensorArg(a["value"]), o, &r);
   return Attention(s, r);
 }
 
@@ -351,11 +356,12 @@ std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
 // Output, then one (N, H, L, L) per-head attention tensor per layer.
 std::unique_ptr<CallResult> EncoderForwardWithAttention(ModuleHandle& h, val a) {
   aw::Buffer y; aw::Shape ys;
-  std::vector<aw::MhaResult> w;
-  aw::Status s = h.as<aw::TransformerEncoder>().Forward(TensorArg(a["src"]), EncoderArgs(a, "mask"), &y, &ys, &w);
+  std::vector<aw::Buffer> w;
+  aw::Shape ws;
+  aw::Status s = h.as<aw::TransformerEncoder>().Forward(TensorArg(a["src"]), EncoderArgs(a, "mask"), &y, &ys, &w, &ws);
   auto res = One(s, std::move(y), ys);
   if (s.ok())
-    for (auto& r : w) res->Add(std::move(r.weights), r.weights_shape);
+    for (auto& b : w) res->Add(std::move(b), ws);
   return res;
 }
 
@@ -544,8 +550,16 @@ std::string ValidateModelConfig(const std::string& json, const std::string& kind
   return s.ok() ? std::string() : s.message();
 }
 
-// Bytes of the wasm heap currently allocated by malloc (for leak tests).
-double HeapInUse() { return double(mallinfo().uordblks); }
+// The heap's bytes in use and their peak (heap_stats.cpp), the workspace
+// budget (core/workspace.h): aw.memory().
+double HeapInUse() { return double(AwHeapInUse()); }
+double HeapPeak() { return double(AwHeapPeak()); }
+double HeapMax() { return double(emscripten_get_heap_max()); }
+void ResetHeapPeak() { AwResetHeapPeak(); }
+double WorkBudget() { return double(aw::WorkBudget()); }
+std::unique_ptr<CallResult> SetWorkBudget(double bytes) {
+  return std::make_unique<CallResult>(aw::SetWorkBudget(aw::SaturatingInt64(bytes)));
+}
 
 // Thread pool (core/parallel.h): 1 and false in the single-thread build.
 int SetNumThreads(int n) { return aw::SetNumThreads(n); }
@@ -653,6 +667,11 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("sdpa", &Sdpa);
   emscripten::function("checkShape", &CheckShape);
   emscripten::function("heapInUse", &HeapInUse);
+  emscripten::function("heapPeak", &HeapPeak);
+  emscripten::function("heapMax", &HeapMax);
+  emscripten::function("resetHeapPeak", &ResetHeapPeak);
+  emscripten::function("workBudget", &WorkBudget);
+  emscripten::function("setWorkBudget", &SetWorkBudget);
   emscripten::function("validateModelConfig", &ValidateModelConfig);
   emscripten::function("setNumThreads", &SetNumThreads);
   emscripten::function("numThreads", &NumThreads);

@@ -5,7 +5,6 @@
 // returns probabilities, the class token's attention maps and the rollout.
 
 export function makeClassifier(rt, classes, errors) {
-  const core = rt._core;
   const { AttnWasmError } = errors;
 
   /**
@@ -13,7 +12,7 @@ export function makeClassifier(rt, classes, errors) {
    * exported with tools/export_safetensors.py export_vit. Owns native memory: call dispose().
    */
   class Classifier extends classes.Module {
-    /** Internal: built by loadModel / loadClassifier from a handle of core.createModel. */
+    /** Internal: built by loadModel / loadClassifier from a handle of rt._core.createModel. */
     constructor(handle, config, fileBytes) {
       super();
       this._adopt(handle, 'Classifier');
@@ -69,7 +68,7 @@ export function makeClassifier(rt, classes, errors) {
       const h = this._handle();
       const x = this._input(image);
       const [logits, probabilities, index, attention, rollout] = rt._run({ image: { data: x, shape: [x.length] } }, {},
-        (a) => rt._take(core.classifierClassify(h, a)));
+        (a) => rt._take(rt._core.classifierClassify(h, a)));
       const i = index.data[0];
       const [layers, heads] = attention.shape;
       return {

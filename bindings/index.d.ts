@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'ERR_STATE_DICT'
   | 'ERR_OUT_OF_MEMORY'
   | 'ERR_DISPOSED'
+  /** Any call on a runtime after aw.close(), or on an object made from it. */
+  | 'ERR_CLOSED'
   /** init(): a .wasm that could not be fetched, read, compiled or linked; the message names the URL and the fix. */
   | 'ERR_WASM_LOAD'
   /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
@@ -446,8 +448,30 @@ export interface AttnWasm {
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */
   generateSquareSubsequentMask(sz: number): Tensor;
   capabilities(): Capabilities;
-  /** heapBytes: size of the wasm memory; inUseBytes: bytes currently malloc'd. */
-  memory(): { heapBytes: number; inUseBytes: number };
+  /** The wasm heap and the working-memory budget, in bytes (README, "Memory"). */
+  memory(): MemoryFigures;
+  /** Starts a new peak for memory().peakInUseBytes, at the bytes in use now. */
+  resetPeakMemory(): void;
+  /**
+   * Ends this runtime: ends its pthread workers, frees every native object made from it, and
+   * drops its references to the wasm instance and its memory so the garbage collector can take
+   * them. Afterwards every call on it, or on an object made from it, throws AttnWasmError
+   * ERR_CLOSED; init() gives a new runtime. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export interface MemoryFigures {
+  /** Size of the wasm memory: it grows on demand and never shrinks (close() gives it back). */
+  heapBytes: number;
+  /** What the heap may grow to: 4 GiB where the engine allows. */
+  heapLimitBytes: number;
+  /** Bytes allocated now: parameters, models, and at most a small scratch kept between calls. */
+  inUseBytes: number;
+  /** The most bytes allocated at once since init() or resetPeakMemory(). */
+  peakInUseBytes: number;
+  /** The working-memory budget: scratch one call may use (bigger batches run in pieces). */
+  workingMemoryBytes: number;
 }
 
 export interface InitOptions {
@@ -476,6 +500,12 @@ export interface InitOptions {
    * Default 10 000; an integer in [1, 600 000].
    */
   threadStartTimeoutMs?: number;
+  /**
+   * The working-memory budget in bytes: the scratch one call may use on top of its inputs and
+   * outputs; a batch that would need more runs in pieces of whole batch entries, with the same
+   * results bit for bit. Default 32 MiB; an integer in [65 536, 1 073 741 824].
+   */
+  workingMemory?: number;
 }
 
 /**

@@ -4,8 +4,8 @@ import type { AttnWasm, InitOptions } from './index.js';
 
 export * from './index.js';
 
-/** init() options of attnwasm/inline: only `threads`, and more than one falls back to one (capabilities().threadsReason). */
-export type InlineInitOptions = Pick<InitOptions, 'threads'>;
+/** init() options of attnwasm/inline: `threads` (more than one falls back to one: capabilities().threadsReason) and `workingMemory`. */
+export type InlineInitOptions = Pick<InitOptions, 'threads' | 'workingMemory'>;
 
 /** Loads the embedded single-thread build (no .wasm file to serve; any bundler, no configuration). */
 export function init(options?: InlineInitOptions): Promise<AttnWasm>;

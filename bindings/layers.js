@@ -9,7 +9,6 @@ import {
 } from './checks.js';
 
 export function makeLayers(rt) {
-  const core = rt._core;
 
   /**
    * Base of every layer: owns one native module (its parameters and scratch).
@@ -33,9 +32,11 @@ export function makeLayers(rt) {
       }
       this._h = h;
       this._kind = kind;
+      rt._own(h);
     }
 
     _handle() {
+      rt._core; // throws ERR_CLOSED once the runtime is closed (before ERR_DISPOSED: close() disposes everything)
       if (!this._h) throw new AttnWasmError('ERR_DISPOSED', `${this._kind}: used after dispose()`);
       return this._h;
     }
@@ -68,7 +69,7 @@ export function makeLayers(rt) {
      * natively with loadStateDict's checks and messages.
      */
     _loadFromFile(file, prefix = '') {
-      rt._take(core.moduleLoadSafetensors(this._handle(), file, prefix));
+      rt._take(rt._core.moduleLoadSafetensors(this._handle(), file, prefix));
     }
 
     /** A copy of the parameters as a torch-style state_dict object. */
@@ -82,7 +83,7 @@ export function makeLayers(rt) {
     /** Frees the native memory. Idempotent; later use throws ERR_DISPOSED. */
     dispose() {
       if (this._h) {
-        this._h.delete();
+        rt._release(this._h);
         this._h = null;
       }
     }
@@ -125,7 +126,7 @@ export function makeLayers(rt) {
         vdim,
         batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
       };
-      this._adopt(core.createMha(cfg), 'MultiheadAttention', { embedDim, numHeads, kdim: kdim ?? embedDim, vdim: vdim ?? embedDim });
+      this._adopt(rt._core.createMha(cfg), 'MultiheadAttention', { embedDim, numHeads, kdim: kdim ?? embedDim, vdim: vdim ?? embedDim });
       const { dropout, bias, addBiasKv, addZeroAttn, batchFirst } = cfg;
       /** @readonly */ this.embedDim = embedDim;
       /** @readonly */ this.numHeads = numHeads;
@@ -165,17 +166,17 @@ export function makeLayers(rt) {
       };
       // (A self-attention's query, key and value are copied once and share an
       // address: the native side then projects them in one GEMM.)
-      const outs = rt._run(tensors, flags, (a) => rt._take(core.mhaForward(h, a)));
+      const outs = rt._run(tensors, flags, (a) => rt._take(rt._core.mhaForward(h, a)));
       return { output: outs[0], weights: needWeights ? outs[1] : null };
     }
   }
 
   /** Runs a single-output forward of a module handle. */
   function forward1(h, fn, tensors, extra = {}) {
-    return rt._run(tensors, extra, (args) => rt._take(core[fn](h, args)))[0];
+    return rt._run(tensors, extra, (args) => rt._take(rt._core[fn](h, args)))[0];
   }
   function forwardX(h, fn, tensors) {
-    return rt._take(rt._run(tensors, {}, (args) => core[fn](h, args.x)))[0];
+    return rt._take(rt._run(tensors, {}, (args) => rt._core[fn](h, args.x)))[0];
   }
 
   /** torch.nn.Linear: y = x · weight^T + bias. Keys: weight (out, in), bias (out). */
@@ -187,7 +188,7 @@ export function makeLayers(rt) {
       checkInteger(inFeatures, 'inFeatures');
       checkInteger(outFeatures, 'outFeatures');
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
+      this._adopt(rt._core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
       Object.assign(this, { inFeatures, outFeatures, bias });
     }
     /** x (…, inFeatures) → (…, outFeatures) */
@@ -215,7 +216,7 @@ export function makeLayers(rt) {
       const eps = checkNumberType(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
+      this._adopt(rt._core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
       Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
     }
     forward(x) {
@@ -232,7 +233,7 @@ export function makeLayers(rt) {
       checkInteger(numEmbeddings, 'numEmbeddings');
       checkInteger(embeddingDim, 'embeddingDim');
       const paddingIdx = o.paddingIdx == null ? null : checkInteger(o.paddingIdx, 'paddingIdx');
-      this._adopt(core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
+      this._adopt(rt._core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
       Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
     }
     /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
@@ -280,7 +281,7 @@ export function makeLayers(rt) {
       checkInteger(dModel, 'dModel');
       const maxLen = o.maxLen === undefined ? 5000 : checkInteger(o.maxLen, 'maxLen');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
+      this._adopt(rt._core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -297,7 +298,7 @@ export function makeLayers(rt) {
       checkInteger(maxLen, 'maxLen');
       checkInteger(dModel, 'dModel');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
+      this._adopt(rt._core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -322,7 +323,7 @@ export function makeLayers(rt) {
       checkInteger(patchSize, 'patchSize');
       const bias = checkBool(o.bias, 'bias', true);
       const classToken = checkBool(o.classToken, 'classToken', false);
-      this._adopt(core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
+      this._adopt(rt._core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
       Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
     }
     forward(images) {

@@ -11,7 +11,7 @@ import { AttnWasm, saveWorkerGlobal, unrefWorkers } from './runtime.js';
 import {
   AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
 } from './errors.js';
-import { isNode } from './checks.js';
+import { isNode, checkInteger } from './checks.js';
 import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
 
 // ---- threads: which build init() loads ----
@@ -285,7 +285,9 @@ function customWasm(options, requested) {
  *                     single-thread build's .wasm bytes
  */
 export function createInit(entry) {
-  const optionNames = entry.embedded ? ['threads'] : ['wasmUrl', 'wasmBinary', 'threads', 'threadStartTimeoutMs'];
+  const optionNames = entry.embedded
+    ? ['threads', 'workingMemory']
+    : ['wasmUrl', 'wasmBinary', 'threads', 'threadStartTimeoutMs', 'workingMemory'];
   return async function init(options = {}) {
     checkOptions(options, optionNames, 'init');
     const requested = options.threads;
@@ -295,6 +297,7 @@ export function createInit(entry) {
     const timeoutMs = options.threadStartTimeoutMs === undefined
       ? THREAD_START_TIMEOUT_MS
       : checkInt(options.threadStartTimeoutMs, 'threadStartTimeoutMs', { min: 1, max: 600000 });
+    if (options.workingMemory !== undefined) checkInteger(options.workingMemory, 'workingMemory');
     const custom = customWasm(options, requested);
     let plan = requested === undefined && custom
       ? { threads: 1, reason: 'wasmUrl/wasmBinary given without threads (single-thread build)' }
@@ -326,6 +329,15 @@ export function createInit(entry) {
     }
     const rt = new AttnWasm(core);
     rt._threadPlan = plan;
+    // The working-memory budget (README "Memory"); its range is the native rule's.
+    if (options.workingMemory !== undefined) {
+      try {
+        rt._take(core.setWorkBudget(options.workingMemory));
+      } catch (e) {
+        await rt.close();
+        throw e;
+      }
+    }
     return rt;
   };
 }

@@ -36,7 +36,9 @@ function makeClasses(rt) {
 /** The runtime bound to one wasm instance; create it with init(). */
 export class AttnWasm {
   constructor(core) {
-    this._core = core;
+    this._coreRef = core;
+    /** Every live native object (embind handle) made from this runtime: close() deletes what is left. */
+    this._handles = new Set();
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
@@ -47,6 +49,54 @@ export class AttnWasm {
     this.loadTranslator = models.loadTranslator;
     /** Loads the image classifier demo model (URL, Node path or bytes). */
     this.loadClassifier = models.loadClassifier;
+  }
+
+  /**
+   * The wasm module (Emscripten's Module object). Every call into it goes
+   * through here, so after close() every call on the runtime, and on any
+   * object made from it, throws ERR_CLOSED.
+   */
+  get _core() {
+    if (!this._coreRef) {
+      throw new AttnWasmError('ERR_CLOSED', 'this attnwasm runtime was closed (aw.close()); call init() for a new one');
+    }
+    return this._coreRef;
+  }
+
+  /** Registers a native handle owned by an object of this runtime (released by _release or close). */
+  _own(h) {
+    this._handles.add(h);
+  }
+
+  /** Deletes a native handle registered with _own (after close() it is gone already). */
+  _release(h) {
+    if (this._handles.delete(h)) h.delete();
+  }
+
+  /**
+   * Ends this runtime: ends its pthread workers, frees every native object
+   * made from it (layers, models), and drops its references to the wasm
+   * instance and its memory, so the garbage collector can take them (the
+   * memory is returned when nothing else — an object of yours — holds it).
+   * Afterwards every call on the runtime or on an object made from it throws
+   * AttnWasmError ERR_CLOSED; init() gives a new runtime. Idempotent.
+   * @returns {Promise<void>} resolved once the workers have ended
+   */
+  async close() {
+    const core = this._coreRef;
+    if (!core) return;
+    this._coreRef = null;
+    for (const h of this._handles) {
+      try { h.delete(); } catch { /* already deleted */ }
+    }
+    this._handles.clear();
+    const pt = core.PThread;
+    if (pt) {
+      const workers = [...pt.unusedWorkers, ...pt.runningWorkers];
+      pt.terminateAllThreads();
+      // Node's Worker.terminate() returns a promise; a browser's returns nothing.
+      await Promise.all(workers.map((w) => w.terminate()));
+    }
   }
 
   /**
@@ -65,7 +115,7 @@ export class AttnWasm {
       offsetOf.set(t.data, total);
       total += (t.data.byteLength + 7) & ~7;
     }
-    const base = total ? core._malloc(total) : 0;
+    const base = total ? core._malloc(total) >>> 0 : 0; // unsigned: the heap may reach 4 GB
     if (total && !base) {
       throw new AttnWasmError('ERR_OUT_OF_MEMORY', `out of memory: cannot copy ${total} bytes of inputs into wasm`);
     }
@@ -299,9 +349,27 @@ export class AttnWasm {
     return ms;
   }
 
-  /** Wasm memory figures: { heapBytes: size of wasm memory, inUseBytes: bytes malloc'd }. */
+  /**
+   * Wasm memory figures, in bytes: heapBytes (the wasm memory's size: it
+   * grows on demand and never shrinks), heapLimitBytes (what it may grow
+   * to), inUseBytes (allocated now), peakInUseBytes (the most allocated at
+   * once since init() or resetPeakMemory()), workingMemoryBytes (the
+   * working-memory budget: scratch one call may use; README "Memory").
+   */
   memory() {
-    return { heapBytes: this._core.HEAPU8.byteLength, inUseBytes: this._core.heapInUse() };
+    const core = this._core;
+    return {
+      heapBytes: core.HEAPU8.byteLength,
+      heapLimitBytes: core.heapMax(),
+      inUseBytes: core.heapInUse(),
+      peakInUseBytes: core.heapPeak(),
+      workingMemoryBytes: core.workBudget(),
+    };
+  }
+
+  /** Starts a new peak for memory().peakInUseBytes (at the bytes in use now). */
+  resetPeakMemory() {
+    this._core.resetHeapPeak();
   }
 }
 

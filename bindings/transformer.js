@@ -6,7 +6,6 @@ import { AttnWasmError, typeError, rangeError, describe, checkOptions } from './
 import { checkBool, checkInteger, checkNumberType, optionalMask, checkTensor } from './checks.js';
 
 export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
-  const core = rt._core;
 
   const LAYER_OPTIONS = ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst', 'bias'];
 
@@ -38,7 +37,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerEncoderLayer'));
-      this._adopt(core.createEncoderLayer(cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      this._adopt(rt._core.createEncoderLayer(cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** src (S, N, E) | (N, S, E) if batchFirst | (S, E) → same shape. */
@@ -73,7 +72,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerDecoderLayer'));
-      this._adopt(core.createDecoderLayer(cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      this._adopt(rt._core.createDecoderLayer(cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** tgt (T, N, E) …, memory (S, N, E) … → like tgt. */
@@ -95,7 +94,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
    */
   function copyIntoStack(stack, layer, norm, encoder) {
     try {
-      rt._take(core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
+      rt._take(rt._core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
     } catch (e) {
       stack.dispose();
       throw e;
@@ -124,7 +123,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerEncoder');
       const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
-      this._adopt(core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
+      this._adopt(rt._core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
       copyIntoStack(this, encoderLayer, norm, true);
       /** @readonly */ this.config = encoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -151,7 +150,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
         src: checkTensor(src, 'src', 'float', rt),
         mask: optionalMask(o.mask, 'mask', rt),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(core.encoderForwardWithAttention(h, args)));
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(rt._core.encoderForwardWithAttention(h, args)));
       return { output: outs[0], attentionWeights: outs.slice(1) };
     }
   }
@@ -162,7 +161,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerDecoder');
       const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
-      this._adopt(core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
+      this._adopt(rt._core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
       copyIntoStack(this, decoderLayer, norm, false);
       /** @readonly */ this.config = decoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -188,7 +187,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
       const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInteger(o.numEncoderLayers, 'numEncoderLayers');
       const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInteger(o.numDecoderLayers, 'numDecoderLayers');
-      this._adopt(core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
+      this._adopt(rt._core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
       /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
     }
     /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */

@@ -8,7 +8,6 @@
 import { englishWords, parseEnglishNumber } from './numberwords.js';
 
 export function makeTranslator(rt, classes, errors) {
-  const core = rt._core;
   const { AttnWasmError } = errors;
   const ANY = { min: -Infinity, max: Infinity };  // integer-ness here; the ranges are checked natively
 
@@ -18,7 +17,7 @@ export function makeTranslator(rt, classes, errors) {
    * tools/export_safetensors.py export_seq2seq. Owns native memory: call dispose().
    */
   class Translator extends classes.Module {
-    /** Internal: built by loadModel / loadTranslator from a handle of core.createModel. */
+    /** Internal: built by loadModel / loadTranslator from a handle of rt._core.createModel. */
     constructor(handle, config, fileBytes) {
       super();
       this._adopt(handle, 'Translator');
@@ -110,7 +109,7 @@ export function makeTranslator(rt, classes, errors) {
       const h = this._handle();
       const [ids, cross, stepMs, score] = rt._run({ src: { data: src, shape: [src.length] } },
         { firstToken: first, maxLength, beamSize, lengthPenalty, beamSearch },
-        (a) => rt._take(core.translatorDecode(h, a)));
+        (a) => rt._take(rt._core.translatorDecode(h, a)));
       return { ids: Array.from(ids.data), cross, stepMs: Array.from(stepMs.data), score: score.data[0] };
     }
 
@@ -171,7 +170,7 @@ export function makeTranslator(rt, classes, errors) {
       }
       const src = this._sourceIds(this.tokenize(text));
       return rt._run({ src: { data: src, shape: [src.length] }, tgt: { data: Int32Array.from(targetIds), shape: [targetIds.length] } }, {},
-        (a) => rt._take(core.translatorForwardFull(h, a)))[0];
+        (a) => rt._take(rt._core.translatorForwardFull(h, a)))[0];
     }
   }
   return Translator;

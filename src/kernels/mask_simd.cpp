@@ -10,8 +10,9 @@
 namespace aw::kernels {
 namespace {
 
-template <class Arch>
-void mask_keep_u8_impl(size_t n, float* x, const uint8_t* keep) {
+// keep_nonzero: nonzero bytes keep (keep), or mask (drop).
+template <class Arch, bool keep_nonzero>
+void mask_u8_impl(size_t n, float* x, const uint8_t* keep) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -23,10 +24,10 @@ void mask_keep_u8_impl(size_t n, float* x, const uint8_t* keep) {
     // for these archs, so this goes through a small stack buffer; fine for a
     // kernel that is memory-bound anyway). 0 -> 0.0f, any nonzero -> >= 1.0f.
     const batch k = batch::load_unaligned(keep + j);
-    xsimd::select(k != zero, batch::load_unaligned(x + j), vneg_inf).store_unaligned(x + j);
+    xsimd::select(keep_nonzero ? k != zero : k == zero, batch::load_unaligned(x + j), vneg_inf).store_unaligned(x + j);
   }
   for (; j < n; ++j) {
-    if (keep[j] == 0) x[j] = neg_inf;
+    if ((keep[j] == 0) == keep_nonzero) x[j] = neg_inf;
   }
 }
 
@@ -57,7 +58,11 @@ bool f32_all_finite(size_t rows, size_t n, const float* x, size_t ld) {
 }
 
 void f32_mask_keep_u8(size_t n, float* x, const uint8_t* keep) {
-  mask_keep_u8_impl<xsimd::default_arch>(n, x, keep);
+  mask_u8_impl<xsimd::default_arch, true>(n, x, keep);
+}
+
+void f32_mask_drop_u8(size_t n, float* x, const uint8_t* drop) {
+  mask_u8_impl<xsimd::default_arch, false>(n, x, drop);
 }
 
 }  // namespace aw::kernels

@@ -9,8 +9,11 @@
 // Masks: bool true = NOT allowed to attend (the opposite of SDPA), float = added.
 // A query row with every key masked gives zero weights and a zero attention
 // output for that head (torch gives NaN; see README "Fully masked rows").
-// Weights (parameters) are owned by the layer; scratch activations are kept
-// between calls and reused, so a steady-state forward only allocates outputs.
+// Weights (parameters) are owned by the layer. Scratch (the projections, the
+// attention output before out_proj) comes from the calling thread's
+// workspace (core/workspace.h): a batch whose scratch would exceed the
+// working-memory budget is processed in pieces of whole batch entries, with
+// the same results bit for bit; nothing is kept between calls.
 #pragma once
 #include <memory>
 #include <optional>
@@ -61,6 +64,23 @@ struct MhaResult {
   Buffer weights;  Shape weights_shape;  // empty unless need_weights
 };
 
+// The sizes and layout of one validated call (MultiheadAttention::Check).
+struct MhaPlan {
+  int64_t N = 0, L = 0, S = 0;  // batch entries (1 unbatched), query length, key length
+  int64_t S2 = 0;               // keys with the appended bias_k / zero-attention ones
+  bool batched = false;         // 3-D inputs
+  bool seq_first = false;       // batched and not batch_first: (L, N, ·), entries interleaved
+  bool fused = false;           // query, key and value are one tensor: one in-projection GEMM
+  bool kv_one = false;          // key and value are one tensor: one GEMM for both (fused implies it)
+  bool key_is_query = false, value_is_key = false;  // the same tensors (gathered once in pieces)
+  bool need_weights = false, average = false;       // the options' need_weights, average_attn_weights
+  bool bool_kpm = false;        // a bool key_padding_mask (converted to an additive one: N·S floats)
+  Shape output_shape, weights_shape;
+};
+
+// The in-projections, by name (in_proj_weight's row blocks, in torch's order).
+enum class Proj { kQ = 0, kK = 1, kV = 2 };
+
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention() = default;
@@ -72,13 +92,30 @@ class MultiheadAttention : public Module {
 
   const MhaConfig& config() const { return cfg_; }
 
-  // Public, validated forward (torch's argument checks and messages).
+  // Public, validated forward (torch's argument checks and messages): Check,
+  // the outputs allocated in *result (owned by the caller), Run.
   Status Forward(const TensorView& query, const TensorView& key, const TensorView& value,
                  const MhaForwardOptions& opts, MhaResult* result);
+  // The validation alone; the call's sizes in *plan.
+  Status Check(const TensorView& query, const TensorView& key, const TensorView& value,
+               const MhaForwardOptions& opts, MhaPlan* plan) const;
+  // A checked call (plan from Check on the same arguments) into caller
+  // memory: out (plan.output_shape's elements), weights (plan.weights_shape's,
+  // or null without need_weights). Fails only to allocate scratch.
+  Status Run(const MhaPlan& plan, const TensorView& query, const TensorView& key, const TensorView& value,
+             const MhaForwardOptions& opts, float* out, float* weights);
+  // Check, then Run into caller memory (what layers built on this one call).
+  Status ForwardInto(const TensorView& query, const TensorView& key, const TensorView& value,
+                     const MhaForwardOptions& opts, float* out, float* weights);
+  // The scratch a call of `plan` takes, in bytes: per batch entry, and once
+  // (masks converted, the attention core's slabs). Callers that run this
+  // layer on pieces of their own batch size the pieces with it.
+  size_t ScratchPerEntry(const MhaPlan& plan) const;
+  size_t ScratchFixed(const MhaPlan& plan) const;
 
   // ---- Incremental decoding (internal, unvalidated; no bias_k/v, no zero attention) ----
-  // y (rows, E) = x (rows, in) · W^T + b for the query (0), key (1) or value (2) projection.
-  void Project(int which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;
+  // y (rows, E) = x (rows, in) · W^T + b for the query, key or value projection.
+  void Project(Proj which, size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;
   // One query row per sequence: q (B, E) attends over T keys/values of its own
   // sequence, rows (T, E) at k + b·kv_stride (kv_stride 0: all share one),
   // through the attention core. out (B, E) is the attention output before
@@ -89,10 +126,19 @@ class MultiheadAttention : public Module {
 
  private:
   void OnParamsLoaded() override;  // repacks the in-projection weights
-  // The packed in-projection for `which` (0 q, 1 k, 2 v): the packed B, the
-  // columns it was packed with, and the first column of this projection.
+  // The packed in-projection of `which`: the packed B, the columns it was
+  // packed with, and the first column of this projection.
   struct PackedProj { const float* bp; size_t cols, j0; };
-  PackedProj Packed(int which) const;
+  PackedProj Packed(Proj which) const;
+  // The attention core's shape for a call of `plan` (strides for n entries).
+  AttnShape CoreShape(const MhaPlan& plan, int64_t n) const;
+  // Scratch per entry when the pieces are gathered (seq-first inputs).
+  size_t GatherPerEntry(const MhaPlan& plan) const;
+  // Entries [0, n) of a call whose tensors are laid out as `plan` says with
+  // n entries (a piece of a larger call, gathered or sliced, or all of it).
+  Status RunEntries(const MhaPlan& plan, int64_t n, const float* q, const float* k, const float* v,
+                    const MaskView& attn_mask, const float* kpm, float* out, float* weights,
+                    const MhaForwardOptions& opts);
 
   MhaConfig cfg_;
   int64_t kdim_ = 0, vdim_ = 0;  // cfg_'s, resolved
@@ -110,9 +156,6 @@ class MultiheadAttention : public Module {
   // self-attention projects all three in one GEMM); otherwise Wq, Wk, Wv
   // packed one by one.
   Buffer packed_in_, packed_q_, packed_k_, packed_v_;
-  // Scratch reused across calls (grown on demand, never shrunk).
-  Buffer q_, k_, v_, attn_, am_, kpm_;
-  AttnScratch attn_scratch_;
 };
 
 }  // namespace aw

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/rules.h"
+#include "core/workspace.h"
+#include "layers/entry_pieces.h"
 
 namespace aw {
 namespace {
@@ -87,18 +89,36 @@ template class LayerStack<TransformerDecoderLayer>;
 // ---- TransformerEncoder / TransformerDecoder ----
 
 Status TransformerEncoder::Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out,
-                                   Shape* out_shape, std::vector<MhaResult>* weights) {
+                                   Shape* out_shape, std::vector<Buffer>* weights, Shape* weights_shape) {
   AW_RETURN_IF_ERROR(Begin(src, "src", out, out_shape));
-  return Run(out->data(), src.shape, o, weights);
+  if (!weights) return Run(out->data(), src.shape, o);
+  // (N, H, L, L) or (H, L, L) per layer: the outputs of forwardWithAttention.
+  const SeqLayout l = LayoutOf(src.shape, layer_cfg_.batch_first);
+  Shape ws{layer_cfg_.nhead, l.T, l.T};
+  if (src.shape.size() == 3) ws.insert(ws.begin(), l.N);
+  if (NumelChecked(ws) < 0) return ShapeError("attention weights " + ShapeStr(ws) + " exceed 2^29 elements");
+  weights->resize(layers_.size());
+  std::vector<float*> ptrs;
+  for (Buffer& w : *weights) {
+    AW_RETURN_IF_ERROR(w.Resize(size_t(NumelChecked(ws)), "attention weights"));
+    ptrs.push_back(w.data());
+  }
+  if (weights_shape) *weights_shape = ws;
+  return Run(out->data(), src.shape, o, ptrs.data());
 }
 
-Status TransformerEncoder::Run(float* x, const Shape& shape, const EncoderLayerForward& o,
-                               std::vector<MhaResult>* weights) {
-  if (weights) weights->resize(layers_.size());
+Status TransformerEncoder::Run(float* x, const Shape& shape, const EncoderLayerForward& o, float* const* weights) {
   for (size_t i = 0; i < layers_.size(); ++i)
-    AW_RETURN_IF_ERROR(layers_[i]->Run(x, shape, o, weights ? &(*weights)[i] : nullptr));
+    AW_RETURN_IF_ERROR(layers_[i]->Run(x, shape, o, weights ? weights[i] : nullptr));
   FinalNorm(x, shape);
   return Status::OK();
+}
+
+Status TransformerEncoder::Scratch(const Shape& shape, const EncoderLayerForward& o, size_t* per_entry,
+                                   size_t* fixed) const {
+  *per_entry = *fixed = 0;
+  if (layers_.empty()) return Status::OK();
+  return layers_[0]->Scratch(shape, o, false, per_entry, fixed);  // every layer is alike
 }
 
 Status TransformerDecoder::Forward(const TensorView& tgt, const TensorView& memory, const DecoderLayerForward& o,
@@ -112,6 +132,13 @@ Status TransformerDecoder::Run(float* x, const Shape& shape, const TensorView& m
   for (auto& l : layers_) AW_RETURN_IF_ERROR(l->Run(x, shape, memory, o));
   FinalNorm(x, shape);
   return Status::OK();
+}
+
+Status TransformerDecoder::Scratch(const Shape& shape, const TensorView& memory, const DecoderLayerForward& o,
+                                   size_t* per_entry, size_t* fixed) const {
+  *per_entry = *fixed = 0;
+  if (layers_.empty()) return Status::OK();
+  return layers_[0]->Scratch(shape, memory, o, per_entry, fixed);
 }
 
 // ---- Transformer ----
@@ -141,9 +168,39 @@ Status Transformer::Forward(const TensorView& src, const TensorView& tgt, const 
       return ShapeError("tgt: the batch number of src and tgt must be equal; src " + ShapeStr(src.shape) + ", tgt " +
                         ShapeStr(tgt.shape));
   }
-  Shape mem_shape;
-  AW_RETURN_IF_ERROR(encoder_.Forward(src, o.encoder, &memory_, &mem_shape));
-  return decoder_.Forward(tgt, TensorView{memory_.data(), mem_shape}, o.decoder, out, out_shape);
+  // Every mask is checked (by the first layers' plans) before any work.
+  size_t enc_entry = 0, enc_fixed = 0, dec_entry = 0, dec_fixed = 0;
+  AW_RETURN_IF_ERROR(encoder_.Scratch(src.shape, o.encoder, &enc_entry, &enc_fixed));
+  AW_RETURN_IF_ERROR(decoder_.Scratch(tgt.shape, src, o.decoder, &dec_entry, &dec_fixed));
+  AW_RETURN_IF_ERROR(BeginSequence(tgt, cfg_.d_model, cfg_.batch_first, "tgt", out, out_shape));
+  // Per piece: the source rows (encoded in place into memory) and, for
+  // sequence-first inputs, the gathered target rows.
+  const SeqLayout ls = LayoutOf(src.shape, cfg_.batch_first), lt = LayoutOf(tgt.shape, cfg_.batch_first);
+  const size_t per_entry = size_t(ls.T * ls.d + PieceFloats(lt, 1)) * sizeof(float) + std::max(enc_entry, dec_entry);
+  const size_t P = WorkPieceEntries(size_t(ls.N), per_entry, std::max(enc_fixed, dec_fixed));
+  const int64_t H = cfg_.nhead;
+  for (int64_t n0 = 0; n0 < ls.N; n0 += int64_t(P)) {
+    const int64_t n = std::min(int64_t(P), ls.N - n0);
+    ScratchScope piece;
+    float *mem = nullptr, *pt = nullptr;
+    AW_RETURN_IF_ERROR(piece.Take(size_t(ls.T * n * ls.d), "memory", &mem));
+    if (ls.seq_first) GatherEntries(src.data, ls, n0, n, mem);
+    else std::copy(src.data + n0 * ls.T * ls.d, src.data + (n0 + n) * ls.T * ls.d, mem);
+    AW_RETURN_IF_ERROR(TakePiece(out->data(), lt, n0, n, &piece, "target piece", &pt));
+    const Shape ss = PieceShape(src.shape, cfg_.batch_first, n), ts = PieceShape(tgt.shape, cfg_.batch_first, n);
+    EncoderLayerForward eo = o.encoder;
+    eo.src_mask = SliceAttnMask(eo.src_mask, H, n0, n);
+    eo.src_key_padding_mask = SliceKeyPaddingMask(eo.src_key_padding_mask, n0, n);
+    DecoderLayerForward d = o.decoder;
+    d.tgt_mask = SliceAttnMask(d.tgt_mask, H, n0, n);
+    d.memory_mask = SliceAttnMask(d.memory_mask, H, n0, n);
+    d.tgt_key_padding_mask = SliceKeyPaddingMask(d.tgt_key_padding_mask, n0, n);
+    d.memory_key_padding_mask = SliceKeyPaddingMask(d.memory_key_padding_mask, n0, n);
+    AW_RETURN_IF_ERROR(encoder_.Run(mem, ss, eo));
+    AW_RETURN_IF_ERROR(decoder_.Run(pt, ts, TensorView{mem, ss}, d));
+    PutPiece(pt, lt, n0, n, out->data());
+  }
+  return Status::OK();
 }
 
 }  // namespace aw

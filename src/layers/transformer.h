@@ -51,10 +51,14 @@ class LayerStack : public Module {
 class TransformerEncoder : public LayerStack<TransformerEncoderLayer> {
  public:
   // weights (optional): one entry per layer receives that layer's per-head
-  // self-attention weights (attention maps); resized to num_layers.
+  // self-attention weights (attention maps), (N, H, L, L) or (H, L, L);
+  // resized to num_layers. Owned by the caller.
   Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape,
-                 std::vector<MhaResult>* weights = nullptr);
-  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, std::vector<MhaResult>* weights = nullptr);
+                 std::vector<Buffer>* weights = nullptr, Shape* weights_shape = nullptr);
+  // In place on x; weights: num_layers pointers to (N, H, L, L) floats, or null.
+  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, float* const* weights = nullptr);
+  // Scratch of a Run, per batch entry and once (the largest layer's).
+  Status Scratch(const Shape& shape, const EncoderLayerForward& o, size_t* per_entry, size_t* fixed) const;
 };
 
 class TransformerDecoder : public LayerStack<TransformerDecoderLayer> {
@@ -62,6 +66,8 @@ class TransformerDecoder : public LayerStack<TransformerDecoderLayer> {
   Status Forward(const TensorView& tgt, const TensorView& memory, const DecoderLayerForward& o, Buffer* out,
                  Shape* out_shape);
   Status Run(float* x, const Shape& shape, const TensorView& memory, const DecoderLayerForward& o);
+  Status Scratch(const Shape& shape, const TensorView& memory, const DecoderLayerForward& o, size_t* per_entry,
+                 size_t* fixed) const;
 };
 
 struct TransformerForward {
@@ -75,6 +81,8 @@ class Transformer : public Module {
   Status Init(const TransformerLayerConfig& layer, int64_t num_encoder_layers, int64_t num_decoder_layers, Rng& rng);
 
   // out like tgt. Checks as torch: src/tgt feature dims = d_model, equal batch sizes.
+  // Runs in pieces of whole batch entries (encoder then decoder per piece),
+  // so the encoder's output (memory) exists for one piece at a time.
   Status Forward(const TensorView& src, const TensorView& tgt, const TransformerForward& o, Buffer* out,
                  Shape* out_shape);
 
@@ -85,7 +93,6 @@ class Transformer : public Module {
   TransformerLayerConfig cfg_;
   TransformerEncoder encoder_;
   TransformerDecoder decoder_;
-  Buffer memory_;
 };
 
 }  // namespace aw

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "core/workspace.h"
+#include "layers/entry_pieces.h"
+
 namespace aw {
 
 Status TransformerDecoderLayer::Init(const TransformerLayerConfig& c, Rng& rng) {
@@ -34,11 +37,8 @@ Status TransformerDecoderLayer::Forward(const TensorView& tgt, const TensorView&
   return Run(out->data(), tgt.shape, memory, o);
 }
 
-Status TransformerDecoderLayer::Run(float* x, const Shape& shape, const TensorView& memory,
-                                    const DecoderLayerForward& o) {
-  const size_t E = size_t(cfg_.d_model);
-  const size_t rows = size_t(NumelChecked(shape)) / E;
-  MhaForwardOptions so;  // self-attention
+MhaForwardOptions TransformerDecoderLayer::SelfOptions(const DecoderLayerForward& o) const {
+  MhaForwardOptions so;
   so.attn_mask = o.tgt_mask;
   so.key_padding_mask = o.tgt_key_padding_mask;
   so.is_causal = o.tgt_is_causal;
@@ -47,7 +47,11 @@ Status TransformerDecoderLayer::Run(float* x, const Shape& shape, const TensorVi
   so.names.attn_mask = "tgtMask";
   so.names.key_padding_mask = "tgtKeyPaddingMask";
   so.names.is_causal = "tgtIsCausal";
-  MhaForwardOptions co;  // cross-attention
+  return so;
+}
+
+MhaForwardOptions TransformerDecoderLayer::CrossOptions(const DecoderLayerForward& o) const {
+  MhaForwardOptions co;
   co.attn_mask = o.memory_mask;
   co.key_padding_mask = o.memory_key_padding_mask;
   co.is_causal = o.memory_is_causal;
@@ -57,32 +61,69 @@ Status TransformerDecoderLayer::Run(float* x, const Shape& shape, const TensorVi
   co.names.attn_mask = "memoryMask";
   co.names.key_padding_mask = "memoryKeyPaddingMask";
   co.names.is_causal = "memoryIsCausal";
-  AW_RETURN_IF_ERROR(f_.Resize(rows * E, "feed-forward output"));
-  if (cfg_.norm_first) {
-    AW_RETURN_IF_ERROR(t_.Resize(rows * E, "normalised input"));
-    const TensorView t{t_.data(), shape};
-    norm1_.Apply(rows, x, E, t_.data(), E);
-    AW_RETURN_IF_ERROR(self_attn_.Forward(t, t, t, so, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
-    norm2_.Apply(rows, x, E, t_.data(), E);
-    AW_RETURN_IF_ERROR(multihead_attn_.Forward(t, memory, memory, co, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
-    norm3_.Apply(rows, x, E, t_.data(), E);
-    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, rows, t_.data(), f_.data(), &h_));
-    kernels::f32_add(rows * E, x, f_.data());
-  } else {
-    const TensorView xv{x, shape};
-    AW_RETURN_IF_ERROR(self_attn_.Forward(xv, xv, xv, so, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
-    norm1_.Apply(rows, x, E, x, E);
-    AW_RETURN_IF_ERROR(multihead_attn_.Forward(xv, memory, memory, co, &sa_));
-    kernels::f32_add(rows * E, x, sa_.output.data());
-    norm2_.Apply(rows, x, E, x, E);
-    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, rows, x, f_.data(), &h_));
-    kernels::f32_add(rows * E, x, f_.data());
-    norm3_.Apply(rows, x, E, x, E);
+  return co;
+}
+
+Status TransformerDecoderLayer::Scratch(const Shape& shape, const TensorView& memory, const DecoderLayerForward& o,
+                                        size_t* per_entry, size_t* fixed) const {
+  static const float kAny = 0.0f;  // Check reads shapes and compares pointers only
+  const TensorView v{&kAny, shape};
+  MhaPlan sp, cp;
+  AW_RETURN_IF_ERROR(self_attn_.Check(v, v, v, SelfOptions(o), &sp));
+  AW_RETURN_IF_ERROR(multihead_attn_.Check(v, memory, memory, CrossOptions(o), &cp));
+  const size_t L = size_t(sp.L), E = size_t(cfg_.d_model), F = size_t(cfg_.dim_feedforward);
+  const size_t own = ((cfg_.norm_first ? 2 : 1) * L * E) * sizeof(float);
+  *per_entry = own + std::max({self_attn_.ScratchPerEntry(sp), multihead_attn_.ScratchPerEntry(cp),
+                               L * F * sizeof(float)});
+  *fixed = std::max(self_attn_.ScratchFixed(sp), multihead_attn_.ScratchFixed(cp));
+  return Status::OK();
+}
+
+Status TransformerDecoderLayer::Run(float* x, const Shape& shape, const TensorView& memory,
+                                    const DecoderLayerForward& o) {
+  const MhaForwardOptions so = SelfOptions(o), co = CrossOptions(o);
+  size_t per_entry = 0, fixed = 0;
+  AW_RETURN_IF_ERROR(Scratch(shape, memory, o, &per_entry, &fixed));  // checks memory and the masks too
+  const SeqLayout l = LayoutOf(shape, cfg_.batch_first), lm = LayoutOf(memory.shape, cfg_.batch_first);
+  const size_t gather = size_t(PieceFloats(l, 1) + PieceFloats(lm, 1)) * sizeof(float);
+  size_t P = WorkPieceEntries(size_t(l.N), per_entry, fixed);
+  if (P < size_t(l.N) && gather) P = WorkPieceEntries(size_t(l.N), per_entry + gather, fixed);
+  if (P == size_t(l.N)) return RunPiece(x, shape, memory, so, co);
+  const int64_t H = cfg_.nhead;
+  for (int64_t n0 = 0; n0 < l.N; n0 += int64_t(P)) {
+    const int64_t n = std::min(int64_t(P), l.N - n0);
+    ScratchScope piece;
+    float *px = nullptr, *pm = nullptr;
+    AW_RETURN_IF_ERROR(TakePiece(x, l, n0, n, &piece, "layer piece", &px));
+    AW_RETURN_IF_ERROR(TakePiece(memory.data, lm, n0, n, &piece, "memory piece", &pm));
+    MhaForwardOptions pso = so, pco = co;
+    pso.attn_mask = SliceAttnMask(so.attn_mask, H, n0, n);
+    pso.key_padding_mask = SliceKeyPaddingMask(so.key_padding_mask, n0, n);
+    pco.attn_mask = SliceAttnMask(co.attn_mask, H, n0, n);
+    pco.key_padding_mask = SliceKeyPaddingMask(co.key_padding_mask, n0, n);
+    AW_RETURN_IF_ERROR(RunPiece(px, PieceShape(shape, cfg_.batch_first, n),
+                                TensorView{pm, PieceShape(memory.shape, cfg_.batch_first, n)}, pso, pco));
+    PutPiece(px, l, n0, n, x);
   }
   return Status::OK();
+}
+
+Status TransformerDecoderLayer::RunPiece(float* x, const Shape& shape, const TensorView& memory,
+                                         const MhaForwardOptions& so, const MhaForwardOptions& co) {
+  const size_t E = size_t(cfg_.d_model), rows = ResidualBlocks::Rows(shape, E);
+  ScratchScope scope;
+  ResidualBlocks res;
+  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.norm_first, rows, E));
+  AW_RETURN_IF_ERROR(res.Block(norm1_, x, [&](const float* in, float* out) {
+    const TensorView v{in, shape};
+    return self_attn_.ForwardInto(v, v, v, so, out, nullptr);
+  }));
+  AW_RETURN_IF_ERROR(res.Block(norm2_, x, [&](const float* in, float* out) {
+    return multihead_attn_.ForwardInto(TensorView{in, shape}, memory, memory, co, out, nullptr);
+  }));
+  return res.Block(norm3_, x, [&](const float* in, float* out) {
+    return FeedForward(linear1_, linear2_, cfg_.activation, rows, in, out);
+  });
 }
 
 Status TransformerDecoderLayer::BeginSteps(const float* memory, size_t S, size_t max_beams, size_t max_len,
@@ -93,59 +134,38 @@ Status TransformerDecoderLayer::BeginSteps(const float* memory, size_t S, size_t
   AW_RETURN_IF_ERROR(c->v_self.Resize(max_beams * max_len * E, "self-attention value cache"));
   AW_RETURN_IF_ERROR(c->k_mem.Resize(S * E, "cross-attention keys"));
   AW_RETURN_IF_ERROR(c->v_mem.Resize(S * E, "cross-attention values"));
-  multihead_attn_.Project(1, S, memory, E, c->k_mem.data(), E);
-  multihead_attn_.Project(2, S, memory, E, c->v_mem.data(), E);
+  multihead_attn_.Project(Proj::kK, S, memory, E, c->k_mem.data(), E);
+  multihead_attn_.Project(Proj::kV, S, memory, E, c->v_mem.data(), E);
   return Status::OK();
 }
 
 Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights) {
   const size_t E = size_t(cfg_.d_model);
   const size_t ld = c->max_len * E;  // one sequence's cache rows
-  AW_RETURN_IF_ERROR(q_.Resize(B * E, "step queries"));
-  AW_RETURN_IF_ERROR(a_.Resize(B * E, "step attention"));
-  AW_RETURN_IF_ERROR(t_.Resize(B * E, "step input"));
-  AW_RETURN_IF_ERROR(f_.Resize(B * E, "step output"));
-  float* q = q_.data();
-  float* a = a_.data();
-  float* tmp = f_.data();
+  ScratchScope scope;
+  float *q = nullptr, *a = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(B * E, "step queries", &q));
+  AW_RETURN_IF_ERROR(scope.Take(B * E, "step attention", &a));
+  ResidualBlocks res;
+  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.norm_first, B, E));
   // Self-attention over positions 0..t (the cache is causal by construction).
-  auto self_attend = [&](const float* in) {
-    self_attn_.Project(0, B, in, E, q, E);
-    self_attn_.Project(1, B, in, E, c->k_self.data() + t * E, ld);
-    self_attn_.Project(2, B, in, E, c->v_self.data() + t * E, ld);
+  AW_RETURN_IF_ERROR(res.Block(norm1_, x, [&](const float* in, float* out) {
+    self_attn_.Project(Proj::kQ, B, in, E, q, E);
+    self_attn_.Project(Proj::kK, B, in, E, c->k_self.data() + t * E, ld);
+    self_attn_.Project(Proj::kV, B, in, E, c->v_self.data() + t * E, ld);
     AW_RETURN_IF_ERROR(self_attn_.AttendSteps(B, q, c->k_self.data(), c->v_self.data(), ld, t + 1, a, nullptr));
-    self_attn_.OutProject(B, a, tmp);
+    self_attn_.OutProject(B, a, out);
     return Status::OK();
-  };
-  auto cross_attend = [&](const float* in) {
-    multihead_attn_.Project(0, B, in, E, q, E);
+  }));
+  AW_RETURN_IF_ERROR(res.Block(norm2_, x, [&](const float* in, float* out) {
+    multihead_attn_.Project(Proj::kQ, B, in, E, q, E);
     AW_RETURN_IF_ERROR(multihead_attn_.AttendSteps(B, q, c->k_mem.data(), c->v_mem.data(), 0, c->S, a, cross_weights));
-    multihead_attn_.OutProject(B, a, tmp);
+    multihead_attn_.OutProject(B, a, out);
     return Status::OK();
-  };
-  float* n = t_.data();
-  if (cfg_.norm_first) {
-    norm1_.Apply(B, x, E, n, E);
-    AW_RETURN_IF_ERROR(self_attend(n));
-    kernels::f32_add(B * E, x, tmp);
-    norm2_.Apply(B, x, E, n, E);
-    AW_RETURN_IF_ERROR(cross_attend(n));
-    kernels::f32_add(B * E, x, tmp);
-    norm3_.Apply(B, x, E, n, E);
-    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, n, tmp, &h_));
-    kernels::f32_add(B * E, x, tmp);
-  } else {
-    AW_RETURN_IF_ERROR(self_attend(x));
-    kernels::f32_add(B * E, x, tmp);
-    norm1_.Apply(B, x, E, x, E);
-    AW_RETURN_IF_ERROR(cross_attend(x));
-    kernels::f32_add(B * E, x, tmp);
-    norm2_.Apply(B, x, E, x, E);
-    AW_RETURN_IF_ERROR(FeedForward(linear1_, linear2_, cfg_.activation, B, x, tmp, &h_));
-    kernels::f32_add(B * E, x, tmp);
-    norm3_.Apply(B, x, E, x, E);
-  }
-  return Status::OK();
+  }));
+  return res.Block(norm3_, x, [&](const float* in, float* out) {
+    return FeedForward(linear1_, linear2_, cfg_.activation, B, in, out);
+  });
 }
 
 }  // namespace aw

@@ -26,8 +26,12 @@ class TransformerDecoderLayer : public Module {
   // Public, validated: out = layer(tgt, memory).
   Status Forward(const TensorView& tgt, const TensorView& memory, const DecoderLayerForward& o, Buffer* out,
                  Shape* out_shape);
-  // Internal: runs in place on x, a validated sequence of `shape`.
+  // Internal: runs in place on x, a validated sequence of `shape` (memory and
+  // the masks are checked here).
   Status Run(float* x, const Shape& shape, const TensorView& memory, const DecoderLayerForward& o);
+  // Scratch of a Run in bytes, per batch entry and once (see the encoder layer's).
+  Status Scratch(const Shape& shape, const TensorView& memory, const DecoderLayerForward& o, size_t* per_entry,
+                 size_t* fixed) const;
 
   // ---- Incremental decoding: one new token per sequence per call ----
   struct StepCache {
@@ -42,13 +46,16 @@ class TransformerDecoderLayer : public Module {
   Status Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights);
 
  private:
+  MhaForwardOptions SelfOptions(const DecoderLayerForward& o) const;
+  MhaForwardOptions CrossOptions(const DecoderLayerForward& o) const;
+  // Run on a piece that fits the budget: x in place, memory and masks of the piece.
+  Status RunPiece(float* x, const Shape& shape, const TensorView& memory, const MhaForwardOptions& so,
+                  const MhaForwardOptions& co);
+
   TransformerLayerConfig cfg_;
   MultiheadAttention self_attn_, multihead_attn_;
   Linear linear1_, linear2_;
   LayerNorm norm1_, norm2_, norm3_;
-  MhaResult sa_;
-  Buffer t_, h_, f_;
-  Buffer q_, a_;  // step scratch: (B, E), (B, E)
 };
 
 }  // namespace aw

@@ -5,8 +5,12 @@
 //   SA = self_attn(x, x, x, src_mask, src_key_padding_mask), FF = linear2(act(linear1(x)))
 // state_dict keys: self_attn.*, linear1.*, linear2.*, norm1.*, norm2.*.
 // Masks follow MultiheadAttention (bool true = masked, float added).
+// Scratch comes from the workspace (core/workspace.h): a batch whose scratch
+// would exceed the budget runs in pieces of whole entries (entry_pieces.h).
 #pragma once
 #include "core/module.h"
+#include "core/workspace.h"
+#include "kernels/activation.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
 #include "layers/multihead_attention.h"
@@ -41,24 +45,65 @@ class TransformerEncoderLayer : public Module {
 
   // Public, validated: out = layer(src).
   Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape);
-  // Internal: runs in place on x, a validated (…, d_model) sequence of `shape`.
-  // With `weights`, the self-attention weights per head ((N, H, L, L), or
-  // (H, L, L) unbatched) are also kept there (for attention maps).
-  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, MhaResult* weights = nullptr);
+  // Internal: runs in place on x, a validated (…, d_model) sequence of `shape`
+  // (the masks are checked here). With `weights`, the self-attention weights
+  // per head ((N, H, L, L), or (H, L, L) unbatched) are written there too
+  // (attention maps).
+  Status Run(float* x, const Shape& shape, const EncoderLayerForward& o, float* weights = nullptr);
+  // Scratch of a Run on `shape` in bytes, per batch entry (this layer's and
+  // its attention's) and once, for callers that cut their batch in pieces.
+  Status Scratch(const Shape& shape, const EncoderLayerForward& o, bool weights, size_t* per_entry,
+                 size_t* fixed) const;
 
  private:
+  MhaForwardOptions AttnOptions(const EncoderLayerForward& o, bool weights) const;
+  // Run on a piece that fits the budget: x in place, masks of the piece.
+  Status RunPiece(float* x, const Shape& shape, const MhaForwardOptions& mo, float* weights);
+
   TransformerLayerConfig cfg_;
   MultiheadAttention self_attn_;
   Linear linear1_, linear2_;
   LayerNorm norm1_, norm2_;
-  // Scratch, reused across calls.
-  MhaResult sa_;
-  Buffer t_, h_, f_;
 };
 
 // The feed-forward block shared by encoder and decoder layers:
-// out (rows, E) = linear2(act(linear1(in))) with h (rows, F) as scratch.
-Status FeedForward(const Linear& l1, const Linear& l2, Activation act, size_t rows, const float* in, float* out,
-                   Buffer* h);
+// out (rows, E) = linear2(act(linear1(in))), its hidden rows (rows, F) in scratch.
+Status FeedForward(const Linear& l1, const Linear& l2, Activation act, size_t rows, const float* in, float* out);
+
+// The block every Transformer layer is built of: a sublayer with its residual
+// connection and norm, on x (rows, E) in place,
+//   pre-norm:  x = x + f(norm(x))      post-norm:  x = norm(x + f(x)),
+// where f(in, out) writes the sublayer's output rows (rows, E) from in. Begin
+// takes the blocks' scratch (y, and t for the normalised input when pre-norm)
+// from `scope`, shared by every block of the layer.
+class ResidualBlocks {
+ public:
+  Status Begin(ScratchScope* scope, bool norm_first, size_t rows, size_t E) {
+    norm_first_ = norm_first; rows_ = rows; E_ = E;
+    if (norm_first) AW_RETURN_IF_ERROR(scope->Take(rows * E, "normalised input", &t_));
+    return scope->Take(rows * E, "sublayer output", &y_);
+  }
+  // The rows of a (…, E) activation of `shape`.
+  static size_t Rows(const Shape& shape, size_t E) { return size_t(NumelChecked(shape)) / E; }
+  template <class F>
+  Status Block(const LayerNorm& norm, float* x, F&& f) {
+    if (norm_first_) {
+      norm.Apply(rows_, x, E_, t_, E_);
+      AW_RETURN_IF_ERROR(f(static_cast<const float*>(t_), y_));
+      kernels::f32_add(rows_ * E_, x, y_);
+    } else {
+      AW_RETURN_IF_ERROR(f(static_cast<const float*>(x), y_));
+      kernels::f32_add(rows_ * E_, x, y_);
+      norm.Apply(rows_, x, E_, x, E_);
+    }
+    return Status::OK();
+  }
+
+ private:
+  bool norm_first_ = false;
+  size_t rows_ = 0, E_ = 0;
+  float* t_ = nullptr;
+  float* y_ = nullptr;
+};
 
 }  // namespace aw

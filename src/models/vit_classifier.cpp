@@ -65,7 +65,7 @@ Status VitClassifier::Classify(const float* image, size_t n, ClassifyResult* out
   }
   std::vector<const float*> w;
   for (size_t l = 0; l < L; ++l) {
-    w.push_back(weights_[l].weights.data());  // (1, H, T, T): row 0 is the class token's attention
+    w.push_back(weights_[l].data());  // (1, H, T, T): row 0 is the class token's attention
     for (size_t h = 0; h < H; ++h)
       std::memcpy(out->attention.data() + (l * H + h) * P, w.back() + h * T * T + 1, P * sizeof(float));
   }

@@ -54,7 +54,7 @@ class VitClassifier : public Module {
   TransformerEncoder encoder_;
   Linear head_;
   Buffer x_, tokens_, enc_;
-  std::vector<MhaResult> weights_;
+  std::vector<Buffer> weights_;  // per layer (1, H, T, T)
 };
 
 // Attention rollout over per-layer weights (H, T, T) each: per layer the

@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 #include "core/size_math.h"
 #include "core/tiering.h"
+#include "core/workspace.h"
 #include "core/tensor.h"
 #include "kernels/activation.h"
 #include "kernels/fill.h"
@@ -28,20 +29,25 @@ static_assert(kAttnRowBlock % kQBlock == 0 && kQBlock % kGemmMR == 0, "blocks ne
 
 const float kNegInf = -std::numeric_limits<float>::infinity();
 
-// The per-thread scratch of one call, in floats.
+// The per-thread scratch of one call, in floats: the parts' sizes and their
+// total, computed once in checked arithmetic (AttnScratchFloats reports an
+// overflow; Attend runs only shapes whose total fits).
 struct Layout {
-  size_t chunks, kpack, vpack, qp, sblk, pp, state, slab, flags, total;  // floats of each part
+  int64_t chunks, kpack, vpack, qp, sblk, pp, state, slab, flags, total;  // floats of each part
   explicit Layout(const AttnShape& s) {
-    chunks = (s.S + kC - 1) / kC;
-    kpack = chunks * kC * s.hd;                                           // K chunks, packed (n = keys)
-    vpack = chunks * kernels::f32_gemm_packed_cols(s.hdv) * kC;           // V chunks, packed (k = keys)
-    qp = kQBlock * s.hd;                                                  // scale · Q block, packed A
-    sblk = kQBlock * kC;                                                  // scores of a block and a chunk
-    pp = kQBlock * kC;                                                    // probabilities, packed A
-    state = 3 * kQBlock;                                                  // m, l, alpha
-    slab = s.weights && s.average ? kQBlock * s.S : 0;                    // one head's weights, averaged later
-    flags = 2 * chunks;                                                   // chunk needed by the piece, the block
-    total = kpack + vpack + qp + sblk + pp + state + slab + flags;
+    SizeMath m;
+    const auto S = int64_t(s.S), hd = int64_t(s.hd), C = int64_t(kC), QB = int64_t(kQBlock);
+    chunks = m.Add(S, C - 1) / C;
+    kpack = m.Prod({chunks, C, hd});                                                 // K chunks, packed (n = keys)
+    vpack = m.Prod({chunks, int64_t(kernels::f32_gemm_packed_cols(s.hdv)), C});       // V chunks, packed (k = keys)
+    qp = m.Mul(QB, hd);                                                              // scale · Q block, packed A
+    sblk = QB * C;                                                                   // scores of a block and a chunk
+    pp = QB * C;                                                                     // probabilities, packed A
+    state = 3 * QB;                                                                  // m, l, alpha
+    slab = s.weights && s.average ? m.Mul(QB, S) : 0;                                // one head's weights, averaged later
+    flags = m.Mul(2, chunks);                                                        // chunk needed by the piece, the block
+    total = m.Add(m.Add(m.Add(kpack, vpack), m.Add(qp, sblk)), m.Add(m.Add(pp, state), m.Add(slab, flags)));
+    if (m.overflowed()) total = -1;
   }
 };
 
@@ -58,8 +64,24 @@ void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, 
       const size_t from = std::max(c0, i + 1) - c0;
       kernels::f32_fill(nm - from, row + from, kNegInf);
     }
-    if (h.add) kernels::f32_add(nm, row, h.add + i * sh.add_ld + c0);
-    if (h.keep) kernels::f32_mask_keep_u8(nm, row, h.keep + i * sh.keep_ld + c0);
+    if (h.add) {
+      const float* a = h.add + i * sh.add_ld;
+      if (sh.add_cs) {
+        kernels::f32_add(nm, row, a + c0);
+      } else {  // one value for the row: the same additions as the row broadcast out
+        for (size_t j = 0; j < nm; ++j) row[j] += a[0];
+      }
+    }
+    if (h.keep) {
+      const uint8_t* k = h.keep + i * sh.keep_ld;
+      if (!sh.keep_cs) {
+        if ((k[0] != 0) == sh.keep_drops) kernels::f32_fill(nm, row, kNegInf);
+      } else if (sh.keep_drops) {
+        kernels::f32_mask_drop_u8(nm, row, k + c0);
+      } else {
+        kernels::f32_mask_keep_u8(nm, row, k + c0);
+      }
+    }
     if (h.key_add) kernels::f32_add(nm, row, h.key_add + c0);
   }
 }
@@ -74,20 +96,25 @@ bool InputsFinite(const AttnShape& sh, const AttnHead& h, size_t r0, size_t r1) 
 }
 
 // Keys [lo, hi) outside which every key of query row i is masked (-inf,
-// false, or causal), within the masked keys [0, masked_keys).
+// a masking byte, or causal), within the masked keys [0, masked_keys).
 void LiveKeys(const AttnShape& sh, const AttnHead& h, size_t i, size_t* lo_out, size_t* hi_out) {
   size_t lo = 0, hi = sh.masked_keys;
   if (sh.causal) hi = std::min(hi, i + 1);
-  auto narrow_f = [&](const float* row) {
+  auto narrow_f = [&](const float* row, size_t cs) {
+    if (!cs) {
+      if (row[0] == kNegInf) hi = lo;
+      return;
+    }
     while (lo < hi && row[lo] == kNegInf) ++lo;
     while (hi > lo && row[hi - 1] == kNegInf) --hi;
   };
-  if (h.add) narrow_f(h.add + i * sh.add_ld);
-  if (h.key_add) narrow_f(h.key_add);
+  if (h.add) narrow_f(h.add + i * sh.add_ld, sh.add_cs);
+  if (h.key_add) narrow_f(h.key_add, 1);
   if (h.keep) {
     const uint8_t* row = h.keep + i * sh.keep_ld;
-    while (lo < hi && row[lo] == 0) ++lo;
-    while (hi > lo && row[hi - 1] == 0) --hi;
+    auto masked = [&](size_t j) { return (row[sh.keep_cs ? j : 0] != 0) == sh.keep_drops; };
+    while (lo < hi && masked(lo)) ++lo;
+    while (hi > lo && masked(hi - 1)) --hi;
   }
   *lo_out = lo;
   *hi_out = hi;
@@ -131,8 +158,9 @@ void Normalize(size_t rows, size_t hdv, float* o, size_t ldo, const float* l) {
 // tiers up on (core/tiering.h): entered once per piece.
 AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1, AttnHeadFn head_of, const void* ctx, size_t r0,
               size_t r1, float* w) {
-  const Layout lay(sh);
+  const Layout lay(sh);  // (its total fits: Attend checked it)
   const size_t hdv_p = kernels::f32_gemm_packed_cols(sh.hdv);
+  const size_t chunks = size_t(lay.chunks);
   float* kpack = w;
   float* vpack = kpack + lay.kpack;
   float* qp = vpack + lay.vpack;
@@ -150,8 +178,8 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
     // Skipping masked chunks is exact only without NaN or inf in the head's inputs.
     const bool skip = HasMasks(sh, h) && InputsFinite(sh, h, r0, r1);
     // The chunks some row of the piece attends to, packed once for the piece.
-    NeededChunks(sh, h, skip, r0, r1 - r0, lay.chunks, need);
-    for (size_t c = 0; c < lay.chunks; ++c) {
+    NeededChunks(sh, h, skip, r0, r1 - r0, chunks, need);
+    for (size_t c = 0; c < chunks; ++c) {
       if (need[c] == 0.0f) continue;
       const size_t c0 = c * kC, n = std::min(kC, sh.S - c0);
       kernels::f32_gemm_pack_nt(n, sh.hd, h.k + c0 * sh.ldk, sh.ldk, kpack + c * kC * sh.hd);
@@ -171,12 +199,12 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
       float* sc = wb ? wb : sblk;
       const size_t lds = wb ? ldw : kC;
       // Chunks this block needs (a subset of the piece's).
-      float* bneed = need + lay.chunks;
-      const size_t live_end = NeededChunks(sh, h, skip, i0, rows, lay.chunks, bneed);
+      float* bneed = need + chunks;
+      const size_t live_end = NeededChunks(sh, h, skip, i0, rows, chunks, bneed);
       std::fill(m, m + rows, kNegInf);
       std::fill(l, l + rows, 0.0f);
       bool first = true;
-      for (size_t c = 0; c < lay.chunks; ++c) {
+      for (size_t c = 0; c < chunks; ++c) {
         const size_t c0 = c * kC, n = std::min(kC, sh.S - c0);
         float* s = sc + (wb ? c0 : 0);
         if (bneed[c] == 0.0f) {  // every row of the block has every key of the chunk masked
@@ -221,19 +249,18 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
 
 }  // namespace
 
-Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx,
-              AttnScratch* scratch) {
+int64_t AttnScratchFloats(const AttnShape& sh) { return Layout(sh).total; }
+
+Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx) {
   if (groups == 0 || heads == 0 || sh.L == 0) return Status::OK();
-  // The scratch size in checked arithmetic first (size_t is 32 bits in wasm).
+  const int64_t per_thread = AttnScratchFloats(sh);
   SizeMath sm;
-  const int64_t chunks = sm.Add(int64_t(sh.S), kC - 1) / int64_t(kC);
-  const int64_t per_thread = sm.Add(
-      sm.Prod({chunks, int64_t(kC), sm.Add(int64_t(sh.hd), sm.Add(int64_t(sh.hdv), int64_t(kernels::kGemmNR)))}),
-      sm.Prod({int64_t(kQBlock), sm.Add(sm.Add(int64_t(sh.hd), int64_t(sh.S)), 3 * int64_t(kC) + 3)}));
   const int64_t floats = sm.Mul(int64_t(NumThreads()), per_thread);
-  if (sm.overflowed() || floats > kMaxElements) return OomError("out of memory: attention scratch too large");
-  const Layout lay(sh);
-  AW_RETURN_IF_ERROR(scratch->buf.Resize(size_t(floats), "attention scratch"));
+  if (per_thread < 0 || sm.overflowed() || floats > kMaxElements)
+    return OomError("out of memory: attention scratch too large");
+  ScratchScope scope;
+  float* base = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(size_t(floats), "attention scratch", &base));
   // Units of work: (group, head) — or whole groups when their heads'
   // weights are averaged into shared rows — times blocks of query rows.
   const size_t per_unit = sh.average ? heads : 1;
@@ -241,11 +268,10 @@ Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_
   // A piece's work in multiply-adds, to hand each thread at least ~2^16.
   const size_t piece = per_unit * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
   const size_t grain = sh.serial ? SIZE_MAX : (size_t(1) << 16) / std::max<size_t>(piece, 1) + 1;
-  float* base = scratch->buf.data();
   const auto run_piece = TierEntry<&RunPiece>();
   ParallelForRowBlocks(units, sh.L, kAttnRowBlock, grain, [&](size_t u, size_t r0, size_t r1, int tid) {
     const size_t g = sh.average ? u : u / heads, h0 = sh.average ? 0 : u % heads;
-    run_piece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * lay.total);
+    run_piece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * size_t(per_thread));
   });
   return Status::OK();
 }

@@ -35,7 +35,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/buffer.h"
 #include "core/status.h"
 
 namespace aw {
@@ -52,8 +51,13 @@ struct AttnShape {
   bool causal = false;      // key j masked for query row i when j > i (upper-left aligned)
   size_t masked_keys = 0;   // masks and causal cover keys [0, masked_keys); later keys (MHA's bias_k, zero
                             // attention) are never masked. Set it to S otherwise.
-  size_t add_ld = 0;        // additive mask: row i at add + i·add_ld (0: one row for every query)
-  size_t keep_ld = 0;       // bool mask (0 = masked): row i at keep + i·keep_ld (0: one row)
+  // Additive mask: key j of query row i at add[i·add_ld + j·add_cs] (add_ld 0: one row for every query;
+  // add_cs 0: one value per row, broadcast over the keys, as torch broadcasts a (…, L, 1) mask).
+  size_t add_ld = 0, add_cs = 1;
+  // Bool mask, the same addressing (keep_ld, keep_cs). keep_drops false: a 0 byte masks the key (SDPA's
+  // "true = take part"); true: a nonzero byte masks it (MultiheadAttention's "true = masked").
+  size_t keep_ld = 0, keep_cs = 1;
+  bool keep_drops = false;
   bool weights = false;     // write the softmax weights (head.weights)
   bool average = false;     // with weights: every head of a group gives the same weights pointer, and the
                             // group's weights are the mean over its heads (MultiheadAttention's default)
@@ -72,18 +76,18 @@ struct AttnHead {
   const float* key_add = nullptr;   // additive per key, the same for every row (key_padding_mask), or null
 };
 
-// Per-thread scratch, grown by Attend to NumThreads() slabs (never shrunk).
-// Owner: the caller; one per operator or layer.
-struct AttnScratch {
-  Buffer buf;
-};
-
 // The head of (group, head) for a call: ctx is the caller's.
 using AttnHeadFn = AttnHead (*)(const void* ctx, size_t group, size_t head);
 
-// Runs groups × heads heads. Fails only to allocate scratch (ERR_OUT_OF_MEMORY).
-Status Attend(const AttnShape& shape, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx,
-              AttnScratch* scratch);
+// Floats of scratch one thread needs for a call of this shape, or -1 when
+// that does not fit in int64 (checked arithmetic: sizes come from users).
+int64_t AttnScratchFloats(const AttnShape& shape);
+
+// Runs groups × heads heads. Its per-thread scratch (NumThreads() slabs of
+// AttnScratchFloats) comes from the calling thread's workspace
+// (core/workspace.h) and is given back before it returns. Fails only to
+// allocate that scratch (ERR_OUT_OF_MEMORY).
+Status Attend(const AttnShape& shape, size_t groups, size_t heads, AttnHeadFn head_of, const void* ctx);
 
 // The scalar twin: the plain math, one thread, one head at a time:
 // scores = scale · (Q Kᵀ) in float, masks, f32_softmax_inplace_ref, O = P · V.
@@ -91,10 +95,9 @@ void AttendRef(const AttnShape& shape, size_t groups, size_t heads, AttnHeadFn h
 
 // Typed front ends: head_of(group, head) → AttnHead, any callable.
 template <class F>
-Status Attend(const AttnShape& shape, size_t groups, size_t heads, const F& head_of, AttnScratch* scratch) {
+Status Attend(const AttnShape& shape, size_t groups, size_t heads, const F& head_of) {
   return Attend(shape, groups, heads,
-                [](const void* c, size_t g, size_t h) { return (*static_cast<const F*>(c))(g, h); }, &head_of,
-                scratch);
+                [](const void* c, size_t g, size_t h) { return (*static_cast<const F*>(c))(g, h); }, &head_of);
 }
 template <class F>
 void AttendRef(const AttnShape& shape, size_t groups, size_t heads, const F& head_of) {

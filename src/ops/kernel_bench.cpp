@@ -63,7 +63,6 @@ Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, 
   sh.scale = 1.0f;
   sh.causal = causal;
   sh.masked_keys = L;
-  AttnScratch scratch;
   auto head = [&](size_t g, size_t) {
     AttnHead h;
     h.q = h.k = h.v = x.data() + g * L * hd;
@@ -73,7 +72,7 @@ Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, 
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     const double t0 = NowMs();
-    AW_RETURN_IF_ERROR(Attend(sh, heads, 1, head, &scratch));
+    AW_RETURN_IF_ERROR(Attend(sh, heads, 1, head));
     t.push_back(NowMs() - t0);
   }
   *median_ms = Median(t);

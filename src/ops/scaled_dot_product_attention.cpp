@@ -6,14 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 
 #include "core/broadcast.h"
-#include "core/parallel.h"
 #include "core/rules.h"
-#include "core/size_math.h"
-#include "kernels/fill.h"
 #include "ops/attention.h"
 
 namespace aw {
@@ -21,18 +16,13 @@ namespace {
 
 Shape BatchDims(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
-SdpaScratch* ThreadScratch() {
-  thread_local SdpaScratch scratch;
-  return &scratch;
-}
-
 Status CheckInput(const TensorView& t, const char* name) {
   AW_RETURN_IF_ERROR(CheckShape(name, t.shape));
   if (t.shape.size() < 2)
     return ShapeError(std::string(name) + ": expected at least 2 dims (…, " +
                       (name[0] == 'q' ? "L" : "S") + ", E), got " + ShapeStr(t.shape));
   // A 0 dim lets the others be any size: bound each one too (sizes derived
-  // from them are still computed with SizeMath below).
+  // from them are still computed with checked arithmetic).
   for (int64_t d : t.shape)
     if (d > kMaxElements)
       return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) + " has a dim above 2^29");
@@ -42,8 +32,7 @@ Status CheckInput(const TensorView& t, const char* name) {
 }  // namespace
 
 Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const TensorView& v,
-                                 const SdpaOptions& o, SdpaScratch* scratch, SdpaResult* r) {
-  if (!scratch) scratch = ThreadScratch();
+                                 const SdpaOptions& o, SdpaResult* r) {
   AW_RETURN_IF_ERROR(CheckInput(q, "query"));
   AW_RETURN_IF_ERROR(CheckInput(k, "key"));
   AW_RETURN_IF_ERROR(CheckInput(v, "value"));
@@ -96,9 +85,8 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   // Mask: must broadcast into the weights (…, L, S) without enlarging them.
   const MaskView& m = o.attn_mask;
   int64_t m_rows = 0;  // 1 or L
-  int64_t mask_rows_to_expand = 0;
+  bool m_per_row = false;  // one value per row, broadcast over the keys
   Shape mb;
-  const void* mdata = m.data;
   if (m.present()) {
     if (m.dtype != DType::kF32 && m.dtype != DType::kBool)
       return DtypeError("attnMask: expected bool or float32");
@@ -110,9 +98,7 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     while (ms.size() < 2) ms.insert(ms.begin(), 1);
     m_rows = ms.end()[-2];
     mb = BatchDims(ms);
-    // A mask broadcast along S is expanded once so its rows are contiguous
-    // (below, only when the run is not empty).
-    if (ms.back() == 1 && S > 1) mask_rows_to_expand = NumelChecked(ms);
+    m_per_row = ms.back() == 1 && S > 1;
   }
 
   const float scale = o.has_scale ? float(o.scale) : float(1.0 / std::sqrt(double(E)));
@@ -134,31 +120,6 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   const int64_t n_loop = weights_only ? NumelChecked(wb) : n_out;
   if (n_loop <= 0 || L == 0) return Status::OK();
 
-  // Sizes of the run, checked (core/size_math.h): a non-empty run bounds
-  // them (w_shape has <= 2^29 elements), but nothing below relies on that
-  // reasoning. (The attention core sizes its scratch the same way.)
-  SizeMath sm;
-  const int64_t mask_expanded = mask_rows_to_expand > 0 ? sm.Mul(mask_rows_to_expand, S) : 0;
-  if (sm.overflowed())
-    return ShapeError("attention of query " + ShapeStr(q.shape) + ", key " + ShapeStr(k.shape) + ", value " +
-                      ShapeStr(v.shape) + ": sizes overflow");
-  if (mask_rows_to_expand > 0) {
-    // Broadcast along S: expand once so mask rows are contiguous.
-    if (m.dtype == DType::kBool) {
-      AW_RETURN_IF_ERROR(scratch->mask_u8.Resize(size_t(mask_expanded), "expanded attnMask"));
-      const auto* src = static_cast<const uint8_t*>(m.data);
-      for (int64_t i = 0; i < mask_rows_to_expand; ++i)
-        std::memset(scratch->mask_u8.data() + i * S, src[i], size_t(S));
-      mdata = scratch->mask_u8.data();
-    } else {
-      AW_RETURN_IF_ERROR(scratch->mask_f32.Resize(size_t(mask_expanded), "expanded attnMask"));
-      const auto* src = static_cast<const float*>(m.data);
-      for (int64_t i = 0; i < mask_rows_to_expand; ++i)
-        kernels::f32_fill(size_t(S), scratch->mask_f32.data() + i * S, src[i]);
-      mdata = scratch->mask_f32.data();
-    }
-  }
-
   // One head per batch entry of the loop, through the attention core
   // (ops/attention.h). Entries write disjoint output rows, and disjoint
   // weights rows unless value's batch dims widen the output beyond the
@@ -171,10 +132,12 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   sh.scale = scale;
   sh.causal = o.is_causal;
   sh.masked_keys = size_t(S);
-  const size_t mask_ld = m_rows == 1 ? 0 : size_t(S);
+  const size_t mask_cols = m_per_row ? 1 : size_t(S);  // values per mask row
+  const size_t mask_ld = m_rows == 1 ? 0 : mask_cols;
   const bool keep = m.present() && m.dtype == DType::kBool;
   sh.add_ld = keep ? 0 : mask_ld;
   sh.keep_ld = keep ? mask_ld : 0;
+  sh.add_cs = sh.keep_cs = m_per_row ? 0 : 1;
   sh.weights = o.need_weights;
   sh.serial = o.need_weights && NumelChecked(wb) != n_loop;
   auto head = [&](size_t g, size_t) {
@@ -188,13 +151,13 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     }
     if (o.need_weights) h.weights = r->weights.data() + wi.Block(b) * L * S;
     if (m.present()) {
-      const int64_t off = mi.Block(b) * m_rows * S;
-      if (keep) h.keep = static_cast<const uint8_t*>(mdata) + off;
-      else h.add = static_cast<const float*>(mdata) + off;
+      const int64_t off = mi.Block(b) * m_rows * int64_t(mask_cols);
+      if (keep) h.keep = static_cast<const uint8_t*>(m.data) + off;
+      else h.add = static_cast<const float*>(m.data) + off;
     }
     return h;
   };
-  AW_RETURN_IF_ERROR(Attend(sh, size_t(n_loop), 1, head, &scratch->attn));
+  AW_RETURN_IF_ERROR(Attend(sh, size_t(n_loop), 1, head));
   return Status::OK();
 }
 

@@ -15,7 +15,6 @@
 #include "core/buffer.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "ops/attention.h"
 
 namespace aw {
 
@@ -34,18 +33,11 @@ struct SdpaResult {
   Buffer weights;  Shape weights_shape;   // (…, L, S), only if need_weights
 };
 
-// Reusable scratch for repeated calls; may be shared by calls on one thread.
-// Owner: the caller, or the calling thread (scratch == nullptr below).
-struct SdpaScratch {
-  AttnScratch attn;              // the attention core's per-thread scratch
-  BufferT<uint8_t> mask_u8;      // bool mask expanded along S when it broadcasts there
-  Buffer mask_f32;               // float mask expanded along S when it broadcasts there
-};
-
-// scratch: nullptr = the calling thread's own scratch (kept, grown on demand,
-// until the thread ends), so repeated calls allocate only their outputs.
+// Scratch: the attention core's slabs, from the calling thread's workspace
+// (core/workspace.h), given back before it returns. A mask that broadcasts
+// along S ((…, L, 1)) is read as it is, never expanded.
 Status ScaledDotProductAttention(const TensorView& query, const TensorView& key,
                                  const TensorView& value, const SdpaOptions& opts,
-                                 SdpaScratch* scratch, SdpaResult* result);
+                                 SdpaResult* result);
 
 }  // namespace aw

@@ -394,10 +394,8 @@ inline Outcome Sdpa(Reader& in) {
     opts.attn_mask.dtype = mask_bad ? DType(7) : mask_bool ? DType::kBool : DType::kF32;
     opts.attn_mask.shape = ms;
   }
-
-  SdpaScratch scratch;
   SdpaResult r;
-  const Status s = ScaledDotProductAttention({q.p.get(), qs}, {k.p.get(), ks}, {v.p.get(), vs}, opts, &scratch, &r);
+  const Status s = ScaledDotProductAttention({q.p.get(), qs}, {k.p.get(), ks}, {v.p.get(), vs}, opts, &r);
   if (!s.ok()) {
     if (!AcceptableError(s)) Violate(&o, "error with code " + CodeName(s.code()) + ": '" + s.message() + "'");
     return o;

@@ -56,3 +56,64 @@ test('dispose returns the parameters to the heap', () => {
   m.dispose();
   assert.ok(aw.memory().inUseBytes <= before + 64, 'parameters were not freed');
 });
+
+// ---- Working memory bounded by a budget, scratch given back (README "Memory") ----
+
+const MiB = 2 ** 20;
+
+test('memory() reports the heap, its limit, the bytes in use, their peak and the budget', () => {
+  const m = aw.memory();
+  assert.deepEqual(Object.keys(m).sort(), ['heapBytes', 'heapLimitBytes', 'inUseBytes', 'peakInUseBytes', 'workingMemoryBytes']);
+  assert.equal(m.heapLimitBytes, 4 * 1024 * MiB - 64 * 1024, 'the heap may grow to 4 GiB (minus one wasm page)');
+  assert.equal(m.workingMemoryBytes, 32 * MiB);
+  assert.ok(m.inUseBytes > 0 && m.inUseBytes <= m.peakInUseBytes && m.peakInUseBytes <= m.heapBytes);
+  aw.resetPeakMemory();
+  assert.equal(aw.memory().peakInUseBytes, aw.memory().inUseBytes);
+});
+
+test('a batch larger than the budget runs in pieces: peak = inputs + outputs + budget, scratch given back', async () => {
+  // Same runtime, small budget (1 MiB), so that a few MiB of batch need pieces.
+  const small = await init({ threads: 2, workingMemory: MiB });
+  assert.equal(small.memory().workingMemoryBytes, MiB);
+  const E = 128, N = 16, L = 64;
+  const mha = new small.MultiheadAttention(E, 4, { batchFirst: true });
+  const big = new aw.MultiheadAttention(E, 4, { batchFirst: true });
+  big.loadStateDict(mha.stateDict());
+  const x = randomTensor([N, L, E], 11); // 512 KiB in, 512 KiB out; without pieces the projections alone take 2 MiB
+  const mask = aw.generateSquareSubsequentMask(L);
+  const want = big.forward(x, x, x, { attnMask: mask, needWeights: true, averageAttnWeights: false });
+  mha.forward(x, x, x, { attnMask: mask }); // warm-up: the first call sizes the kept block
+  const before = small.memory();
+  small.resetPeakMemory();
+  const got = mha.forward(x, x, x, { attnMask: mask, needWeights: true, averageAttnWeights: false });
+  const after = small.memory();
+  const io = x.data.byteLength + mask.data.byteLength + x.data.byteLength + want.weights.data.byteLength;
+  const extra = after.peakInUseBytes - before.inUseBytes;
+  assert.ok(extra <= io + MiB + 256 * 1024, `peak above the call's inputs and outputs + budget: ${extra} > ${io} + 1 MiB`);
+  assert.ok(after.inUseBytes <= before.inUseBytes, `scratch kept after the call: ${after.inUseBytes - before.inUseBytes} bytes`);
+  assert.deepEqual(Array.from(got.output.data), Array.from(want.output.data), 'pieces change no bit of the output');
+  assert.deepEqual(Array.from(got.weights.data), Array.from(want.weights.data), 'nor of the weights');
+  big.dispose();
+  await small.close();
+});
+
+test('a large call gives its scratch back: the heap in use returns to where it was', () => {
+  const enc = new aw.TransformerEncoderLayer(256, 4, { dimFeedforward: 512, batchFirst: true });
+  const x = randomTensor([48, 128, 256], 12); // 6 MiB; the layer's scratch without pieces: about 60 MiB
+  enc.forward(x);
+  const before = aw.memory().inUseBytes;
+  aw.resetPeakMemory();
+  enc.forward(x);
+  const m = aw.memory();
+  assert.ok(m.inUseBytes <= before, `in use grew by ${m.inUseBytes - before}`);
+  assert.ok(m.peakInUseBytes - before <= 2 * x.data.byteLength + 32 * MiB + 256 * 1024,
+    `peak ${(m.peakInUseBytes - before) / MiB} MiB above inputs + outputs + the 32 MiB budget`);
+  enc.dispose();
+});
+
+test('workingMemory: a budget outside [64 KiB, 1 GiB] is refused by name; a fraction is a TypeError', async () => {
+  await assert.rejects(init({ threads: 1, workingMemory: 1000 }),
+    (e) => e instanceof RangeError && e.code === 'ERR_OUT_OF_RANGE' && e.message === 'workingMemory: expected an integer in [65536, 1073741824], got 1000');
+  await assert.rejects(init({ threads: 1, workingMemory: MiB + 0.5 }),
+    (e) => e instanceof TypeError && e.message === 'workingMemory: expected an integer, got 1048576.5');
+});

@@ -53,6 +53,19 @@ TEST(MaskRef, KeepU8HandComputed) {
   EXPECT_EQ(x[5], kInf);
 }
 
+TEST(MaskRef, DropU8NonzeroMasks) {
+  // MultiheadAttention's convention: any nonzero byte masks.
+  float x[] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, kInf};
+  const uint8_t drop[] = {1, 0, 255, 0, 128, 0};
+  f32_mask_drop_u8_ref(6, x, drop);
+  EXPECT_EQ(x[0], -kInf);
+  EXPECT_EQ(x[1], 2.0f);
+  EXPECT_EQ(x[2], -kInf);
+  EXPECT_EQ(x[3], 4.0f);
+  EXPECT_EQ(x[4], -kInf);
+  EXPECT_EQ(x[5], kInf);
+}
+
 TEST(MaskRef, ZeroLengthTouchesNothing) {
   float x[1] = {kSentinel};
   const uint8_t keep[1] = {0};
@@ -63,7 +76,7 @@ TEST(MaskRef, ZeroLengthTouchesNothing) {
 // ---------------------------------------------------------------------------
 // SIMD against reference (bitwise).
 
-TEST(MaskSimd, KeepU8MatchesReference) {
+TEST(MaskSimd, KeepU8AndDropU8MatchReference) {
   std::mt19937 rng(22);
   const uint8_t byte_values[] = {0, 0, 0, 1, 2, 127, 128, 255};
   std::uniform_int_distribution<int> pick(0, 7);
@@ -81,6 +94,17 @@ TEST(MaskSimd, KeepU8MatchesReference) {
       f32_mask_keep_u8(n, got.data() + offset, keep.data() + offset);
       ASSERT_TRUE(same_bits(offset + n, got.data(), want.data()));
       ASSERT_TRUE(guard_intact(got.data() + offset + n));
+      // The same bytes as a drop mask: the complement.
+      std::copy(x0.begin(), x0.end(), got.begin() + offset);
+      std::copy(x0.begin(), x0.end(), want.begin() + offset);
+      f32_mask_drop_u8_ref(n, want.data() + offset, keep.data() + offset);
+      f32_mask_drop_u8(n, got.data() + offset, keep.data() + offset);
+      ASSERT_TRUE(same_bits(offset + n, got.data(), want.data()));
+      ASSERT_TRUE(guard_intact(got.data() + offset + n));
+      for (size_t j = 0; j < n; ++j) {
+        if (keep[offset + j] != 0) ASSERT_EQ(got[offset + j], -kInf) << "j=" << j;
+        else ASSERT_TRUE(same_bits(1, &got[offset + j], &x0[j])) << "j=" << j;
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 // What moved out of the embind boundary into src/ (bindings/attnwasm_bindings.cpp
-// only registers and marshals): the functional activations by name, the
-// SDPA's per-thread scratch (scratch == nullptr) and reading a whole
-// safetensors file into float32 / int32 buffers.
+// only registers and marshals): the functional activations by name, repeated
+// SDPA calls on the thread's workspace and reading a whole safetensors file
+// into float32 / int32 buffers.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,19 +34,19 @@ TEST(Boundary, ActivationForwardByName) {
   EXPECT_EQ(s.message(), "input.shape: dims must be >= 0, got (3, -1)");
 }
 
-// scratch == nullptr: the calling thread's scratch, reused; same results as a caller's.
-TEST(Boundary, SdpaWithoutScratchUsesTheThreadsOwn) {
+// Repeated calls take their scratch from the thread's workspace: the same
+// results every time.
+TEST(Boundary, SdpaRepeatedCallsGiveTheSameResults) {
   std::vector<float> q(2 * 4), k(3 * 4), v(3 * 2);
   for (size_t i = 0; i < q.size(); ++i) q[i] = float(i % 5) * 0.25f - 0.5f;
   for (size_t i = 0; i < k.size(); ++i) k[i] = float(i % 7) * 0.125f - 0.3f;
   for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
   SdpaOptions o;
   o.need_weights = true;
-  SdpaScratch mine;
   SdpaResult want, got;
-  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, &mine, &want).ok());
+  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, &want).ok());
   for (int rep = 0; rep < 2; ++rep) {
-    ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, nullptr, &got).ok());
+    ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, &got).ok());
     EXPECT_EQ(std::vector<float>(got.output.data(), got.output.data() + 4),
               std::vector<float>(want.output.data(), want.output.data() + 4));
     EXPECT_EQ(std::vector<float>(got.weights.data(), got.weights.data() + 6),

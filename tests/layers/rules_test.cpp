@@ -174,13 +174,12 @@ TEST(Rules, InputShapesAreCheckedByEveryForward) {
               "input.shape: dims must be >= 0, got (-2, -3)");
 
   SdpaOptions o;
-  SdpaScratch scratch;
   SdpaResult r;
-  ExpectError(ScaledDotProductAttention({x.data(), {-1, -2, 3}}, {x.data(), {2, 3}}, {x.data(), {2, 3}}, o, &scratch, &r),
+  ExpectError(ScaledDotProductAttention({x.data(), {-1, -2, 3}}, {x.data(), {2, 3}}, {x.data(), {2, 3}}, o, &r),
               Code::kOutOfRange, "query.shape: dims must be >= 0, got (-1, -2, 3)");
   const std::vector<uint8_t> m(6, 1);
   o.attn_mask = MaskView{m.data(), DType::kBool, {-2, -3}};
-  ExpectError(ScaledDotProductAttention({x.data(), {2, 3}}, {x.data(), {2, 3}}, {x.data(), {2, 3}}, o, &scratch, &r),
+  ExpectError(ScaledDotProductAttention({x.data(), {2, 3}}, {x.data(), {2, 3}}, {x.data(), {2, 3}}, o, &r),
               Code::kOutOfRange, "attnMask.shape: dims must be >= 0, got (-2, -3)");
   MultiheadAttention mha;
   MhaConfig mc;

@@ -29,9 +29,8 @@ TEST(Sdpa, HandComputedTwoKeys) {
   std::vector<float> q{1, 0}, k{1, 0, 0, 1}, v{1, 2, 3, 4};
   SdpaOptions o;
   o.need_weights = true;
-  SdpaScratch scratch;
   SdpaResult r;
-  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {1, 2}}, {k.data(), {2, 2}}, {v.data(), {2, 2}}, o, &scratch, &r).ok());
+  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {1, 2}}, {k.data(), {2, 2}}, {v.data(), {2, 2}}, o, &r).ok());
   const double e = std::exp(1 / std::sqrt(2.0)), w0 = e / (e + 1), w1 = 1 / (e + 1);
   EXPECT_NEAR(r.weights.data()[0], w0, 1e-6);
   EXPECT_NEAR(r.weights.data()[1], w1, 1e-6);
@@ -46,9 +45,8 @@ TEST(Sdpa, FullyMaskedRowGivesZeros) {
   SdpaOptions o;
   o.need_weights = true;
   o.attn_mask = MaskView{mask.data(), DType::kBool, {2, 2}};
-  SdpaScratch scratch;
   SdpaResult r;
-  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 2}}, {k.data(), {2, 2}}, {v.data(), {2, 2}}, o, &scratch, &r).ok());
+  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 2}}, {k.data(), {2, 2}}, {v.data(), {2, 2}}, o, &r).ok());
   for (int j = 0; j < 2; ++j) {
     EXPECT_EQ(r.weights.data()[2 + j], 0.0f);
     EXPECT_EQ(r.output.data()[2 + j], 0.0f);
@@ -58,19 +56,18 @@ TEST(Sdpa, FullyMaskedRowGivesZeros) {
 
 TEST(Sdpa, ErrorsNameTheArgument) {
   std::vector<float> x(64, 0.5f);
-  SdpaScratch scratch;
   SdpaResult r;
   SdpaOptions o;
-  Status s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 5}}, {x.data(), {3, 4}}, o, &scratch, &r);
+  Status s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 5}}, {x.data(), {3, 4}}, o, &r);
   EXPECT_EQ(s.code(), Code::kShape);
   EXPECT_EQ(s.message(), "key: expected last dim E = 4 (query's), got (3, 5)");
   o.dropout_p = 0.5;
-  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 4}}, {x.data(), {3, 4}}, o, &scratch, &r);
+  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 4}}, {x.data(), {3, 4}}, o, &r);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   o.dropout_p = 0;
   std::vector<uint8_t> m(6, 1);
   o.attn_mask = MaskView{m.data(), DType::kBool, {2, 1, 3, 1}};
-  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 4}}, {x.data(), {3, 4}}, o, &scratch, &r);
+  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 4}}, {x.data(), {3, 4}}, o, &r);
   EXPECT_EQ(s.code(), Code::kShape);
   EXPECT_NE(s.message().find("attnMask: expected a shape broadcastable to the attention weights (2, 3)"), std::string::npos)
       << s.message();
@@ -93,13 +90,12 @@ TEST(AttentionThreads, SdpaBitIdentical) {
     o.is_causal = c.causal;
     o.need_weights = c.need_weights;
     if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
-    SdpaScratch scratch;
     SdpaResult want;
-    ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &scratch, &want).ok());
+    ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &want).ok());
     for (int threads : {2, 3}) {
       SetNumThreads(threads);
       SdpaResult got;
-      ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &scratch, &got).ok());
+      ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &got).ok());
       EXPECT_TRUE(test::bit_identical(got.output, want.output)) << ShapeStr(c.q) << " threads " << threads;
       EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
       SetNumThreads(1);

@@ -124,8 +124,7 @@ Problem Make(size_t L, size_t S, size_t hd, size_t hdv, MaskKind mk, bool weight
 // Attend and AttendRef on copies of p; outputs and weights compared.
 ::testing::AssertionResult Compare(Problem p, double* worst = nullptr) {
   Problem r = p;
-  AttnScratch scratch;
-  Status st = Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }, &scratch);
+  Status st = Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); });
   if (!st.ok()) return ::testing::AssertionFailure() << "Attend: " << st.message();
   AttendRef(r.sh, r.groups, r.heads, [&](size_t g, size_t h) { return r.Head(g, h); });
   size_t bad = 0;
@@ -262,8 +261,7 @@ TEST(Attention, ThreadsGiveBitIdenticalResults) {
     for (int t : {1, 2, 3}) {
       SetNumThreads(t);
       Problem p = base;
-      AttnScratch scratch;
-      ASSERT_TRUE(Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }, &scratch).ok());
+      ASSERT_TRUE(Attend(p.sh, p.groups, p.heads, [&](size_t g, size_t h) { return p.Head(g, h); }).ok());
       if (t == 1) { out1 = p.out; w1 = p.w; continue; }
       EXPECT_TRUE(test::bit_identical(out1, p.out)) << t << " threads: out";
       EXPECT_TRUE(test::bit_identical(w1, p.w)) << t << " threads: weights";

@@ -3,7 +3,7 @@
 import { init, AttnWasmError } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
-import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, Translator, Translation, Classifier, Classification } from 'attnwasm';
+import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification } from 'attnwasm';
 
 async function main(): Promise<void> {
   const aw: AttnWasm = await init();
@@ -27,7 +27,10 @@ async function main(): Promise<void> {
   mha[Symbol.dispose]();
 
   const caps: Capabilities = aw.capabilities();
-  const mem: { heapBytes: number; inUseBytes: number } = aw.memory();
+  const mem: MemoryFigures = aw.memory();
+  const peak: number = mem.peakInUseBytes - mem.inUseBytes + mem.heapLimitBytes + mem.workingMemoryBytes;
+  aw.resetPeakMemory();
+  console.log(peak);
   console.log(caps.simd, caps.threads, caps.threadsReason, caps.crossOriginIsolated, caps.environment, mem.heapBytes);
   try {
     aw.scaledDotProductAttention(q, q, q, { dropoutP: 0.5 });
@@ -111,5 +114,14 @@ async function main(): Promise<void> {
   const why: string = mtCaps.threadsReason ?? 'threads on';
   const build: 'single-thread' | 'pthreads' = mtCaps.build;
   console.log(threadCount, why, build, mtCaps.sharedArrayBuffer, mtCaps.crossOriginIsolated);
+
+  // Memory: a budget, and close().
+  const bounded: AttnWasm = await init({ workingMemory: 8 * 2 ** 20 });
+  const done: Promise<void> = bounded.close();
+  await done;
+  // @ts-expect-error workingMemory is a number of bytes
+  await init({ workingMemory: '8MB' });
+  const closedCode: ErrorCode = 'ERR_CLOSED';
+  console.log(closedCode);
 }
 void main;
