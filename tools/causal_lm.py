@@ -538,6 +538,37 @@ def _self_test():
     a = RotaryPositionalEmbeddings(8, 5000, 10000, interleaved=True)(x[..., perm], pos)
     b = RotaryPositionalEmbeddings(8, 5000, 10000, interleaved=False)(x, pos)
     assert torch.allclose(a, b[..., perm], atol=0, rtol=1e-15), "RoPE pairings disagree"
+    # RoPE against the two upstream formulations written out independently (bit-exact in float32):
+    # HF: cos/sin of cat(freqs, freqs) from a float32 matmul, q*cos + rotate_half(q)*sin;
+    # torchtune: a float32 cache of (cos, sin) pairs indexed by position.
+    D, base = 64, 500000
+    xf = torch.randn(2, 9, 3, D)
+    pf = torch.randint(0, 60000, (2, 9))
+    inv = rope_inv_freq(D, base)
+    freqs = (inv[None, :, None].expand(2, -1, 1) @ pf[:, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), -1)
+    rot = torch.cat((-xf[..., D // 2:], xf[..., :D // 2]), -1)
+    hf = xf * emb.cos()[:, :, None, :] + rot * emb.sin()[:, :, None, :]
+    assert torch.equal(hf, RotaryPositionalEmbeddings(D, 65536, base, interleaved=False)(xf, pf)), "RoPE vs HF"
+    ang = torch.einsum("i,j->ij", torch.arange(65536, dtype=torch.float32), inv).float()
+    cache = torch.stack([torch.cos(ang), torch.sin(ang)], -1)[pf].view(-1, 9, 1, D // 2, 2)
+    xs = xf.reshape(*xf.shape[:-1], -1, 2)
+    tt = torch.stack([xs[..., 0] * cache[..., 0] - xs[..., 1] * cache[..., 1],
+                      xs[..., 1] * cache[..., 0] + xs[..., 0] * cache[..., 1]], -1).flatten(3)
+    assert torch.equal(tt, RotaryPositionalEmbeddings(D, 65536, base, interleaved=True)(xf, pf)), "RoPE vs torchtune"
+    # Attention with GQA ratio 1 and every position 0 (RoPE = identity) is nn.MultiheadAttention.
+    acfg = config_from_hf(dict(model_type="llama", vocab_size=10, hidden_size=16, intermediate_size=8,
+                               num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=4, attention_bias=True))
+    att, mha = Attention(acfg, 0), nn.MultiheadAttention(16, 4, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([att.q_proj.weight, att.k_proj.weight, att.v_proj.weight]))
+        mha.in_proj_bias.copy_(torch.cat([att.q_proj.bias, att.k_proj.bias, att.v_proj.bias]))
+        mha.out_proj.weight.copy_(att.o_proj.weight)
+        mha.out_proj.bias.copy_(att.o_proj.bias)
+        hx = torch.randn(2, 5, 16)
+        d = (att(hx, torch.zeros(5, dtype=torch.long)) -
+             mha(hx, hx, hx, attn_mask=torch.ones(5, 5, dtype=torch.bool).triu(1), need_weights=False)[0])
+    assert d.abs().max() < 1e-6, d.abs().max()
     # RMSNorm: torch.nn.functional.layer_norm of the centred input is not RMSNorm; check the formula.
     n = RMSNorm(6, eps=None)
     y = torch.randn(3, 6)
