@@ -357,6 +357,13 @@ def causal_lower_right(L, S):
     return torch.ones(L, S, dtype=torch.bool).tril(S - L)
 
 
+def causal_window(L, S, window):
+    """bool (L, S), True = may attend: causal_lower_right restricted to the last `window` keys
+    (query i, at absolute position i + S - L, sees keys j with 0 <= i + S - L - j < window: the
+    sliding-window mask of HF's Mistral / Qwen2 sliding_window)."""
+    return causal_lower_right(L, S) & ~torch.ones(L, S, dtype=torch.bool).tril(S - L - window)
+
+
 def causal_upper_left(L, S):
     """bool (L, S), True = may attend: query i sees keys 0 .. i (torch's is_causal=True)."""
     return torch.ones(L, S, dtype=torch.bool).tril(0)
@@ -369,6 +376,7 @@ class Attention(nn.Module):
         self.H, self.Hkv, self.D = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
         self.theta = cfg.rope_theta
         self.rope_interleaved = rope_interleaved
+        self.window = None            # set by CausalLM(attention_window=...)
         E = cfg.hidden_size
         self.q_proj = nn.Linear(E, self.H * self.D, bias=cfg.qkv_bias)
         self.k_proj = nn.Linear(E, self.Hkv * self.D, bias=cfg.qkv_bias)
@@ -393,7 +401,8 @@ class Attention(nn.Module):
         kh = k.transpose(1, 2).repeat_interleave(rep, dim=1)              # (B, H, S, D)
         vh = v.transpose(1, 2).repeat_interleave(rep, dim=1)
         scores = torch.matmul(qh, kh.transpose(-2, -1)) * (self.D ** -0.5)
-        scores = scores.masked_fill(~causal_lower_right(T, S), float("-inf"))
+        allow = causal_lower_right(T, S) if self.window is None else causal_window(T, S, self.window)
+        scores = scores.masked_fill(~allow, float("-inf"))
         w = torch.softmax(scores, dim=-1)
         a = torch.matmul(w, vh).transpose(1, 2).reshape(B, T, self.H * self.D)
         out = self.o_proj(a)
@@ -438,12 +447,17 @@ class Backbone(nn.Module):
 class CausalLM(nn.Module):
     """LlamaForCausalLM / Qwen2ForCausalLM. cfg: LMConfig or a HF config dict.
     rope_interleaved: False = HF (the only convention HF checkpoints use); True is offered for
-    torchtune-style models and is not representable in a HF config."""
+    torchtune-style models and is not representable in a HF config.
+    attention_window: None = full causal attention (HF Llama / Qwen2); W = each query sees only the
+    last W keys, itself included (positions keep counting; no HF Llama key says this: an option
+    for running a model trained on short windows past its training length)."""
 
-    def __init__(self, cfg, rope_interleaved=False):
+    def __init__(self, cfg, rope_interleaved=False, attention_window=None):
         super().__init__()
         self.cfg = cfg if isinstance(cfg, LMConfig) else config_from_hf(cfg)
         self.model = Backbone(self.cfg, rope_interleaved)
+        for layer in self.model.layers:
+            layer.self_attn.window = attention_window
         self.lm_head = None if self.cfg.tie_word_embeddings else nn.Linear(
             self.cfg.hidden_size, self.cfg.vocab_size, bias=False)
 
@@ -590,6 +604,17 @@ def _self_test():
             m64 = CausalLM(cfg).double().eval()
             load_state_dict_hf(m64, hf_state_dict(m))
             assert (m64(ids) - full.double()).abs().max() < 1e-5
+    # A window as long as the sequence is full attention; a shorter one changes the late positions only.
+    mw = CausalLM(cfg, attention_window=9).eval()
+    load_state_dict_hf(mw, hf_state_dict(m))
+    mw3 = CausalLM(cfg, attention_window=3).eval()
+    load_state_dict_hf(mw3, hf_state_dict(m))
+    with torch.no_grad():
+        assert torch.equal(mw(ids), m(ids))
+        full, win = m(ids), mw3(ids)
+        assert torch.equal(win[:, :3], full[:, :3]) and not torch.allclose(win[:, 3:], full[:, 3:])
+        assert (cached_logits(mw3, ids, 4) - win).abs().max() < 1e-5
+    assert torch.equal(causal_window(2, 5, 2), torch.tensor([[0, 0, 1, 1, 0], [0, 0, 0, 1, 1]], dtype=torch.bool))
     print("causal_lm self-test passed")
 
 

@@ -3,6 +3,8 @@
 
     /usr/bin/python3 tools/models/train_lm.py             # fetch data, train, evaluate, export
     /usr/bin/python3 tools/models/train_lm.py --bench     # time a few steps, print params, exit
+    /usr/bin/python3 tools/models/train_lm.py --evaluate models/lm/lm.safetensors --threads 1
+                                        # held-out figures of the exported model, no training
 
 Data: Debian's `fortunes` and `fortunes-min` packages (source package fortune-mod; BSD licence,
 see models/lm/README.md), read from /usr/share/games/fortunes when installed, else fetched with
@@ -212,12 +214,15 @@ def main():
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "attnwasm-fortunes"))
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--bench", action="store_true", help="time 20 steps, print params and exit")
+    ap.add_argument("--evaluate", metavar="FILE", help="no training: held-out figures of an exported model "
+                    "(bits/char, and by position past the training context with full and windowed attention)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    log_fh = None if args.bench else open(os.path.join(args.out, "train_log.txt"), "w", encoding="utf-8")
+    log_fh = None if args.bench or args.evaluate else open(os.path.join(args.out, "train_log.txt"), "w",
+                                                           encoding="utf-8")
 
     def log(*a):
         s = " ".join(str(x) for x in a)
@@ -242,6 +247,8 @@ def main():
         f"{len(train)} characters (<eos> included), held-out {len(held_f)} fortunes {len(held)} characters")
     bits_uni, bits_big = ngram_bits(train, held, V)
     log(f"baselines on held-out: unigram {bits_uni:.4f} bits/char, bigram {bits_big:.4f} bits/char (add-0.5)")
+    if args.evaluate:
+        return evaluate_file(args.evaluate, held, args.ctx, log)
 
     hf = {"model_type": "llama", "vocab_size": V, "hidden_size": args.hidden, "intermediate_size": args.intermediate,
           "num_hidden_layers": args.layers, "num_attention_heads": args.heads, "num_key_value_heads": args.kv_heads,
@@ -343,6 +350,38 @@ def main():
         fh.write("\n")
     log(f"summary: params {n_params}, file {size} bytes (F16), train {train_time:.1f}s, held-out {bits:.4f} "
         f"bits/char vs unigram {bits_uni:.4f}, bigram {bits_big:.4f}")
+    return 0
+
+
+@torch.no_grad()
+def bits_by_position(model, held, length, buckets):
+    """Mean bits/char at each position bucket [a, b) of windows of `length` characters cut from
+    the held-out stream (an <eos> in front; full windows only)."""
+    seq = torch.cat([torch.zeros(1, dtype=torch.int64), held])
+    n = (len(seq) - 1) // length
+    x, y = seq[:n * length].view(n, length), seq[1:n * length + 1].view(n, length)
+    total = torch.zeros(length, dtype=torch.float64)
+    for i in range(0, n, 16):
+        logits = model(x[i:i + 16])
+        total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[i:i + 16].reshape(-1),
+                                 reduction="none").view(-1, length).double().sum(0)
+    bits = total / n / math.log(2)
+    return n, [float(bits[a:b].mean()) for a, b in buckets]
+
+
+def evaluate_file(path, held, ctx, log):
+    tensors, meta = load_safetensors(path)
+    hf = json.loads(meta["attnwasm.config"])["hf_config"]
+    weights = {k: v.float() for k, v in tensors.items()}
+    model = clm.load_state_dict_hf(clm.CausalLM(hf).eval(), weights)
+    log(f"{path}: held-out {heldout_bits(model, held, ctx):.4f} bits/char (windows of {ctx}, stride {ctx // 2})")
+    length = 4 * ctx
+    buckets = [(a, a + ctx // 2) for a in range(0, length, ctx // 2)]
+    for window in (None, ctx):
+        m = clm.load_state_dict_hf(clm.CausalLM(hf, attention_window=window).eval(), weights)
+        n, bits = bits_by_position(m, held, length, buckets)
+        log(f"attention {'full causal' if window is None else f'window {window}'}, {n} held-out windows of {length}:"
+            + "".join(f"\n  positions {a:>3}-{b - 1:>3}: {v:.3f} bits/char" for (a, b), v in zip(buckets, bits)))
     return 0
 
 
