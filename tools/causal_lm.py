@@ -57,7 +57,9 @@ Conventions (the numbers the C++ side must reproduce; each deliberate):
 API (everything returns fresh tensors owned by the caller):
   config_from_hf(dict) -> LMConfig            validate a HF config.json dict (refuses what we cannot run)
   CausalLM(cfg)                               nn.Module; state_dict keys = HF's names exactly
-  model(ids, positions=None, cache=None)      logits (B, T, V); cache (KVCache) is extended in place
+  model(ids, positions=None, cache=None, attentions=None)
+                                              logits (B, T, V); cache (KVCache) is extended in place;
+                                              attentions: a list that gets each layer's weights (B, H, T, S)
   model.double()                              the float64 path (RoPE angles still formed in float32)
   KVCache(); prefill/step helpers; greedy(model, ids, n) -> (ids, margins)
   expected_param_shapes(cfg) -> OrderedDict name -> shape (HF order)
@@ -68,12 +70,16 @@ API (everything returns fresh tensors owned by the caller):
 
 import collections
 import math
+import re
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 FLOAT32_EPS = float(torch.finfo(torch.float32).eps)  # 1.1920928955078125e-07 = 2^-23
+# Tensors a HF checkpoint may hold that are not parameters: older Llama checkpoints saved each
+# layer's RoPE table; HF ignores it on load (_keys_to_ignore_on_load_unexpected), and so do we.
+IGNORED_KEYS = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")
 
 # ------------------------------------------------------------------------------------------------
 # Config
@@ -150,8 +156,11 @@ def config_from_hf(d):
     act = d.get("hidden_act", dft["hidden_act"])
     if act != "silu":
         raise ValueError(f"config.hidden_act: expected \"silu\", got {act!r}")
-    if d.get("rope_scaling") is not None:
-        raise ValueError(f"config.rope_scaling: only the default RoPE (null) is supported, got {d['rope_scaling']!r}")
+    rs = d.get("rope_scaling")
+    if rs is not None and not (isinstance(rs, dict) and set(rs) <= {"rope_type", "type"}
+                               and rs.get("rope_type", rs.get("type")) == "default"):
+        raise ValueError(f"config.rope_scaling: only the default RoPE (null or {{\"rope_type\": \"default\"}}) "
+                         f"is supported, got {rs!r}")
     rp = d.get("rope_parameters")
     if rp is not None and (not isinstance(rp, dict) or rp.get("rope_type", "default") != "default"):
         raise ValueError(f"config.rope_parameters: only rope_type \"default\" is supported, got {rp!r}")
@@ -429,8 +438,13 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
 
-    def forward(self, x, positions, cache=None):
-        x = x + self.self_attn(self.input_layernorm(x), positions, cache)
+    def forward(self, x, positions, cache=None, attentions=None):
+        if attentions is None:
+            x = x + self.self_attn(self.input_layernorm(x), positions, cache)
+        else:
+            a, w = self.self_attn(self.input_layernorm(x), positions, cache, need_weights=True)
+            attentions.append(w)
+            x = x + a
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -461,26 +475,28 @@ class CausalLM(nn.Module):
         self.lm_head = None if self.cfg.tie_word_embeddings else nn.Linear(
             self.cfg.hidden_size, self.cfg.vocab_size, bias=False)
 
-    def hidden(self, ids, positions=None, cache=None):
-        """Final-normed hidden states (B, T, E). positions default to P .. P+T-1 (P = cache length)."""
+    def hidden(self, ids, positions=None, cache=None, attentions=None):
+        """Final-normed hidden states (B, T, E). positions default to P .. P+T-1 (P = cache length).
+        attentions: a list to which each layer appends its softmax weights (B, H, T, S)."""
         T = ids.shape[1]
         if positions is None:
             past = cache.length() if cache is not None else 0
             positions = torch.arange(past, past + T)
         x = self.model.embed_tokens(ids.long())
         for layer in self.model.layers:
-            x = layer(x, positions, cache)
+            x = layer(x, positions, cache, attentions)
         return self.model.norm(x)
 
-    def forward(self, ids, positions=None, cache=None):
-        h = self.hidden(ids, positions, cache)
+    def forward(self, ids, positions=None, cache=None, attentions=None):
+        h = self.hidden(ids, positions, cache, attentions)
         w = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
         return F.linear(h, w)
 
 
 def load_state_dict_hf(model, sd):
     """Load a HF-named state dict strictly (shapes and key set checked, messages name the key).
-    Tied models: an lm_head.weight present in sd must equal the embedding and is dropped."""
+    Tied models: an lm_head.weight present in sd must equal the embedding and is dropped.
+    Keys matching IGNORED_KEYS are skipped; any other key the config does not name is refused."""
     want = expected_param_shapes(model.cfg)
     sd = collections.OrderedDict(sd)
     if model.cfg.tie_word_embeddings and "lm_head.weight" in sd:
@@ -493,11 +509,11 @@ def load_state_dict_hf(model, sd):
             raise ValueError(f"{k}: missing from the state dict")
         if tuple(sd[k].shape) != tuple(want[k]):
             raise ValueError(f"{k}: expected shape {tuple(want[k])}, got {tuple(sd[k].shape)}")
-    extra = [k for k in sd if k not in want]
+    extra = [k for k in sd if k not in want and not IGNORED_KEYS.fullmatch(k)]
     if extra:
         raise ValueError(f"{extra[0]}: not a parameter of this configuration")
     dtype = next(model.parameters()).dtype
-    model.load_state_dict({k: v.to(dtype) for k, v in sd.items()}, strict=True)
+    model.load_state_dict({k: sd[k].to(dtype) for k in want}, strict=True)
     return model
 
 

@@ -349,7 +349,8 @@ def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=N
         if tuple(sd[k].shape) != tuple(shape):
             raise ValueError(f"{k}: expected shape {tuple(shape)}, got {tuple(sd[k].shape)}")
         tensors[k] = sd[k]
-    extra = [k for k in sd if k not in want and not (k == "lm_head.weight" and cfg.tie_word_embeddings)]
+    extra = [k for k in sd if k not in want and not (k == "lm_head.weight" and cfg.tie_word_embeddings)
+             and not causal_lm.IGNORED_KEYS.fullmatch(k)]
     if extra:
         raise ValueError(f"{extra[0]}: not a parameter of this configuration "
                          f"(model_type {cfg.model_type}, attention_bias {cfg.attention_bias}, "

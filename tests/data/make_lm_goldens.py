@@ -46,6 +46,8 @@ FILES
           "input.ids"        I32 (B, T), T odd
           "expected.logits"  F32 (B, T, V): the float64 forward of the stored weights (16-bit
                              weights widened exactly), rounded to float32
+          "expected.last_attention"  F32 (layers, B, H, T): the softmax weights of the last query
+                             (position T-1) over the T keys, per layer and query head, same forward
           "input.prompt<k>"  I32 (Tk,) and "expected.greedy<k>" I32 (N,): the greedy continuation
                              of the float32 torch model (KV cache); "expected.margin<k>" F32 (N,):
                              top-1 minus top-2 logit at each step. Compare ids exactly at every step
@@ -57,6 +59,11 @@ FILES
                        "greedyMinMargin", "shape": {...}, "note"}
           kvCache: prefill ids[:, :P] in one call, then feed ids[:, t] one at a time; the logits
           of every call must match expected.logits at those positions (same tolerance).
+
+  refusals/<name>/{model.safetensors, config.json} and refusals/cases.json
+      tiny HF checkpoints (F32, {"format": "pt"} only) that aw.loadModel(bytes, { config }) must
+      refuse before using any weight, with an error message containing "errorMentions" (the config
+      key or tensor name), or accept ("expect": "accepted"); tools/causal_lm.py does the same.
 
 TOLERANCES  |got - expected| <= atol + rtol * |expected| elementwise: 1e-5 / 1e-5 for RMSNorm,
 SiLU, RoPE (float32 rounding of a few operations); 1e-4 / 1e-4 for attention and whole models
@@ -89,6 +96,10 @@ XCHECK_ELEMENTWISE = 1e-5   # float32 torch vs the float64 reference
 XCHECK_LAYER = 5e-5
 GREEDY_MIN_MARGIN = 1e-3
 STATS = collections.defaultdict(float)
+REFUSALS_DOC = ("HF checkpoints (model.safetensors with metadata {\"format\": \"pt\"} only, config.json) that "
+                "aw.loadModel(bytes, { config }) must refuse with an error whose message contains errorMentions "
+                "(the config key or the tensor name), before using any weight; or load (expect accepted). "
+                "checkpoint: the folder, relative to tests/data/goldens/lm.")
 
 
 def gen_for(name):
@@ -340,7 +351,8 @@ def lm_model_case(name, hf, dtype, batch, T, prompts, new_tokens, via_export, no
     m64 = clm.load_state_dict_hf(clm.CausalLM(cfg).double().eval(), clm.hf_state_dict(m32))
     ids = torch.randint(0, cfg.vocab_size, (batch, T), generator=g)
     with torch.no_grad():
-        want = m64(ids)
+        att64 = []
+        want = m64(ids, attentions=att64)
         got32 = m32(ids)
         prefill = T // 2
         cached = clm.cached_logits(m32, ids, prefill)
@@ -367,7 +379,10 @@ def lm_model_case(name, hf, dtype, batch, T, prompts, new_tokens, via_export, no
         with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as fh:
             fh.write(hf_config_json(full_config))
 
-    tensors = collections.OrderedDict([("input.ids", ids.to(torch.int32)), ("expected.logits", want.float())])
+    # The newest token's attention over the whole context, per layer and head (the demo's heatmap).
+    last_att = torch.stack([w[:, :, -1, :] for w in att64]).float()      # (layers, B, H, T)
+    tensors = collections.OrderedDict([("input.ids", ids.to(torch.int32)), ("expected.logits", want.float()),
+                                       ("expected.last_attention", last_att)])
     greedy_spec = []
     for kk, plen in enumerate(prompts):
         prompt = torch.randint(0, cfg.vocab_size, (1, plen), generator=g)
@@ -389,7 +404,7 @@ def lm_model_case(name, hf, dtype, batch, T, prompts, new_tokens, via_export, no
             "checkpoint": {"weights": "model.safetensors", "config": "config.json", "dtype": dtype,
                            "attnwasmMetadata": via_export},
             "inputs": ["ids"], "atol": TOL_LAYER[0], "rtol": TOL_LAYER[1],
-            "kvCache": {"prefill": prefill}, "greedy": greedy_spec, "greedyMinMargin": GREEDY_MIN_MARGIN,
+            "kvCache": {"prefill": prefill}, "lastAttention": "expected.last_attention", "greedy": greedy_spec, "greedyMinMargin": GREEDY_MIN_MARGIN,
             "shape": {"modelType": cfg.model_type, "layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size,
                       "heads": cfg.num_attention_heads, "kvHeads": cfg.num_key_value_heads,
                       "headDim": cfg.head_dim, "gqaRatio": cfg.num_attention_heads // cfg.num_key_value_heads,
@@ -451,6 +466,101 @@ def model_cases():
 
 
 # ------------------------------------------------------------------------------------------------
+# 5. Checkpoints the loader must refuse (or accept) before any weight is used
+# ------------------------------------------------------------------------------------------------
+
+REFUSAL_BASE = {
+    "llama": llama(vocab_size=8, hidden_size=8, intermediate_size=8, num_hidden_layers=2, num_attention_heads=2,
+                   num_key_value_heads=1, head_dim=4, rms_norm_eps=1e-5, rope_theta=10000.0,
+                   max_position_embeddings=16, tie_word_embeddings=False, attention_bias=False),
+    "qwen2": qwen2(vocab_size=8, hidden_size=8, intermediate_size=8, num_hidden_layers=1, num_attention_heads=2,
+                   num_key_value_heads=1, rms_norm_eps=1e-6, rope_theta=10000.0, max_position_embeddings=16,
+                   tie_word_embeddings=True),
+}
+
+
+def refusal_cases():
+    """(name, base, config patch (None value = delete the key), tensor edits, expect, errorMentions, note)."""
+    L1 = "model.layers.1."
+    return [
+        ("rope_scaling_linear", "llama", {"rope_scaling": {"rope_type": "linear", "factor": 2.0}}, {}, "refused",
+         "rope_scaling", "scaled RoPE"),
+        ("rope_scaling_llama3", "llama", {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+                                                           "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                                           "original_max_position_embeddings": 8192}}, {},
+         "refused", "rope_scaling", "Llama 3.1's RoPE"),
+        ("rope_scaling_default", "llama", {"rope_scaling": {"rope_type": "default"}}, {}, "accepted", None,
+         "an explicit default RoPE is the default RoPE"),
+        ("hidden_act_gelu", "llama", {"hidden_act": "gelu"}, {}, "refused", "hidden_act", None),
+        ("model_type_mistral", "llama", {"model_type": "mistral"}, {}, "refused", "model_type", None),
+        ("qwen2_sliding_window", "qwen2", {"use_sliding_window": True, "sliding_window": 4}, {}, "refused",
+         "use_sliding_window", "sliding-window attention"),
+        ("kv_heads_not_a_divisor", "llama", {"num_attention_heads": 2, "num_key_value_heads": 3}, {}, "refused",
+         "num_key_value_heads", None),
+        ("partial_rotary_factor", "llama", {"partial_rotary_factor": 0.5}, {}, "refused", "partial_rotary_factor",
+         None),
+        ("head_dim_odd", "llama", {"head_dim": 5}, {}, "refused", "head_dim", "RoPE needs pairs"),
+        ("missing_tensor", "llama", {}, {"drop": [L1 + "mlp.up_proj.weight"]}, "refused",
+         L1 + "mlp.up_proj.weight", None),
+        ("misshapen_tensor", "llama", {}, {"reshape": {"model.norm.weight": [7]}}, "refused", "model.norm.weight",
+         None),
+        ("untied_without_lm_head", "llama", {}, {"drop": ["lm_head.weight"]}, "refused", "lm_head.weight",
+         "tie_word_embeddings false needs lm_head.weight"),
+        ("unexpected_bias", "llama", {}, {"add": {"model.layers.0.self_attn.o_proj.bias": [8]}}, "refused",
+         "model.layers.0.self_attn.o_proj.bias", "attention_bias is false"),
+        ("old_rope_buffers", "llama", {}, {"add": {"model.layers.0.self_attn.rotary_emb.inv_freq": [2],
+                                                   L1 + "self_attn.rotary_emb.inv_freq": [2]}},
+         "accepted", None, "older HF Llama checkpoints saved each layer's inv_freq; HF ignores them"),
+        ("tied_with_equal_lm_head", "qwen2", {}, {"lm_head_copy": True}, "accepted", None,
+         "tie_word_embeddings true and an lm_head.weight equal to the embedding (older saves keep it)"),
+    ]
+
+
+def refusal_case(name, base, patch, edits, expect, mentions, note):
+    g = gen_for("refusal/" + name)
+    hf = dict(REFUSAL_BASE[base])
+    cfg = clm.config_from_hf(hf)
+    m = clm.CausalLM(cfg)
+    randomize_lm(m, g)
+    sd = clm.hf_state_dict(m)
+    for k in edits.get("drop", []):
+        del sd[k]
+    for k, shape in edits.get("reshape", {}).items():
+        sd[k] = randn(g, *shape)
+    for k, shape in edits.get("add", {}).items():
+        sd[k] = randn(g, *shape)
+    if edits.get("lm_head_copy"):
+        sd["lm_head.weight"] = sd["model.embed_tokens.weight"].clone()
+    config = clm.hf_config_dict(cfg, bos_token_id=hf["bos_token_id"], eos_token_id=hf["eos_token_id"])
+    for k, v in patch.items():
+        if v is None:
+            config.pop(k, None)
+        else:
+            config[k] = v
+    folder = os.path.join(OUT_DIR, "refusals", name)
+    os.makedirs(folder)
+    save_safetensors(collections.OrderedDict(sorted(sd.items())), os.path.join(folder, "model.safetensors"),
+                     {"format": "pt"}, "F32")
+    with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as fh:
+        fh.write(hf_config_json(config))
+    # Our reference loader behaves as the runtime must.
+    try:
+        weights, _ = load_safetensors(os.path.join(folder, "model.safetensors"))
+        clm.load_state_dict_hf(clm.CausalLM(config), weights)
+        got = "accepted"
+    except ValueError as e:
+        got = "refused"
+        assert mentions and mentions in str(e), (name, str(e))
+    assert got == expect, (name, got)
+    case = {"name": name, "checkpoint": f"refusals/{name}", "expect": expect}
+    if mentions:
+        case["errorMentions"] = mentions
+    if note:
+        case["note"] = note
+    return case
+
+
+# ------------------------------------------------------------------------------------------------
 # Verify: re-read every file
 # ------------------------------------------------------------------------------------------------
 
@@ -494,10 +604,12 @@ def verify_model(folder):
     m = clm.load_state_dict_hf(clm.CausalLM(hf).eval(), {k: v.float() for k, v in weights.items()})
     ids = exp["input.ids"].long()
     with torch.no_grad():
-        got = m(ids)
+        att = []
+        got = m(ids, attentions=att)
         cached = clm.cached_logits(m, ids, spec["kvCache"]["prefill"])
     tol = (spec["atol"], spec["rtol"])
     assert within(got, exp["expected.logits"], tol) and within(cached, exp["expected.logits"], tol), folder
+    assert within(torch.stack([w[:, :, -1, :] for w in att]), exp["expected.last_attention"], tol), folder
     for gs in spec["greedy"]:
         out, _ = clm.greedy(m, exp[gs["prompt"]].long().view(1, -1), gs["maxNewTokens"])
         assert torch.equal(out[0].to(torch.int32), exp[gs["ids"]]), folder
@@ -522,6 +634,16 @@ def main():
         verify_model(folder)
         for f in ("model.safetensors", "config.json", "expected.safetensors"):
             rows.append((f"models/{name}/{f}", "CausalLM/" + dtype, os.path.getsize(os.path.join(folder, f))))
+    refusals = [refusal_case(*c) for c in refusal_cases()]
+    path = os.path.join(OUT_DIR, "refusals", "cases.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"generator": GENERATOR, "description": REFUSALS_DOC}, indent=1)[:-2] + ',\n "cases": [\n'
+                 + ",\n".join("  " + json.dumps(c) for c in refusals) + "\n ]\n}\n")
+    for c in refusals:
+        for f in ("model.safetensors", "config.json"):
+            rows.append((f"{c['checkpoint']}/{f}", "refusal/" + c["expect"],
+                         os.path.getsize(os.path.join(OUT_DIR, c["checkpoint"], f))))
+    rows.append(("refusals/cases.json", "refusals", os.path.getsize(path)))
     sens = angle_sensitivity(64, 10000, torch.tensor([65000, 65535, 40001]))
     w = max(len(r[0]) for r in rows)
     for path, module, size in rows:
