@@ -25,6 +25,8 @@ API (who owns what: every function returns fresh CPU tensors / dicts owned by th
                  start_tokens, max_len, ...)  -> bytes written (aw.loadModel: a Translator)
   export_vit(path, patch_proj, cls_token, pos_embedding, encoder, head, image_size, ...)
                                                                     -> bytes written (a Classifier)
+  export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=None)
+                                    -> bytes written (a Llama/Qwen2 causal LM, HF names; config.json beside)
   load_safetensors(path) -> (dict name -> torch.Tensor, metadata dict)
   self_test()  (CLI: --self-test)
 """
@@ -278,6 +280,100 @@ def export_vit(path, patch_proj, cls_token, pos_embedding, encoder, head, image_
     return export_state_dict(state, path, config, float_dtype, sidecar)
 
 
+CAUSAL_LM_CONFIG_KEY = "hf_config"
+
+
+def _check_chars_tokenizer(tok, vocab_size):
+    """A "chars" tokenizer (see export_causal_lm): one string per id, unique, non-empty."""
+    vocab = tok.get("vocab")
+    if not isinstance(vocab, list) or len(vocab) != vocab_size:
+        raise ValueError(f"tokenizer.vocab: expected a list of {vocab_size} strings (vocab_size), "
+                         f"got {type(vocab).__name__} of {len(vocab) if isinstance(vocab, list) else '?'}")
+    if any(not isinstance(t, str) or not t for t in vocab) or len(set(vocab)) != len(vocab):
+        raise ValueError("tokenizer.vocab: expected unique non-empty strings")
+    special = tok.get("special", [])
+    if not isinstance(special, list) or any(not isinstance(i, int) or not 0 <= i < vocab_size for i in special):
+        raise ValueError(f"tokenizer.special: expected a list of ids in [0, {vocab_size})")
+    for i, t in enumerate(vocab):
+        if i not in special and len(t) != 1:
+            raise ValueError(f"tokenizer.vocab[{i}]: expected one character (or an id listed in "
+                             f"tokenizer.special), got {t!r}")
+    for key in ("bos", "eos"):
+        if tok.get(key) is not None and tok[key] not in special:
+            raise ValueError(f"tokenizer.{key}: expected an id listed in tokenizer.special, got {tok[key]!r}")
+
+
+def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=None, sidecar=True):
+    """Export a Llama / Qwen2-style decoder-only causal LM for aw.loadModel (the "causal_lm" family).
+
+    model_or_state_dict: an nn.Module whose state_dict (or a dict) has Hugging Face's names
+      (model.embed_tokens.weight, model.layers.{i}.self_attn.{q,k,v,o}_proj.{weight,bias},
+      model.layers.{i}.mlp.{gate,up,down}_proj.weight, model.layers.{i}.{input,post_attention}_layernorm.weight,
+      model.norm.weight, lm_head.weight) -- tools/causal_lm.py's CausalLM, or a HF model's state_dict.
+    config: the HF config.json dict (model_type "llama" | "qwen2", vocab_size, hidden_size, ...),
+      validated by tools/causal_lm.py config_from_hf (rope_scaling, sliding windows, another
+      hidden_act are refused). Keys it lacks are filled with HF's (hf_config_dict); torch_dtype is
+      set to the stored dtype.
+    dtype: "F32" | "F16" | "BF16" for every tensor.
+    tokenizer: None, or {"type": "chars", "vocab": [one string per id], "special": [ids],
+      "bos": id | None, "eos": id | None, "unknown": "refuse" | "skip"} (a character-level vocabulary:
+      every id not in special is one Unicode character; text is encoded character by character).
+    File: the HF tensors in HF's order (tie_word_embeddings: no lm_head.weight, as HF writes it);
+      metadata {"format": "pt", "attnwasm.config": JSON {"model": "causal_lm", "hf_config": {...},
+      "tokenizer": {...}?}}. With sidecar, also writes config.json (exactly the hf_config, as HF's
+      save_pretrained formats it: indent 2, sorted keys) in the same folder. Returns bytes written.
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import causal_lm  # noqa: E402  (tools/causal_lm.py)
+
+    if dtype not in _FLOAT_DTYPES:
+        raise ValueError(f"dtype: expected one of {_FLOAT_DTYPES}, got {dtype!r}")
+    cfg = causal_lm.config_from_hf(config)
+    torch_dtype = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[dtype]
+    hf = causal_lm.hf_config_dict(cfg, torch_dtype=torch_dtype)
+    hf.update(config)
+    hf["torch_dtype"] = torch_dtype
+    sd = model_or_state_dict.state_dict() if isinstance(model_or_state_dict, torch.nn.Module) \
+        else collections.OrderedDict(model_or_state_dict)
+    want = causal_lm.expected_param_shapes(cfg)
+    if cfg.tie_word_embeddings and "lm_head.weight" in sd:
+        if not torch.equal(sd["lm_head.weight"], sd.get("model.embed_tokens.weight", torch.empty(0))):
+            raise ValueError("lm_head.weight: tie_word_embeddings is true but lm_head.weight differs "
+                             "from model.embed_tokens.weight")
+    tensors = collections.OrderedDict()
+    for k, shape in want.items():
+        if k not in sd:
+            raise ValueError(f"{k}: missing (expected shape {tuple(shape)})")
+        if tuple(sd[k].shape) != tuple(shape):
+            raise ValueError(f"{k}: expected shape {tuple(shape)}, got {tuple(sd[k].shape)}")
+        tensors[k] = sd[k]
+    extra = [k for k in sd if k not in want and not (k == "lm_head.weight" and cfg.tie_word_embeddings)
+             and not causal_lm.IGNORED_KEYS.fullmatch(k)]
+    if extra:
+        raise ValueError(f"{extra[0]}: not a parameter of this configuration "
+                         f"(model_type {cfg.model_type}, attention_bias {cfg.attention_bias}, "
+                         f"mlp_bias {cfg.mlp_bias}, tie_word_embeddings {cfg.tie_word_embeddings})")
+    aw_config = collections.OrderedDict([("model", "causal_lm"), (CAUSAL_LM_CONFIG_KEY, hf)])
+    if tokenizer is not None:
+        if not isinstance(tokenizer, dict) or tokenizer.get("type") != "chars":
+            raise ValueError(f"tokenizer: expected {{\"type\": \"chars\", ...}}, got {tokenizer!r:.80}")
+        _check_chars_tokenizer(tokenizer, cfg.vocab_size)
+        aw_config["tokenizer"] = tokenizer
+    metadata = {"format": "pt", "attnwasm.config": json.dumps(aw_config, ensure_ascii=False)}
+    if sidecar:
+        with open(os.path.join(os.path.dirname(os.path.abspath(path)), "config.json"), "w",
+                  encoding="utf-8") as fh:
+            fh.write(hf_config_json(hf))
+    return save_safetensors(tensors, path, metadata, dtype)
+
+
+def hf_config_json(hf_config):
+    """config.json text as HF's PretrainedConfig.to_json_string writes it (indent 2, sorted keys)."""
+    return json.dumps(hf_config, indent=2, sort_keys=True) + "\n"
+
+
 def export_module(module, path, config=None, float_dtype="F32"):
     """Save module.state_dict() (exact torch keys, buffers included) to `path`; see
     export_state_dict for the metadata and the sibling .json config. Returns bytes written."""
@@ -427,8 +523,31 @@ def self_test():
             assert json.load(fh) == cfg
         for k, v in m.state_dict().items():
             assert torch.equal(back[k], v.bfloat16()), k
+        # 6. export_causal_lm: HF names, tied head omitted, metadata and config.json.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import causal_lm
+        cfg = {"model_type": "qwen2", "vocab_size": 11, "hidden_size": 8, "intermediate_size": 12,
+               "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+               "tie_word_embeddings": True}
+        lm = causal_lm.CausalLM(cfg)
+        tok = {"type": "chars", "vocab": ["<eos>"] + list("abcdefghij"), "special": [0], "bos": 0, "eos": 0}
+        p = os.path.join(tmp, "lm.safetensors")
+        export_causal_lm(p, lm, cfg, dtype="BF16", tokenizer=tok)
+        back, meta5 = load_safetensors(p)
+        assert list(back) == list(causal_lm.expected_param_shapes(lm.cfg)) and "lm_head.weight" not in back
+        awc = json.loads(meta5["attnwasm.config"])
+        assert awc["model"] == "causal_lm" and awc["tokenizer"] == tok and awc["hf_config"]["torch_dtype"] == "bfloat16"
+        with open(os.path.join(tmp, "config.json"), encoding="utf-8") as fh:
+            assert json.load(fh) == awc["hf_config"]
+        for bad, msg in (({**cfg, "rope_scaling": {"type": "linear"}}, "rope_scaling"),
+                         ({**cfg, "hidden_act": "gelu"}, "hidden_act")):
+            try:
+                export_causal_lm(p, lm, bad)
+                raise AssertionError("accepted " + msg)
+            except ValueError as e:
+                assert msg in str(e), e
     print(f"self-test passed: {len(tensors)} tensors, dtypes "
-          f"{' '.join(_DTYPES)}, float_dtype F32/F16/BF16/None, export_module")
+          f"{' '.join(_DTYPES)}, float_dtype F32/F16/BF16/None, export_module, export_causal_lm")
 
 
 def main(argv=None):
