@@ -1,0 +1,592 @@
+// 'attnwasm/tokenizer': the byte-level BPE tokenizer of a Hugging Face tokenizer.json (the GPT-2,
+// Llama 3, SmolLM, Qwen2 kind): text → ids as Hugging Face's Rust `tokenizers` gives them, ids →
+// text, and a streaming decoder for generation. Pure JS, no wasm. Not here: WordPiece, Unigram and
+// SentencePiece-style files (Metaspace, byte_fallback), pairs of texts, offsets, truncation,
+// padding; a file that needs one of them is refused by name (ERR_UNSUPPORTED).
+//
+// Who does what. @huggingface/tokenizers (Hugging Face's pure-JS library, no dependencies) runs the
+// pre-tokenizer's regexes — Oniguruma patterns translated to JS RegExps, the part worth a library —
+// and the BPE merges. This file checks the tokenizer.json strictly, splits out the added tokens,
+// applies the normalizer and the post-processor's template, maps tokens to ids and decodes bytes,
+// each by the Rust library's rules where the JS library's own pipeline differs from them:
+//   - the ByteLevel pre-tokenizer's own regex (GPT-2's) runs as a Split with the same Oniguruma
+//     pattern: the JS library's built-in copy uses JS \s (U+FEFF yes, U+0085 no), Rust's \s the
+//     reverse;
+//   - Digits runs as a Split on \p{N} (Rust: char::is_numeric, so ½ ² Ⅻ ٣ are digits; JS \d is
+//     ASCII);
+//   - lstrip/rstrip of added tokens strip Unicode White_Space (Rust's char::is_whitespace);
+//   - decoding passes every token, added ones too, through the ByteLevel byte map (a token with a
+//     character outside the map as its UTF-8 bytes), as Rust does; added tokens with normalized:
+//     true decode as their normalized text;
+//   - no clean-up of spaces before punctuation (that is transformers' tokenizer_config.json option,
+//     not part of tokenizer.json), so decode(encode(text)) === text.
+// tests/js/tokenizer.test.mjs checks all of it against goldens from the Rust library.
+import { BPE, ByteLevelPreTokenizer, SplitPreTokenizer } from '@huggingface/tokenizers';
+import { AttnWasmError, checkOptions, describe, rangeError, typeError } from './errors.js';
+import { checkBool } from './checks.js';
+
+/** GPT-2's pre-tokenizer regex, as the Rust ByteLevel pre-tokenizer compiles it (use_regex: true). */
+const GPT2_REGEX = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+/**
+ * GPT-2's bytes_to_unicode: byte b → the character that stands for it in vocabularies. Printable
+ * Latin-1 bytes stand for themselves; the others (controls, space, 0x7F–0xA0, 0xAD) for U+0100 +
+ * their order.
+ */
+const BYTE_SYMBOL = (() => {
+  const table = new Array(256);
+  let next = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+    table[b] = String.fromCharCode(printable ? b : 0x100 + next++);
+  }
+  return table;
+})();
+/** The inverse: character code → byte, -1 for characters that stand for no byte. */
+const SYMBOL_BYTE = (() => {
+  const table = new Int16Array(0x144).fill(-1);
+  BYTE_SYMBOL.forEach((c, b) => { table[c.charCodeAt(0)] = b; });
+  return table;
+})();
+
+const WHITESPACE = /\p{White_Space}/u; // Rust's char::is_whitespace
+const utf8 = new TextEncoder();
+
+// ---------------------------------------------------------------------------------------------
+// The strict reading of tokenizer.json. Every refusal names the field, what is supported and what
+// the file has: ERR_UNSUPPORTED for a valid file of another kind, ERR_INVALID_ARGUMENT for a file
+// the Rust library would not load either (or would load with ids other than the file's).
+
+const unsupported = (field, expected, got) => new AttnWasmError('ERR_UNSUPPORTED', `tokenizer.json ${field}: expected ${expected}, got ${show(got)}`);
+const invalid = (field, message) => new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer.json ${field}: ${message}`);
+
+/** A description of what the file has, shown as is (show() quotes strings). */
+class Phrase {
+  constructor(text) { this.text = text; }
+}
+const phrase = (text) => new Phrase(text);
+
+function show(v) {
+  if (v instanceof Phrase) return v.text;
+  if (v === undefined) return 'nothing (the field is missing)';
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  return describe(v);
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function requireObject(v, field) {
+  if (!isObject(v)) throw invalid(field, `expected an object, got ${show(v)}`);
+  return v;
+}
+
+function requireBoolean(v, field) {
+  if (typeof v !== 'boolean') throw invalid(field, `expected a boolean, got ${show(v)}`);
+  return v;
+}
+
+/** A type name among `types`, else ERR_UNSUPPORTED naming field.type. */
+function requireType(v, field, types) {
+  requireObject(v, field);
+  if (!types.includes(v.type)) throw unsupported(`${field}.type`, types.map((t) => `'${t}'`).join(' or '), v.type);
+  return v.type;
+}
+
+/** A JS source fragment of an Oniguruma pattern that the translation cannot run exactly, or null. */
+function untranslatable(pattern) {
+  let inClass = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      if (!inClass && pattern[i + 1] === 'G') return '\\G';
+      i++;
+    } else if (inClass) {
+      if (c === '[') inClass++;
+      else if (c === ']') inClass--;
+    } else if (c === '[') {
+      inClass = 1;
+      if (pattern[i + 1] === '^') i++;
+      if (pattern[i + 1] === ']') i++; // a ] first in a class is literal
+    } else if (pattern.startsWith('(?>', i)) {
+      return 'an atomic group (?>…)';
+    } else if ((c === '*' || c === '+' || c === '?') && pattern[i + 1] === '+' && pattern[i - 1] !== '(') {
+      return `a possessive quantifier ${c}+`;
+    }
+  }
+  return null;
+}
+
+/** A library Split pre-tokenizer (behavior Isolated) for an Oniguruma regex, named by `field` in errors. */
+function regexSplit(regex, field) {
+  const bad = untranslatable(regex);
+  if (bad) throw unsupported(field, 'a regex without \\G, atomic groups or possessive quantifiers', phrase(`${bad} in '${regex}'`));
+  try {
+    return new SplitPreTokenizer({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
+  } catch (e) {
+    throw new AttnWasmError('ERR_UNSUPPORTED', `tokenizer.json ${field}: '${regex}' has no JavaScript RegExp translation (${e.message})`, { cause: e });
+  }
+}
+
+/** The pre-tokenizer as a list of library pre-tokenizers run in order; the last one maps bytes. */
+function preTokenizerSteps(config) {
+  const steps = [];
+  const visit = (pt, field, last) => {
+    const type = requireType(pt, field, ['ByteLevel', 'Split', 'Digits', 'Sequence']);
+    if (type === 'Sequence') {
+      if (!Array.isArray(pt.pretokenizers)) throw invalid(`${field}.pretokenizers`, `expected an array, got ${show(pt.pretokenizers)}`);
+      pt.pretokenizers.forEach((p, i) => visit(p, `${field}.pretokenizers[${i}]`, last && i === pt.pretokenizers.length - 1));
+    } else if (type === 'ByteLevel') {
+      if (!last) throw unsupported(`${field}.type`, 'ByteLevel as the last pre-tokenizer (it turns text into byte symbols)', phrase('ByteLevel before another pre-tokenizer'));
+      if (requireBoolean(pt.add_prefix_space, `${field}.add_prefix_space`)) throw unsupported(`${field}.add_prefix_space`, 'false', true);
+      const useRegex = pt.use_regex === undefined ? true : requireBoolean(pt.use_regex, `${field}.use_regex`); // Rust's default: true
+      if (useRegex) steps.push(regexSplit(GPT2_REGEX, `${field}.use_regex`));
+      steps.push(new ByteLevelPreTokenizer({ type: 'ByteLevel', add_prefix_space: false, use_regex: false }));
+    } else if (type === 'Digits') {
+      const individual = requireBoolean(pt.individual_digits, `${field}.individual_digits`);
+      steps.push(regexSplit(individual ? '\\p{N}' : '\\p{N}+', field));
+    } else {
+      if (pt.behavior !== 'Isolated') throw unsupported(`${field}.behavior`, "'Isolated'", pt.behavior);
+      if (pt.invert !== undefined && requireBoolean(pt.invert, `${field}.invert`)) throw unsupported(`${field}.invert`, 'false', true);
+      const pattern = requireObject(pt.pattern, `${field}.pattern`);
+      if (typeof pattern.Regex === 'string') steps.push(regexSplit(pattern.Regex, `${field}.pattern.Regex`));
+      else if (typeof pattern.String === 'string' && pattern.String !== '') steps.push(new SplitPreTokenizer({ type: 'Split', pattern: { String: pattern.String }, behavior: 'Isolated', invert: false }));
+      else throw invalid(`${field}.pattern`, `expected { Regex: string } or { String: non-empty string }, got keys ${Object.keys(pattern).join(', ') || 'none'}`);
+    }
+  };
+  if (config == null) throw unsupported('pre_tokenizer', "a ByteLevel pre-tokenizer (alone or last in a Sequence)", config);
+  visit(config, 'pre_tokenizer', true);
+  if (!(steps[steps.length - 1] instanceof ByteLevelPreTokenizer)) {
+    throw unsupported('pre_tokenizer', 'a ByteLevel pre-tokenizer (alone or last in a Sequence)', phrase(`a ${config.type} without one`));
+  }
+  return steps;
+}
+
+/** model: vocab (token → id), merges and the BPE flags; returns the vocabulary as a Map. */
+function checkModel(model) {
+  requireType(model, 'model', ['BPE']);
+  if (model.dropout != null && model.dropout !== 0) throw unsupported('model.dropout', 'null or 0 (BPE dropout is random: for training)', model.dropout);
+  if (model.byte_fallback != null && model.byte_fallback !== false) throw unsupported('model.byte_fallback', 'false (byte fallback is the SentencePiece kind)', model.byte_fallback);
+  for (const key of ['continuing_subword_prefix', 'end_of_word_suffix']) {
+    if (model[key] != null && model[key] !== '') throw unsupported(`model.${key}`, "null or ''", model[key]);
+  }
+  if (model.ignore_merges !== undefined) requireBoolean(model.ignore_merges, 'model.ignore_merges');
+  requireObject(model.vocab, 'model.vocab');
+  const vocab = new Map();
+  const seen = new Map();
+  for (const [token, id] of Object.entries(model.vocab)) {
+    if (!Number.isSafeInteger(id) || id < 0) throw invalid(`model.vocab['${token}']`, `expected an id (an integer >= 0), got ${show(id)}`);
+    if (seen.has(id)) throw invalid(`model.vocab['${token}']`, `id ${id} is also the id of '${seen.get(id)}'`);
+    seen.set(id, token);
+    vocab.set(token, id);
+  }
+  for (let b = 0; b < 256; b++) {
+    if (!vocab.has(BYTE_SYMBOL[b])) throw invalid('model.vocab', `a byte-level vocabulary has all 256 byte symbols; '${BYTE_SYMBOL[b]}' (byte 0x${b.toString(16).padStart(2, '0')}) is missing`);
+  }
+  if (!Array.isArray(model.merges)) throw invalid('model.merges', `expected an array, got ${show(model.merges)}`);
+  const merges = model.merges.map((m, i) => {
+    const pair = typeof m === 'string' ? m.split(' ') : m;
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
+      throw invalid(`model.merges[${i}]`, `expected 'a b' or ['a', 'b'], got ${typeof m === 'string' ? `'${m}'` : show(m)}`);
+    }
+    for (const t of [pair[0], pair[1], pair[0] + pair[1]]) {
+      if (!vocab.has(t)) throw invalid(`model.merges[${i}]`, `'${t}' (of the merge ${pair[0]} + ${pair[1]}) is not in model.vocab`);
+    }
+    return pair;
+  });
+  return { vocab, merges };
+}
+
+/**
+ * added_tokens with the ids the Rust library gives them on loading (a token of the vocabulary its
+ * vocabulary id, any other the next id after the vocabulary and the added tokens before it): a file
+ * whose ids differ would encode differently there, so it is refused.
+ */
+function checkAddedTokens(list, vocab) {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw invalid('added_tokens', `expected an array, got ${show(list)}`);
+  let max = -1;
+  const contents = new Set();
+  return list.map((t, i) => {
+    const field = `added_tokens[${i}]`;
+    requireObject(t, field);
+    if (typeof t.content !== 'string' || t.content === '') throw invalid(`${field}.content`, `expected a non-empty string, got ${show(t.content)}`);
+    if (contents.has(t.content)) throw invalid(`${field}.content`, `'${t.content}' is added twice`);
+    contents.add(t.content);
+    const flags = {};
+    for (const key of ['single_word', 'lstrip', 'rstrip', 'normalized', 'special']) flags[key] = requireBoolean(t[key], `${field}.${key}`);
+    if (flags.single_word) throw unsupported(`${field}.single_word`, 'false', true);
+    const id = vocab.has(t.content) ? vocab.get(t.content) : (max >= vocab.size ? max + 1 : vocab.size);
+    if (t.id !== id) throw invalid(`${field}.id`, `expected ${id} (the id the tokenizers library gives '${t.content}': ${vocab.has(t.content) ? 'its id in model.vocab' : 'the next after model.vocab and the added tokens before it'}), got ${show(t.id)}`);
+    max = Math.max(max, id);
+    return { id, content: t.content, lstrip: flags.lstrip, rstrip: flags.rstrip, normalized: flags.normalized, special: flags.special };
+  });
+}
+
+/** The ids the post-processor puts before and after the text when special tokens are added. */
+function checkPostProcessor(config, idOf) {
+  const template = { before: [], after: [] };
+  const visit = (pp, field) => {
+    const type = requireType(pp, field, ['ByteLevel', 'TemplateProcessing', 'Sequence']);
+    if (type === 'Sequence') {
+      if (!Array.isArray(pp.processors)) throw invalid(`${field}.processors`, `expected an array, got ${show(pp.processors)}`);
+      pp.processors.forEach((p, i) => visit(p, `${field}.processors[${i}]`));
+    } else if (type === 'TemplateProcessing') {
+      if (template.set) throw unsupported(field, 'one TemplateProcessing', phrase('a second one'));
+      template.set = true;
+      if (!Array.isArray(pp.single)) throw invalid(`${field}.single`, `expected an array, got ${show(pp.single)}`);
+      const special = requireObject(pp.special_tokens, `${field}.special_tokens`);
+      let side = template.before;
+      pp.single.forEach((item, i) => {
+        const itemField = `${field}.single[${i}]`;
+        if (isObject(item) && isObject(item.Sequence) && item.Sequence.id === 'A' && side === template.before) {
+          side = template.after;
+        } else if (isObject(item) && isObject(item.SpecialToken) && typeof item.SpecialToken.id === 'string') {
+          const name = item.SpecialToken.id;
+          const entry = special[name];
+          if (!isObject(entry) || !Array.isArray(entry.ids)) throw invalid(`${field}.special_tokens['${name}'].ids`, `expected the ids of '${name}', got ${show(entry?.ids)}`);
+          entry.ids.forEach((id, k) => {
+            if (!Number.isSafeInteger(id) || idOf(id) === undefined) throw invalid(`${field}.special_tokens['${name}'].ids[${k}]`, `expected an id of the vocabulary or added_tokens, got ${show(id)}`);
+          });
+          side.push(...entry.ids);
+        } else {
+          throw unsupported(itemField, "{ SpecialToken: { id } } or one { Sequence: { id: 'A' } }", isObject(item) ? phrase(`an item with keys ${Object.keys(item).join(', ')}`) : item);
+        }
+      });
+      if (side !== template.after) throw invalid(`${field}.single`, "expected one { Sequence: { id: 'A' } } (the text), got none");
+    }
+    // ByteLevel as a post-processor only trims offsets: nothing to do for ids.
+  };
+  if (config != null) visit(config, 'post_processor');
+  return { before: Int32Array.from(template.before), after: Int32Array.from(template.after) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Added tokens: matched longest-first, leftmost first, as the Rust library's Aho-Corasick
+// (LeftmostLongest) does, in a trie over UTF-16 code units.
+
+class AddedTokenMatcher {
+  /** @param {{content: string, match: string}[]} tokens  `match`: the text to look for */
+  constructor(tokens) {
+    this.root = new Map();
+    for (const t of tokens) {
+      let node = this.root;
+      for (let i = 0; i < t.match.length; i++) {
+        const c = t.match.charCodeAt(i);
+        if (!node.has(c)) node.set(c, new Map());
+        node = node.get(c);
+      }
+      node.token = t;
+    }
+    this.empty = tokens.length === 0;
+  }
+
+  /**
+   * Splits `text` into [{text} | {token}] parts as the Rust library's find_matches does: an lstrip
+   * token takes the White_Space before it (not past the previous match), an rstrip token the
+   * White_Space after it. Empty text parts are dropped.
+   */
+  split(text) {
+    if (this.empty) return [{ text }];
+    const matches = [];
+    for (let i = 0; i < text.length;) {
+      let node = this.root;
+      let found = null;
+      for (let j = i; j < text.length; j++) {
+        node = node.get(text.charCodeAt(j));
+        if (!node) break;
+        if (node.token) found = { token: node.token, start: i, stop: j + 1 };
+      }
+      if (found) {
+        matches.push(found);
+        i = found.stop;
+      } else {
+        i++;
+      }
+    }
+    const parts = [];
+    let offset = 0;
+    for (let { token, start, stop } of matches) {
+      if (token.lstrip) {
+        let s = start;
+        while (s > 0 && WHITESPACE.test(text[s - 1])) s--;
+        start = Math.max(s, offset);
+      }
+      if (token.rstrip) {
+        while (stop < text.length && WHITESPACE.test(text[stop])) stop++;
+      }
+      if (offset < start) parts.push({ text: text.slice(offset, start) });
+      parts.push({ token });
+      offset = stop;
+    }
+    if (offset < text.length) parts.push({ text: text.slice(offset) });
+    return parts;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function parseJson(json) {
+  if (json instanceof ArrayBuffer) json = new Uint8Array(json);
+  if (json instanceof Uint8Array) json = new TextDecoder('utf-8', { fatal: false }).decode(json);
+  if (typeof json === 'string') {
+    try {
+      json = JSON.parse(json);
+    } catch (e) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer.json: not JSON (${e.message})`, { cause: e });
+    }
+  } else if (!isObject(json)) {
+    throw typeError(`tokenizer.json: expected the parsed object, its text or its bytes (a Uint8Array or ArrayBuffer), got ${describe(json)}`);
+  }
+  if (!isObject(json)) throw invalid('(top level)', `expected an object, got ${describe(json)}`);
+  return json;
+}
+
+/**
+ * A byte-level BPE tokenizer from a Hugging Face tokenizer.json. Immutable once made; holds no
+ * native memory (nothing to dispose). Made with Tokenizer.fromJSON.
+ */
+export class Tokenizer {
+  /**
+   * Reads a tokenizer.json strictly: the GPT-2 / Llama 3 / SmolLM / Qwen2 kind — a BPE model over
+   * byte symbols, no normalizer or NFC, a pre-tokenizer of Split (Isolated), Digits and ByteLevel
+   * steps ending in ByteLevel, a ByteLevel decoder, a ByteLevel and/or TemplateProcessing
+   * post-processor. Anything else throws AttnWasmError ERR_UNSUPPORTED naming the field, what is
+   * supported and what the file has; a file the Rust library would refuse or give other ids to
+   * throws ERR_INVALID_ARGUMENT. The input is not kept or modified.
+   * @param {string | object | Uint8Array | ArrayBuffer} json the file's text, bytes or parsed object
+   * @returns {Tokenizer}
+   */
+  static fromJSON(json) {
+    return new Tokenizer(parseJson(json), INTERNAL);
+  }
+
+  /** @private Use Tokenizer.fromJSON. */
+  constructor(json, token) {
+    if (token !== INTERNAL) throw typeError('Tokenizer: use Tokenizer.fromJSON(tokenizerJson)');
+    const { vocab, merges } = checkModel(json.model);
+    if (json.normalizer != null) requireType(json.normalizer, 'normalizer', ['NFC']);
+    this._nfc = json.normalizer != null;
+    this._steps = preTokenizerSteps(json.pre_tokenizer);
+    if (json.decoder == null) throw unsupported('decoder', "a ByteLevel decoder", json.decoder);
+    requireType(json.decoder, 'decoder', ['ByteLevel']);
+    const added = checkAddedTokens(json.added_tokens, vocab);
+
+    // id → token as decode sees it: an added token with normalized: true as its normalized text.
+    const normalize = (s) => (this._nfc ? s.normalize('NFC') : s);
+    this._idToToken = new Map();
+    for (const [token, id] of vocab) this._idToToken.set(id, token);
+    this._tokenToId = new Map(vocab);
+    this._special = new Set();
+    for (const t of added) {
+      this._idToToken.set(t.id, t.normalized ? normalize(t.content) : t.content);
+      this._tokenToId.set(t.content, t.id);
+      if (t.special) this._special.add(t.id);
+    }
+    this._vocab = vocab;
+    this._raw = new AddedTokenMatcher(added.filter((t) => !t.normalized).map((t) => ({ ...t, match: t.content })));
+    this._normalized = new AddedTokenMatcher(added.filter((t) => t.normalized).map((t) => ({ ...t, match: normalize(t.content) })));
+    this._template = checkPostProcessor(json.post_processor, (id) => this._idToToken.get(id));
+    this._bpe = new BPE({ type: 'BPE', vocab: Object.fromEntries(vocab), merges, ignore_merges: json.model.ignore_merges ?? false, unk_token: null });
+    this._bytes = new Map(); // id → its bytes (filled as ids are decoded)
+    /** Number of ids: the vocabulary plus the added tokens not in it (the Rust library's get_vocab_size(true)). */
+    this.vocabSize = this._idToToken.size;
+    Object.freeze(this);
+  }
+
+  /**
+   * Text → token ids, as the Rust library's encode(text, add_special_tokens) gives them: added and
+   * special tokens written in the text become their ids (longest first), the rest is normalized,
+   * pre-tokenized and merged; `addSpecialTokens` (default true) adds the post-processor's tokens
+   * (Llama 3's <|begin_of_text|>). Unpaired surrogates count as U+FFFD.
+   * @param {string} text
+   * @param {{ addSpecialTokens?: boolean }} [options]
+   * @returns {Int32Array} a new array owned by the caller
+   */
+  encode(text, options) {
+    if (typeof text !== 'string') throw typeError(`text: expected a string, got ${describe(text)}`);
+    const { addSpecialTokens } = checkOptions(options, ['addSpecialTokens'], 'encode');
+    const withSpecial = checkBool(addSpecialTokens, 'addSpecialTokens', true);
+    const ids = [];
+    for (const part of this._raw.split(text.toWellFormed())) {
+      if (part.token) {
+        ids.push(part.token.id);
+        continue;
+      }
+      for (const sub of this._normalized.split(this._nfc ? part.text.normalize('NFC') : part.text)) {
+        if (sub.token) {
+          ids.push(sub.token.id);
+          continue;
+        }
+        for (const token of this._bpe(this._preTokenize(sub.text))) {
+          const id = this._vocab.get(token);
+          // Cannot happen: fromJSON checked that the byte symbols and every merge's result are in the vocabulary.
+          if (id === undefined) throw new Error(`attnwasm internal error (bindings/tokenizer.js encode): BPE gave '${token}', which is not in the vocabulary`);
+          ids.push(id);
+        }
+      }
+    }
+    if (!withSpecial) return Int32Array.from(ids);
+    const { before, after } = this._template;
+    const out = new Int32Array(before.length + ids.length + after.length);
+    out.set(before, 0);
+    out.set(ids, before.length);
+    out.set(after, before.length + ids.length);
+    return out;
+  }
+
+  /**
+   * The pre-tokenizer's pieces of `text`, in byte symbols ('Ġworld' for ' world'): what the Rust
+   * library's pre_tokenizer.pre_tokenize_str gives (no normalizer, no added tokens).
+   * @param {string} text
+   * @returns {string[]}
+   */
+  preTokenize(text) {
+    if (typeof text !== 'string') throw typeError(`text: expected a string, got ${describe(text)}`);
+    return this._preTokenize(text.toWellFormed());
+  }
+
+  _preTokenize(text) {
+    let pieces = [text];
+    for (const step of this._steps) pieces = step.pre_tokenize(pieces);
+    return pieces;
+  }
+
+  /**
+   * Token ids → text, as the Rust library's decode(ids, skip_special_tokens) gives it: the tokens'
+   * bytes joined and read as UTF-8, a broken sequence as U+FFFD. `skipSpecialTokens` (default
+   * false) leaves out the special tokens. An id outside the vocabulary throws RangeError (the Rust
+   * library would drop it silently).
+   * @param {ArrayLike<number>} ids an Array or typed array of ids
+   * @param {{ skipSpecialTokens?: boolean }} [options]
+   * @returns {string}
+   */
+  decode(ids, options) {
+    const stream = this.streamDecoder(options);
+    const list = this._checkIds(ids);
+    let text = '';
+    for (let i = 0; i < list.length; i++) text += stream._push(list[i]);
+    return text + stream.end();
+  }
+
+  /**
+   * A streaming decoder for generation: push(id) returns the text that became complete with that
+   * token and holds back an incomplete UTF-8 sequence (an emoji split across byte tokens comes out
+   * whole with its last byte, never as U+FFFD halves); end() returns what is held back. The pushed
+   * texts joined with end()'s equal decode(ids) of the same ids.
+   * @param {{ skipSpecialTokens?: boolean }} [options]
+   * @returns {StreamDecoder}
+   */
+  streamDecoder(options) {
+    const { skipSpecialTokens } = checkOptions(options, ['skipSpecialTokens'], 'decode');
+    return new StreamDecoder(this, checkBool(skipSpecialTokens, 'skipSpecialTokens', false), INTERNAL);
+  }
+
+  /**
+   * The id of a token: a vocabulary entry in byte symbols ('Ġthe') or an added token's content
+   * ('<|endoftext|>'); undefined for anything else.
+   * @param {string} token
+   * @returns {number | undefined}
+   */
+  tokenToId(token) {
+    if (typeof token !== 'string') throw typeError(`token: expected a string, got ${describe(token)}`);
+    return this._tokenToId.get(token);
+  }
+
+  /**
+   * The token of an id (vocabulary entries in byte symbols), undefined for an id outside the
+   * vocabulary.
+   * @param {number} id
+   * @returns {string | undefined}
+   */
+  idToToken(id) {
+    if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
+    return this._idToToken.get(id);
+  }
+
+  /**
+   * Whether an id is a special added token (those decode's skipSpecialTokens leaves out).
+   * @param {number} id
+   * @returns {boolean}
+   */
+  isSpecial(id) {
+    if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
+    return this._special.has(id);
+  }
+
+  _checkIds(ids) {
+    if (!(Array.isArray(ids) || (ArrayBuffer.isView(ids) && !(ids instanceof DataView)))) {
+      throw typeError(`ids: expected an Array or typed array of token ids, got ${describe(ids)}`);
+    }
+    for (let i = 0; i < ids.length; i++) this._checkId(ids[i], `ids[${i}]`);
+    return ids;
+  }
+
+  _checkId(id, name) {
+    if (typeof id !== 'number' || !Number.isInteger(id)) throw typeError(`${name}: expected an integer token id, got ${typeof id === 'number' ? id : describe(id)}`);
+    if (!this._idToToken.has(id)) throw rangeError(`${name}: expected an id of this tokenizer's vocabulary (${this.vocabSize} ids), got ${id}`);
+  }
+
+  /** The bytes an id decodes to: its token's byte symbols, or its UTF-8 when a character is not one. */
+  _tokenBytes(id) {
+    let bytes = this._bytes.get(id);
+    if (bytes) return bytes;
+    const token = this._idToToken.get(id);
+    bytes = new Uint8Array(token.length);
+    for (let i = 0; i < token.length; i++) {
+      const c = token.charCodeAt(i);
+      const b = c < SYMBOL_BYTE.length ? SYMBOL_BYTE[c] : -1;
+      if (b < 0) {
+        bytes = utf8.encode(token);
+        break;
+      }
+      bytes[i] = b;
+    }
+    this._bytes.set(id, bytes);
+    return bytes;
+  }
+}
+
+const INTERNAL = Symbol('attnwasm.tokenizer');
+
+/**
+ * Decodes ids one at a time (Tokenizer#streamDecoder). Holds at most three bytes of an unfinished
+ * UTF-8 sequence between calls.
+ */
+class StreamDecoder {
+  /** @private Use tokenizer.streamDecoder(). */
+  constructor(tokenizer, skipSpecialTokens, token) {
+    if (token !== INTERNAL) throw typeError('StreamDecoder: use tokenizer.streamDecoder()');
+    this._tokenizer = tokenizer;
+    this._skip = skipSpecialTokens;
+    // ignoreBOM: a U+FEFF at the start is text, as in the Rust library's from_utf8_lossy.
+    this._utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  }
+
+  /**
+   * The text that became complete with this token ('' while a character's bytes are incomplete or
+   * for a skipped special token).
+   * @param {number} id
+   * @returns {string}
+   */
+  push(id) {
+    this._tokenizer._checkId(id, 'id');
+    return this._push(id);
+  }
+
+  _push(id) {
+    if (this._skip && this._tokenizer._special.has(id)) return '';
+    return this._utf8.decode(this._tokenizer._tokenBytes(id), { stream: true });
+  }
+
+  /**
+   * The text held back: '' after whole characters, U+FFFD for an incomplete sequence (as decode
+   * gives it). The decoder can be used again afterwards, as a new one.
+   * @returns {string}
+   */
+  end() {
+    return this._utf8.decode();
+  }
+}
