@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { BPE } from '@huggingface/tokenizers';
 import { Tokenizer } from '../../bindings/tokenizer.js';
 import { AttnWasmError } from '../../bindings/errors.js';
 import { variants, TEXTS, rng } from '../data/tokenizer_cases.mjs';
@@ -86,6 +87,28 @@ test('round trip: decode(encode(text)) === text, for every text of the goldens a
     for (const name of ['gpt2', 'llama3', 'smollm', 'split_string']) {
       const tok = tokenizers[name];
       assert.equal(tok.decode(tok.encode(text, { addSpecialTokens: false })), text, `${name}: ${show(text)}`);
+    }
+  }
+});
+
+test("the merges equal @huggingface/tokenizers' BPE on 3 000 random pieces and long runs (a second reference)", () => {
+  // tokenizer.js merges ids itself (the Rust algorithm on integer ids); the JS library's BPE class
+  // on the same vocabulary and merges is an independent implementation of the same rule.
+  for (const name of ['gpt2', 'llama3']) {
+    const json = VARIANTS[name];
+    const tok = tokenizers[name];
+    const theirs = new BPE({ ...json.model, ignore_merges: false }); // merge() is the merging alone
+    const symbols = tok.preTokenize(TEXTS.join(' ')).join('');
+    const next = rng(7);
+    const pieces = [];
+    for (let i = 0; i < 3000; i++) {
+      const start = Math.floor(next() * symbols.length);
+      pieces.push(symbols.slice(start, start + 1 + Math.floor(next() * 12)));
+    }
+    pieces.push('Ġ'.repeat(5000), 'a'.repeat(4001), 'Ġthe'.repeat(1000));
+    for (const piece of pieces) {
+      const want = theirs([piece]).map((token) => tok.tokenToId(token));
+      assert.deepEqual([...tok._bpe.merge(piece)], want, `${name}: ${show(piece.slice(0, 40))}`);
     }
   }
 });
@@ -256,15 +279,22 @@ test('speed: encode 100 000 characters of text well under a second', (t) => {
   const text = prose.repeat(Math.ceil(100_000 / prose.length)).slice(0, 100_000);
   const bytes = new TextEncoder().encode(text).length;
   for (const name of ['gpt2', 'llama3']) {
-    const t0 = performance.now();
-    const tok = Tokenizer.fromJSON(VARIANTS[name]);
-    const t1 = performance.now();
-    const ids = tok.encode(text, { addSpecialTokens: false });
-    const t2 = performance.now();
-    const back = tok.decode(ids);
-    const t3 = performance.now();
-    t.diagnostic(`${name}: ${text.length} characters (${bytes} UTF-8 bytes) → ${ids.length} ids: encode ${(t2 - t1).toFixed(0)} ms, decode ${(t3 - t2).toFixed(0)} ms (fromJSON ${(t1 - t0).toFixed(0)} ms)`);
-    assert.equal(back, text.toWellFormed());
-    assert.ok(t2 - t1 < 1000, `${name}: encode took ${(t2 - t1).toFixed(0)} ms`);
+    // Three fresh tokenizers (empty caches): the first call also pays for compiling the code; the
+    // best of three is what the check uses, so that another process's load cannot fail it.
+    const ms = [];
+    let ids;
+    for (let run = 0; run < 3; run++) {
+      const tok = Tokenizer.fromJSON(VARIANTS[name]);
+      const t0 = performance.now();
+      ids = tok.encode(text, { addSpecialTokens: false });
+      ms.push(performance.now() - t0);
+      if (run === 0) {
+        const t1 = performance.now();
+        assert.equal(tok.decode(ids), text.toWellFormed());
+        t.diagnostic(`${name}: ${text.length} characters (${bytes} UTF-8 bytes) → ${ids.length} ids; decode ${(performance.now() - t1).toFixed(0)} ms`);
+      }
+    }
+    t.diagnostic(`${name}: encode ${ms.map((m) => m.toFixed(0)).join(', ')} ms (first call, then two more fresh tokenizers)`);
+    assert.ok(Math.min(...ms) < 1000, `${name}: encode took ${ms.map((m) => m.toFixed(0)).join(', ')} ms`);
   }
 });
