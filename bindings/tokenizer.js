@@ -183,7 +183,11 @@ function preTokenizerSteps(config) {
   return steps;
 }
 
-/** model: vocab (token → id), merges and the BPE flags; returns the vocabulary as a Map. */
+/**
+ * model: vocab (token → id), merges and the BPE flags. Returns the vocabulary as a Map, its
+ * inverse as an array (id → token) and the merges as ids: left, right and merged token of rank r at
+ * merges[3r], [3r + 1], [3r + 2].
+ */
 function checkModel(model) {
   requireType(model, 'model', ['BPE']);
   if (model.dropout != null && model.dropout !== 0) throw unsupported('model.dropout', 'null or 0 (BPE dropout is random: for training)', model.dropout);
@@ -194,29 +198,44 @@ function checkModel(model) {
   if (model.ignore_merges !== undefined) requireBoolean(model.ignore_merges, 'model.ignore_merges');
   requireObject(model.vocab, 'model.vocab');
   const vocab = new Map();
-  const seen = new Map();
-  for (const [token, id] of Object.entries(model.vocab)) {
+  const tokenOf = []; // id → token, to find a duplicate id
+  for (const token in model.vocab) {
+    const id = model.vocab[token];
     if (!Number.isSafeInteger(id) || id < 0) throw invalid(`model.vocab['${token}']`, `expected an id (an integer >= 0), got ${show(id)}`);
-    if (seen.has(id)) throw invalid(`model.vocab['${token}']`, `id ${id} is also the id of '${seen.get(id)}'`);
-    if (id >= MAX_IDS) throw unsupported(`model.vocab['${token}']`, `an id below ${MAX_IDS}`, id);
-    seen.set(id, token);
+    if (tokenOf[id] !== undefined) throw invalid(`model.vocab['${token}']`, `id ${id} is also the id of '${tokenOf[id]}'`);
+    tokenOf[id] = token;
     vocab.set(token, id);
   }
   for (let b = 0; b < 256; b++) {
     if (!vocab.has(BYTE_SYMBOL[b])) throw invalid('model.vocab', `a byte-level vocabulary has all 256 byte symbols; '${BYTE_SYMBOL[b]}' (byte 0x${b.toString(16).padStart(2, '0')}) is missing`);
   }
   if (!Array.isArray(model.merges)) throw invalid('model.merges', `expected an array, got ${show(model.merges)}`);
-  const merges = model.merges.map((m, i) => {
-    const pair = typeof m === 'string' ? m.split(' ') : m;
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
-      throw invalid(`model.merges[${i}]`, `expected 'a b' or ['a', 'b'], got ${typeof m === 'string' ? `'${m}'` : show(m)}`);
+  const merges = new Int32Array(3 * model.merges.length);
+  for (let r = 0; r < model.merges.length; r++) {
+    const m = model.merges[r];
+    let a, b;
+    if (typeof m === 'string') {
+      const space = m.indexOf(' ');
+      if (space >= 0 && m.indexOf(' ', space + 1) < 0) {
+        a = m.slice(0, space);
+        b = m.slice(space + 1);
+      }
+    } else if (Array.isArray(m) && m.length === 2) {
+      a = m[0];
+      b = m[1];
     }
-    for (const t of [pair[0], pair[1], pair[0] + pair[1]]) {
-      if (!vocab.has(t)) throw invalid(`model.merges[${i}]`, `'${t}' (of the merge ${pair[0]} + ${pair[1]}) is not in model.vocab`);
+    if (typeof a !== 'string' || typeof b !== 'string') {
+      throw invalid(`model.merges[${r}]`, `expected 'a b' or ['a', 'b'], got ${typeof m === 'string' ? `'${m}'` : show(m)}`);
     }
-    return pair;
-  });
-  return { vocab, merges };
+    const ab = a + b;
+    for (const t of [a, b, ab]) {
+      if (!vocab.has(t)) throw invalid(`model.merges[${r}]`, `'${t}' (of the merge ${a} + ${b}) is not in model.vocab`);
+    }
+    merges[3 * r] = vocab.get(a);
+    merges[3 * r + 1] = vocab.get(b);
+    merges[3 * r + 2] = vocab.get(ab);
+  }
+  return { vocab, tokenOf, merges };
 }
 
 /**
@@ -289,26 +308,46 @@ function checkPostProcessor(config, idOf) {
 // has a merge. A binary heap of (rank, position) keys with stale entries skipped on pop keeps long
 // pieces (a 100 KB run of one character) at n log n.
 
-const MAX_IDS = 2 ** 21; // a pair of ids is one Map key: left · 2^21 + right
 const POS = 2 ** 32; // a heap key is rank · 2^32 + position (ranks < 2^21 too)
 const CACHE_ENTRIES = 10000; // as the Rust library's BPE cache
 const CACHE_MAX_LENGTH = 256;
 
 class BytePairEncoder {
   /**
-   * @param {Map<string, number>} vocab  @param {string[][]} merges [left, right] in rank order
+   * @param {Map<string, number>} vocab
+   * @param {Int32Array} merges (left, right, merged) ids per rank, as checkModel gives them
    * @param {boolean} ignoreMerges a piece that is a vocabulary entry is that entry
    */
   constructor(vocab, merges, ignoreMerges) {
     this.vocab = vocab;
     this.ignoreMerges = ignoreMerges;
-    this.rank = new Map(); // pair key → rank (a later duplicate of a pair wins, as in Rust)
-    this.merged = new Int32Array(merges.length); // rank → the merged token's id
-    merges.forEach(([a, b], r) => {
-      this.rank.set(vocab.get(a) * MAX_IDS + vocab.get(b), r);
-      this.merged[r] = vocab.get(a + b);
-    });
+    this.merges = merges;
+    // pair → rank: open addressing over Int32Arrays (a Map keyed by left · 2^21 + right boxes
+    // every key, which made fromJSON of a 50 000-merge file several times slower).
+    const count = merges.length / 3;
+    let size = 16;
+    while (size < 2 * count) size *= 2;
+    this.mask = size - 1;
+    this.slots = new Int32Array(size).fill(-1); // the rank whose pair is in this slot
+    for (let r = 0; r < count; r++) {
+      let i = this.slot(merges[3 * r], merges[3 * r + 1]);
+      while (this.slots[i] >= 0 && !(merges[3 * this.slots[i]] === merges[3 * r] && merges[3 * this.slots[i] + 1] === merges[3 * r + 1])) i = (i + 1) & this.mask;
+      this.slots[i] = r; // a later duplicate of a pair wins, as in Rust
+    }
     this.cache = new Map();
+  }
+
+  slot(a, b) {
+    return (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0 & this.mask;
+  }
+
+  /** The rank of merging ids a and b, or -1. */
+  rank(a, b) {
+    const { slots, merges, mask } = this;
+    for (let i = this.slot(a, b); ; i = (i + 1) & mask) {
+      const r = slots[i];
+      if (r < 0 || (merges[3 * r] === a && merges[3 * r + 1] === b)) return r;
+    }
   }
 
   /**
@@ -337,8 +376,8 @@ class BytePairEncoder {
     }
     const heap = [];
     const offer = (pos) => {
-      const r = this.rank.get(sym[pos] * MAX_IDS + sym[next[pos]]);
-      if (r !== undefined) heapPush(heap, r * POS + pos);
+      const r = this.rank(sym[pos], sym[next[pos]]);
+      if (r >= 0) heapPush(heap, r * POS + pos);
     };
     for (let i = 0; i + 1 < n; i++) offer(i);
     while (heap.length) {
@@ -347,8 +386,8 @@ class BytePairEncoder {
       const pos = key - r * POS;
       const right = next[pos];
       // stale: the left symbol was merged away, it has no right neighbour, or the pair changed
-      if (sym[pos] < 0 || right < 0 || this.rank.get(sym[pos] * MAX_IDS + sym[right]) !== r) continue;
-      sym[pos] = this.merged[r];
+      if (sym[pos] < 0 || right < 0 || this.rank(sym[pos], sym[right]) !== r) continue;
+      sym[pos] = this.merges[3 * r + 2];
       sym[right] = -1;
       next[pos] = next[right];
       if (next[pos] >= 0) prev[next[pos]] = pos;
@@ -500,7 +539,7 @@ export class Tokenizer {
   /** @private Use Tokenizer.fromJSON. */
   constructor(json, token) {
     if (token !== INTERNAL) throw typeError('Tokenizer: use Tokenizer.fromJSON(tokenizerJson)');
-    const { vocab, merges } = checkModel(json.model);
+    const { vocab, tokenOf, merges } = checkModel(json.model);
     if (json.normalizer != null) requireType(json.normalizer, 'normalizer', ['NFC']);
     this._nfc = json.normalizer != null;
     this._splits = preTokenizerSteps(json.pre_tokenizer).slice(0, -1); // the last step is BYTE_LEVEL
@@ -510,22 +549,24 @@ export class Tokenizer {
 
     // id → token as decode sees it: an added token with normalized: true as its normalized text.
     const normalize = (s) => (this._nfc ? s.normalize('NFC') : s);
-    this._idToToken = new Map();
-    for (const [token, id] of vocab) this._idToToken.set(id, token);
-    this._tokenToId = new Map(vocab);
+    this._idToToken = tokenOf; // id → token (a sparse array where the ids have holes)
+    this._vocab = vocab;
+    this._added = new Map(); // added token content → id (looked up before the vocabulary, as in Rust)
     this._special = new Set();
+    let extra = 0;
     for (const t of added) {
-      this._idToToken.set(t.id, t.normalized ? normalize(t.content) : t.content);
-      this._tokenToId.set(t.content, t.id);
+      if (tokenOf[t.id] === undefined) extra++;
+      tokenOf[t.id] = t.normalized ? normalize(t.content) : t.content;
+      this._added.set(t.content, t.id);
       if (t.special) this._special.add(t.id);
     }
     this._raw = new AddedTokenMatcher(added.filter((t) => !t.normalized).map((t) => ({ ...t, match: t.content })));
     this._normalized = new AddedTokenMatcher(added.filter((t) => t.normalized).map((t) => ({ ...t, match: normalize(t.content) })));
-    this._template = checkPostProcessor(json.post_processor, (id) => this._idToToken.get(id));
+    this._template = checkPostProcessor(json.post_processor, (id) => tokenOf[id]);
     this._bpe = new BytePairEncoder(vocab, merges, json.model.ignore_merges ?? false);
     this._bytes = new Map(); // id → its bytes (filled as ids are decoded)
     /** Number of ids: the vocabulary plus the added tokens not in it (the Rust library's get_vocab_size(true)). */
-    this.vocabSize = this._idToToken.size;
+    this.vocabSize = vocab.size + extra;
     Object.freeze(this);
   }
 
@@ -640,7 +681,7 @@ export class Tokenizer {
    */
   tokenToId(token) {
     if (typeof token !== 'string') throw typeError(`token: expected a string, got ${describe(token)}`);
-    return this._tokenToId.get(token);
+    return this._added.get(token) ?? this._vocab.get(token);
   }
 
   /**
@@ -651,7 +692,7 @@ export class Tokenizer {
    */
   idToToken(id) {
     if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
-    return this._idToToken.get(id);
+    return id >= 0 ? this._idToToken[id] : undefined;
   }
 
   /**
@@ -674,14 +715,14 @@ export class Tokenizer {
 
   _checkId(id, name) {
     if (typeof id !== 'number' || !Number.isInteger(id)) throw typeError(`${name}: expected an integer token id, got ${typeof id === 'number' ? id : describe(id)}`);
-    if (!this._idToToken.has(id)) throw rangeError(`${name}: expected an id of this tokenizer's vocabulary (${this.vocabSize} ids), got ${id}`);
+    if (id < 0 || this._idToToken[id] === undefined) throw rangeError(`${name}: expected an id of this tokenizer's vocabulary (${this.vocabSize} ids), got ${id}`);
   }
 
   /** The bytes an id decodes to: its token's byte symbols, or its UTF-8 when a character is not one. */
   _tokenBytes(id) {
     let bytes = this._bytes.get(id);
     if (bytes) return bytes;
-    const token = this._idToToken.get(id);
+    const token = this._idToToken[id];
     bytes = new Uint8Array(token.length);
     for (let i = 0; i < token.length; i++) {
       const c = token.charCodeAt(i);
