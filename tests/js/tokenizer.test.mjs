@@ -169,6 +169,19 @@ test('tokenizer.json in any form (text, bytes, object) and merges in either form
   assert.deepEqual(frozen, VARIANTS.llama3);
 });
 
+test('TemplateProcessing: special tokens before and after the text, several ids per token, only with addSpecialTokens', () => {
+  const json = edited((j) => {
+    const template = j.post_processor.processors[1];
+    template.single.push({ SpecialToken: { id: '<|eot_id|>', type_id: 0 } });
+    template.special_tokens['<|eot_id|>'] = { id: '<|eot_id|>', ids: [3261, 3260], tokens: ['<|eot_id|>', '<|end_header_id|>'] };
+  }, 'llama3');
+  const tok = Tokenizer.fromJSON(json);
+  const text = tok.encode('Hi', { addSpecialTokens: false });
+  assert.deepEqual([...tok.encode('Hi')], [tok.tokenToId('<|begin_of_text|>'), ...text, 3261, 3260]);
+  assert.equal(tok.idToToken(3261), '<|eot_id|>');
+  assert.equal(tok.decode(tok.encode('Hi'), { skipSpecialTokens: true }), 'Hi');
+});
+
 test("the package entry 'attnwasm/tokenizer' is this module", async () => {
   const entry = await import('attnwasm/tokenizer');
   assert.equal(entry.Tokenizer, Tokenizer);
