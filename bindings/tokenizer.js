@@ -669,7 +669,7 @@ export class Tokenizer {
    * @returns {StreamDecoder}
    */
   streamDecoder(options) {
-    const { skipSpecialTokens } = checkOptions(options, ['skipSpecialTokens'], 'decode');
+    const { skipSpecialTokens } = checkOptions(options, ['skipSpecialTokens'], 'streamDecoder');
     return new StreamDecoder(this, checkBool(skipSpecialTokens, 'skipSpecialTokens', false), INTERNAL);
   }
 

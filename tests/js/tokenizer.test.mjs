@@ -275,6 +275,7 @@ test('argument errors: TypeError / RangeError naming the argument, what was expe
   check(() => tok.decode([1, 2, 99999]), RangeError, 'ERR_OUT_OF_RANGE', "ids[2]: expected an id of this tokenizer's vocabulary (3257 ids), got 99999");
   check(() => tok.decode([-1]), RangeError, 'ERR_OUT_OF_RANGE', "ids[0]: expected an id of this tokenizer's vocabulary (3257 ids), got -1");
   check(() => tok.decode([1], { skipSpecial: true }), TypeError, 'ERR_INVALID_TYPE', "decode options: unknown option 'skipSpecial' (expected one of skipSpecialTokens)");
+  check(() => tok.streamDecoder({ skip: true }), TypeError, 'ERR_INVALID_TYPE', "streamDecoder options: unknown option 'skip' (expected one of skipSpecialTokens)");
   check(() => tok.streamDecoder().push('7'), TypeError, 'ERR_INVALID_TYPE', 'id: expected an integer token id, got string');
   check(() => tok.streamDecoder().push(3257), RangeError, 'ERR_OUT_OF_RANGE', "id: expected an id of this tokenizer's vocabulary (3257 ids), got 3257");
   check(() => tok.tokenToId(5), TypeError, 'ERR_INVALID_TYPE', 'token: expected a string, got number');
