@@ -1,5 +1,5 @@
 // Errors and argument checks shared by the package's modules (index.js,
-// models.js, helpers/images.js, helpers/preprocess.js). Every error thrown by attnwasm is an
+// models.js, tokenizer.js, helpers/images.js, helpers/preprocess.js). Every error thrown by attnwasm is an
 // Error subclass with a stable `code`:
 //   TypeError  ERR_INVALID_TYPE   an argument of the wrong JS type
 //   RangeError ERR_OUT_OF_RANGE   a number outside its allowed range
@@ -8,7 +8,8 @@
 /**
  * Error thrown for anything the runtime rejects. `code` is stable across
  * versions: ERR_INVALID_ARGUMENT, ERR_SHAPE, ERR_DTYPE, ERR_STATE_DICT,
- * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_CLOSED, ERR_WASM_LOAD, ERR_NOT_A_NUMBER. A load error
+ * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_CLOSED, ERR_WASM_LOAD, ERR_NOT_A_NUMBER, ERR_UNSUPPORTED (a
+ * valid input of a kind not supported: a tokenizer.json that is not byte-level BPE). A load error
  * (ERR_WASM_LOAD) also has `url` (the .wasm tried first, absent for bytes),
  * `status` (its HTTP status, if any) and `cause`. ERR_NOT_A_NUMBER (the
  * translator's input is not one English number in 0 … 999 999) has `input`

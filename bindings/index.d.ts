@@ -32,7 +32,9 @@ export type ErrorCode =
   /** init(): a .wasm that could not be fetched, read, compiled or linked; the message names the URL and the fix. */
   | 'ERR_WASM_LOAD'
   /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
-  | 'ERR_NOT_A_NUMBER';
+  | 'ERR_NOT_A_NUMBER'
+  /** A valid input of a kind attnwasm does not run: a tokenizer.json that is not byte-level BPE (the message names the field and the type). */
+  | 'ERR_UNSUPPORTED';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
@@ -388,6 +390,53 @@ export interface Classifier {
   classify(image: Float32Array | ImageLike): Classification;
   dispose(): void;
   [Symbol.dispose](): void;
+}
+
+/** Tokenizer#encode options. */
+export interface TokenizerEncodeOptions {
+  /** Add the post-processor's special tokens (Llama 3's <|begin_of_text|>). Default true, as Hugging Face's encode. */
+  addSpecialTokens?: boolean;
+}
+
+/** Tokenizer#decode and Tokenizer#streamDecoder options. */
+export interface TokenizerDecodeOptions {
+  /** Leave out special added tokens (<|endoftext|>, <|eot_id|>, …). Default false. */
+  skipSpecialTokens?: boolean;
+}
+
+/** A streaming decoder for generation (Tokenizer#streamDecoder). */
+export interface StreamDecoder {
+  /**
+   * The text that became complete with this token; an incomplete UTF-8 sequence (an emoji split
+   * across byte tokens) is held back until its last byte arrives, never printed as U+FFFD halves.
+   */
+  push(id: number): string;
+  /** The text held back ('' after whole characters, U+FFFD for an incomplete sequence); the decoder can be reused. */
+  end(): string;
+}
+
+/**
+ * A byte-level BPE tokenizer read from a Hugging Face tokenizer.json (GPT-2, Llama 3, SmolLM, Qwen2),
+ * giving the ids Hugging Face's `tokenizers` gives. Pure JS: `Tokenizer.fromJSON` of 'attnwasm/tokenizer'
+ * (tokenizer.d.ts), no init() needed. Holds no native memory.
+ */
+export interface Tokenizer {
+  /** Number of ids: the vocabulary plus the added tokens not in it. */
+  readonly vocabSize: number;
+  /** Text → ids (a new Int32Array). */
+  encode(text: string, options?: TokenizerEncodeOptions): Int32Array;
+  /** Ids → text; an id outside the vocabulary throws RangeError. */
+  decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
+  /** A decoder fed one id at a time; the pushed texts joined with end()'s equal decode(ids). */
+  streamDecoder(options?: TokenizerDecodeOptions): StreamDecoder;
+  /** The pre-tokenizer's pieces of text, in byte symbols ('Ġworld'). */
+  preTokenize(text: string): string[];
+  /** The id of a vocabulary entry (in byte symbols, 'Ġthe') or of an added token's content; undefined otherwise. */
+  tokenToId(token: string): number | undefined;
+  /** The token of an id; undefined outside the vocabulary. */
+  idToToken(id: number): string | undefined;
+  /** Whether an id is a special added token. */
+  isSpecial(id: number): boolean;
 }
 
 export interface Capabilities {

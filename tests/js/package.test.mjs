@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packedTarball } from '../tarball.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
@@ -19,7 +20,7 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/wasm_load.js', 'bindings/inline.js',
     'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'bindings/helpers/index.js', 'bindings/helpers/images.js',
-    'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
+    'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/tokenizer.js', 'bindings/tokenizer.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
@@ -35,6 +36,8 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     import { decodePgm, mnistPreprocess } from 'attnwasm/helpers';
     import * as images from 'attnwasm/images';
     import * as preprocess from 'attnwasm/preprocess';
+    import { Tokenizer } from 'attnwasm/tokenizer';
+    import { readFileSync } from 'node:fs';
     const aw = await init();
     const mha = new aw.MultiheadAttention(8, 2, { batchFirst: true });
     const x = { data: new Float32Array(2 * 3 * 8).fill(0.5), shape: [2, 3, 8] };
@@ -44,11 +47,17 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     let refused = null;
     try { tr.translate('twenty twenty'); } catch (e) { refused = e.code; }
     const helpers = [typeof mnistPreprocess, images.decodePgm === decodePgm, preprocess.mnistPreprocess === mnistPreprocess];
-    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused, helpers }));
+    // attnwasm/tokenizer with its dependency (@huggingface/tokenizers) installed by npm.
+    const tok = Tokenizer.fromJSON(readFileSync(process.argv[2]));
+    const ids = tok.encode('Hello world 😀');
+    const tokenizer = [ids.length, tok.decode(ids)];
+    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused, helpers, tokenizer }));
     tr.dispose();`);
-  const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
+  const gpt2 = fileURLToPath(new URL('../data/goldens/tokenizer/gpt2_3k.json', import.meta.url));
+  const out = JSON.parse(execFileSync(process.execPath, ['main.js', gpt2], { cwd: app, encoding: 'utf8' }));
   // 'attnwasm/helpers', and its deprecated aliases 'attnwasm/images' and 'attnwasm/preprocess' (the same functions).
-  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER', helpers: ['function', true, true] });
+  assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER', helpers: ['function', true, true],
+    tokenizer: [9, 'Hello world 😀'] });
   // The pthreads build from the installed package: its CommonJS .worker.js loads
   // under the "type": "module" package, and the process exits on its own.
   writeFileSync(join(app, 'threads.js'), `

@@ -3,6 +3,8 @@
 import { init, AttnWasmError } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
+import { Tokenizer } from 'attnwasm/tokenizer';
+import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions } from 'attnwasm/tokenizer';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification } from 'attnwasm';
 
 async function main(): Promise<void> {
@@ -123,5 +125,27 @@ async function main(): Promise<void> {
   await init({ workingMemory: '8MB' });
   const closedCode: ErrorCode = 'ERR_CLOSED';
   console.log(closedCode);
+
+  // attnwasm/tokenizer: pure JS, no init().
+  const tok: Tokenizer = Tokenizer.fromJSON('{"model": {}}');
+  Tokenizer.fromJSON({ model: {} });
+  Tokenizer.fromJSON(new Uint8Array(0));
+  const encOptions: TokenizerEncodeOptions = { addSpecialTokens: false };
+  const decOptions: TokenizerDecodeOptions = { skipSpecialTokens: true };
+  const ids: Int32Array = tok.encode('Hello world', encOptions);
+  const text: string = tok.decode(ids, decOptions) + tok.decode([1, 2, 3]);
+  const stream: StreamDecoder = tok.streamDecoder(decOptions);
+  const piece: string = stream.push(ids[0]) + stream.end();
+  const id: number | undefined = tok.tokenToId('Ġthe');
+  const token: string | undefined = tok.idToToken(0);
+  const pieces: string[] = tok.preTokenize('Hello world');
+  console.log(text, piece, id, token, pieces, tok.vocabSize, tok.isSpecial(0), tok instanceof Tokenizer);
+  try {
+    Tokenizer.fromJSON({ model: { type: 'WordPiece' } });
+  } catch (e) {
+    if (e instanceof AttnWasmError && e.code === 'ERR_UNSUPPORTED') console.log(e.message);
+  }
+  // @ts-expect-error the tokenizer is not exported by the main entry (it is pure JS: attnwasm/tokenizer)
+  import('attnwasm').then((m) => m.Tokenizer);
 }
 void main;
