@@ -14,13 +14,15 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
 /**
  * Starts Chromium with a fresh temporary profile. `options` go to
  * launchPersistentContext (e.g. viewport). close() closes the browser and
- * removes the profile.
+ * removes the profile; `profile` is its folder (in every Chromium process's
+ * command line: how tests find this browser's processes).
  */
 export async function launchChromium(options = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'attnwasm-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, ...options });
   return {
     context,
+    profile,
     async close() {
       await context.close().catch(() => {});
       await rm(profile, { recursive: true, force: true });
