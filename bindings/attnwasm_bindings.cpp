@@ -506,27 +506,16 @@ std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
 
 // A safetensors file validated and described, not converted: the bytes stay
 // where the caller put them (wasm memory it owns and keeps until this handle
-// is deleted); modules fill their parameters from them (ModuleHandle::
-// loadSafetensors). Owner: the JS model loader.
+// is deleted); a model family fills its parameters from them (CreateModel).
+// Owner: the JS model loader.
 class StFileHandle {
  public:
   StFileHandle(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {
     status_ = aw::io::ParseSafetensors(bytes, size, &file_);
-    used_.assign(file_.tensors.size(), 0);
   }
   int code() const { return int(status_.code()); }
   std::string message() const { return status_.message(); }
   val metadata() const { return MetadataObject(file_); }
-  // Names of the tensors no loadSafetensors call has taken yet.
-  val unused() const {
-    val a = val::array();
-    for (size_t i = 0; i < file_.tensors.size(); ++i)
-      if (!used_[i]) a.call<void>("push", file_.tensors[i].name);
-    return a;
-  }
-  aw::Status Load(aw::Module* m, const std::string& prefix, const char* what) {
-    return aw::io::LoadParamsFromSafetensors(m, bytes_, size_, file_, prefix, what, &used_);
-  }
   aw::Status LoadModel(std::string_view expected, std::unique_ptr<aw::Module>* out, std::string* kind) const {
     return aw::LoadModel(bytes_, size_, file_, expected, out, kind);
   }
@@ -536,18 +525,10 @@ class StFileHandle {
   size_t size_;
   aw::Status status_;
   aw::io::StFile file_;
-  std::vector<uint8_t> used_;
 };
 
 std::unique_ptr<StFileHandle> ParseSafetensorsFile(uintptr_t p, double size) {
   return std::make_unique<StFileHandle>(reinterpret_cast<const uint8_t*>(p), size_t(size));
-}
-
-// Validates a model file's "attnwasm.config" JSON (io/model_config.h; fuzzed
-// natively). Returns "" when valid, else the message.
-std::string ValidateModelConfig(const std::string& json, const std::string& kind) {
-  aw::Status s = aw::ValidateModelConfig(json, kind);
-  return s.ok() ? std::string() : s.message();
 }
 
 // The heap's bytes in use and their peak (heap_stats.cpp), the workspace
@@ -575,11 +556,6 @@ std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string&
   std::string kind;
   aw::Status s = file.LoadModel(expected, &m, &kind);
   return Wrap(s, std::move(m), aw::ModelClassName(kind));
-}
-
-// Fills a module's parameters from the tensors of `file` under `prefix`.
-std::unique_ptr<CallResult> ModuleLoadSafetensors(ModuleHandle& h, StFileHandle& file, const std::string& prefix) {
-  return std::make_unique<CallResult>(file.Load(h.module(), prefix, h.kind()));
 }
 
 // A TransformerEncoder / TransformerDecoder stack: every layer a copy of
@@ -622,7 +598,6 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("count", &StResult::count)
       .function("name", &StResult::name)
       .function("dtype", &StResult::dtype)
-      .function("isFloat", &StResult::IsFloat)
       .function("shape", &StResult::shape)
       .function("data", &StResult::data)
       .function("metadata", &StResult::metadata);
@@ -630,10 +605,8 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::class_<StFileHandle>("StFileHandle")
       .function("code", &StFileHandle::code)
       .function("message", &StFileHandle::message)
-      .function("metadata", &StFileHandle::metadata)
-      .function("unused", &StFileHandle::unused);
+      .function("metadata", &StFileHandle::metadata);
   emscripten::function("parseSafetensorsFile", &ParseSafetensorsFile);
-  emscripten::function("moduleLoadSafetensors", &ModuleLoadSafetensors);
   emscripten::function("stackCopyFrom", &StackCopyFrom, emscripten::allow_raw_pointers());
   emscripten::function("createLinear", &CreateLinear);
   emscripten::function("linearForward", &LinearForward);
@@ -672,7 +645,6 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("resetHeapPeak", &ResetHeapPeak);
   emscripten::function("workBudget", &WorkBudget);
   emscripten::function("setWorkBudget", &SetWorkBudget);
-  emscripten::function("validateModelConfig", &ValidateModelConfig);
   emscripten::function("setNumThreads", &SetNumThreads);
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);

@@ -1,9 +1,10 @@
-// Argument checks the API modules share (types, integer-ness, typed-array
-// class, data length vs shape: what only JS can check), the native error
-// codes by number, and small helpers. errors.js holds the error classes and
-// the generic checks. Every range and divisibility rule of the layers and
-// functions lives once, natively (src/core/rules.h and the Init/Forward
-// that apply it); its errors come back through nativeError.
+// Every argument check of the package's JS (types, integer-ness, typed-array
+// class, data length vs shape: what only JS can check; and the ranges of the
+// few arguments that never reach wasm: threads, the helpers' options), the
+// native error codes by number, and small helpers. errors.js holds the error
+// classes. Every range and divisibility rule of the layers and functions
+// lives once, natively (src/core/rules.h, src/core/limits.h and the
+// Init/Forward that apply them); its errors come back through nativeError.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 
 /** Stable error codes, by the numeric code of src/core/status.h. */
@@ -43,20 +44,22 @@ export function checkBool(v, name, dflt) {
 }
 
 /** A number (its range is the native side's rule), or dflt when undefined. */
-export function checkNumberType(v, name, dflt) {
+export function checkNumber(v, name, dflt) {
   if (v === undefined) return dflt;
   if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
   return v;
 }
 
 /**
- * An integer that crosses into wasm exactly: a safe integer (|v| <= 2^53 - 1).
- * Its range is the native side's rule.
+ * An integer that crosses into wasm exactly: a safe integer (|v| <= 2^53 - 1),
+ * whose range is the native side's rule; or, with { min, max }, an argument
+ * that never reaches wasm (threads, the helpers' sizes), in that range.
  */
-export function checkInteger(v, name) {
+export function checkInteger(v, name, range = null) {
   if (typeof v !== 'number' || !Number.isInteger(v)) {
     throw typeError(`${name}: expected an integer, got ${typeof v === 'number' ? v : describe(v)}`);
   }
+  if (range && (v < range.min || v > range.max)) throw rangeError(`${name}: expected an integer in [${range.min}, ${range.max}], got ${v}`);
   if (!Number.isSafeInteger(v)) throw rangeError(`${name}: expected a safe integer (at most 2^53 - 1 in size), got ${v}`);
   return v;
 }
@@ -129,4 +132,45 @@ export function stateDictEntries(sd, name, rt) {
     if (typeof k !== 'string') throw typeError(`${name}: keys must be strings, got a key of type ${describe(k)}`);
   }
   return entries.map(([k, t]) => [k, checkTensor(t, `${name}['${k}']`, 'float', rt)]);
+}
+
+export function checkOptions(options, allowed, where) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw typeError(`${where} options: expected an object, got ${describe(options)}`);
+  }
+  for (const k of Object.keys(options)) {
+    if (!allowed.includes(k)) {
+      throw typeError(`${where} options: unknown option '${k}' (expected one of ${allowed.join(', ')})`);
+    }
+  }
+  return options;
+}
+
+/** A finite number (any sign unless min is given): for JS-only arguments (the helpers' options). */
+export function checkFinite(v, name, { min = -Infinity, exclusiveMin = false } = {}) {
+  if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
+  if (!Number.isFinite(v) || v < min || (exclusiveMin && v === min)) {
+    const range = min === -Infinity ? 'a finite number' : `a finite number ${exclusiveMin ? '>' : '>='} ${min}`;
+    throw rangeError(`${name}: expected ${range}, got ${v}`);
+  }
+  return v;
+}
+
+/** A typed array of a given class (or one of several) with at least `minLength` elements. */
+export function checkArray(v, name, classes, minLength) {
+  if (!classes.some((C) => v instanceof C)) {
+    throw typeError(`${name}: expected ${classes.map((C) => `a ${C.name}`).join(' or ')}, got ${describe(v)}`);
+  }
+  if (v.length < minLength) {
+    throw new AttnWasmError('ERR_SHAPE', `${name}: expected at least ${minLength} elements, got ${v.length}`);
+  }
+  return v;
+}
+
+/** Bytes argument: Uint8Array (incl. Node Buffer) or ArrayBuffer → Uint8Array. */
+export function checkBytes(v, name) {
+  if (v instanceof Uint8Array) return v;
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  throw typeError(`${name}: expected bytes (a Uint8Array or ArrayBuffer), got ${describe(v)}`);
 }

@@ -3,9 +3,9 @@
 // model's C·H·W values (an ImageData becomes ink or RGB in [0, 1]); one
 // native call normalises it, runs patch embedding → encoder → head and
 // returns probabilities, the class token's attention maps and the rollout.
+import { AttnWasmError, typeError, describe } from './errors.js';
 
-export function makeClassifier(rt, classes, errors) {
-  const { AttnWasmError } = errors;
+export function makeClassifier(rt, classes) {
 
   /**
    * A ViT-style image classifier: the digit demo model, or any classifier
@@ -34,13 +34,13 @@ export function makeClassifier(rt, classes, errors) {
           throw new AttnWasmError('ERR_SHAPE', `image: expected a ${n}×${n} ImageData, got ${image.width}×${image.height}`);
         }
         if (!(image.data instanceof Uint8ClampedArray || image.data instanceof Uint8Array)) {
-          throw errors.typeError(`image.data: expected a Uint8ClampedArray of RGBA bytes, got ${errors.describe(image.data)}`);
+          throw typeError(`image.data: expected a Uint8ClampedArray of RGBA bytes, got ${describe(image.data)}`);
         }
         if (image.data.length !== 4 * n * n) {
           throw new AttnWasmError('ERR_SHAPE', `image.data: expected ${4 * n * n} RGBA bytes (${n}×${n}×4), got ${image.data.length}`);
         }
         if (C !== 1 && C !== 3) {
-          throw errors.typeError(`image: an ImageData gives 1 or 3 channels; this model takes ${C}: pass a Float32Array of ${C}×${n}×${n} values`);
+          throw typeError(`image: an ImageData gives 1 or 3 channels; this model takes ${C}: pass a Float32Array of ${C}×${n}×${n} values`);
         }
         const d = image.data, x = new Float32Array(C * n * n);
         for (let i = 0; i < n * n; i++) {
@@ -53,7 +53,7 @@ export function makeClassifier(rt, classes, errors) {
         }
         return x;
       }
-      throw errors.typeError(`image: expected a Float32Array of ${C * n * n} values in [0, 1] (${C}×${n}×${n}) or an ImageData, got ${errors.describe(image)}`);
+      throw typeError(`image: expected a Float32Array of ${C * n * n} values in [0, 1] (${C}×${n}×${n}) or an ImageData, got ${describe(image)}`);
     }
 
     /**

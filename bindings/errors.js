@@ -1,6 +1,5 @@
-// Errors and argument checks shared by the package's modules (index.js,
-// models.js, tokenizer.js, helpers/images.js, helpers/preprocess.js). Every error thrown by attnwasm is an
-// Error subclass with a stable `code`:
+// The errors of the package (argument checks: checks.js). Every error thrown
+// by attnwasm is an Error subclass with a stable `code`:
 //   TypeError  ERR_INVALID_TYPE   an argument of the wrong JS type
 //   RangeError ERR_OUT_OF_RANGE   a number outside its allowed range
 //   AttnWasmError (any other code, see index.d.ts ErrorCode)
@@ -48,53 +47,4 @@ export function describe(x) {
   if (ArrayBuffer.isView(x)) return x.constructor.name;
   if (typeof x === 'object') return x.constructor ? x.constructor.name : 'object';
   return typeof x;
-}
-
-export function checkOptions(options, allowed, where) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw typeError(`${where} options: expected an object, got ${describe(options)}`);
-  }
-  for (const k of Object.keys(options)) {
-    if (!allowed.includes(k)) {
-      throw typeError(`${where} options: unknown option '${k}' (expected one of ${allowed.join(', ')})`);
-    }
-  }
-  return options;
-}
-
-export function checkInt(v, name, { min = 1, max = 2 ** 31 - 1 } = {}) {
-  if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw typeError(`${name}: expected an integer, got ${typeof v === 'number' ? v : describe(v)}`);
-  }
-  if (v < min || v > max) throw rangeError(`${name}: expected an integer in [${min}, ${max}], got ${v}`);
-  return v;
-}
-
-/** A finite number (any sign unless min is given). */
-export function checkNumber(v, name, { min = -Infinity, exclusiveMin = false } = {}) {
-  if (typeof v !== 'number') throw typeError(`${name}: expected a number, got ${describe(v)}`);
-  if (!Number.isFinite(v) || v < min || (exclusiveMin && v === min)) {
-    const range = min === -Infinity ? 'a finite number' : `a finite number ${exclusiveMin ? '>' : '>='} ${min}`;
-    throw rangeError(`${name}: expected ${range}, got ${v}`);
-  }
-  return v;
-}
-
-/** A typed array of a given class (or one of several) with at least `minLength` elements. */
-export function checkArray(v, name, classes, minLength) {
-  if (!classes.some((C) => v instanceof C)) {
-    throw typeError(`${name}: expected ${classes.map((C) => `a ${C.name}`).join(' or ')}, got ${describe(v)}`);
-  }
-  if (v.length < minLength) {
-    throw new AttnWasmError('ERR_SHAPE', `${name}: expected at least ${minLength} elements, got ${v.length}`);
-  }
-  return v;
-}
-
-/** Bytes argument: Uint8Array (incl. Node Buffer) or ArrayBuffer → Uint8Array. */
-export function checkBytes(v, name) {
-  if (v instanceof Uint8Array) return v;
-  if (v instanceof ArrayBuffer) return new Uint8Array(v);
-  throw typeError(`${name}: expected bytes (a Uint8Array or ArrayBuffer), got ${describe(v)}`);
 }

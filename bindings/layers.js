@@ -2,9 +2,9 @@
 // the Module base (one native module per object; state_dict keys as torch),
 // MultiheadAttention, Linear, LayerNorm, Embedding, activations, positional
 // encodings and PatchEmbedding. makeLayers(rt) binds them to one runtime.
-import { AttnWasmError, checkOptions } from './errors.js';
+import { AttnWasmError } from './errors.js';
 import {
-  nativeError, disposeSymbol, checkBool, checkInteger, checkNumberType, checkProbability, optionalMask, checkTensor,
+  nativeError, disposeSymbol, checkBool, checkInteger, checkNumber, checkOptions, checkProbability, optionalMask, checkTensor,
   stateDictEntries,
 } from './checks.js';
 
@@ -63,15 +63,6 @@ export function makeLayers(rt) {
       );
     }
 
-    /**
-     * Internal: the parameters from the tensors of a file handed out by
-     * rt._withFile whose names start with `prefix` (prefix removed), filled
-     * natively with loadStateDict's checks and messages.
-     */
-    _loadFromFile(file, prefix = '') {
-      rt._take(rt._core.moduleLoadSafetensors(this._handle(), file, prefix));
-    }
-
     /** A copy of the parameters as a torch-style state_dict object. */
     stateDict() {
       const h = this._handle();
@@ -118,7 +109,7 @@ export function makeLayers(rt) {
       const cfg = {
         embedDim,
         numHeads,
-        dropout: checkNumberType(o.dropout, 'dropout', 0),
+        dropout: checkNumber(o.dropout, 'dropout', 0),
         bias: checkBool(o.bias, 'bias', true),
         addBiasKv: checkBool(o.addBiasKv, 'addBiasKv', false),
         addZeroAttn: checkBool(o.addZeroAttn, 'addZeroAttn', false),
@@ -213,7 +204,7 @@ export function makeLayers(rt) {
         [normalizedShape] = normalizedShape;
       }
       checkInteger(normalizedShape, 'normalizedShape');
-      const eps = checkNumberType(o.eps, 'eps', 1e-5);
+      const eps = checkNumber(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
       this._adopt(rt._core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });

@@ -8,10 +8,8 @@
 // The pthreads glue is imported by index.js in init() only when threads are used.
 import createAttnwasmModule from '../dist/attnwasm_core.mjs';
 import { AttnWasm, saveWorkerGlobal, unrefWorkers } from './runtime.js';
-import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkArray, checkBytes,
-} from './errors.js';
-import { isNode, checkInteger } from './checks.js';
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { isNode, checkInteger, checkOptions, checkBytes } from './checks.js';
 import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
 
 // ---- threads: which build init() loads ----
@@ -41,7 +39,7 @@ async function logicalCores() {
 async function planThreads(requested) {
   if (requested === undefined) requested = DEFAULT_THREADS;
   if (requested !== 'auto') {
-    checkInt(requested, 'threads', { min: 1, max: MAX_THREADS });
+    checkInteger(requested, 'threads', { min: 1, max: MAX_THREADS });
     if (requested === 1) return { threads: 1, reason: 'threads: 1 requested' };
   }
   if (typeof SharedArrayBuffer !== 'function') {
@@ -296,7 +294,7 @@ export function createInit(entry) {
     }
     const timeoutMs = options.threadStartTimeoutMs === undefined
       ? THREAD_START_TIMEOUT_MS
-      : checkInt(options.threadStartTimeoutMs, 'threadStartTimeoutMs', { min: 1, max: 600000 });
+      : checkInteger(options.threadStartTimeoutMs, 'threadStartTimeoutMs', { min: 1, max: 600000 });
     if (options.workingMemory !== undefined) checkInteger(options.workingMemory, 'workingMemory');
     const custom = customWasm(options, requested);
     let plan = requested === undefined && custom

@@ -14,13 +14,13 @@
 // (src/models/load_model.cpp) validates the config, builds the model and
 // fills its parameters straight from the bytes.
 
-import { nativeError } from './checks.js';
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { nativeError, isNode, checkOptions } from './checks.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_FS = 'node:fs/promises';
-const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
 /**
  * Reads model bytes from a URL (fetch, with progress), a Node path or file
@@ -28,15 +28,15 @@ const isNode = typeof process === 'object' && !!process.versions && !!process.ve
  * @param {string|URL|Uint8Array|ArrayBuffer} source
  * @param {(p: {loaded: number, total: number|null}) => void} [onProgress]
  */
-export async function readSource(source, onProgress, errors) {
+export async function readSource(source, onProgress) {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw errors.typeError(`onProgress: expected a function, got ${errors.describe(onProgress)}`);
+    throw typeError(`onProgress: expected a function, got ${describe(onProgress)}`);
   }
   const progress = (loaded, total) => onProgress && onProgress({ loaded, total });
   if (source instanceof Uint8Array) { progress(source.byteLength, source.byteLength); return source; }
   if (source instanceof ArrayBuffer) { progress(source.byteLength, source.byteLength); return new Uint8Array(source); }
   if (typeof source !== 'string' && !(source instanceof URL)) {
-    throw errors.typeError(`source: expected a URL, a path or bytes (Uint8Array/ArrayBuffer), got ${errors.describe(source)}`);
+    throw typeError(`source: expected a URL, a path or bytes (Uint8Array/ArrayBuffer), got ${describe(source)}`);
   }
   const s = String(source);
   const isRemote = /^(https?|blob|data):/i.test(s);
@@ -46,7 +46,7 @@ export async function readSource(source, onProgress, errors) {
     try {
       bytes = new Uint8Array(await readFile(s.startsWith('file:') ? new URL(s) : s));
     } catch (e) {
-      throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: cannot read '${s}': ${e.message}`);
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `source: cannot read '${s}': ${e.message}`);
     }
     progress(bytes.byteLength, bytes.byteLength);
     return bytes;
@@ -55,9 +55,9 @@ export async function readSource(source, onProgress, errors) {
   try {
     res = await fetch(s);
   } catch (e) {
-    throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: cannot fetch '${s}': ${e.message}`);
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `source: cannot fetch '${s}': ${e.message}`);
   }
-  if (!res.ok) throw new errors.AttnWasmError('ERR_INVALID_ARGUMENT', `source: fetching '${s}' gave HTTP ${res.status}`);
+  if (!res.ok) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `source: fetching '${s}' gave HTTP ${res.status}`);
   const total = Number(res.headers.get('content-length')) || null;
   if (!res.body || !res.body.getReader) {
     const bytes = new Uint8Array(await res.arrayBuffer());
@@ -80,16 +80,16 @@ export async function readSource(source, onProgress, errors) {
   return bytes;
 }
 
-export function makeModels(rt, classes, errors) {
-  const Translator = makeTranslator(rt, classes, errors);
-  const Classifier = makeClassifier(rt, classes, errors);
+export function makeModels(rt, classes) {
+  const Translator = makeTranslator(rt, classes);
+  const Classifier = makeClassifier(rt, classes);
   const families = { translator: Translator, vit: Classifier };
 
   // One crossing builds and fills the model (code and message on failure);
   // then the JS object reads the vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = errors.checkOptions(options, ['onProgress'], where);
-    const bytes = await readSource(source, o.onProgress, errors);
+    const o = checkOptions(options, ['onProgress'], where);
+    const bytes = await readSource(source, o.onProgress);
     return rt._withFile(bytes, 'source', (file, metadata) => {
       const handle = rt._core.createModel(file, expected);
       if (handle.code() !== 0) {

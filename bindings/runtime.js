@@ -21,10 +21,8 @@ import { makeModels } from './models.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
-import {
-  AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes,
-} from './errors.js';
-import { nativeError, isNode, checkBool, checkTensor } from './checks.js';
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
 
 export { AttnWasmError };
 
@@ -42,7 +40,7 @@ export class AttnWasm {
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
-    const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes });
+    const models = makeModels(rt, classes);
     /** Loads any model file attnwasm has a family for: a Translator or a Classifier, by its config. */
     this.loadModel = models.loadModel;
     /** Loads the translation demo model (URL, Node path or bytes). */
@@ -196,7 +194,8 @@ export class AttnWasm {
    * @param {number} sz
    */
   generateSquareSubsequentMask(sz) {
-    checkInt(sz, 'sz', { min: 0, max: 46340 });
+    checkInteger(sz, 'sz');
+    this._checkShape('sz', [sz, sz]); // the shape rule: sz >= 0, sz² <= 2^29
     const data = new Float32Array(sz * sz);
     for (let i = 0; i < sz; i++) for (let j = i + 1; j < sz; j++) data[i * sz + j] = -Infinity;
     return { data, shape: [sz, sz] };
@@ -245,8 +244,8 @@ export class AttnWasm {
   /**
    * Copies safetensors bytes into wasm memory once, validates and describes
    * them natively (nothing converted), and runs fn(file, metadata) while they
-   * are there: modules fill their parameters straight from them
-   * (Module._loadFromFile). Errors name the argument `name`.
+   * are there: a model family fills its parameters straight from them
+   * (models.js). Errors name the argument `name`.
    */
   _withFile(bytes, name, fn) {
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
@@ -317,7 +316,7 @@ export class AttnWasm {
    */
   _setThreads(n) {
     const plan = this._threadPlan;
-    checkInt(n, 'threads', { min: 1, max: plan && plan.threads > 1 ? plan.threads : 1 });
+    checkInteger(n, 'threads', { min: 1, max: plan && plan.threads > 1 ? plan.threads : 1 });
     const saved = saveWorkerGlobal();
     try {
       // Starting a thread may make the glue create a Worker (global lookup).

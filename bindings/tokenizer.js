@@ -24,7 +24,8 @@
 //     not part of tokenizer.json), so decode(encode(text)) === text.
 // tests/js/tokenizer.test.mjs checks all of it against goldens from the Rust library.
 import { SplitPreTokenizer } from '@huggingface/tokenizers';
-import { AttnWasmError, checkOptions, describe, rangeError, typeError } from './errors.js';
+import { AttnWasmError, describe, rangeError, typeError } from './errors.js';
+import { checkOptions } from './checks.js';
 import { checkBool } from './checks.js';
 
 /** GPT-2's pre-tokenizer regex, as the Rust ByteLevel pre-tokenizer compiles it (use_regex: true). */

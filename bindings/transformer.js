@@ -2,8 +2,8 @@
 // TransformerDecoderLayer, the stacks (their layer copied natively) and
 // Transformer. makeTransformer(rt, base) binds them to one runtime, on the
 // Module base and helpers of layers.js.
-import { AttnWasmError, typeError, rangeError, describe, checkOptions } from './errors.js';
-import { checkBool, checkInteger, checkNumberType, optionalMask, checkTensor } from './checks.js';
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { checkBool, checkInteger, checkNumber, checkOptions, optionalMask, checkTensor } from './checks.js';
 
 export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
 
@@ -23,9 +23,9 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       dModel,
       nhead,
       dimFeedforward: o.dimFeedforward === undefined ? 2048 : checkInteger(o.dimFeedforward, 'dimFeedforward'),
-      dropout: checkNumberType(o.dropout, 'dropout', 0.1),
+      dropout: checkNumber(o.dropout, 'dropout', 0.1),
       activation,
-      layerNormEps: checkNumberType(o.layerNormEps, 'layerNormEps', 1e-5),
+      layerNormEps: checkNumber(o.layerNormEps, 'layerNormEps', 1e-5),
       batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
       normFirst: checkBool(o.normFirst, 'normFirst', false),
       bias: checkBool(o.bias, 'bias', true),

@@ -5,11 +5,11 @@
 // beam, runs natively in one call and returns ids, the cross-attention of
 // every step and step times.
 
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { checkInteger, checkOptions } from './checks.js';
 import { englishWords, parseEnglishNumber } from './numberwords.js';
 
-export function makeTranslator(rt, classes, errors) {
-  const { AttnWasmError } = errors;
-  const ANY = { min: -Infinity, max: Infinity };  // integer-ness here; the ranges are checked natively
+export function makeTranslator(rt, classes) {
 
   /**
    * An encoder–decoder model over tokens: the demo's English number words →
@@ -42,7 +42,7 @@ export function makeTranslator(rt, classes, errors) {
     _read(text) {
       let number = null, tokens;
       if (this.sourceText === 'words') {
-        if (typeof text !== 'string') throw errors.typeError(`text: expected a string, got ${errors.describe(text)}`);
+        if (typeof text !== 'string') throw typeError(`text: expected a string, got ${describe(text)}`);
         tokens = text.trim().split(/\s+/).filter((t) => t);
         if (!tokens.length) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'text: expected at least one token, got an empty text');
       } else {
@@ -61,10 +61,7 @@ export function makeTranslator(rt, classes, errors) {
     _sourceIds(tokens) {
       const ids = tokens.map((t) => this._src.get(t));
       if (this.config.srcAddsEos) ids.push(this.config.eos);
-      if (ids.length > this.config.maxLen) {
-        throw new AttnWasmError('ERR_INVALID_ARGUMENT', `text: ${ids.length} tokens, more than the model's maxLen ${this.config.maxLen}`);
-      }
-      return Int32Array.from(ids);
+      return Int32Array.from(ids);  // their count against maxLen: natively
     }
 
     /** Target token ids → display text in `lang` (stops at the end token; skips <special> tokens). */
@@ -86,21 +83,24 @@ export function makeTranslator(rt, classes, errors) {
 
     _lang(lang, name) {
       if (typeof lang !== 'string' || !Object.hasOwn(this.config.langTokens, lang)) {
-        throw errors.rangeError(`${name}: expected one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${typeof lang === 'string' ? JSON.stringify(lang) : errors.describe(lang)}`);
+        throw rangeError(`${name}: expected one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${typeof lang === 'string' ? JSON.stringify(lang) : describe(lang)}`);
       }
       return lang;
     }
 
-    /** Checks an array of target token ids (each an integer in [0, tgtVocab.length)). */
-    _checkIds(ids, name) {
+    /**
+     * Checks an array of target token ids: integers, and with `range` each in
+     * [0, tgtVocab.length) (for the JS-only detokenize; a native call checks its ids itself).
+     */
+    _checkIds(ids, name, range = true) {
       if (!Array.isArray(ids) && !(ids instanceof Int32Array)) {
-        throw errors.typeError(`${name}: expected an array of token ids, got ${errors.describe(ids)}`);
+        throw typeError(`${name}: expected an array of token ids, got ${describe(ids)}`);
       }
       const V = this.config.tgtVocab.length;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i];
-        if (typeof id !== 'number' || !Number.isInteger(id)) throw errors.typeError(`${name}[${i}]: expected an integer token id, got ${typeof id === 'number' ? id : errors.describe(id)}`);
-        if (id < 0 || id >= V) throw errors.rangeError(`${name}[${i}]: expected a token id in [0, ${V}), got ${id}`);
+        if (typeof id !== 'number' || !Number.isInteger(id)) throw typeError(`${name}[${i}]: expected an integer token id, got ${typeof id === 'number' ? id : describe(id)}`);
+        if (range && (id < 0 || id >= V)) throw rangeError(`${name}[${i}]: expected a token id in [0, ${V}), got ${id}`);
       }
     }
 
@@ -130,12 +130,12 @@ export function makeTranslator(rt, classes, errors) {
      * @throws {AttnWasmError} ERR_NOT_A_NUMBER (with `suggestion` when one is close) for text that is not one number in 0 … 999 999.
      */
     translate(text, options) {
-      const o = errors.checkOptions(options, ['to', 'beamSize', 'lengthPenalty', 'maxLength'], 'translate');
+      const o = checkOptions(options, ['to', 'beamSize', 'lengthPenalty', 'maxLength'], 'translate');
       const to = this._lang(o.to === undefined ? this.languages[0] : o.to, 'to');
-      const beamSize = o.beamSize === undefined ? 1 : errors.checkInt(o.beamSize, 'beamSize', ANY);
+      const beamSize = o.beamSize === undefined ? 1 : checkInteger(o.beamSize, 'beamSize');
       const lengthPenalty = o.lengthPenalty === undefined ? 1.0 : o.lengthPenalty;
-      if (typeof lengthPenalty !== 'number') throw errors.typeError(`lengthPenalty: expected a finite number, got ${errors.describe(lengthPenalty)}`);
-      const maxLength = o.maxLength === undefined ? this.config.maxLen - 1 : errors.checkInt(o.maxLength, 'maxLength', ANY);
+      if (typeof lengthPenalty !== 'number') throw typeError(`lengthPenalty: expected a finite number, got ${describe(lengthPenalty)}`);
+      const maxLength = o.maxLength === undefined ? this.config.maxLen - 1 : checkInteger(o.maxLength, 'maxLength');
       const read = this._read(text);
       const src = this._sourceIds(read.tokens);
       const t0 = performance.now();
@@ -164,10 +164,7 @@ export function makeTranslator(rt, classes, errors) {
      */
     scoreFull(text, targetIds) {
       const h = this._handle();
-      this._checkIds(targetIds, 'targetIds');
-      if (targetIds.length < 1 || targetIds.length > this.config.maxLen) {
-        throw new AttnWasmError('ERR_SHAPE', `targetIds: expected 1 to maxLen = ${this.config.maxLen} tokens, got ${targetIds.length}`);
-      }
+      this._checkIds(targetIds, 'targetIds', false);  // their count and range: natively
       const src = this._sourceIds(this.tokenize(text));
       return rt._run({ src: { data: src, shape: [src.length] }, tgt: { data: Int32Array.from(targetIds), shape: [targetIds.length] } }, {},
         (a) => rt._take(rt._core.translatorForwardFull(h, a)))[0];

@@ -4,17 +4,18 @@
 // is described (where, HTTP status, what the bytes were) so that init() can
 // throw an AttnWasmError ERR_WASM_LOAD that says how to fix it; no Emscripten
 // abort message reaches the user. Not here: which URLs to try (the entries,
-// index.js and inline.js) and the fix sentences (runtime.js, which knows
+// index.js and inline.js) and the fix sentences (loader.js, which knows
 // where a URL came from).
 //
 // Streaming compilation stays where Emscripten's own loader used it: a
 // response served as application/wasm compiles while it downloads
 // (WebAssembly.compileStreaming); anything else is read, checked, compiled.
 
+import { isNode } from './checks.js';
+
 const MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm"
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_FS = 'node:fs/promises';
-const isNode = typeof process === 'object' && !!process.versions && !!process.versions.node;
 
 /**
  * Why one place did not give a usable module: `where` (a URL, or a phrase

@@ -1,7 +1,8 @@
 // Image decoding for the digit classifier's CLI (Node): PNG / PGM bytes to
 // grey levels, and grey levels to ink. The MNIST-style preprocessing shared
 // with the demo page lives in preprocess.js (re-exported here).
-import { AttnWasmError, checkBytes, checkArray, checkInt, describe, typeError } from '../errors.js';
+import { AttnWasmError, describe, typeError } from '../errors.js';
+import { checkBytes, checkArray, checkInteger } from '../checks.js';
 
 export { mnistPreprocess, inkFromRgba, resizeArea } from './preprocess.js';
 
@@ -111,8 +112,8 @@ export function decodePgm(bytes) {
 export function greyToInk(image) {
   if (image === null || typeof image !== 'object') throw typeError(`image: expected { width, height, grey }, got ${describe(image)}`);
   const { width, height, grey } = image;
-  checkInt(width, 'image.width', { min: 1, max: 1 << 14 });
-  checkInt(height, 'image.height', { min: 1, max: 1 << 14 });
+  checkInteger(width, 'image.width', { min: 1, max: 1 << 14 });
+  checkInteger(height, 'image.height', { min: 1, max: 1 << 14 });
   checkArray(grey, 'image.grey', [Float32Array], width * height);
   let border = 0, n = 0;
   for (let x = 0; x < width; x++) { border += grey[x] + grey[(height - 1) * width + x]; n += 2; }

@@ -2,14 +2,15 @@
 // take the ink's bounding box, scale it to fit a 20×20 box keeping the aspect
 // ratio (area-averaged, so anti-aliased), and place it in a 28×28 image so
 // that its centre of mass is at the centre. Pure functions, no DOM.
-import { checkArray, checkInt, checkNumber, checkOptions, rangeError } from '../errors.js';
+import { rangeError } from '../errors.js';
+import { checkArray, checkInteger, checkFinite, checkOptions } from '../checks.js';
 
 /** Largest image side these helpers accept (and at most 2^26 pixels). */
 const MAX_SIDE = 1 << 14;
 
 function checkSize(w, h, wName, hName) {
-  checkInt(w, wName, { min: 1, max: MAX_SIDE });
-  checkInt(h, hName, { min: 1, max: MAX_SIDE });
+  checkInteger(w, wName, { min: 1, max: MAX_SIDE });
+  checkInteger(h, hName, { min: 1, max: MAX_SIDE });
   if (w * h > 1 << 26) throw rangeError(`${wName}×${hName}: expected at most 2^26 pixels, got ${w}×${h}`);
 }
 
@@ -79,9 +80,9 @@ export function resizeArea(img, w, h, ow, oh) {
  */
 export function mnistPreprocess(ink, w, h, options) {
   const o = checkOptions(options, ['size', 'box', 'threshold'], 'mnistPreprocess');
-  const size = o.size === undefined ? 28 : checkInt(o.size, 'size', { min: 1, max: 4096 });
-  const box = o.box === undefined ? 20 : checkInt(o.box, 'box', { min: 1, max: size });
-  const threshold = o.threshold === undefined ? 0.1 : checkNumber(o.threshold, 'threshold');
+  const size = o.size === undefined ? 28 : checkInteger(o.size, 'size', { min: 1, max: 4096 });
+  const box = o.box === undefined ? 20 : checkInteger(o.box, 'box', { min: 1, max: size });
+  const threshold = o.threshold === undefined ? 0.1 : checkFinite(o.threshold, 'threshold');
   checkSize(w, h, 'w', 'h');
   checkArray(ink, 'ink', [Float32Array], w * h);
   let x0 = w, y0 = h, x1 = -1, y1 = -1;

@@ -100,8 +100,7 @@ void Module::ParamsLoaded() {
 }
 
 Status Module::CopyParamsFrom(const Module& other) {
-  std::vector<Ref> mine, theirs;
-  Collect("", &mine);
+  std::vector<Ref> theirs;
   other.Collect("", &theirs);
   std::vector<NamedTensor> entries;
   for (const Ref& r : theirs) entries.push_back({r.name, TensorView{r.value->data(), *r.shape}});

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "core/module.h"
 #include "core/status.h"
@@ -17,10 +16,8 @@ namespace aw::io {
 
 // Module::LoadParams's checks and messages (missing, unexpected, mis-shaped
 // keys, all-or-nothing), plus: a matching tensor with an integer or bool
-// dtype is a kDtype error naming it. `used` (optional, one flag per tensor
-// of `file`) gets the tensors this call consumed set to 1, so that a caller
-// loading several modules from one file can report what none of them took.
+// dtype is a kDtype error naming it.
 Status LoadParamsFromSafetensors(Module* m, const uint8_t* bytes, size_t size, const StFile& file,
-                                 const std::string& prefix, const char* what, std::vector<uint8_t>* used);
+                                 const std::string& prefix, const char* what);
 
 }  // namespace aw::io

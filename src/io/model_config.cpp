@@ -1,6 +1,6 @@
 // ValidateModelConfig: parse with the strict JSON reader, then check the keys
 // of one model kind in a fixed order, so the first problem is the one reported.
-// Ranges are the runtime's limits (model_config.h lists the keys).
+// Ranges are the runtime's limits (core/limits.h; model_config.h lists the keys).
 #include "io/model_config.h"
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/limits.h"
 #include "io/json.h"
 
 namespace aw {
@@ -19,14 +20,6 @@ using io::JsonType;
 using io::JsonValue;
 
 constexpr char kRoot[] = "attnwasm.config";
-constexpr int64_t kMaxDModel = 4096;
-constexpr int64_t kMaxLayers = 64;
-constexpr int64_t kMaxFeedforward = 65536;
-constexpr int64_t kMaxLen = 65536;
-constexpr int64_t kMaxVocab = 1'000'000;
-constexpr int64_t kMaxImageSize = 4096;
-constexpr int64_t kMaxChannels = 16;
-constexpr int64_t kMaxClasses = 100'000;
 
 std::string Num(int64_t v) { return std::to_string(v); }
 
@@ -176,7 +169,7 @@ class Config {
   // dModel and nhead (a divisor of dModel).
   Status Width() const {
     int64_t d_model = 0, nhead = 0;
-    AW_RETURN_IF_ERROR(Int("dModel", 1, kMaxDModel, &d_model));
+    AW_RETURN_IF_ERROR(Int("dModel", 1, kMaxModelWidth, &d_model));
     return Divisor("nhead", "dModel", d_model, &nhead);
   }
 
@@ -214,7 +207,7 @@ Status CheckTranslator(const Config& c) {
   AW_RETURN_IF_ERROR(c.Int("numDecoderLayers", 1, kMaxLayers, &unused));
   AW_RETURN_IF_ERROR(c.Int("dimFeedforward", 1, kMaxFeedforward, &unused));
   AW_RETURN_IF_ERROR(c.LayerOptions());
-  AW_RETURN_IF_ERROR(c.Int("maxLen", 1, kMaxLen, &max_len));
+  AW_RETURN_IF_ERROR(c.Int("maxLen", 1, kMaxSequence, &max_len));
   AW_RETURN_IF_ERROR(c.OptionalNumber("embedScale", /*positive=*/false));
   size_t src_size = 0, tgt_size = 0;
   AW_RETURN_IF_ERROR(c.Vocab("srcVocab", &src_size));
@@ -338,18 +331,14 @@ Status ParseModelConfig(std::string_view json_text, std::string_view expected_mo
   AW_RETURN_IF_ERROR(io::ParseJson(json_text, &root));
   ModelSpec s;
   s.model = root.Find("model")->str;
-  TransformerLayerConfig& l = s.layer;
-  l.d_model = IntOf(root, "dModel");
-  l.nhead = IntOf(root, "nhead");
-  l.dim_feedforward = IntOf(root, "dimFeedforward");
-  l.dropout = 0.0;
+  s.d_model = IntOf(root, "dModel");
+  s.nhead = IntOf(root, "nhead");
+  s.dim_feedforward = IntOf(root, "dimFeedforward");
   const JsonValue* act = root.Find("activation");
-  l.activation = act && act->str == "gelu" ? Activation::kGelu : Activation::kRelu;
+  s.activation = act ? act->str : "relu";
   const JsonValue* norm_first = root.Find("normFirst");
-  l.norm_first = norm_first && norm_first->boolean;
-  l.layer_norm_eps = NumberOr(root, "layerNormEps", 1e-5);
-  l.batch_first = true;
-  l.bias = true;
+  s.norm_first = norm_first && norm_first->boolean;
+  s.layer_norm_eps = NumberOr(root, "layerNormEps", 1e-5);
   if (s.model == "translator") {
     s.num_encoder_layers = IntOf(root, "numEncoderLayers");
     s.num_decoder_layers = IntOf(root, "numDecoderLayers");

@@ -27,7 +27,6 @@
 #include <string_view>
 
 #include "core/status.h"
-#include "layers/transformer_layer_config.h"
 
 namespace aw {
 
@@ -35,8 +34,12 @@ namespace aw {
 // optional keys take the defaults torch or the exporter use).
 struct ModelSpec {
   std::string model;             // "translator" or "vit"
-  TransformerLayerConfig layer;  // dModel, nhead, dimFeedforward, activation, normFirst, layerNormEps;
-                                 // dropout 0, batch_first, bias
+  // The Transformer layers (models/load_model.cpp makes their TransformerLayerConfig: reading a file does not
+  // depend on the layers).
+  int64_t d_model = 0, nhead = 0, dim_feedforward = 0;
+  std::string activation = "relu";  // "relu" or "gelu"
+  bool norm_first = false;
+  double layer_norm_eps = 1e-5;
   // "translator"
   int64_t num_encoder_layers = 0, num_decoder_layers = 0;
   int64_t src_vocab = 0, tgt_vocab = 0;  // vocabulary sizes

@@ -124,12 +124,6 @@ Status MultiheadAttention::Check(const TensorView& query, const TensorView& key,
                       ShapeStr(query.shape));
   const bool batched = qd == 3;
   const char* layout = !batched ? "(S, " : (c.batch_first ? "(N, S, " : "(S, N, ");
-  // A 0 dim lets the others be any size; bound each before N·H, S + 1, ... below.
-  for (const auto* t : {&query, &key, &value})
-    for (int64_t d : t->shape)
-      if (d > kMaxElements)
-        return ShapeError(std::string(t == &query ? nm.query : t == &key ? nm.key : nm.value) + ": shape " +
-                          ShapeStr(t->shape) + " has a dim above 2^29");
   if (key.shape.size() != qd)
     return ShapeError(std::string(nm.key) + ": expected " + std::to_string(qd) + "-D " + layout + "kdim) for a " +
                       std::to_string(qd) + "-D query, got " + ShapeStr(key.shape));
@@ -160,8 +154,9 @@ Status MultiheadAttention::Check(const TensorView& query, const TensorView& key,
                         ShapeStr(kpm.shape));
   }
   // Every size below, computed once with checked arithmetic (core/size_math.h)
-  // before it bounds a loop or forms an offset. Each dim is <= 2^29 (above),
-  // but a 0 dim lets products of the others exceed any bound.
+  // before it bounds a loop or forms an offset. Each dim is <= 2^29 (CheckShape
+  // bounds the product of a shape's nonzero dims), but products of several
+  // tensors' dims can exceed any bound.
   SizeMath sm;
   const int64_t NH = sm.Mul(N, H);
   const int64_t S2 = sm.Add(S, (c.add_bias_kv ? 1 : 0) + (c.add_zero_attn ? 1 : 0));  // keys incl. appended

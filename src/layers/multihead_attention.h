@@ -90,8 +90,6 @@ class MultiheadAttention : public Module {
   // bias_k/bias_v) from `rng`.
   Status Init(const MhaConfig& config, Rng& rng);
 
-  const MhaConfig& config() const { return cfg_; }
-
   // Public, validated forward (torch's argument checks and messages): Check,
   // the outputs allocated in *result (owned by the caller), Run.
   Status Forward(const TensorView& query, const TensorView& key, const TensorView& value,

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/limits.h"
 #include "core/rules.h"
 #include "kernels/gemm.h"
 #include "ops/parallel_gemm.h"
@@ -33,7 +34,7 @@ Status PatchEmbedding::Init(int64_t in_channels, int64_t embed_dim, int64_t patc
                             Rng& rng) {
   AW_RETURN_IF_ERROR(PositiveInt("inChannels", in_channels));
   AW_RETURN_IF_ERROR(PositiveInt("embedDim", embed_dim));
-  AW_RETURN_IF_ERROR(IntInRange("patchSize", patch, 1, 4096));
+  AW_RETURN_IF_ERROR(IntInRange("patchSize", patch, 1, kMaxImageSize));
   c_ = in_channels; d_ = embed_dim; p_ = patch;
   if (class_token) {
     AW_RETURN_IF_ERROR(AddParam("cls_token", {1, 1, d_}, &cls_));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/limits.h"
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "layers/entry_pieces.h"
@@ -9,7 +10,7 @@
 namespace aw {
 namespace {
 
-Status CheckNumLayers(int64_t n, const char* name) { return IntInRange(name, n, 0, 1000); }
+Status CheckNumLayers(int64_t n, const char* name) { return IntInRange(name, n, 0, kMaxLayers); }
 
 }  // namespace
 

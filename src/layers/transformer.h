@@ -24,8 +24,6 @@ class LayerStack : public Module {
  public:
   // has_norm: a final LayerNorm(d_model, norm_eps).
   Status Init(const TransformerLayerConfig& layer, int64_t num_layers, bool has_norm, double norm_eps, Rng& rng);
-  const TransformerLayerConfig& layer_config() const { return layer_cfg_; }
-  int64_t num_layers() const { return int64_t(layers_.size()); }
   Layer& layer(size_t i) { return *layers_[i]; }
   // Every layer a copy of `layer`'s parameters and the final norm of
   // `norm`'s (torch deep-copies the layer into the stack), natively. Both

@@ -21,7 +21,6 @@ class TransformerDecoderLayer : public Module {
  public:
   TransformerDecoderLayer() = default;
   Status Init(const TransformerLayerConfig& c, Rng& rng);
-  const TransformerLayerConfig& config() const { return cfg_; }
 
   // Public, validated: out = layer(tgt, memory).
   Status Forward(const TensorView& tgt, const TensorView& memory, const DecoderLayerForward& o, Buffer* out,

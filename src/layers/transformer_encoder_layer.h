@@ -41,7 +41,6 @@ class TransformerEncoderLayer : public Module {
  public:
   TransformerEncoderLayer() = default;
   Status Init(const TransformerLayerConfig& c, Rng& rng);
-  const TransformerLayerConfig& config() const { return cfg_; }
 
   // Public, validated: out = layer(src).
   Status Forward(const TensorView& src, const EncoderLayerForward& o, Buffer* out, Shape* out_shape);

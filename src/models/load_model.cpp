@@ -2,6 +2,7 @@
 
 #include "io/load_params.h"
 #include "io/model_config.h"
+#include "layers/activation.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
 
@@ -11,11 +12,34 @@ const char* ModelClassName(std::string_view kind) { return kind == "vit" ? "Clas
 
 namespace {
 
-Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
+// The families' Transformer layers, from the config's fields.
+TransformerLayerConfig LayerOf(const ModelSpec& s) {
+  TransformerLayerConfig l;
+  l.d_model = s.d_model;
+  l.nhead = s.nhead;
+  l.dim_feedforward = s.dim_feedforward;
+  l.dropout = 0.0;
+  ParseActivation(s.activation, &l.activation);  // validated: "relu" or "gelu"
+  l.norm_first = s.norm_first;
+  l.layer_norm_eps = s.layer_norm_eps;
+  l.batch_first = true;
+  l.bias = true;
+  return l;
+}
+
+template <class M, class C>
+Status Make(const C& c, std::unique_ptr<Module>* out) {
   Rng rng;
+  auto m = std::make_unique<M>();
+  AW_RETURN_IF_ERROR(m->Init(c, rng));
+  *out = std::move(m);
+  return Status::OK();
+}
+
+Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
   if (s.model == "translator") {
     TranslatorConfig c;
-    c.layer = s.layer;
+    c.layer = LayerOf(s);
     c.num_encoder_layers = s.num_encoder_layers;
     c.num_decoder_layers = s.num_decoder_layers;
     c.src_vocab = s.src_vocab;
@@ -23,13 +47,10 @@ Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
     c.max_len = s.max_len;
     c.embed_scale = s.embed_scale;
     c.eos = s.eos;
-    auto m = std::make_unique<Translator>();
-    AW_RETURN_IF_ERROR(m->Init(c, rng));
-    *out = std::move(m);
-    return Status::OK();
+    return Make<Translator>(c, out);
   }
   VitConfig c;
-  c.layer = s.layer;
+  c.layer = LayerOf(s);
   c.image_size = s.image_size;
   c.patch_size = s.patch_size;
   c.in_channels = s.in_channels;
@@ -37,10 +58,7 @@ Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
   c.num_classes = s.num_classes;
   c.mean = s.mean;
   c.std = s.std;
-  auto m = std::make_unique<VitClassifier>();
-  AW_RETURN_IF_ERROR(m->Init(c, rng));
-  *out = std::move(m);
-  return Status::OK();
+  return Make<VitClassifier>(c, out);
 }
 
 }  // namespace
@@ -70,7 +88,7 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
     }
     if (!unexpected.empty()) return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + unexpected);
   }
-  AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m.get(), bytes, size, file, "", what, nullptr));
+  AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m.get(), bytes, size, file, "", what));
   *out = std::move(m);
   *kind = spec.model;
   return Status::OK();

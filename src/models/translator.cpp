@@ -6,17 +6,17 @@
 #include <cstring>
 #include <limits>
 
+#include "core/limits.h"
 #include "core/rules.h"
 #include "kernels/activation.h"
 
 namespace aw {
 
 Status Translator::Init(const TranslatorConfig& c, Rng& rng) {
-  if (c.src_vocab <= 0) return ArgError("srcVocab: expected a non-empty vocabulary");
-  if (c.tgt_vocab <= 0) return ArgError("tgtVocab: expected a non-empty vocabulary");
-  if (c.max_len <= 0 || c.max_len > 4096) return ArgError("maxLen: expected an integer in [1, 4096], got " + std::to_string(c.max_len));
-  if (c.eos < -1 || c.eos >= c.tgt_vocab)
-    return ArgError("eos: expected -1 or a target id in [0, " + std::to_string(c.tgt_vocab) + "), got " + std::to_string(c.eos));
+  AW_RETURN_IF_ERROR(IntInRange("srcVocab", c.src_vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(IntInRange("tgtVocab", c.tgt_vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(IntInRange("maxLen", c.max_len, 1, kMaxSequence));
+  AW_RETURN_IF_ERROR(IntInRange("eos", c.eos, -1, c.tgt_vocab - 1));  // -1: none
   cfg_ = c;
   const int64_t E = c.layer.d_model;
   AW_RETURN_IF_ERROR(src_embed_.Init(c.src_vocab, E, 0, false, rng));
@@ -45,8 +45,8 @@ Status Translator::Embed(const Embedding& e, const int32_t* ids, size_t n, int64
 
 Status Translator::Encode(const int32_t* src, size_t S, size_t max_beams) {
   if (S == 0 || S > size_t(cfg_.max_len))
-    return ShapeError("source: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(S));
-  if (max_beams == 0 || max_beams > 64) return ArgError("beamSize: expected an integer in [1, 64], got " + std::to_string(max_beams));
+    return ShapeError("text: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(S));
+  AW_RETURN_IF_ERROR(IntInRange("beamSize", int64_t(max_beams), 1, kMaxBeams));
   const size_t E = size_t(cfg_.layer.d_model);
   AW_RETURN_IF_ERROR(memory_.Resize(S * E, "memory"));
   AW_RETURN_IF_ERROR(Embed(src_embed_, src, S, -1, "source", memory_.data()));
@@ -99,11 +99,11 @@ Status Translator::Reorder(const int32_t* parents, size_t B) {
 Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt, size_t T, Buffer* logits,
                                Shape* logits_shape) {
   if (T == 0 || T > size_t(cfg_.max_len))
-    return ShapeError("target: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(T));
+    return ShapeError("targetIds: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(T));
   AW_RETURN_IF_ERROR(Encode(src, S, 1));
   const size_t E = size_t(cfg_.layer.d_model), V = size_t(cfg_.tgt_vocab);
   AW_RETURN_IF_ERROR(full_tgt_.Resize(T * E, "target activations"));
-  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tgt, T, -1, "target", full_tgt_.data()));
+  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tgt, T, -1, "targetIds", full_tgt_.data()));
   AW_RETURN_IF_ERROR(mask_.Resize(T * T, "causal mask"));
   for (size_t i = 0; i < T; ++i)
     for (size_t j = 0; j < T; ++j) mask_.data()[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : 0.0f;
@@ -152,9 +152,8 @@ Status Translator::Decode(const int32_t* src, size_t S, const DecodeOptions& o, 
   if (o.max_length < 1 || o.max_length > limit)
     return OutOfRangeError("maxLength: expected an integer in [1, " + std::to_string(limit) + "] (maxLen - 1), got " +
                            std::to_string(o.max_length));
-  AW_RETURN_IF_ERROR(IntInRange("beamSize", o.beam_size, 1, 16));
-  if (!std::isfinite(o.length_penalty))
-    return OutOfRangeError("lengthPenalty: expected a finite number, got " + NumStr(o.length_penalty));
+  AW_RETURN_IF_ERROR(IntInRange("beamSize", o.beam_size, 1, kMaxBeams));
+  AW_RETURN_IF_ERROR(Finite("lengthPenalty", o.length_penalty));
   AW_RETURN_IF_ERROR(IntInRange("firstToken", o.first_token, 0, cfg_.tgt_vocab - 1));
   AW_RETURN_IF_ERROR(Encode(src, S, size_t(o.beam_size)));
   *out = DecodeResult();

@@ -71,8 +71,6 @@ class Translator : public Module {
   Status Step(const int32_t* tokens, size_t B, Buffer* logits, Buffer* cross);
   // Sequence b continues the history of parents[b] (beam search).
   Status Reorder(const int32_t* parents, size_t B);
-  size_t position() const { return t_; }
-  size_t source_length() const { return S_; }
 
   // Greedy (argmax) or beam search from source ids, against the KV cache.
   // Beam: each step ranks every continuation of the live beams by summed log

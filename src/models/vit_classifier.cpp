@@ -4,15 +4,19 @@
 #include <cstring>
 #include <vector>
 
+#include "core/limits.h"
+#include "core/rules.h"
+
 namespace aw {
 
 Status VitClassifier::Init(const VitConfig& c, Rng& rng) {
-  if (c.image_size <= 0 || c.patch_size <= 0 || c.image_size % c.patch_size != 0)
-    return ArgError("patchSize: expected a divisor of imageSize (" + std::to_string(c.image_size) + "), got " +
-                    std::to_string(c.patch_size));
-  if (c.num_classes <= 0) return ArgError("numClasses: expected at least 1, got " + std::to_string(c.num_classes));
-  if (!(c.std > 0) || !std::isfinite(c.std) || !std::isfinite(c.mean))
-    return ArgError("std: expected a finite number > 0 (and a finite mean)");
+  AW_RETURN_IF_ERROR(IntInRange("imageSize", c.image_size, 1, kMaxImageSize));
+  AW_RETURN_IF_ERROR(IntInRange("patchSize", c.patch_size, 1, c.image_size));
+  AW_RETURN_IF_ERROR(DivisibleBy("imageSize", c.image_size, "patchSize", c.patch_size));
+  AW_RETURN_IF_ERROR(IntInRange("inChannels", c.in_channels, 1, kMaxChannels));
+  AW_RETURN_IF_ERROR(IntInRange("numClasses", c.num_classes, 1, kMaxClasses));
+  AW_RETURN_IF_ERROR(Finite("mean", c.mean));
+  AW_RETURN_IF_ERROR(PositiveFinite("std", c.std));
   cfg_ = c;
   cfg_.layer.batch_first = true;
   const int64_t d = c.layer.d_model, g = c.image_size / c.patch_size;

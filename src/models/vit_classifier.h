@@ -42,7 +42,6 @@ struct ClassifyResult {
 class VitClassifier : public Module {
  public:
   Status Init(const VitConfig& c, Rng& rng);
-  const VitConfig& config() const { return cfg_; }
   int64_t grid() const { return cfg_.image_size / cfg_.patch_size; }
   // image: C·H·W values (channels first) before normalisation.
   Status Classify(const float* image, size_t n, ClassifyResult* out);

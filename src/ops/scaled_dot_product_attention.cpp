@@ -21,11 +21,6 @@ Status CheckInput(const TensorView& t, const char* name) {
   if (t.shape.size() < 2)
     return ShapeError(std::string(name) + ": expected at least 2 dims (…, " +
                       (name[0] == 'q' ? "L" : "S") + ", E), got " + ShapeStr(t.shape));
-  // A 0 dim lets the others be any size: bound each one too (sizes derived
-  // from them are still computed with checked arithmetic).
-  for (int64_t d : t.shape)
-    if (d > kMaxElements)
-      return ShapeError(std::string(name) + ": shape " + ShapeStr(t.shape) + " has a dim above 2^29");
   return Status::OK();
 }
 

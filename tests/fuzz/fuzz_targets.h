@@ -183,8 +183,8 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
   if (s[0].ok()) {
     ModelSpec spec;
     const Status p = ParseModelConfig(text, "", &spec);
-    if (!p.ok() || (spec.model != "translator" && spec.model != "vit") || spec.layer.d_model < 1 ||
-        spec.layer.nhead < 1 || spec.layer.d_model % spec.layer.nhead != 0)
+    if (!p.ok() || (spec.model != "translator" && spec.model != "vit") || spec.d_model < 1 ||
+        spec.nhead < 1 || spec.d_model % spec.nhead != 0)
       detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
   }
   o.accepted = s[0].ok();

@@ -1,7 +1,7 @@
 // Tests for src/io/load_params.h (parameters straight from safetensors bytes):
 // values equal the reader's own conversion for F32 / F16 / BF16, the same
 // all-or-nothing checks and messages as LoadStateDict, integer dtypes refused,
-// and `used` marking what each module took. (LayerStack::CopyFrom, a stack's
+// a prefix selecting a module's tensors. (LayerStack::CopyFrom, a stack's
 // layers copied natively: tests/layers/transformer_encoder_test.cpp.)
 #include "io/load_params.h"
 
@@ -82,8 +82,7 @@ TEST(LoadParamsFromSafetensors, ConvertsStraightIntoTheParameters) {
   Linear lin;
   Rng rng;
   ASSERT_TRUE(lin.Init(3, 2, true, rng).ok());
-  std::vector<uint8_t> used;
-  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "head.", "Linear", &used);
+  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "head.", "Linear");
   ASSERT_TRUE(s.ok()) << s.message();
   // The reader's own conversion is the oracle.
   std::vector<float> w(6), b(2);
@@ -94,7 +93,6 @@ TEST(LoadParamsFromSafetensors, ConvertsStraightIntoTheParameters) {
   EXPECT_EQ(w[0], 1.0f);
   EXPECT_EQ(w[1], -2.0f);
   EXPECT_EQ(b[0], 1.0f);
-  EXPECT_EQ(used, (std::vector<uint8_t>{1, 1, 0}));
 }
 
 TEST(LoadParamsFromSafetensors, AllOrNothingWithLoadStateDictsMessages) {
@@ -106,18 +104,16 @@ TEST(LoadParamsFromSafetensors, AllOrNothingWithLoadStateDictsMessages) {
   Loaded l = Parse({{"weight", "F32", {2, 3}, F32({1, 2, 3, 4, 5, 6})},
                     {"bias", "F32", {3}, F32({1, 2, 3})},
                     {"extra", "F32", {1}, F32({1})}});
-  std::vector<uint8_t> used;
-  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "", "Linear", &used);
+  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "", "Linear");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kStateDict);
   EXPECT_NE(s.message().find("error(s) loading state_dict for Linear:"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("unexpected key(s): \"extra\""), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("size mismatch for bias: expected shape (2,)"), std::string::npos) << s.message();
   EXPECT_EQ(ParamValues(lin, "weight"), w0);
-  EXPECT_TRUE(used.empty() || used == std::vector<uint8_t>(3, 0));
   // A missing key.
   Loaded m = Parse({{"weight", "F32", {2, 3}, F32({1, 2, 3, 4, 5, 6})}});
-  const Status s2 = LoadParamsFromSafetensors(&lin, m.file.data(), m.file.size(), m.st, "", "Linear", nullptr);
+  const Status s2 = LoadParamsFromSafetensors(&lin, m.file.data(), m.file.size(), m.st, "", "Linear");
   ASSERT_FALSE(s2.ok());
   EXPECT_NE(s2.message().find("missing key(s): \"bias\""), std::string::npos) << s2.message();
   EXPECT_EQ(ParamValues(lin, "weight"), w0);
@@ -128,7 +124,7 @@ TEST(LoadParamsFromSafetensors, IntegerTensorsAreRefusedByName) {
   Rng rng;
   ASSERT_TRUE(lin.Init(1, 1, true, rng).ok());
   Loaded l = Parse({{"weight", "I32", {1, 1}, Bytes{1, 0, 0, 0}}, {"bias", "F32", {1}, F32({0})}});
-  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "", "Linear", nullptr);
+  const Status s = LoadParamsFromSafetensors(&lin, l.file.data(), l.file.size(), l.st, "", "Linear");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kDtype);
   EXPECT_NE(s.message().find("weight: expected a float tensor (F32, F16, BF16 or F64), got I32"), std::string::npos)

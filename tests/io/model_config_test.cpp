@@ -128,8 +128,8 @@ TEST(ModelConfigTest, IntegersMayBeWrittenWithAFractionOrExponent) {
 TEST(ModelConfigTest, BoundaryValuesAreAccepted) {
   Members t = Set(kMinTranslator, "dModel", "4096");
   t = Set(t, "nhead", "4096");
-  t = Set(t, "numEncoderLayers", "64");
-  t = Set(t, "numDecoderLayers", "64");
+  t = Set(t, "numEncoderLayers", "1000");
+  t = Set(t, "numDecoderLayers", "1000");
   t = Set(t, "dimFeedforward", "65536");
   t = Set(t, "maxLen", "65536");
   t = Set(t, "maxSrcTokens", "65536");
@@ -201,10 +201,10 @@ TEST(ModelConfigTest, TranslatorHyperParameters) {
       {Set(t, "nhead", "128"), "attnwasm.config.nhead: expected a divisor of dModel (64), got 128"},
       {Set(t, "nhead", "0"), "attnwasm.config.nhead: expected a divisor of dModel (64), got 0"},
       {Set(t, "nhead", "true"), "attnwasm.config.nhead: expected a divisor of dModel (64), got true"},
-      {Set(t, "numEncoderLayers", "0"), "attnwasm.config.numEncoderLayers: expected an integer in [1, 64], got 0"},
-      {Set(t, "numEncoderLayers", "65"), "attnwasm.config.numEncoderLayers: expected an integer in [1, 64], got 65"},
-      {Without(t, "numDecoderLayers"), "attnwasm.config.numDecoderLayers: expected an integer in [1, 64], got nothing"},
-      {Set(t, "numDecoderLayers", "1.5"), "attnwasm.config.numDecoderLayers: expected an integer in [1, 64], got 1.5"},
+      {Set(t, "numEncoderLayers", "0"), "attnwasm.config.numEncoderLayers: expected an integer in [1, 1000], got 0"},
+      {Set(t, "numEncoderLayers", "1001"), "attnwasm.config.numEncoderLayers: expected an integer in [1, 1000], got 1001"},
+      {Without(t, "numDecoderLayers"), "attnwasm.config.numDecoderLayers: expected an integer in [1, 1000], got nothing"},
+      {Set(t, "numDecoderLayers", "1.5"), "attnwasm.config.numDecoderLayers: expected an integer in [1, 1000], got 1.5"},
       {Set(t, "dimFeedforward", "65537"), "attnwasm.config.dimFeedforward: expected an integer in [1, 65536], got 65537"},
       {Set(t, "activation", "\"tanh\""), "attnwasm.config.activation: expected \"relu\" or \"gelu\", got \"tanh\""},
       {Set(t, "activation", "null"), "attnwasm.config.activation: expected \"relu\" or \"gelu\", got null"},
@@ -268,7 +268,7 @@ TEST(ModelConfigTest, VitHyperParameters) {
       {Set(v, "inChannels", "0"), "attnwasm.config.inChannels: expected an integer in [1, 16], got 0"},
       {Set(v, "dModel", "5000"), "attnwasm.config.dModel: expected an integer in [1, 4096], got 5000"},
       {Set(v, "nhead", "5"), "attnwasm.config.nhead: expected a divisor of dModel (96), got 5"},
-      {Without(v, "numLayers"), "attnwasm.config.numLayers: expected an integer in [1, 64], got nothing"},
+      {Without(v, "numLayers"), "attnwasm.config.numLayers: expected an integer in [1, 1000], got nothing"},
       {Set(v, "dimFeedforward", "-192"), "attnwasm.config.dimFeedforward: expected an integer in [1, 65536], got -192"},
       {Set(v, "activation", "\"GELU\""), "attnwasm.config.activation: expected \"relu\" or \"gelu\", got \"GELU\""},
       {Set(v, "normFirst", "null"), "attnwasm.config.normFirst: expected a boolean, got null"},
@@ -326,22 +326,22 @@ TEST(ModelConfigTest, ParseReadsTheFieldsWithTheirDefaults) {
   ModelSpec t;
   ASSERT_TRUE(ParseModelConfig(Json(kMinTranslator), "translator", &t).ok());
   EXPECT_EQ(t.model, "translator");
-  EXPECT_EQ(t.layer.d_model, 64);
-  EXPECT_EQ(t.layer.nhead, 4);
+  EXPECT_EQ(t.d_model, 64);
+  EXPECT_EQ(t.nhead, 4);
   EXPECT_EQ(t.num_decoder_layers, 1);
   EXPECT_EQ(t.src_vocab, 4);
   EXPECT_EQ(t.tgt_vocab, 6);
   EXPECT_EQ(t.eos, 1);
   EXPECT_EQ(t.embed_scale, 1.0);
-  EXPECT_EQ(t.layer.activation, Activation::kRelu);
-  EXPECT_FALSE(t.layer.norm_first);
-  EXPECT_EQ(t.layer.layer_norm_eps, 1e-5);
+  EXPECT_EQ(t.activation, "relu");
+  EXPECT_FALSE(t.norm_first);
+  EXPECT_EQ(t.layer_norm_eps, 1e-5);
   ModelSpec v;
   ASSERT_TRUE(ParseModelConfig(Json(Set(Set(kMinVit, "activation", "\"gelu\""), "std", "0.5")), "", &v).ok());
   EXPECT_EQ(v.model, "vit");
   EXPECT_EQ(v.patch_size, 4);
   EXPECT_EQ(v.num_classes, 3);
-  EXPECT_EQ(v.layer.activation, Activation::kGelu);
+  EXPECT_EQ(v.activation, "gelu");
   EXPECT_EQ(v.mean, 0.0);
   EXPECT_EQ(v.std, 0.5);
   const Status bad = ParseModelConfig(Json(kMinVit), "translator", &t);
