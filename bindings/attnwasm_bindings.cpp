@@ -72,6 +72,8 @@ aw::MaskView MaskArg(const val& a) {
 }
 bool Flag(const val& o, const char* k) { return o[k].as<bool>(); }
 double Num(const val& o, const char* k) { return o[k].as<double>(); }
+// Integers cross as JS numbers that checks.js checkInteger made safe integers
+// (|v| <= 2^53 - 1): the cast is exact; ranges are the native rules'.
 int64_t Int(const val& o, const char* k) { return int64_t(o[k].as<double>()); }
 std::optional<int64_t> OptInt(const val& o, const char* k) {
   if (o[k].isNull()) return std::nullopt;
@@ -270,9 +272,10 @@ std::unique_ptr<ModuleHandle> CreateBlock(const char* kind, const val& cfg, A...
   return Wrap(s, std::move(m), kind);
 }
 
-std::unique_ptr<ModuleHandle> CreateLinear(double in, double out, bool bias) {
+// { inFeatures, outFeatures, bias }
+std::unique_ptr<ModuleHandle> CreateLinear(val a) {
   aw::Rng rng;
-  return Create<aw::Linear>("Linear", int64_t(in), int64_t(out), bias, rng);
+  return Create<aw::Linear>("Linear", Int(a, "inFeatures"), Int(a, "outFeatures"), Flag(a, "bias"), rng);
 }
 std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -280,8 +283,10 @@ std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateLayerNorm(double n, double eps, bool affine, bool bias) {
-  return Create<aw::LayerNorm>("LayerNorm", int64_t(n), eps, affine, bias);
+// { normalizedShape, eps, elementwiseAffine, bias }
+std::unique_ptr<ModuleHandle> CreateLayerNorm(val a) {
+  return Create<aw::LayerNorm>("LayerNorm", Int(a, "normalizedShape"), Num(a, "eps"), Flag(a, "elementwiseAffine"),
+                               Flag(a, "bias"));
 }
 std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -289,9 +294,12 @@ std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateEmbedding(double num, double dim, double padding_idx, bool has_padding_idx) {
+// { numEmbeddings, embeddingDim, paddingIdx (null: none) }
+std::unique_ptr<ModuleHandle> CreateEmbedding(val a) {
   aw::Rng rng;
-  return Create<aw::Embedding>("Embedding", int64_t(num), int64_t(dim), int64_t(padding_idx), has_padding_idx, rng);
+  const bool has_padding_idx = !a["paddingIdx"].isNull();
+  return Create<aw::Embedding>("Embedding", Int(a, "numEmbeddings"), Int(a, "embeddingDim"),
+                               has_padding_idx ? Int(a, "paddingIdx") : 0, has_padding_idx, rng);
 }
 std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
   aw::Buffer y; aw::Shape ys;
@@ -344,8 +352,10 @@ std::unique_ptr<CallResult> DecoderLayerForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateEncoder(val cfg, double num_layers, bool has_norm, double norm_eps) {
-  return CreateBlock<aw::TransformerEncoder>("TransformerEncoder", cfg, int64_t(num_layers), has_norm, norm_eps);
+// { layer: a layer config, numLayers, norm: bool, normEps }
+std::unique_ptr<ModuleHandle> CreateEncoder(val a) {
+  return CreateBlock<aw::TransformerEncoder>("TransformerEncoder", a["layer"], Int(a, "numLayers"), Flag(a, "norm"),
+                                             Num(a, "normEps"));
 }
 std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
   aw::Buffer y; aw::Shape ys;
@@ -365,8 +375,10 @@ std::unique_ptr<CallResult> EncoderForwardWithAttention(ModuleHandle& h, val a) 
   return res;
 }
 
-std::unique_ptr<ModuleHandle> CreateDecoder(val cfg, double num_layers, bool has_norm, double norm_eps) {
-  return CreateBlock<aw::TransformerDecoder>("TransformerDecoder", cfg, int64_t(num_layers), has_norm, norm_eps);
+// { layer, numLayers, norm, normEps }
+std::unique_ptr<ModuleHandle> CreateDecoder(val a) {
+  return CreateBlock<aw::TransformerDecoder>("TransformerDecoder", a["layer"], Int(a, "numLayers"), Flag(a, "norm"),
+                                             Num(a, "normEps"));
 }
 std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
   aw::Buffer y; aw::Shape ys;
@@ -375,8 +387,9 @@ std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateTransformer(val cfg, double num_encoder_layers, double num_decoder_layers) {
-  return CreateBlock<aw::Transformer>("Transformer", cfg, int64_t(num_encoder_layers), int64_t(num_decoder_layers));
+// { layer, numEncoderLayers, numDecoderLayers }
+std::unique_ptr<ModuleHandle> CreateTransformer(val a) {
+  return CreateBlock<aw::Transformer>("Transformer", a["layer"], Int(a, "numEncoderLayers"), Int(a, "numDecoderLayers"));
 }
 std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
   aw::TransformerForward o;
@@ -389,14 +402,16 @@ std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreateSinusoidalPE(double d_model, double max_len, bool batch_first) {
-  return Create<aw::SinusoidalPositionalEncoding>("SinusoidalPositionalEncoding", int64_t(d_model), int64_t(max_len),
-                                                  batch_first);
+// { dModel, maxLen, batchFirst }
+std::unique_ptr<ModuleHandle> CreateSinusoidalPE(val a) {
+  return Create<aw::SinusoidalPositionalEncoding>("SinusoidalPositionalEncoding", Int(a, "dModel"), Int(a, "maxLen"),
+                                                  Flag(a, "batchFirst"));
 }
-std::unique_ptr<ModuleHandle> CreateLearnedPE(double max_len, double d_model, bool batch_first) {
+// { maxLen, dModel, batchFirst }
+std::unique_ptr<ModuleHandle> CreateLearnedPE(val a) {
   aw::Rng rng;
-  return Create<aw::LearnedPositionalEmbedding>("LearnedPositionalEmbedding", int64_t(max_len), int64_t(d_model),
-                                                batch_first, rng);
+  return Create<aw::LearnedPositionalEmbedding>("LearnedPositionalEmbedding", Int(a, "maxLen"), Int(a, "dModel"),
+                                                Flag(a, "batchFirst"), rng);
 }
 std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -404,11 +419,11 @@ std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
-std::unique_ptr<ModuleHandle> CreatePatchEmbedding(double in_channels, double embed_dim, double patch, bool bias,
-                                                   bool class_token) {
+// { inChannels, embedDim, patchSize, bias, classToken }
+std::unique_ptr<ModuleHandle> CreatePatchEmbedding(val a) {
   aw::Rng rng;
-  return Create<aw::PatchEmbedding>("PatchEmbedding", int64_t(in_channels), int64_t(embed_dim), int64_t(patch), bias,
-                                    class_token, rng);
+  return Create<aw::PatchEmbedding>("PatchEmbedding", Int(a, "inChannels"), Int(a, "embedDim"), Int(a, "patchSize"),
+                                    Flag(a, "bias"), Flag(a, "classToken"), rng);
 }
 std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
   aw::Buffer y; aw::Shape ys;
@@ -426,8 +441,8 @@ size_t Len(const val& a) { return size_t(a["shape"][0].as<double>()); }
 std::unique_ptr<CallResult> TranslatorDecode(ModuleHandle& h, val a) {
   aw::DecodeOptions o;
   o.first_token = a["firstToken"].as<int>();
-  o.max_length = aw::SaturatingInt64(a["maxLength"].as<double>());  // integers (checked in JS)
-  o.beam_size = aw::SaturatingInt64(a["beamSize"].as<double>());
+  o.max_length = Int(a, "maxLength");
+  o.beam_size = Int(a, "beamSize");
   o.length_penalty = a["lengthPenalty"].as<double>();
   o.beam_search = Flag(a, "beamSearch");
   aw::DecodeResult r;
@@ -539,7 +554,7 @@ double HeapMax() { return double(emscripten_get_heap_max()); }
 void ResetHeapPeak() { AwResetHeapPeak(); }
 double WorkBudget() { return double(aw::WorkBudget()); }
 std::unique_ptr<CallResult> SetWorkBudget(double bytes) {
-  return std::make_unique<CallResult>(aw::SetWorkBudget(aw::SaturatingInt64(bytes)));
+  return std::make_unique<CallResult>(aw::SetWorkBudget(int64_t(bytes)));  // a safe integer (checks.js)
 }
 
 // Thread pool (core/parallel.h): 1 and false in the single-thread build.

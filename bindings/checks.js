@@ -76,10 +76,13 @@ export function optionalMask(m, name, rt) {
   return m == null ? null : checkTensor(m, name, 'mask', rt);
 }
 
+/** The element types a tensor crosses the boundary with: src/core/tensor.h DType. */
+export const DTYPE = Object.freeze({ F32: 0, BOOL: 1, I32: 2 });
+
 /**
  * Validates a tensor argument. kind 'float': Float32Array data; kind 'mask':
  * Uint8Array (bool, 0/1) or Float32Array (additive); kind 'ids': Int32Array.
- * Returns { data, shape, dtype } with dtype 0 = float32, 1 = bool.
+ * Returns { data, shape, dtype } with dtype one of DTYPE.
  * The shape's range rule (dims >= 0, at most 2^29 elements) is native
  * (src/core/rules.h CheckShape), applied by every call that takes the
  * tensor; when data and shape disagree, rt._checkShape asks it first, so a
@@ -102,9 +105,9 @@ export function checkTensor(t, name, kind, rt) {
     if (!(data instanceof Int32Array)) {
       throw new AttnWasmError('ERR_DTYPE', `${name}.data: expected an Int32Array of token ids, got ${describe(data)}`);
     }
-    dtype = 2;
-  } else if (data instanceof Float32Array) dtype = 0;
-  else if (kind === 'mask' && data instanceof Uint8Array) dtype = 1;
+    dtype = DTYPE.I32;
+  } else if (data instanceof Float32Array) dtype = DTYPE.F32;
+  else if (kind === 'mask' && data instanceof Uint8Array) dtype = DTYPE.BOOL;
   else {
     const want = kind === 'mask' ? 'a Uint8Array (bool, 0/1) or Float32Array (additive)' : 'a Float32Array';
     throw new AttnWasmError('ERR_DTYPE', `${name}.data: expected ${want}, got ${describe(data)}`);

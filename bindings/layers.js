@@ -179,7 +179,7 @@ export function makeLayers(rt) {
       checkInteger(inFeatures, 'inFeatures');
       checkInteger(outFeatures, 'outFeatures');
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(rt._core.createLinear(inFeatures, outFeatures, bias), 'Linear', { inFeatures, outFeatures });
+      this._adopt(rt._core.createLinear({ inFeatures, outFeatures, bias }), 'Linear', { inFeatures, outFeatures });
       Object.assign(this, { inFeatures, outFeatures, bias });
     }
     /** x (…, inFeatures) → (…, outFeatures) */
@@ -207,7 +207,7 @@ export function makeLayers(rt) {
       const eps = checkNumber(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(rt._core.createLayerNorm(normalizedShape, eps, elementwiseAffine, bias), 'LayerNorm', { normalizedShape });
+      this._adopt(rt._core.createLayerNorm({ normalizedShape, eps, elementwiseAffine, bias }), 'LayerNorm', { normalizedShape });
       Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
     }
     forward(x) {
@@ -224,7 +224,7 @@ export function makeLayers(rt) {
       checkInteger(numEmbeddings, 'numEmbeddings');
       checkInteger(embeddingDim, 'embeddingDim');
       const paddingIdx = o.paddingIdx == null ? null : checkInteger(o.paddingIdx, 'paddingIdx');
-      this._adopt(rt._core.createEmbedding(numEmbeddings, embeddingDim, paddingIdx ?? 0, paddingIdx !== null), 'Embedding', { numEmbeddings, embeddingDim });
+      this._adopt(rt._core.createEmbedding({ numEmbeddings, embeddingDim, paddingIdx }), 'Embedding', { numEmbeddings, embeddingDim });
       Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
     }
     /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
@@ -272,7 +272,7 @@ export function makeLayers(rt) {
       checkInteger(dModel, 'dModel');
       const maxLen = o.maxLen === undefined ? 5000 : checkInteger(o.maxLen, 'maxLen');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(rt._core.createSinusoidalPE(dModel, maxLen, batchFirst), 'SinusoidalPositionalEncoding', { dModel, maxLen });
+      this._adopt(rt._core.createSinusoidalPE({ dModel, maxLen, batchFirst }), 'SinusoidalPositionalEncoding', { dModel, maxLen });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -289,7 +289,7 @@ export function makeLayers(rt) {
       checkInteger(maxLen, 'maxLen');
       checkInteger(dModel, 'dModel');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(rt._core.createLearnedPE(maxLen, dModel, batchFirst), 'LearnedPositionalEmbedding', { maxLen, dModel });
+      this._adopt(rt._core.createLearnedPE({ maxLen, dModel, batchFirst }), 'LearnedPositionalEmbedding', { maxLen, dModel });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
@@ -314,7 +314,7 @@ export function makeLayers(rt) {
       checkInteger(patchSize, 'patchSize');
       const bias = checkBool(o.bias, 'bias', true);
       const classToken = checkBool(o.classToken, 'classToken', false);
-      this._adopt(rt._core.createPatchEmbedding(inChannels, embedDim, patchSize, bias, classToken), 'PatchEmbedding', { inChannels, embedDim, patchSize });
+      this._adopt(rt._core.createPatchEmbedding({ inChannels, embedDim, patchSize, bias, classToken }), 'PatchEmbedding', { inChannels, embedDim, patchSize });
       Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
     }
     forward(images) {

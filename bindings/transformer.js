@@ -123,7 +123,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerEncoder');
       const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
-      this._adopt(rt._core.createEncoder(encoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerEncoder', { numLayers });
+      this._adopt(rt._core.createEncoder({ layer: encoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerEncoder', { numLayers });
       copyIntoStack(this, encoderLayer, norm, true);
       /** @readonly */ this.config = encoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -161,7 +161,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerDecoder');
       const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
-      this._adopt(rt._core.createDecoder(decoderLayer.config, numLayers, !!norm, norm ? norm.eps : 1e-5), 'TransformerDecoder', { numLayers });
+      this._adopt(rt._core.createDecoder({ layer: decoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerDecoder', { numLayers });
       copyIntoStack(this, decoderLayer, norm, false);
       /** @readonly */ this.config = decoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -187,7 +187,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
       const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInteger(o.numEncoderLayers, 'numEncoderLayers');
       const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInteger(o.numDecoderLayers, 'numDecoderLayers');
-      this._adopt(rt._core.createTransformer(cfg, numEncoderLayers, numDecoderLayers), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
+      this._adopt(rt._core.createTransformer({ layer: cfg, numEncoderLayers, numDecoderLayers }), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
       /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
     }
     /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */

@@ -23,6 +23,6 @@ int64_t NumelChecked(const Shape& s) {
   return n;
 }
 
-const char* DTypeName(DType d) { return d == DType::kBool ? "bool" : "float32"; }
+const char* DTypeName(DType d) { return d == DType::kBool ? "bool" : d == DType::kI32 ? "int32" : "float32"; }
 
 }  // namespace aw

@@ -22,7 +22,9 @@ using Shape = std::vector<int64_t>;
 // 2 GiB wasm heap and every size computation far from int64 overflow.
 constexpr int64_t kMaxElements = int64_t(1) << 29;
 
-enum class DType : int { kF32 = 0, kBool = 1 };
+// The element types of tensors that cross the JS boundary (bindings/checks.js DTYPE): float32 data and
+// masks, bool masks (one byte, 0/1), int32 token ids.
+enum class DType : int { kF32 = 0, kBool = 1, kI32 = 2 };
 
 struct TensorView {
   const float* data = nullptr;

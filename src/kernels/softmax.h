@@ -4,6 +4,7 @@
 //   f32_softmax_inplace_ref: x[j] = exp(x[j] - max) / sum_j exp(x[j] - max)
 //   f32_softmax_online:      the flash-attention update of running maxima and sums
 //   f32_softmax_finish:      a row's weights from its final maximum and sum
+//   f32_log_softmax_f64:     the model families' output rows as log-probabilities, in double (scalar only)
 //
 // Deliberate deviation from torch.softmax: a row whose maximum is -inf (every
 // key masked) becomes all zeros instead of NaN. This is what PyTorch >= 2.5's
@@ -42,5 +43,13 @@ void f32_softmax_online_ref(size_t rows, size_t n, const float* s, size_t lds, f
                             float* p);
 void f32_softmax_online(size_t rows, size_t n, const float* s, size_t lds, float* m, float* l, float* alpha,
                         float* p);
+
+// The model families' output rows — a vocabulary's logits, a classifier's
+// classes — as log-probabilities in double: out[j] = x[j] − (max + log Σ_j
+// exp(x[j] − max)), so that scores summed over many decoding steps and
+// probabilities near 1 keep their digits. Runs once per generated token or
+// image, over a few thousand values at most: a scalar kernel with no SIMD
+// twin. A NaN or +inf logit makes every output NaN; n >= 1.
+void f32_log_softmax_f64(size_t n, const float* x, double* out);
 
 }  // namespace aw::kernels

@@ -3,6 +3,7 @@
 // row: max, exp + sum (in index order), divide. Not meant to be fast.
 #include "kernels/softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,6 +72,15 @@ void f32_softmax_finish_ref(size_t n, float* x, float m, float l) {
     return;
   }
   for (size_t j = 0; j < n; ++j) x[j] = std::exp(x[j] - m) / l;
+}
+
+void f32_log_softmax_f64(size_t n, const float* x, double* out) {
+  double mx = -std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < n; ++j) mx = std::max(mx, double(x[j]));
+  double sum = 0;
+  for (size_t j = 0; j < n; ++j) sum += std::exp(double(x[j]) - mx);
+  const double lse = mx + std::log(sum);
+  for (size_t j = 0; j < n; ++j) out[j] = double(x[j]) - lse;
 }
 
 }  // namespace aw::kernels

@@ -187,6 +187,7 @@ Status MultiheadAttention::Check(const TensorView& query, const TensorView& key,
   p.need_weights = o.need_weights;
   p.average = o.need_weights && o.average_attn_weights;
   p.bool_kpm = kpm.present() && kpm.dtype == DType::kBool;
+  p.causal = o.causal;
   p.output_shape = query.shape;
   p.weights_shape.clear();
   if (o.need_weights) {
@@ -267,6 +268,7 @@ AttnShape MultiheadAttention::CoreShape(const MhaPlan& p, int64_t n) const {
   sh.masked_keys = size_t(p.S);  // appended bias_k / zero keys are never masked
   sh.add_ld = sh.keep_ld = size_t(p.S);
   sh.keep_drops = true;          // MultiheadAttention's bool masks: true = masked
+  sh.causal = p.causal;
   sh.weights = p.need_weights;
   sh.average = p.average;
   return sh;

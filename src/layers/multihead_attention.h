@@ -47,6 +47,9 @@ struct MhaForwardOptions {
   MaskView attn_mask;
   bool average_attn_weights = true;
   bool is_causal = false;  // a hint, as in torch 2.x: requires attn_mask
+  // Internal (the model families): a causal attention with no mask at all,
+  // run by the attention core's causal option (query i sees keys j <= i).
+  bool causal = false;
   // The names error messages use for the arguments: a layer that calls this
   // one (e.g. TransformerEncoderLayer) passes its own ("src", "srcMask", …).
   struct Names {
@@ -75,6 +78,7 @@ struct MhaPlan {
   bool key_is_query = false, value_is_key = false;  // the same tensors (gathered once in pieces)
   bool need_weights = false, average = false;       // the options' need_weights, average_attn_weights
   bool bool_kpm = false;        // a bool key_padding_mask (converted to an additive one: N·S floats)
+  bool causal = false;          // the options' internal causal flag
   Shape output_shape, weights_shape;
 };
 

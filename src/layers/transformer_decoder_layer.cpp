@@ -42,6 +42,7 @@ MhaForwardOptions TransformerDecoderLayer::SelfOptions(const DecoderLayerForward
   so.attn_mask = o.tgt_mask;
   so.key_padding_mask = o.tgt_key_padding_mask;
   so.is_causal = o.tgt_is_causal;
+  so.causal = o.tgt_causal;
   so.need_weights = false;
   so.names.query = so.names.key = so.names.value = "tgt";
   so.names.attn_mask = "tgtMask";

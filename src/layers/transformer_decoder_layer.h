@@ -15,6 +15,7 @@ struct DecoderLayerForward {
   MaskView memory_key_padding_mask;
   bool tgt_is_causal = false;     // torch 2.x hints: require the matching mask
   bool memory_is_causal = false;
+  bool tgt_causal = false;        // internal (model families): a causal self-attention with no tgt_mask
 };
 
 class TransformerDecoderLayer : public Module {

@@ -9,6 +9,7 @@
 #include "core/limits.h"
 #include "core/rules.h"
 #include "kernels/activation.h"
+#include "kernels/softmax.h"
 
 namespace aw {
 
@@ -104,12 +105,8 @@ Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt,
   const size_t E = size_t(cfg_.layer.d_model), V = size_t(cfg_.tgt_vocab);
   AW_RETURN_IF_ERROR(full_tgt_.Resize(T * E, "target activations"));
   AW_RETURN_IF_ERROR(Embed(tgt_embed_, tgt, T, -1, "targetIds", full_tgt_.data()));
-  AW_RETURN_IF_ERROR(mask_.Resize(T * T, "causal mask"));
-  for (size_t i = 0; i < T; ++i)
-    for (size_t j = 0; j < T; ++j) mask_.data()[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : 0.0f;
   DecoderLayerForward o;
-  o.tgt_mask = MaskView{mask_.data(), DType::kF32, {int64_t(T), int64_t(T)}};
-  o.tgt_is_causal = true;
+  o.tgt_causal = true;
   AW_RETURN_IF_ERROR(transformer_.decoder().Run(full_tgt_.data(), {int64_t(T), int64_t(E)},
                                                 TensorView{memory_.data(), {int64_t(S), int64_t(E)}}, o));
   AW_RETURN_IF_ERROR(logits->Resize(T * V, "logits"));
@@ -122,17 +119,6 @@ namespace {
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// log softmax of one row of logits, in double.
-void LogSoftmax(const float* x, size_t V, std::vector<double>* out) {
-  out->resize(V);
-  double max = -std::numeric_limits<double>::infinity();
-  for (size_t j = 0; j < V; ++j) max = std::max(max, double(x[j]));
-  double sum = 0;
-  for (size_t j = 0; j < V; ++j) sum += std::exp(double(x[j]) - max);
-  const double lse = max + std::log(sum);
-  for (size_t j = 0; j < V; ++j) (*out)[j] = double(x[j]) - lse;
 }
 
 // steps: T blocks of rows (L·H·S floats each, (layer, head, source) order) →
@@ -175,7 +161,8 @@ Status Translator::Greedy(const DecodeOptions& o, DecodeResult* out) {
     size_t best = 0;
     for (size_t j = 1; j < V; ++j)
       if (l[j] > l[best]) best = j;
-    LogSoftmax(l, V, &lp);
+    lp.resize(V);
+    kernels::f32_log_softmax_f64(V, l, lp.data());
     out->score += lp[best];
     steps.insert(steps.end(), step_cross_.data(), step_cross_.data() + LH * S_);
     out->ids.push_back(int32_t(best));
@@ -212,7 +199,8 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
     const size_t width = size_t(o.beam_size) - finished.size();
     cand.clear();
     for (size_t b = 0; b < B; ++b) {
-      LogSoftmax(logits_.data() + b * V, V, &lp);
+      lp.resize(V);
+      kernels::f32_log_softmax_f64(V, logits_.data() + b * V, lp.data());
       // Each beam's top `width` tokens contain the global top `width` continuations.
       // (Selection loops, not std::sort: width <= 16, and the .wasm stays small.)
       taken.assign(V, 0);

@@ -35,14 +35,6 @@ struct TranslatorConfig {
   int64_t eos = -1;              // end-of-sequence target id (Decode stops at it); -1: none
 };
 
-// An integral double (a JS number) as int64, saturated at the ends (so a
-// range check that follows reports an honest "got").
-inline int64_t SaturatingInt64(double v) {
-  if (!(v > -9.2e18)) return v != v ? 0 : INT64_MIN;  // NaN: 0 (JS passes integers only)
-  if (!(v < 9.2e18)) return INT64_MAX;
-  return int64_t(v);
-}
-
 struct DecodeOptions {
   int32_t first_token = 0;       // the decoder's first input (the language token, or BOS)
   int64_t max_length = 1;        // at most this many generated tokens (<= max_len - 1)
@@ -102,7 +94,7 @@ class Translator : public Module {
   Buffer memory_;                                   // (S, E)
   std::vector<TransformerDecoderLayer::StepCache> caches_;
   size_t S_ = 0, t_ = 0, beams_ = 0, B_ = 0;
-  Buffer x_, tmp_, full_tgt_, mask_, logits_, step_cross_;
+  Buffer x_, tmp_, full_tgt_, logits_, step_cross_;
 };
 
 }  // namespace aw

@@ -1,11 +1,14 @@
 #include "models/vit_classifier.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "core/limits.h"
 #include "core/rules.h"
+#include "kernels/gemm.h"
+#include "kernels/softmax.h"
 
 namespace aw {
 
@@ -57,15 +60,12 @@ Status VitClassifier::Classify(const float* image, size_t n, ClassifyResult* out
   AW_RETURN_IF_ERROR(out->attention.Resize(L * H * P, "attention"));
   AW_RETURN_IF_ERROR(out->rollout.Resize(P, "rollout"));
   head_.Apply(1, enc_.data(), D, out->logits.data(), K);  // the class token's row
-  const float* logits = out->logits.data();
-  double max = -INFINITY, sum = 0;
-  for (size_t k = 0; k < K; ++k) max = std::max(max, double(logits[k]));
-  std::vector<double> e(K);
-  for (size_t k = 0; k < K; ++k) sum += e[k] = std::exp(double(logits[k]) - max);
+  std::vector<double> lp(K);
+  kernels::f32_log_softmax_f64(K, out->logits.data(), lp.data());
   out->index = 0;
   for (size_t k = 0; k < K; ++k) {
-    out->probabilities.data()[k] = float(e[k] / sum);
-    if (e[k] > e[size_t(out->index)]) out->index = int64_t(k);
+    out->probabilities.data()[k] = float(std::exp(lp[k]));
+    if (lp[k] > lp[size_t(out->index)]) out->index = int64_t(k);
   }
   std::vector<const float*> w;
   for (size_t l = 0; l < L; ++l) {
@@ -79,35 +79,37 @@ Status VitClassifier::Classify(const float* image, size_t n, ClassifyResult* out
 }
 
 void AttentionRollout(const std::vector<const float*>& weights, size_t H, size_t T, float* out) {
-  std::vector<double> R, A(T * T), N(T * T);
-  for (const float* w : weights) {
-    std::fill(A.begin(), A.end(), 0.0);
-    for (size_t h = 0; h < H; ++h)
-      for (size_t i = 0; i < T * T; ++i) A[i] += double(w[h * T * T + i]) / double(H);
-    for (size_t i = 0; i < T; ++i) {
-      double s = 0;
-      for (size_t j = 0; j < T; ++j) {
-        A[i * T + j] = 0.5 * A[i * T + j] + (i == j ? 0.5 : 0.0);
-        s += A[i * T + j];
-      }
-      for (size_t j = 0; j < T; ++j) A[i * T + j] /= s;
+  if (weights.empty()) {
+    for (size_t j = 1; j < T; ++j) out[j - 1] = 0.0f;
+    return;
+  }
+  // R = A_L · … · A_1 in float32 (torch's rollout is float32 too), each
+  // product on the GEMM kernels: R ← A · R with R packed as the right operand.
+  std::vector<float> A(T * T), R(T * T), next(T * T), packed(kernels::f32_gemm_packed_floats(T, T));
+  for (size_t l = 0; l < weights.size(); ++l) {
+    const float* w = weights[l];
+    for (size_t i = 0; i < T * T; ++i) {  // the mean over heads
+      float s = 0.0f;
+      for (size_t h = 0; h < H; ++h) s += w[h * T * T + i];
+      A[i] = s / float(H);
     }
-    if (R.empty()) {
-      R = A;
+    for (size_t i = 0; i < T; ++i) {  // 0.5·A + 0.5·I, rows renormalised
+      float* row = A.data() + i * T;
+      float s = 0.0f;
+      for (size_t j = 0; j < T; ++j) s += row[j] = 0.5f * row[j] + (i == j ? 0.5f : 0.0f);
+      for (size_t j = 0; j < T; ++j) row[j] /= s;
+    }
+    if (l == 0) {
+      R.swap(A);
       continue;
     }
-    std::fill(N.begin(), N.end(), 0.0);  // N = A · R
-    for (size_t i = 0; i < T; ++i)
-      for (size_t k = 0; k < T; ++k) {
-        const double a = A[i * T + k];
-        if (a != 0.0)
-          for (size_t j = 0; j < T; ++j) N[i * T + j] += a * R[k * T + j];
-      }
-    R.swap(N);
+    kernels::f32_gemm_pack_nn(T, T, R.data(), T, packed.data());
+    kernels::f32_gemm_packed(T, T, T, next.data(), T, A.data(), T, packed.data(), nullptr, 1.0f);
+    R.swap(next);
   }
-  double max = 0;
-  for (size_t j = 1; j < T; ++j) max = std::max(max, R.empty() ? 0.0 : R[j]);
-  for (size_t j = 1; j < T; ++j) out[j - 1] = max > 0 ? float(R[j] / max) : 0.0f;
+  float max = 0.0f;
+  for (size_t j = 1; j < T; ++j) max = std::max(max, R[j]);
+  for (size_t j = 1; j < T; ++j) out[j - 1] = max > 0.0f ? R[j] / max : 0.0f;
 }
 
 }  // namespace aw

@@ -58,7 +58,7 @@ class VitClassifier : public Module {
 
 // Attention rollout over per-layer weights (H, T, T) each: per layer the
 // head average, A = 0.5·A + 0.5·I, rows renormalised; R = A_L · … · A_1 (in
-// double). out (T − 1): row 0 of R (the class token) over the patches, divided
+// float32, on the GEMM kernels). out (T − 1): row 0 of R (the class token) over the patches, divided
 // by its maximum (all zero if that is not positive).
 void AttentionRollout(const std::vector<const float*>& weights, size_t H, size_t T, float* out);
 

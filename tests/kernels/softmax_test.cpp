@@ -470,5 +470,38 @@ TEST(SoftmaxOnline, BlocksTogetherGiveTheSoftmax) {
   for (size_t j = 0; j < n; ++j) EXPECT_NEAR(got[j] / l, want[j], 32 * FLT_EPSILON * want[j] + FLT_MIN) << j;
 }
 
+// f32_log_softmax_f64: log-probabilities in double (the families' vocabulary
+// and class rows): they sum to 1 after exp, keep their order, equal
+// x − logsumexp(x) computed in long double to 1e-12, and NaN / +inf poison
+// the row as torch's log_softmax does.
+TEST(LogSoftmaxF64, MatchesLongDoubleAndNormalises) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> dist(-30.0f, 30.0f);
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(98), size_t(1000), size_t(49152)}) {
+    std::vector<float> x(n);
+    for (float& v : x) v = dist(rng);
+    std::vector<double> lp(n);
+    f32_log_softmax_f64(n, x.data(), lp.data());
+    long double mx = x[0], sum = 0;
+    for (float v : x) mx = std::max<long double>(mx, v);
+    for (float v : x) sum += std::exp((long double)v - mx);
+    const long double lse = mx + std::log(sum);
+    double total = 0;
+    for (size_t j = 0; j < n; ++j) {
+      ASSERT_NEAR(lp[j], double((long double)x[j] - lse), 1e-12) << "n=" << n << " j=" << j;
+      total += std::exp(lp[j]);
+    }
+    EXPECT_NEAR(total, 1.0, 1e-12) << n;
+    const size_t am = size_t(std::max_element(x.begin(), x.end()) - x.begin());
+    EXPECT_EQ(size_t(std::max_element(lp.begin(), lp.end()) - lp.begin()), am) << n;
+  }
+  for (float poison : {std::numeric_limits<float>::quiet_NaN(), kInf}) {
+    std::vector<float> x = {1.0f, poison, -2.0f};
+    std::vector<double> lp(3);
+    f32_log_softmax_f64(3, x.data(), lp.data());
+    for (double v : lp) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
 }  // namespace
 }  // namespace aw::kernels

@@ -131,7 +131,7 @@ TEST_F(TranslatorTest, DecodeOptionsOutOfRangeAreRefusedByName) {
   o.first_token = int32_t(t_->config().tgt_vocab);
   refused(o, "firstToken");
   o.first_token = Lang("fr");
-  o.max_length = SaturatingInt64(1e300);
+  o.max_length = INT64_MAX;
   refused(o, "maxLength: expected an integer in [1, 63] (maxLen - 1), got 9223372036854775807");
   o.max_length = 5;
   const int32_t bad[] = {0, 9999};
