@@ -654,5 +654,29 @@ TEST(SafetensorsTest, MutatedFilesNeverCrash) {
   EXPECT_GT(accepted, 10u);  // e.g. a changed float value or metadata letter
 }
 
+// ReadSafetensors (aw.loadSafetensors): every tensor converted to float32 or
+// int32; a conversion error names the tensor.
+TEST(ReadSafetensors, ConvertsEveryTensor) {
+  // "h": F16 [1.0, -2.0]; "b": BOOL [1, 0, 1]
+  const Bytes f = MakeFile(
+      R"({"h":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},"b":{"dtype":"BOOL","shape":[3],"data_offsets":[4,7]},)"
+      R"("__metadata__":{"k":"v"}})",
+      {0x00, 0x3C, 0x00, 0xC0, 1, 0, 1});
+  StConverted st;
+  ASSERT_TRUE(ReadSafetensors(f.data(), f.size(), &st).ok());
+  ASSERT_EQ(st.file.tensors.size(), 2u);
+  EXPECT_TRUE(IsFloat(st.file.tensors[0].dtype));
+  EXPECT_FALSE(IsFloat(st.file.tensors[1].dtype));
+  EXPECT_EQ(std::vector<float>(st.f32[0].data(), st.f32[0].data() + 2), (std::vector<float>{1.0f, -2.0f}));
+  EXPECT_EQ(st.i32[0].size(), 0u);
+  EXPECT_EQ(std::vector<int32_t>(st.i32[1].data(), st.i32[1].data() + 3), (std::vector<int32_t>{1, 0, 1}));
+  EXPECT_EQ(st.file.metadata.size(), 1u);
+  // A conversion error stops it (a BOOL byte other than 0 / 1), naming the tensor.
+  const Bytes bad = MakeFile(R"({"b":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", {1, 7});
+  const Status s = ReadSafetensors(bad.data(), bad.size(), &st);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'b'"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace aw::io

@@ -1,8 +1,8 @@
 // scaled_dot_product_attention (src/ops/scaled_dot_product_attention.*), the
 // function behind aw.scaledDotProductAttention, natively: a hand-computed
-// case, the fully masked row, validation messages, and bit-identical output
-// and weights with 1, 2 and 3 threads (odd lengths, masks, causal, broadcast
-// batches).
+// case, the fully masked row, validation messages, repeated calls on the
+// thread's workspace, and bit-identical output and weights with 1, 2 and 3
+// threads (odd lengths, masks, causal, broadcast batches).
 //
 // Elsewhere: full parity with PyTorch (tests/data/goldens/sdpa.json), errors
 // and the threads tests through the JS API:
@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "../kernel_test_util.h"
-#include "layer_test_util.h"
+#include "../layers/layer_test_util.h"
 
 #include <cmath>
 #include <vector>
@@ -100,6 +100,26 @@ TEST(AttentionThreads, SdpaBitIdentical) {
       EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
       SetNumThreads(1);
     }
+  }
+}
+
+// Repeated calls take their scratch from the thread's workspace: the same
+// results every time.
+TEST(Sdpa, RepeatedCallsGiveTheSameResults) {
+  std::vector<float> q(2 * 4), k(3 * 4), v(3 * 2);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = float(i % 5) * 0.25f - 0.5f;
+  for (size_t i = 0; i < k.size(); ++i) k[i] = float(i % 7) * 0.125f - 0.3f;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  SdpaOptions o;
+  o.need_weights = true;
+  SdpaResult want, got;
+  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, &want).ok());
+  for (int rep = 0; rep < 2; ++rep) {
+    ASSERT_TRUE(ScaledDotProductAttention({q.data(), {2, 4}}, {k.data(), {3, 4}}, {v.data(), {3, 2}}, o, &got).ok());
+    EXPECT_EQ(std::vector<float>(got.output.data(), got.output.data() + 4),
+              std::vector<float>(want.output.data(), want.output.data() + 4));
+    EXPECT_EQ(std::vector<float>(got.weights.data(), got.weights.data() + 6),
+              std::vector<float>(want.weights.data(), want.weights.data() + 6));
   }
 }
 
