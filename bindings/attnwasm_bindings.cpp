@@ -18,6 +18,7 @@
 #include "core/parallel.h"
 #include "core/rules.h"
 #include "io/load_params.h"
+#include "kernels/gemm.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
 #include "layers/activation.h"
@@ -551,6 +552,8 @@ double HeapInUse() { return double(mallinfo().uordblks); }
 int SetNumThreads(int n) { return aw::SetNumThreads(n); }
 int NumThreads() { return aw::NumThreads(); }
 bool ThreadsSupported() { return aw::ThreadsSupported(); }
+// The relaxed-SIMD build (kernels/gemm.h): true in attnwasm_core_rs / attnwasm_core_mt_rs.
+bool RelaxedSimd() { return aw::kernels::f32_gemm_relaxed_madd(); }
 
 }  // namespace
 
@@ -657,6 +660,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("setNumThreads", &SetNumThreads);
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
+  emscripten::function("relaxedSimd", &RelaxedSimd);
   emscripten::function("benchGemm", &BenchGemm);
   emscripten::function("benchAttention", &BenchAttention);
 }

@@ -4,8 +4,12 @@ import type { AttnWasm, InitOptions } from './index.js';
 
 export * from './index.js';
 
-/** init() options of attnwasm/inline: only `threads`, and more than one falls back to one (capabilities().threadsReason). */
-export type InlineInitOptions = Pick<InitOptions, 'threads'>;
+/**
+ * init() options of attnwasm/inline: only `threads` and `relaxedSimd`. It embeds the baseline
+ * single-thread build only: more than one thread falls back to one (capabilities().threadsReason),
+ * and capabilities().relaxedSimd is always false (relaxedSimdReason says why).
+ */
+export type InlineInitOptions = Pick<InitOptions, 'threads' | 'relaxedSimd'>;
 
 /** Loads the embedded single-thread build (no .wasm file to serve; any bundler, no configuration). */
 export function init(options?: InlineInitOptions): Promise<AttnWasm>;
