@@ -16,9 +16,9 @@ bash tools/sanitize.sh                    # the native tests again under ASan + 
 bash tools/fuzz.sh gate                   # each libFuzzer target, fixed seed and run count (build/fuzz)
 # The relaxed instantiation of the kernels against the scalar references, in
 # wasm: it must exit 0 and say "[  PASSED  ] N tests." with N > 0.
-log=build/wasm-relaxed/kernel_tests.log
+log=build/wasm/kernel_tests_rs.log
 rc=0
-node --experimental-wasm-relaxed-simd build/wasm-relaxed/attnwasm_kernel_tests_rs.js > "$log" 2>&1 || rc=$?
+node --experimental-wasm-relaxed-simd build/wasm/attnwasm_kernel_tests_rs.js > "$log" 2>&1 || rc=$?
 grep -E '^\[  (PASSED|FAILED) ' "$log" || true
 if [ "$rc" -ne 0 ] || ! grep -qE '^\[  PASSED  \] [1-9][0-9]* tests?\.$' "$log"; then
   echo "test: the wasm kernel tests (relaxed SIMD) failed (exit $rc): $log"

@@ -5,7 +5,7 @@
 // processes here set or drop the flag themselves, so this file checks both
 // selections in either run. Chromium's side: tests/browser/threads.test.mjs;
 // the relaxed kernels against the scalar references: the wasm kernel tests
-// (tools/test.sh, build/wasm-relaxed/attnwasm_kernel_tests_rs.js).
+// (tools/test.sh, build/wasm/attnwasm_kernel_tests_rs.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -214,15 +214,17 @@ TEST(GemmRef, EmptyK) {
 // same products in the same order as the references: bit-identical results.
 // With a real FMA (-mfma natively) and in the relaxed-SIMD wasm build
 // (f32x4.relaxed_madd, which the engine fuses where the CPU has FMA and not
-// elsewhere) each product is added with one rounding instead of two: the
-// results then differ from the references' in the last bits, and are
-// compared within the dot-product bound (dot_atol: a fused sum obeys the same
-// forward-error bound, so the tolerance needs no extra slack for it).
-#if defined(__FMA__) || defined(__wasm_relaxed_simd__)
-constexpr bool kExactPacked = false;
+// elsewhere; the kernel says which build it is) each product is added with
+// one rounding instead of two: the results then differ from the references'
+// in the last bits, and are compared within the dot-product bound (dot_atol:
+// a fused sum obeys the same forward-error bound, so the tolerance needs no
+// extra slack for it).
+#ifdef __FMA__
+constexpr bool kHostFma = true;
 #else
-constexpr bool kExactPacked = true;
+constexpr bool kHostFma = false;
 #endif
+const bool kExactPacked = !kHostFma && !f32_gemm_relaxed_madd();
 
 TEST(GemmPacked, PackingMatchesReference) {
   std::mt19937 rng(11);
