@@ -57,6 +57,13 @@ export function loadCase(argv = process.argv.slice(2)) {
   return { c, mode, weights, io, manifest };
 }
 
+/**
+ * Whether this Node runs WebAssembly relaxed SIMD (Node 20: with
+ * --experimental-wasm-relaxed-simd): then init() picks attnwasm's relaxed-SIMD
+ * build and the relaxed-madd peak can be probed.
+ */
+export { RELAXED_SIMD_SUPPORTED as RELAXED_SIMD } from '../bindings/wasm_load.js';
+
 /** Minimum warm-up time per timed case, ms (see runCase). */
 export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 
@@ -119,15 +126,17 @@ export async function runCase(engine, { c, mode, io, manifest }, forward, info =
 
 /**
  * An in-process probe of the single-core SIMD peak (bench/simd_peak.wat, the
- * same 12-chain kernel simd_peak.mjs times): `await peakProbe()` returns
+ * same 12-chain kernel simd_peak.mjs times; `{ relaxed: true }`: its
+ * relaxed_madd twin simd_peak_relaxed.wat): `await peakProbe()` returns
  * probe(ms) → GFLOP/s over about `ms` milliseconds. Timed right next to a
  * kernel, it gives a fraction of the peak that a noisy machine moves much
  * less than either figure alone (both slow down together).
  */
-export async function peakProbe() {
+export async function peakProbe({ relaxed = false } = {}) {
   const { default: initWabt } = await import('wabt');
   const wabt = await initWabt();
-  const mod = wabt.parseWat('simd_peak.wat', readFileSync(join(BENCH_DIR, 'simd_peak.wat'), 'utf8'), { simd: true });
+  const file = relaxed ? 'simd_peak_relaxed.wat' : 'simd_peak.wat';
+  const mod = wabt.parseWat(file, readFileSync(join(BENCH_DIR, file), 'utf8'), { simd: true, relaxed_simd: relaxed });
   mod.validate();
   const { buffer } = mod.toBinary({});
   mod.destroy();

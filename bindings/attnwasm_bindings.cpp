@@ -19,6 +19,7 @@
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "io/load_params.h"
+#include "kernels/gemm.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
 #include "layers/activation.h"
@@ -561,6 +562,8 @@ std::unique_ptr<CallResult> SetWorkBudget(double bytes) {
 int SetNumThreads(int n) { return aw::SetNumThreads(n); }
 int NumThreads() { return aw::NumThreads(); }
 bool ThreadsSupported() { return aw::ThreadsSupported(); }
+// The relaxed-SIMD build (kernels/gemm.h): true in attnwasm_core_rs / attnwasm_core_mt_rs.
+bool RelaxedSimd() { return aw::kernels::f32_gemm_relaxed_madd(); }
 
 }  // namespace
 
@@ -663,6 +666,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("setNumThreads", &SetNumThreads);
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
+  emscripten::function("relaxedSimd", &RelaxedSimd);
   emscripten::function("benchGemm", &BenchGemm);
   emscripten::function("benchAttention", &BenchAttention);
 }

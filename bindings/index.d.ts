@@ -454,8 +454,23 @@ export interface Capabilities {
   /** Whether this context has SharedArrayBuffer (needed by the pthreads build). */
   sharedArrayBuffer: boolean;
   environment: 'node' | 'browser' | 'worker';
-  /** The build this instance runs: attnwasm_core (single-thread) or attnwasm_core_mt (pthreads). */
+  /**
+   * The build this instance runs: single-thread (attnwasm_core, or attnwasm_core_rs with relaxed
+   * SIMD) or pthreads (attnwasm_core_mt, attnwasm_core_mt_rs).
+   */
   build: 'single-thread' | 'pthreads';
+  /**
+   * Whether this instance runs a relaxed-SIMD build (attnwasm_core_rs / attnwasm_core_mt_rs: the
+   * matrix multiplies use f32x4.relaxed_madd, a fused multiply-add where the CPU has one). Its
+   * results may differ from the baseline build's in the last bits; never between thread counts.
+   */
+  relaxedSimd: boolean;
+  /**
+   * Why the baseline build runs, when it does (e.g. "relaxedSimd: false requested", "this engine
+   * does not run WebAssembly relaxed SIMD (Node: run it with --experimental-wasm-relaxed-simd)",
+   * "attnwasm_core_rs.wasm did not load (…); running the baseline build"); absent otherwise.
+   */
+  relaxedSimdReason?: string;
 }
 
 /** The runtime bound to one wasm instance. */
@@ -555,6 +570,14 @@ export interface InitOptions {
    * results bit for bit. Default 32 MiB; an integer in [65 536, 1 073 741 824].
    */
   workingMemory?: number;
+  /**
+   * Load the relaxed-SIMD build (attnwasm_core_rs, attnwasm_core_mt_rs) where the engine runs
+   * WebAssembly relaxed SIMD: Chromium ≥ 114, Firefox ≥ 146, Node with
+   * --experimental-wasm-relaxed-simd (not Safari). false: the baseline build everywhere. A relaxed
+   * build that does not load falls back to the baseline one (capabilities().relaxedSimdReason says
+   * why). wasmUrl/wasmBinary always name a baseline build. Default true.
+   */
+  relaxedSimd?: boolean;
 }
 
 /**

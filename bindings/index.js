@@ -1,8 +1,10 @@
 // attnwasm: the package entry ('attnwasm'). The API lives in runtime.js; this
 // module says where the .wasm builds are: files in the package's dist/,
 // named by literal new URL('…', import.meta.url) so that bundlers that handle
-// that pattern (Vite, webpack) emit them and rewrite the URLs. The entry
-// without files is inline.js ('attnwasm/inline').
+// that pattern (Vite, webpack) emit them and rewrite the URLs. Four builds:
+// single-thread and pthreads, each baseline and relaxed SIMD (*_rs); init()
+// picks one (loader.js). The entry without files is inline.js
+// ('attnwasm/inline', baseline single-thread only).
 import { createInit } from './loader.js';
 
 export { AttnWasmError } from './errors.js';
@@ -21,6 +23,10 @@ function locations() {
     mtWasm: new URL('../dist/attnwasm_core_mt.wasm', import.meta.url),
     mtWorker: new URL('../dist/attnwasm_core_mt.worker.js', import.meta.url),
     mtGlue: new URL('../dist/attnwasm_core_mt.mjs', import.meta.url),
+    rsWasm: new URL('../dist/attnwasm_core_rs.wasm', import.meta.url),
+    mtRsWasm: new URL('../dist/attnwasm_core_mt_rs.wasm', import.meta.url),
+    mtRsWorker: new URL('../dist/attnwasm_core_mt_rs.worker.js', import.meta.url),
+    mtRsGlue: new URL('../dist/attnwasm_core_mt_rs.mjs', import.meta.url),
   };
   const here = new URL(import.meta.url);
   // Built from a variable, so no bundler rewrites it: equal to files.wasm
@@ -49,14 +55,22 @@ function locations() {
  * Content-Security-Policy) within `threadStartTimeoutMs` (default 10 000).
  * Each runtime with threads keeps its own pool of threads - 1 workers; in
  * Node they never keep the process alive.
- * `wasmUrl` / `wasmBinary` must be the build's own .wasm: with them, and
- * without `threads`, the single-thread build (attnwasm_core.wasm) is loaded;
- * with `threads` > 1, pass attnwasm_core_mt.wasm (a wrong one rejects).
- * @param {{wasmUrl?: string|URL, wasmBinary?: ArrayBuffer|Uint8Array, threads?: number|'auto', threadStartTimeoutMs?: number}} [options]
+ * `relaxedSimd` (default true): load the relaxed-SIMD build (FMA in the
+ * matrix multiplies) where the engine runs WebAssembly relaxed SIMD
+ * (Chromium ≥ 114, Firefox ≥ 146, Node with --experimental-wasm-relaxed-simd);
+ * false loads the baseline build everywhere. A relaxed build that does not
+ * load falls back to the baseline one; capabilities().relaxedSimd says which
+ * runs and relaxedSimdReason why not.
+ * `wasmUrl` / `wasmBinary` must be a baseline build's own .wasm: with them,
+ * and without `threads`, the single-thread build (attnwasm_core.wasm) is
+ * loaded; with `threads` > 1, pass attnwasm_core_mt.wasm (a wrong one rejects).
+ * @param {{wasmUrl?: string|URL, wasmBinary?: ArrayBuffer|Uint8Array, threads?: number|'auto', threadStartTimeoutMs?: number, relaxedSimd?: boolean}} [options]
  * @returns {Promise<AttnWasm>} (typings: index.d.ts)
  */
 export const init = createInit({
   name: 'attnwasm',
   locations,
   importPthreads: () => import('../dist/attnwasm_core_mt.mjs'),
+  importRelaxed: () => import('../dist/attnwasm_core_rs.mjs'),
+  importRelaxedPthreads: () => import('../dist/attnwasm_core_mt_rs.mjs'),
 });

@@ -2,7 +2,8 @@
 // single-thread build's .wasm is embedded in a module (dist/attnwasm_inline.mjs,
 // gzip + base64, written by the build: tools/inline_wasm.mjs), so every
 // bundler — or none — works with no configuration. The API is the same as
-// 'attnwasm' (runtime.js); init() takes only `threads` and always runs one.
+// 'attnwasm' (runtime.js); init() takes only `threads` and `relaxedSimd`, and
+// always runs one thread of the baseline build (no relaxed SIMD).
 // What it gives up, and its size (README, "Install and bundle"): no streaming
 // compilation, no pthreads build, no separate caching of the .wasm.
 import { createInit } from './loader.js';
@@ -27,8 +28,9 @@ async function wasmBytes() {
 /**
  * Loads the embedded single-thread build and returns the runtime (as
  * 'attnwasm''s init(); `threads` other than 1 falls back to one thread and
- * capabilities().threadsReason says why).
- * @param {{threads?: number|'auto'}} [options]
+ * capabilities().threadsReason says why; it is the baseline build, so
+ * capabilities().relaxedSimd is false, whatever `relaxedSimd` says).
+ * @param {{threads?: number|'auto', relaxedSimd?: boolean}} [options]
  * @returns {Promise<AttnWasm>} (typings: inline.d.ts)
  */
 export const init = createInit({ name: 'attnwasm/inline', embedded: wasmBytes });

@@ -1,73 +1,18 @@
-// attnwasm's loader: which build init() loads (threads), fetching and
-// compiling the .wasm (wasm_load.js), starting the Emscripten glue, and
-// createInit(), with which each package entry (index.js, inline.js) makes
-// its init().
+// attnwasm's loader: loading the build init() chose (plan.js: threads,
+// relaxed SIMD) — fetching and compiling the .wasm (wasm_load.js), starting
+// the Emscripten glue, falling back to another build — and createInit(),
+// with which each package entry (index.js, inline.js) makes its init().
 //
 // The single-thread glue is imported statically: its top-level await keeps
 // require('attnwasm') failing with Node's clear ESM error (README, CommonJS).
-// The pthreads glue is imported by index.js in init() only when threads are used.
+// The pthreads glue and the relaxed-SIMD builds' glues are imported by
+// index.js in init() only when they are used.
 import createAttnwasmModule from '../dist/attnwasm_core.mjs';
 import { AttnWasm, saveWorkerGlobal, unrefWorkers } from './runtime.js';
 import { AttnWasmError, typeError, describe } from './errors.js';
-import { isNode, checkInteger, checkOptions, checkBytes } from './checks.js';
+import { isNode, checkBool, checkInteger, checkOptions, checkBytes } from './checks.js';
 import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
-
-// ---- threads: which build init() loads ----
-// Two builds of the same C++: dist/attnwasm_core (single-threaded, loads
-// anywhere) and dist/attnwasm_core_mt (pthreads: needs SharedArrayBuffer,
-// i.e. Node or a cross-origin-isolated page; its Web Workers run
-// dist/attnwasm_core_mt.worker.js). index.js names both with literal
-// specifiers so that bundlers see them; the single-thread path never loads
-// the pthreads glue.
-const NODE_OS = 'node:os';
-/** Most threads `threads: 'auto'` picks (only 2-core machines were measured). */
-const AUTO_MAX_THREADS = 4;
-const MAX_THREADS = 64; // src/core/parallel.h kMaxThreads
-
-async function logicalCores() {
-  if (isNode) {
-    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_OS);
-    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  }
-  return typeof navigator === 'object' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
-}
-
-/**
- * Decides the thread count for init(): { threads, reason } where reason says
- * why a single thread is used (null when threads > 1).
- */
-async function planThreads(requested) {
-  if (requested === undefined) requested = DEFAULT_THREADS;
-  if (requested !== 'auto') {
-    checkInteger(requested, 'threads', { min: 1, max: MAX_THREADS });
-    if (requested === 1) return { threads: 1, reason: 'threads: 1 requested' };
-  }
-  if (typeof SharedArrayBuffer !== 'function') {
-    return {
-      threads: 1,
-      reason: isNode || globalThis.crossOriginIsolated === true
-        ? 'SharedArrayBuffer unavailable'
-        : 'not cross-origin isolated (COOP/COEP headers missing): SharedArrayBuffer unavailable',
-    };
-  }
-  if (!isNode && globalThis.crossOriginIsolated !== true) {
-    return { threads: 1, reason: 'not cross-origin isolated (COOP/COEP headers missing)' };
-  }
-  if (!isNode && typeof Worker !== 'function') return { threads: 1, reason: 'Worker unavailable in this context' };
-  if (requested !== 'auto') return { threads: requested, reason: null };
-  const cores = await logicalCores();
-  if (cores < 2) return { threads: 1, reason: `threads: 'auto' on ${cores} logical core` };
-  return { threads: Math.min(cores, AUTO_MAX_THREADS), reason: null };
-}
-
-/**
- * The thread count init() uses when `threads` is not given: 'auto'. Measured
- * on 2 cores (bench/README.md): in Node 2 threads ran the S3/S4 MHA and
- * encoder layers 1.5–1.9× faster than one, and small shapes no slower; in
- * Chromium 1.2–1.4×. Browsers only get threads on cross-origin-isolated pages,
- * so elsewhere 'auto' quietly means one thread (capabilities() says why).
- */
-const DEFAULT_THREADS = 'auto';
+import { planRelaxed, planThreads } from './plan.js';
 
 /**
  * How long init() waits, by default, for the pthreads build's workers to
@@ -169,6 +114,15 @@ async function startPthreads(createMt, wasmModule, wasmWhere, files, threads, ti
 
 const ST_WASM = 'attnwasm_core.wasm';
 const MT_WASM = 'attnwasm_core_mt.wasm';
+const ST_RS_WASM = 'attnwasm_core_rs.wasm';
+const MT_RS_WASM = 'attnwasm_core_mt_rs.wasm';
+
+/** The dist/ files of a pthreads build in a set of locations(): { wasm, worker, glue }. */
+function pthreadsFiles(set, relaxed) {
+  return relaxed
+    ? { wasm: set.mtRsWasm, mtWorker: set.mtRsWorker, mtGlue: set.mtRsGlue }
+    : { wasm: set.mtWasm, mtWorker: set.mtWorker, mtGlue: set.mtGlue };
+}
 
 /**
  * The one-sentence fix of an ERR_WASM_LOAD for `file`, by where the .wasm
@@ -207,53 +161,85 @@ function wasmLoadError(file, failures, origin) {
   });
 }
 
+/** The attempts of a failed load in one phrase: 'where: problem; where: problem'. */
+const listFailures = (failures) => failures.map((f) => `${f.where}: ${f.problem}`).join('; ');
+
 /**
  * Compiles the first source that loads and starts `factory`'s glue with it
- * (single-thread build). Throws ERR_WASM_LOAD naming every attempt.
+ * (a single-thread build): { core }, or { failures } (WasmLoadFailure, every
+ * attempt) when none loads or the module does not link with the glue.
  */
-async function startSingleThread(factory, sources, origin) {
+async function trySingleThread(factory, sources) {
   let compiled;
   try {
     compiled = await compileFirst(sources);
   } catch (e) {
     if (!e.failures) throw e;
-    throw wasmLoadError(ST_WASM, e.failures, origin);
+    return { failures: e.failures };
   }
   try {
-    return await startGlue(factory, {}, compiled.module, compiled.where);
+    return { core: await startGlue(factory, {}, compiled.module, compiled.where) };
   } catch (e) {
-    if (e instanceof WasmLoadFailure) throw wasmLoadError(ST_WASM, [e], origin);
+    if (e instanceof WasmLoadFailure) return { failures: [e] };
     throw e;
   }
 }
 
+/** The baseline single-thread build from `sources`; throws ERR_WASM_LOAD naming every attempt. */
+async function startSingleThread(sources, origin) {
+  const r = await trySingleThread(createAttnwasmModule, sources);
+  if (r.failures) throw wasmLoadError(ST_WASM, r.failures, origin);
+  return r.core;
+}
+
 /**
- * Starts the pthreads build: { core }, or { cause } when it cannot and the
- * single-thread build should take over. A .wasm the caller named (`custom`)
- * that does not load throws ERR_WASM_LOAD instead of falling back.
+ * Starts the relaxed-SIMD single-thread build from the package's files:
+ * { core }, or { cause } when it does not load and the baseline build should
+ * take over.
  */
-async function startThreaded(entry, custom, threads, timeoutMs) {
+async function startRelaxedSingleThread(entry) {
+  let factory;
+  try {
+    ({ default: factory } = await entry.importRelaxed());
+  } catch (e) {
+    return { cause: `the relaxed-SIMD glue did not load (${e && e.message ? e.message : e})` };
+  }
+  const r = await trySingleThread(factory, entry.locations().sets.map((s) => ({ url: s.rsWasm })));
+  return r.core ? r : { cause: `${ST_RS_WASM} did not load (${listFailures(r.failures)})` };
+}
+
+/**
+ * Starts a pthreads build (`relaxed`: the relaxed-SIMD one): { core }, or
+ * { cause, buildFailed } when it cannot and another build should take over.
+ * buildFailed: the build itself failed (its glue or its .wasm did not load,
+ * or they do not fit together), so the other pthreads build may still work;
+ * otherwise its workers did not start, and the single-thread build takes
+ * over. A .wasm the caller named (`custom`, baseline only) that does not load
+ * throws ERR_WASM_LOAD instead of falling back.
+ */
+async function startThreaded(entry, custom, threads, timeoutMs, relaxed) {
+  const file = relaxed ? MT_RS_WASM : MT_WASM;
   let createMt;
   try {
-    ({ default: createMt } = await entry.importPthreads());
+    ({ default: createMt } = await (relaxed ? entry.importRelaxedPthreads() : entry.importPthreads()));
   } catch (e) {
-    return { cause: `the pthreads glue did not load (${e && e.message ? e.message : e})` };
+    return { cause: `the ${relaxed ? 'relaxed-SIMD ' : ''}pthreads glue did not load (${e && e.message ? e.message : e})`, buildFailed: true };
   }
-  const { sets } = entry.locations();
-  const sources = custom ? [custom.source] : sets.map((s) => ({ url: s.mtWasm }));
+  const sets = entry.locations().sets.map((s) => pthreadsFiles(s, relaxed));
+  const sources = custom ? [custom.source] : sets.map((s) => ({ url: s.wasm }));
   let compiled;
   try {
     compiled = await compileFirst(sources);
   } catch (e) {
     if (!e.failures) throw e;
-    if (custom) throw wasmLoadError(MT_WASM, e.failures, custom.origin);
-    return { cause: `${MT_WASM} did not load (${e.failures.map((f) => `${f.where}: ${f.problem}`).join('; ')})` };
+    if (custom) throw wasmLoadError(file, e.failures, custom.origin);
+    return { cause: `${file} did not load (${listFailures(e.failures)})`, buildFailed: true };
   }
   const files = sets[custom ? 0 : compiled.index];
   const started = await startPthreads(createMt, compiled.module, compiled.where, files, threads, timeoutMs);
   if (started.failure) {
-    if (custom) throw wasmLoadError(MT_WASM, [started.failure], custom.origin);
-    return { cause: `${MT_WASM} from ${started.failure.where}: ${started.failure.problem}` };
+    if (custom) throw wasmLoadError(file, [started.failure], custom.origin);
+    return { cause: `${file} from ${started.failure.where}: ${started.failure.problem}`, buildFailed: true };
   }
   return started;
 }
@@ -276,22 +262,26 @@ function customWasm(options, requested) {
  * Makes the init() of a package entry. `entry`:
  *   name              its import specifier, for messages ('attnwasm', 'attnwasm/inline')
  *   locations()       index.js: { sets, moved }: the dist/ files' URLs { wasm, mtWasm,
- *                     mtWorker, mtGlue }, candidate sets tried in order, and whether a
- *                     bundler moved this code away from them
+ *                     mtWorker, mtGlue, rsWasm, mtRsWasm, mtRsWorker, mtRsGlue },
+ *                     candidate sets tried in order, and whether a bundler moved this
+ *                     code away from them
  *   importPthreads()  index.js: import() of the pthreads glue
- *   embedded()        inline.js, instead of the two above: a promise of the
- *                     single-thread build's .wasm bytes
+ *   importRelaxed(), importRelaxedPthreads()
+ *                     index.js: import() of the relaxed-SIMD builds' glues
+ *   embedded()        inline.js, instead of the four above: a promise of the
+ *                     single-thread baseline build's .wasm bytes
  */
 export function createInit(entry) {
   const optionNames = entry.embedded
-    ? ['threads', 'workingMemory']
-    : ['wasmUrl', 'wasmBinary', 'threads', 'threadStartTimeoutMs', 'workingMemory'];
+    ? ['threads', 'relaxedSimd', 'workingMemory']
+    : ['wasmUrl', 'wasmBinary', 'threads', 'threadStartTimeoutMs', 'relaxedSimd', 'workingMemory'];
   return async function init(options = {}) {
     checkOptions(options, optionNames, 'init');
     const requested = options.threads;
     if (requested !== undefined && requested !== 'auto' && typeof requested !== 'number') {
       throw typeError(`threads: expected an integer or 'auto', got ${describe(requested)}`);
     }
+    const relaxedRequested = checkBool(options.relaxedSimd, 'relaxedSimd', true);
     const timeoutMs = options.threadStartTimeoutMs === undefined
       ? THREAD_START_TIMEOUT_MS
       : checkInteger(options.threadStartTimeoutMs, 'threadStartTimeoutMs', { min: 1, max: 600000 });
@@ -303,30 +293,47 @@ export function createInit(entry) {
     if (entry.embedded && plan.threads > 1) {
       plan = { threads: 1, reason: `${entry.name} embeds the single-thread build only (import 'attnwasm' for threads)` };
     }
+    let relaxed = planRelaxed(relaxedRequested, entry, custom);
     let core;
     if (plan.threads > 1) {
-      const started = await startThreaded(entry, custom?.build === 'pthreads' ? custom : null, plan.threads, timeoutMs);
-      if (started.core) {
-        core = started.core;
-        unrefWorkers(core);
-      } else {
+      // The relaxed pthreads build first; if it fails as a build, the baseline
+      // pthreads build; if its workers do not start, one thread (the baseline
+      // pthreads build's workers would not start either).
+      for (const rs of relaxed.relaxed ? [true, false] : [false]) {
+        const started = await startThreaded(entry, custom?.build === 'pthreads' ? custom : null, plan.threads, timeoutMs, rs);
+        if (started.core) {
+          core = started.core;
+          unrefWorkers(core);
+          break;
+        }
+        if (rs && started.buildFailed) {
+          relaxed = { relaxed: false, reason: `${started.cause}; running the baseline build` };
+          continue;
+        }
         plan = { threads: 1, reason: `${started.cause}; running the single-thread build` };
+        break;
       }
+    }
+    if (!core && relaxed.relaxed) {
+      const started = await startRelaxedSingleThread(entry);
+      if (started.core) core = started.core;
+      else relaxed = { relaxed: false, reason: `${started.cause}; running the baseline build` };
     }
     if (!core) {
       // A wasmUrl/wasmBinary given with threads > 1 names the pthreads build's
       // .wasm: the single-thread one then comes from the package.
       if (custom?.build === 'single-thread') {
-        core = await startSingleThread(createAttnwasmModule, [custom.source], custom.origin);
+        core = await startSingleThread([custom.source], custom.origin);
       } else if (entry.embedded) {
-        core = await startSingleThread(createAttnwasmModule, [{ bytes: await entry.embedded(), where: `the .wasm embedded in ${entry.name}` }], 'embedded');
+        core = await startSingleThread([{ bytes: await entry.embedded(), where: `the .wasm embedded in ${entry.name}` }], 'embedded');
       } else {
         const { sets, moved } = entry.locations();
-        core = await startSingleThread(createAttnwasmModule, sets.map((s) => ({ url: s.wasm })), isNode && !moved ? 'installed' : 'bundled');
+        core = await startSingleThread(sets.map((s) => ({ url: s.wasm })), isNode && !moved ? 'installed' : 'bundled');
       }
     }
     const rt = new AttnWasm(core);
     rt._threadPlan = plan;
+    rt._relaxedPlan = relaxed;
     // The working-memory budget (README "Memory"); its range is the native rule's.
     if (options.workingMemory !== undefined) {
       try {

@@ -291,10 +291,13 @@ export class AttnWasm {
   /**
    * What this runtime instance uses. `threads`: the number of threads its
    * kernels run on, or false for one; then `threadsReason` says why.
+   * `relaxedSimd`: whether it runs a relaxed-SIMD build; when not,
+   * `relaxedSimdReason` says why.
    */
   capabilities() {
     const n = this._core.numThreads();
     const plan = this._threadPlan ?? { threads: 1, reason: 'threads: 1 requested' };
+    const relaxedSimd = this._core.relaxedSimd();
     const caps = {
       // The module is built with SIMD128, so it only instantiates where SIMD
       // works; this checks it independently (a v128 function must validate).
@@ -304,8 +307,10 @@ export class AttnWasm {
       sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
       environment: isNode ? 'node' : typeof window === 'object' ? 'browser' : 'worker',
       build: this._core.threadsSupported() ? 'pthreads' : 'single-thread',
+      relaxedSimd,
     };
     if (n <= 1) caps.threadsReason = plan.threads > 1 ? 'threads: 1 set' : plan.reason;
+    if (!relaxedSimd) caps.relaxedSimdReason = this._relaxedPlan?.reason ?? 'relaxedSimd: false requested';
     return caps;
   }
 

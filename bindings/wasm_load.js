@@ -64,6 +64,15 @@ export const SIMD_SUPPORTED = WebAssembly.validate(new Uint8Array([
   253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
 ]));
 
+// (module (func (param v128) (result v128) local.get 0 local.get 0 local.get 0 f32x4.relaxed_madd))
+// — validates only where the engine runs relaxed SIMD (Chromium ≥ 114, Firefox ≥ 146;
+// Node 20 with --experimental-wasm-relaxed-simd; not Safari). init() then loads
+// the relaxed-SIMD build (index.js, attnwasm_core_rs / attnwasm_core_mt_rs).
+export const RELAXED_SIMD_SUPPORTED = WebAssembly.validate(new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0,
+  32, 0, 32, 0, 32, 0, 253, 133, 2, 11,
+]));
+
 function compileFailure(where, e) {
   if (!SIMD_SUPPORTED) {
     return new WasmLoadFailure(where, 'no-simd', 'this JavaScript engine has no WebAssembly SIMD128, which attnwasm needs', { cause: e });
@@ -188,6 +197,17 @@ export async function compileFirst(sources) {
 export function startGlue(factory, moduleArg, wasmModule, where) {
   return new Promise((resolve, reject) => {
     moduleArg.instantiateWasm = (imports, receiveInstance) => {
+      // A pthreads glue hands the module a shared memory; a single-thread
+      // .wasm has its own. The other imports of the two builds of one
+      // toolchain can line up (a relaxed single-thread .wasm links with the
+      // relaxed pthreads glue, then fails inside embind), so check this first.
+      const glueMemory = Object.values(imports).some((o) => Object.values(o).some((v) => v instanceof WebAssembly.Memory));
+      const wasmMemory = WebAssembly.Module.imports(wasmModule).some((i) => i.kind === 'memory');
+      if (glueMemory !== wasmMemory) {
+        reject(new WasmLoadFailure(where, 'mismatch', 'it is WebAssembly, but of another build or attnwasm version '
+          + `(${wasmMemory ? "it imports a memory: a pthreads build's .wasm" : "it has its own memory: a single-thread build's .wasm"})`));
+        return {};
+      }
       WebAssembly.instantiate(wasmModule, imports).then(
         (instance) => receiveInstance(instance, wasmModule),
         (e) => reject(new WasmLoadFailure(where, 'mismatch',

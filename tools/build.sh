@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds both targets: native (static library + GoogleTest tests, build/native)
-# and wasm (build/wasm): dist/attnwasm_core.mjs + .wasm (single-thread) and
-# dist/attnwasm_core_mt.mjs + .wasm + .worker.js + package.json (pthreads).
-# Incremental.
+# and wasm (build/wasm): dist/attnwasm_core.mjs + .wasm (single-thread),
+# dist/attnwasm_core_mt.mjs + .wasm + .worker.js + package.json (pthreads),
+# the same two with relaxed SIMD (dist/attnwasm_core_rs.*, dist/attnwasm_core_mt_rs.*;
+# their GEMM by em++ on clang-19, see CMakeLists.txt) and the kernel tests as
+# a wasm program (build/wasm/attnwasm_kernel_tests_rs.js). Incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
@@ -19,5 +21,7 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
+  # (Never put node_modules/.bin, npm binaryen, on PATH for em++: the -O3
+  # glue would then be minified against another wasm-opt's names.)
   cmake --build build/wasm -j"$JOBS"
 fi

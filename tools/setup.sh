@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes (tools/fuzz.sh, tools/sanitize.sh).
+# clang-19 lld-19 llvm-19: em++ runs on them for the relaxed-SIMD build (build/wasm-relaxed;
+# docs/TOOLCHAIN.md, SIMD), whose .wasm a current wasm-opt from npm (`binaryen`, a devDependency) optimises.
 APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt chromium nodejs npm
-              clang libclang-rt-14-dev)
+              clang libclang-rt-14-dev clang-19 lld-19 llvm-19)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The test command (npm test): set up if needed, build both targets, run the
+# The test command (npm test): set up if needed, build all targets, run the
 # native tests (ctest), the same under sanitizers (with a replay of every fuzz
 # corpus file), the fuzz gate (fixed seed, fixed number of inputs: the same
-# on every run), and the JS tests (node --test). Deterministic: the
-# open-ended fuzz search is `npm run fuzz`, never part of this.
+# on every run), the kernel tests built to wasm with relaxed SIMD, and the JS
+# tests (node --test) twice: with --experimental-wasm-relaxed-simd (Node then
+# runs the relaxed-SIMD builds; Chromium runs them by default) and without
+# (the baseline builds). Deterministic: the open-ended fuzz search is
+# `npm run fuzz`, never part of this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
@@ -11,4 +14,15 @@ bash tools/build.sh
 (cd build/native && ctest --output-on-failure -j2)
 bash tools/sanitize.sh                    # the native tests again under ASan + UBSan (build/asan)
 bash tools/fuzz.sh gate                   # each libFuzzer target, fixed seed and run count (build/fuzz)
-node --test tests/js/ tests/browser/
+# The relaxed instantiation of the kernels against the scalar references, in
+# wasm: it must exit 0 and say "[  PASSED  ] N tests." with N > 0.
+log=build/wasm/kernel_tests_rs.log
+rc=0
+node --experimental-wasm-relaxed-simd build/wasm/attnwasm_kernel_tests_rs.js > "$log" 2>&1 || rc=$?
+grep -E '^\[  (PASSED|FAILED) ' "$log" || true
+if [ "$rc" -ne 0 ] || ! grep -qE '^\[  PASSED  \] [1-9][0-9]* tests?\.$' "$log"; then
+  echo "test: the wasm kernel tests (relaxed SIMD) failed (exit $rc): $log"
+  exit 1
+fi
+node --experimental-wasm-relaxed-simd --test tests/js/ tests/browser/   # relaxed-SIMD builds (Chromium: by default)
+node --test tests/js/                                                   # baseline builds

@@ -22,7 +22,11 @@ constexpr double kGeluTanhCubic = 0.044715;
 
 void f32_relu_ref(size_t n, float* x) {
   // `x < 0` is false for NaN, so NaN stays NaN (torch.relu(nan) = nan); -0 stays -0.
-  for (size_t j = 0; j < n; ++j) x[j] = x[j] < 0.0f ? 0.0f : x[j];
+  // A conditional store, not `x = x < 0 ? 0 : x`: Emscripten's clang-14 turns
+  // that select into wasm f32.max / f32x4.max, which make -0 into +0 (found by
+  // the kernel tests built to wasm).
+  for (size_t j = 0; j < n; ++j)
+    if (x[j] < 0.0f) x[j] = 0.0f;
 }
 
 void f32_gelu_ref(size_t n, float* x) {

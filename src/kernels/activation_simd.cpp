@@ -55,7 +55,8 @@ void relu_impl(size_t n, float* x) {
     const batch v = batch::load_unaligned(x + j);
     xsimd::select(v < zero, zero, v).store_unaligned(x + j);
   }
-  for (; j < n; ++j) x[j] = x[j] < 0.0f ? 0.0f : x[j];
+  for (; j < n; ++j)  // as f32_relu_ref: a select here would become f32.max in wasm (+0 for -0)
+    if (x[j] < 0.0f) x[j] = 0.0f;
 }
 
 template <class Arch>

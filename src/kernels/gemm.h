@@ -82,4 +82,9 @@ void f32_gemm_pp_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const f
 void f32_gemm_pp(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* ap, const float* bp, size_t bk,
                  const float* row_scale, bool accumulate);
 
+// True when this build's micro-kernel multiply-adds with f32x4.relaxed_madd
+// (the relaxed-SIMD wasm build: gemm_simd.cpp madd()), false where it is
+// xsimd::fma (the baseline wasm build: mul + add; natively: the host's fma).
+bool f32_gemm_relaxed_madd();
+
 }  // namespace aw::kernels

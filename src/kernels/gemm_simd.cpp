@@ -1,9 +1,11 @@
 // xsimd versions of the gemm kernels in gemm.h, templated on the xsimd arch and
 // instantiated for xsimd::default_arch (fma3<avx2> natively with -mavx2 -mfma,
-// sse4_1 -> WASM SIMD128 in the wasm build). Everything derives from
+// sse4_1 -> WASM SIMD128 in the wasm builds). Everything derives from
 // batch::size (W = 8 or 4). Scalar twins: gemm_ref.cpp.
 // One register micro-kernel (packed A, packed B) with the BLIS cache
-// blocking around it; the packing routines; the entry points.
+// blocking around it; the packing routines; the entry points. The same
+// source makes both wasm builds: the baseline (mul + add) and, compiled with
+// -mrelaxed-simd, the relaxed-SIMD build (f32x4.relaxed_madd; see madd()).
 #include "kernels/gemm.h"
 
 #include <algorithm>
@@ -13,6 +15,12 @@
 
 #include <xmmintrin.h>
 #include <xsimd/xsimd.hpp>
+#if defined(__wasm_relaxed_simd__)
+#if __clang_major__ < 16
+#error "the relaxed build needs em++ on clang-19 (docs/TOOLCHAIN.md, SIMD): older clangs emit a pre-standard f32x4.fma"
+#endif
+#include <wasm_simd128.h>
+#endif
 
 #include "core/tiering.h"
 
@@ -31,6 +39,36 @@ inline void unroll_impl(F&& f, std::index_sequence<I...>) {
 template <size_t N, class F>
 inline void unroll(F&& f) {
   unroll_impl(f, std::make_index_sequence<N>{});
+}
+
+// The micro-kernel's multiply-add, acc + a·b, in one of two instantiations
+// chosen by the build flags:
+// - compiled with -mrelaxed-simd (the relaxed wasm build, by clang-19, which
+//   defines __wasm_relaxed_simd__), the 4-lane one is f32x4.relaxed_madd. The engine
+//   lowers it to one fused multiply-add where the CPU has one (V8: vfmadd on
+//   x64 with FMA3, fmla on ARM and Apple M) and to mul + add elsewhere; on
+//   CPUs whose 128-bit adds share ports with the multiplies, FMA runs up to
+//   1.6–1.8× the mul + add rate (docs/TOOLCHAIN.md, SIMD). A fused result
+//   rounds once where mul + add rounds twice, so this build's products differ
+//   from the references' in the last bits (tests compare within the
+//   dot-product bound; gemm.h "Summation order" still holds: each element is
+//   summed in k order, so thread counts and cache blocks change nothing);
+// - otherwise xsimd::fma: on sse4.1, and so the baseline wasm build, a
+//   multiply then an add (bit-identical to the references); natively with
+//   -mfma a real FMA.
+// Only this kernel uses it: it is where the flops are (the attention core's
+// Q·Kᵀ and P·V run through it too, f32_gemm_pp).
+template <class Arch>
+inline xsimd::batch<float, Arch> madd(xsimd::batch<float, Arch> a, xsimd::batch<float, Arch> b,
+                                      xsimd::batch<float, Arch> acc) {
+#if defined(__wasm_relaxed_simd__)
+  if constexpr (xsimd::batch<float, Arch>::size == 4) {
+    // batch<float, sse4_1> holds an __m128, which is SIMD128's v128 (bit casts).
+    const v128_t r = wasm_f32x4_relaxed_madd((v128_t)(__m128)a, (v128_t)(__m128)b, (v128_t)(__m128)acc);
+    return xsimd::batch<float, Arch>((__m128)r);
+  }
+#endif
+  return xsimd::fma(a, b, acc);
 }
 
 // ---- packed operands: micro-kernel and cache blocking (layouts in gemm.h) ----
@@ -99,7 +137,7 @@ inline void packed_tile(size_t kc, const float* ap, const float* bp, float* c, s
     unroll<NV>([&](auto v) { bv[v] = batch::load_unaligned(bp + v * W); });
     unroll<MR>([&](auto i) {
       const batch av(ap[i]);
-      unroll<NV>([&](auto v) { acc[i * NV + v] = xsimd::fma(av, bv[v], acc[i * NV + v]); });
+      unroll<NV>([&](auto v) { acc[i * NV + v] = madd<Arch>(av, bv[v], acc[i * NV + v]); });
     });
   }
   if constexpr (alpha_bias) {
@@ -181,18 +219,15 @@ void pack_a_block(size_t m, size_t kc, const float* a, size_t lda, float* ap, fl
   }
 }
 
-// The packed A block of the calling thread: kMC × kKC floats in static
-// thread-local storage (no allocation in a kernel; each thread has its own).
-alignas(16) thread_local float t_apack[kMC * kKC];
-
 // One row block of one k block: packs rows [0, rows ≤ kMC) of A, depth kc,
-// into t_apack, then runs every panel of the block of B. The unit a first
-// call tiers up on (core/tiering.h): entered ceil(m / kMC) times per k block.
+// into apack (kMC × kKC floats), then runs every panel of the block of B.
+// The unit a first call tiers up on (core/tiering.h): entered ceil(m / kMC)
+// times per k block.
 template <class Arch>
 AW_TIER_ENTRY void rows_block(bool first, bool last, size_t rows, size_t n, size_t kc, const float* a, size_t lda,
-                              const float* block, float* c, size_t ldc, float alpha, const float* bias) {
-  pack_a_block<Arch>(rows, kc, a, lda, t_apack);
-  packed_block_k<Arch, Start::kZero, true>(first, last, rows, n, kc, t_apack, kc * kGemmMR, block, kc * kGemmNR, c,
+                              const float* block, float* c, size_t ldc, float alpha, const float* bias, float* apack) {
+  pack_a_block<Arch>(rows, kc, a, lda, apack);
+  packed_block_k<Arch, Start::kZero, true>(first, last, rows, n, kc, apack, kc * kGemmMR, block, kc * kGemmNR, c,
                                            ldc, nullptr, alpha, bias);
 }
 
@@ -204,6 +239,13 @@ template <class Arch>
 void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const float* bp,
                  size_t bp_cols, size_t jp0, float alpha, const float* bias) {
   if (m == 0 || n == 0) return;
+  // The packed A block, 144 KB on the stack of the calling thread: no
+  // allocation in a kernel, and each thread has its own. (Not a thread_local
+  // array: in the pthreads .wasm that is a 144 KB all-zero TLS data segment,
+  // which the relaxed build's wasm-opt does not shrink; docs/TOOLCHAIN.md,
+  // SIMD.) Stacks are 5 MB on the wasm main thread and 2 MB on wasm pthreads
+  // (Emscripten 3.1.6 defaults), 8 MB natively.
+  alignas(16) float apack[kMC * kKC];
   const size_t np = f32_gemm_packed_cols(bp_cols);
   const auto rows_block_fn = TierEntry<&rows_block<Arch>>();
   for (size_t p0 = 0;; p0 += kKC) {
@@ -212,7 +254,7 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
     const float* block = bp + p0 * np + jp0 * kc * kGemmNR;  // this k block's first panel of the window
     for (size_t i0 = 0; i0 < m; i0 += kMC)
       rows_block_fn(first, last, std::min(kMC, m - i0), n, kc, a + i0 * lda + p0, lda, block, c + i0 * ldc, ldc, alpha,
-               bias);
+                    bias, apack);
     if (last) break;
   }
 }
@@ -294,6 +336,14 @@ void pack_nn_impl(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
 }
 
 }  // namespace
+
+bool f32_gemm_relaxed_madd() {
+#if defined(__wasm_relaxed_simd__)
+  return true;
+#else
+  return false;
+#endif
+}
 
 void f32_gemm_pack_nt(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
   pack_nt_impl<xsimd::default_arch>(n, k, b, ldb, bp);

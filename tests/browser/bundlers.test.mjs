@@ -139,10 +139,15 @@ test('Vite build: no configuration; threads on an isolated page', async (t) => {
   const out = join(app, 'dist');
   const { single, iso } = await openBoth('vite build', out);
   const assets = await readdir(join(out, 'assets'));
-  const st = assets.find((f) => /^attnwasm_core-.*\.wasm$/.test(f));
-  assert.ok(st, `vite emitted no attnwasm_core .wasm: ${assets.join(', ')}`);
-  assert.deepEqual(await readFile(join(out, 'assets', st)), await readFile(join(project.dir, 'node_modules/attnwasm/dist/attnwasm_core.wasm')));
-  assert.ok(single.responses.some((r) => r.url.endsWith(`/assets/${st}`)), 'the page did not fetch the emitted .wasm');
+  // All four builds' .wasm emitted; Chromium runs relaxed SIMD, so the page fetches attnwasm_core_rs.
+  for (const name of ['attnwasm_core', 'attnwasm_core_mt', 'attnwasm_core_rs', 'attnwasm_core_mt_rs']) {
+    const f = assets.find((a) => new RegExp(`^${name}-[^.]*\\.wasm$`).test(a));
+    assert.ok(f, `vite emitted no ${name} .wasm: ${assets.join(', ')}`);
+    assert.deepEqual(await readFile(join(out, 'assets', f)), await readFile(join(project.dir, `node_modules/attnwasm/dist/${name}.wasm`)));
+    if (name === 'attnwasm_core_rs') assert.ok(single.responses.some((r) => r.url.endsWith(`/assets/${f}`)), 'the page did not fetch the emitted .wasm');
+  }
+  assert.equal(single.result.caps.relaxedSimd, true);
+  assert.equal(iso.result.caps.relaxedSimd, true);
   // Vite inlines the 3 KB worker script as a data: URL; it must still start.
   t.diagnostic(`vite build: ${assets.length} assets; isolated page: ${iso.result.caps.threads} threads`);
 });
@@ -204,10 +209,14 @@ test('esbuild: copy node_modules/attnwasm/dist/attnwasm_core* next to the bundle
   const out = join(app, 'out-esbuild');
   await finishOutput(out, { copy: true });
   const { single } = await openBoth('esbuild', out);
-  assert.ok(single.responses.some((r) => new URL(r.url).pathname === '/attnwasm_core.wasm'), 'the .wasm next to the bundle was not used');
+  // Chromium runs relaxed SIMD: the relaxed-SIMD build's .wasm next to the bundle.
+  assert.ok(single.responses.some((r) => new URL(r.url).pathname === '/attnwasm_core_rs.wasm'), 'the .wasm next to the bundle was not used');
+  assert.equal(single.result.caps.relaxedSimd, true);
   const js = await size(join(out, 'main.js'));
   const wasm = await size(join(out, 'attnwasm_core.wasm'));
-  t.diagnostic(`esbuild --minify, attnwasm: main.js ${kb(js.raw)} (gzip ${kb(js.gzip)}, brotli ${kb(js.brotli)}) + attnwasm_core.wasm ${kb(wasm.raw)} (gzip ${kb(wasm.gzip)}, brotli ${kb(wasm.brotli)})`);
+  const rs = await size(join(out, 'attnwasm_core_rs.wasm'));
+  t.diagnostic(`esbuild --minify, attnwasm: main.js ${kb(js.raw)} (gzip ${kb(js.gzip)}, brotli ${kb(js.brotli)}) + attnwasm_core.wasm ${kb(wasm.raw)} (gzip ${kb(wasm.gzip)}, brotli ${kb(wasm.brotli)}) `
+    + `or attnwasm_core_rs.wasm ${kb(rs.raw)} (gzip ${kb(rs.gzip)}, brotli ${kb(rs.brotli)})`);
 });
 
 test("esbuild, 'attnwasm/inline': no step at all; its size cost", async (t) => {

@@ -144,6 +144,7 @@ test('landing page: loads cleanly, cross-origin isolated, runtime panel', async 
   const { page, problems } = await openPage('/web/');
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
   assert.equal(await page.textContent('[data-cap="simd"]'), 'on');
+  assert.equal(await page.textContent('[data-cap="relaxed"]'), 'on');  // Chromium runs the relaxed-SIMD build
   assert.equal(await page.textContent('[data-cap="coi"]'), 'yes');
   assert.equal(await page.locator('a.demo').count(), 2);
   await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });

@@ -92,17 +92,21 @@ test('browser soak: 250 classifications on the digits page', async () => {
 test('determinism: Chromium computes the same bits as Node', async () => {
   const page = await context.newPage();
   await page.goto(new URL('/web/', server.url).href);
-  const inPage = await page.evaluate(async (src) => {
+  // The same build on both sides: Chromium runs relaxed SIMD, Node only with
+  // --experimental-wasm-relaxed-simd (npm test); the page follows Node.
+  const nodeRt = await init();
+  const relaxedSimd = nodeRt.capabilities().relaxedSimd;
+  const inPage = await page.evaluate(async ([src, relaxed]) => {
     const { init: initPage } = await import('/bindings/index.js');
     const fn = (0, eval)(`(${src})`);
     const get = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
-    return fn(await initPage(), await get('/models/translator/translator.safetensors'), await get('/models/vit/vit.safetensors'));
-  }, workload.toString());
-  const inNode = await workload(await init(),
+    return fn(await initPage({ relaxedSimd: relaxed }), await get('/models/translator/translator.safetensors'), await get('/models/vit/vit.safetensors'));
+  }, [workload.toString(), relaxedSimd]);
+  const inNode = await workload(nodeRt,
     readFileSync(new URL('../../models/translator/translator.safetensors', import.meta.url)),
     readFileSync(new URL('../../models/vit/vit.safetensors', import.meta.url)));
   assert.deepEqual(inPage, inNode);
-  figures.push(`determinism: Chromium = Node, sha256 ${inNode.digest.slice(0, 16)}… over ${inNode.bytes} bytes`);
+  figures.push(`determinism: Chromium = Node (${relaxedSimd ? 'relaxed-SIMD' : 'baseline'} build), sha256 ${inNode.digest.slice(0, 16)}… over ${inNode.bytes} bytes`);
   await page.close();
 });
 

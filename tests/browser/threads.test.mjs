@@ -1,9 +1,11 @@
 // The pthreads build in headless Chromium. A small static server of its own
 // (bindings/ and dist/ plus an inline test page) runs twice: with the
 // COOP/COEP headers (the page is cross-origin isolated) and without them.
-//   isolated:     init({ threads: 2 }) loads dist/attnwasm_core_mt.* and its
+//   isolated:     init({ threads: 2 }) loads dist/attnwasm_core_mt_rs.* (Chromium
+//                 runs relaxed SIMD, so the relaxed-SIMD pthreads build) and its
 //                 Web Worker, capabilities() says threads: 2, and MHA /
-//                 encoder / SDPA outputs are bit-identical to init({ threads: 1 }).
+//                 encoder / SDPA outputs are bit-identical to init({ threads: 1 });
+//                 so are the baseline build's (relaxedSimd: false) 1 and 2 threads.
 //   not isolated: init({ threads: 2 }) falls back to the single-thread build,
 //                 says why, and never requests a *_mt file.
 // The 1- vs 2-thread time of an S3-sized MHA is printed as a diagnostic only
@@ -28,25 +30,38 @@ import { init } from '/bindings/index.js';
 const rand = (n, seed) => { let s = seed; const a = new Float32Array(n); for (let i = 0; i < n; i++) { s = (s * 1664525 + 1013904223) >>> 0; a[i] = s / 2 ** 32 - 0.5; } return a; };
 const bits = (t) => Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length));
 const same = (a, b) => JSON.stringify(a.shape) === JSON.stringify(b.shape) && bits(a).every((v, i) => v === bits(b)[i]);
-async function run() {
-  const r = { isolated: globalThis.crossOriginIsolated };
-  const mt = await init({ threads: 2 });
-  const st = await init({ threads: 1 });
-  r.caps = mt.capabilities();
-  r.capsSt = st.capabilities();
-  // MHA, sequence-first, odd length, 2 batch entries, causal float mask, weights.
+// MHA (sequence-first, odd length, 2 batch entries, causal float mask,
+// weights), an encoder layer and a causal SDPA on runtimes st and mt: are
+// their outputs bit-identical?
+function compare(st, mt) {
   const L = 67, N = 2, E = 64, H = 4;
   const x = { data: rand(L * N * E, 3), shape: [L, N, E] };
   const a = new st.MultiheadAttention(E, H), b = new mt.MultiheadAttention(E, H);
   b.loadStateDict(a.stateDict());
   const mask = st.generateSquareSubsequentMask(L);
   const ya = a.forward(x, x, x, { attnMask: mask }), yb = b.forward(x, x, x, { attnMask: mask });
-  r.mhaSame = same(ya.output, yb.output) && same(ya.weights, yb.weights);
   const ea = new st.TransformerEncoderLayer(E, H, { dimFeedforward: 96 }), eb = new mt.TransformerEncoderLayer(E, H, { dimFeedforward: 96 });
   eb.loadStateDict(ea.stateDict());
-  r.encoderSame = same(ea.forward(x), eb.forward(x));
   const q = { data: rand(2 * 3 * 41 * 16, 5), shape: [2, 3, 41, 16] };
-  r.sdpaSame = same(st.scaledDotProductAttention(q, q, q, { isCausal: true }).output, mt.scaledDotProductAttention(q, q, q, { isCausal: true }).output);
+  const r = {
+    mhaSame: same(ya.output, yb.output) && same(ya.weights, yb.weights),
+    encoderSame: same(ea.forward(x), eb.forward(x)),
+    sdpaSame: same(st.scaledDotProductAttention(q, q, q, { isCausal: true }).output, mt.scaledDotProductAttention(q, q, q, { isCausal: true }).output),
+  };
+  for (const m of [a, b, ea, eb]) m.dispose();
+  return r;
+}
+async function run() {
+  const r = { isolated: globalThis.crossOriginIsolated };
+  const mt = await init({ threads: 2 });
+  const st = await init({ threads: 1 });
+  r.caps = mt.capabilities();
+  r.capsSt = st.capabilities();
+  Object.assign(r, compare(st, mt));
+  // The baseline build (relaxedSimd: false), 1 and 2 threads.
+  const mtBase = await init({ threads: 2, relaxedSimd: false });
+  r.capsBase = mtBase.capabilities();
+  r.base = compare(await init({ threads: 1, relaxedSimd: false }), mtBase);
   // S3-sized MHA timing (diagnostic).
   const s3 = { data: rand(256 * 256, 7), shape: [256, 1, 256] };
   const time = (rt) => {
@@ -58,7 +73,6 @@ async function run() {
     return t.sort((p, q) => p - q)[7];
   };
   if (r.caps.threads) { r.ms1 = time(st); r.ms2 = time(mt); }
-  for (const m of [a, b, ea, eb]) m.dispose();
   return r;
 }
 run().then((r) => { window.result = r; }, (e) => { window.result = { error: String(e && e.stack || e) }; });
@@ -149,11 +163,21 @@ test('cross-origin-isolated page: init({ threads: 2 }) runs the pthreads build, 
   assert.equal(r.caps.environment, 'browser');
   assert.equal(r.capsSt.threads, false);
   assert.equal(r.capsSt.threadsReason, 'threads: 1 requested');
-  assert.ok(requests.includes('/dist/attnwasm_core_mt.worker.js'), `the worker was not loaded: ${requests.join(' ')}`);
-  assert.ok(requests.includes('/dist/attnwasm_core_mt.wasm'));
+  // Chromium runs relaxed SIMD: the relaxed-SIMD builds by default.
+  assert.equal(r.caps.relaxedSimd, true, r.caps.relaxedSimdReason);
+  assert.equal(r.capsSt.relaxedSimd, true);
+  assert.ok(requests.includes('/dist/attnwasm_core_mt_rs.worker.js'), `the worker was not loaded: ${requests.join(' ')}`);
+  assert.ok(requests.includes('/dist/attnwasm_core_mt_rs.wasm'));
+  assert.ok(requests.includes('/dist/attnwasm_core_rs.wasm'));
   assert.equal(r.mhaSame, true, 'MHA output/weights differ between 1 and 2 threads');
   assert.equal(r.encoderSame, true, 'encoder layer output differs between 1 and 2 threads');
   assert.equal(r.sdpaSame, true, 'SDPA output differs between 1 and 2 threads');
+  // And the baseline build, forced.
+  assert.equal(r.capsBase.relaxedSimd, false);
+  assert.equal(r.capsBase.relaxedSimdReason, 'relaxedSimd: false requested');
+  assert.equal(r.capsBase.threads, 2);
+  assert.ok(requests.includes('/dist/attnwasm_core_mt.worker.js') && requests.includes('/dist/attnwasm_core_mt.wasm'));
+  assert.deepEqual(r.base, { mhaSame: true, encoderSame: true, sdpaSame: true }, 'the baseline build differs between 1 and 2 threads');
   t.diagnostic(`Chromium, S3-sized MHA: 1 thread ${r.ms1.toFixed(2)} ms, 2 threads ${r.ms2.toFixed(2)} ms (${(r.ms1 / r.ms2).toFixed(2)}×)`);
 });
 
@@ -201,21 +225,22 @@ function assertFellBack(r, reason, boundMs) {
   assert.equal(r.caps.crossOriginIsolated, true);
   assert.match(r.caps.threadsReason, reason);
   assert.match(r.caps.threadsReason, /; running the single-thread build$/);
+  assert.equal(r.caps.relaxedSimd, true, 'the workers failed, not the relaxed build: its single-thread build takes over');
   assert.ok(r.ms < boundMs, `init() took ${r.ms.toFixed(0)} ms (bound ${boundMs} ms)`);
   assert.equal(r.same, true, 'the fallback instance computes differently from the single-thread build');
 }
 
 test('worker script blocked (request aborted): init() falls back to one thread at once and says why', async (t) => {
   const { result: r } = await runPage(true, { page: FALLBACK_PAGE({ threads: 2 }) },
-    { url: '**/attnwasm_core_mt.worker.js', handler: (route) => route.abort('blockedbyclient') });
-  assertFellBack(r, /^the worker script http:\/\/127\.0\.0\.1:\d+\/dist\/attnwasm_core_mt\.worker\.js failed to load/, 5000);
+    { url: '**/attnwasm_core_mt*.worker.js', handler: (route) => route.abort('blockedbyclient') });
+  assertFellBack(r, /^the worker script http:\/\/127\.0\.0\.1:\d+\/dist\/attnwasm_core_mt_rs\.worker\.js failed to load/, 5000);
   t.diagnostic(`blocked worker: fell back in ${r.ms.toFixed(0)} ms: ${r.caps.threadsReason}`);
 });
 
 test('worker script 404: init() falls back to one thread and says why', async (t) => {
   const { result: r } = await runPage(true, { page: FALLBACK_PAGE({ threads: 2 }) },
-    { url: '**/attnwasm_core_mt.worker.js', handler: (route) => route.fulfill({ status: 404, body: 'not found' }) });
-  assertFellBack(r, /^the worker script .*attnwasm_core_mt\.worker\.js failed to load/, 5000);
+    { url: '**/attnwasm_core_mt*.worker.js', handler: (route) => route.fulfill({ status: 404, body: 'not found' }) });
+  assertFellBack(r, /^the worker script .*attnwasm_core_mt_rs\.worker\.js failed to load/, 5000);
   t.diagnostic(`404 worker: fell back in ${r.ms.toFixed(0)} ms`);
 });
 
@@ -224,17 +249,48 @@ test('Content-Security-Policy worker-src \'none\': init() falls back to one thre
     page: FALLBACK_PAGE({ threads: 2 }),
     pageHeaders: { 'Content-Security-Policy': "worker-src 'none'" },
   });
-  assertFellBack(r, /attnwasm_core_mt\.worker\.js/, 5000);
-  assert.ok(!requests.includes('/dist/attnwasm_core_mt.worker.js'), 'the CSP should have kept the worker script from being requested');
+  assertFellBack(r, /attnwasm_core_mt_rs\.worker\.js/, 5000);
+  assert.ok(!requests.some((p) => p.endsWith('.worker.js')), 'the CSP should have kept the worker script from being requested');
   t.diagnostic(`CSP: fell back in ${r.ms.toFixed(0)} ms: ${r.caps.threadsReason}`);
 });
 
 test('worker script never answered: init() gives up after threadStartTimeoutMs and falls back', async (t) => {
   const { result: r } = await runPage(true, {
     page: FALLBACK_PAGE({ threads: 2, threadStartTimeoutMs: 1500 }),
-    stall: '/dist/attnwasm_core_mt.worker.js',
+    stall: '/dist/attnwasm_core_mt_rs.worker.js',
   });
   assertFellBack(r, /^the pthread workers did not start within 1500 ms/, 1500 + 5000);
   assert.ok(r.ms >= 1500, `init() returned after ${r.ms.toFixed(0)} ms, before the timeout`);
   t.diagnostic(`stalled worker: fell back in ${r.ms.toFixed(0)} ms`);
 });
+
+// ---- the relaxed-SIMD build's .wasm does not load: the baseline build takes over ----
+
+const CAPS_PAGE = (initOptions) => `<!doctype html><meta charset="utf-8"><title>attnwasm relaxed fallback</title>
+<script type="module">
+import { init } from '/bindings/index.js';
+init(${JSON.stringify(initOptions)}).then((aw) => {
+  const mha = new aw.MultiheadAttention(16, 4);
+  const x = { data: new Float32Array(5 * 16).fill(0.5), shape: [5, 16] };
+  const ok = mha.forward(x, x, x).output.data.every(Number.isFinite);
+  mha.dispose();
+  window.result = { caps: aw.capabilities(), ok };
+}, (e) => { window.result = { error: String(e && e.stack || e) }; });
+</script>`;
+
+test('relaxed-SIMD .wasm answered 404: init() runs the baseline build and says why', async (t) => {
+  for (const [threads, file] of [[2, 'attnwasm_core_mt_rs.wasm'], [1, 'attnwasm_core_rs.wasm']]) {
+    const { result: r, requests, problems } = await runPage(true, { page: CAPS_PAGE({ threads }) },
+      { url: `**/${file}`, handler: (route) => route.fulfill({ status: 404, body: 'not found' }) });
+    assert.equal(r.error, undefined, r.error);
+    assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);  // the browser's own line for the 404 only
+    assert.equal(r.ok, true);
+    assert.equal(r.caps.relaxedSimd, false);
+    assert.equal(r.caps.threads, threads > 1 ? threads : false);
+    const name = file.replace(/\./g, '\\.');
+    assert.match(r.caps.relaxedSimdReason, new RegExp(`^${name} did not load \\(http://127\\.0\\.0\\.1:\\d+/dist/${name}: HTTP 404 Not Found\\); running the baseline build$`));
+    assert.ok(requests.includes(`/dist/${threads > 1 ? 'attnwasm_core_mt.wasm' : 'attnwasm_core.wasm'}`));
+    t.diagnostic(`threads ${threads}: ${r.caps.relaxedSimdReason}`);
+  }
+});
+

@@ -5,7 +5,9 @@
 // ERR_WASM_LOAD with the URL, the status and the fix, no Emscripten abort
 // message on the console; then init() with a correct wasmUrl works in the same
 // page. On a cross-origin-isolated page whose pthreads .wasm is missing,
-// init() runs the single-thread build and says why. Node side:
+// init() runs the single-thread build and says why. Chromium runs relaxed
+// SIMD, so init() tries the relaxed-SIMD builds (*_rs) first: they are
+// missing too here, and the errors name the baseline files. Node side:
 // tests/js/wasm_load.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,6 +54,7 @@ test('wrong wasmUrl, a 200 HTML page, the default location missing: ERR_WASM_LOA
     routes: {
       '/': { type: 'text/html', body: PAGE },
       '/dist/attnwasm_core.wasm': { status: 404, body: 'not found' },
+      '/dist/attnwasm_core_rs.wasm': { status: 404, body: 'not found' },
       '/spa/attnwasm_core.wasm': { type: 'text/html', body: HTML_404 },
       '/cdn/attnwasm_core.wasm': join(ROOT, 'dist/attnwasm_core.wasm'),
     },
@@ -71,7 +74,9 @@ test('wrong wasmUrl, a 200 HTML page, the default location missing: ERR_WASM_LOA
       + 'Fix: copy node_modules/attnwasm/dist/*.wasm next to your bundle, or pass init({ wasmUrl }) with the URL where attnwasm_core.wasm is served (README, "Install and bundle").');
     assert.deepEqual(r.output.map((x) => Number(x.toFixed(4))), [0.6698, 0.3302, 0.3302, 0.6698]);
     assert.equal(r.caps.build, 'single-thread');
-    // The browser's own lines for the two 404s, nothing else: no Emscripten
+    assert.equal(r.caps.relaxedSimd, false);
+    assert.equal(r.caps.relaxedSimdReason, "wasmUrl/wasmBinary name a baseline build's .wasm");
+    // The browser's own lines for the 404s, nothing else: no Emscripten
     // "Aborted(…)", no "wasm streaming compile failed".
     const unexpected = problems.filter((p) => !/404/.test(p));
     assert.deepEqual(unexpected, []);
@@ -88,7 +93,11 @@ test('cross-origin-isolated page, the pthreads .wasm missing: the single-thread 
     root: ROOT,
     allow: ['bindings', 'dist'],
     isolated: true,
-    routes: { '/': { type: 'text/html', body: THREADS_PAGE }, '/dist/attnwasm_core_mt.wasm': { status: 404, body: 'not found' } },
+    routes: {
+      '/': { type: 'text/html', body: THREADS_PAGE },
+      '/dist/attnwasm_core_mt.wasm': { status: 404, body: 'not found' },
+      '/dist/attnwasm_core_mt_rs.wasm': { status: 404, body: 'not found' },
+    },
   });
   try {
     const { result: r } = await pageResult(browser.context, server.url);
@@ -96,7 +105,8 @@ test('cross-origin-isolated page, the pthreads .wasm missing: the single-thread 
     assert.equal(r.caps.build, 'single-thread');
     assert.equal(r.caps.crossOriginIsolated, true);
     assert.match(r.caps.threadsReason, /^attnwasm_core_mt\.wasm did not load \(http:\/\/127\.0\.0\.1:\d+\/dist\/attnwasm_core_mt\.wasm: HTTP 404 Not Found\); running the single-thread build$/);
-    assert.ok(!server.requests.includes('/dist/attnwasm_core_mt.worker.js'), 'no worker should start without its .wasm');
+    assert.match(r.caps.relaxedSimdReason, /^attnwasm_core_mt_rs\.wasm did not load \(http:\/\/127\.0\.0\.1:\d+\/dist\/attnwasm_core_mt_rs\.wasm: HTTP 404 Not Found\); running the baseline build$/);
+    assert.ok(!server.requests.some((p) => p.endsWith('.worker.js')), 'no worker should start without its .wasm');
   } finally {
     await server.close();
   }

@@ -30,7 +30,8 @@ test('determinism: repeated runs, a second instance and a second process agree b
     const r = await workload(await init(), readFileSync(${JSON.stringify(fileURLToPath(new URL('../../models/translator/translator.safetensors', import.meta.url)))}),
       readFileSync(${JSON.stringify(fileURLToPath(new URL('../../models/vit/vit.safetensors', import.meta.url)))}));
     process.stdout.write(JSON.stringify(r));`;
-  const other = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  // The same Node flags (--experimental-wasm-relaxed-simd or not): the same build.
+  const other = JSON.parse(execFileSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], { encoding: 'utf8' }));
   assert.deepEqual(other, first, 'another process differs');
   console.log(`# determinism: ${first.outputs.length} outputs, ${first.bytes} bytes, sha256 ${first.digest.slice(0, 16)}…`);
 });

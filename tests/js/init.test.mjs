@@ -11,7 +11,7 @@ test('init() leaves the Node process alone: no uncaughtException/unhandledReject
   // Checked in a fresh process: the test runner has handlers of its own.
   const { execFileSync } = await import('node:child_process');
   const entry = new URL('../../bindings/index.js', import.meta.url).href;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', `
+  const out = execFileSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', `
     const counts = () => [process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')];
     const before = counts();
     const { init } = await import(${JSON.stringify(entry)});

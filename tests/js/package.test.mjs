@@ -18,10 +18,11 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const packed = await packedTarball();
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/wasm_load.js', 'bindings/inline.js',
+  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/plan.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/wasm_load.js', 'bindings/inline.js',
     'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'bindings/helpers/index.js', 'bindings/helpers/images.js',
     'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/tokenizer.js', 'bindings/tokenizer.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
+    'dist/attnwasm_core_rs.mjs', 'dist/attnwasm_core_rs.wasm', 'dist/attnwasm_core_mt_rs.mjs', 'dist/attnwasm_core_mt_rs.wasm', 'dist/attnwasm_core_mt_rs.worker.js',
     'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
@@ -58,18 +59,31 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   // 'attnwasm/helpers', and its deprecated aliases 'attnwasm/images' and 'attnwasm/preprocess' (the same functions).
   assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER', helpers: ['function', true, true],
     tokenizer: [9, 'Hello world 😀'] });
-  // The pthreads build from the installed package: its CommonJS .worker.js loads
-  // under the "type": "module" package, and the process exits on its own.
+  // The pthreads builds from the installed package: their CommonJS .worker.js
+  // loads under the "type": "module" package, and the process exits on its
+  // own; with --experimental-wasm-relaxed-simd the relaxed-SIMD ones
+  // (dist/attnwasm_core_mt_rs.*, dist/attnwasm_core_rs.*) run.
   writeFileSync(join(app, 'threads.js'), `
     import { init } from 'attnwasm';
-    const aw = await init({ threads: 2 });
-    const mha = new aw.MultiheadAttention(64, 4);
-    const x = { data: new Float32Array(96 * 64).fill(0.5), shape: [96, 1, 64] };
-    const { output } = mha.forward(x, x, x);
-    mha.dispose();
-    console.log(JSON.stringify({ threads: aw.capabilities().threads, n: output.data.length }));`);
-  const mt = JSON.parse(execFileSync(process.execPath, ['threads.js'], { cwd: app, encoding: 'utf8', timeout: 30000 }));
-  assert.deepEqual(mt, { threads: 2, n: 96 * 64 });
+    const caps = [];
+    for (const threads of [2, 1]) {
+      const aw = await init({ threads });
+      const mha = new aw.MultiheadAttention(64, 4);
+      const x = { data: new Float32Array(96 * 64).fill(0.5), shape: [96, 1, 64] };
+      const { output } = mha.forward(x, x, x);
+      mha.dispose();
+      const c = aw.capabilities();
+      caps.push({ threads: c.threads, relaxedSimd: c.relaxedSimd, n: output.data.length });
+    }
+    console.log(JSON.stringify(caps));`);
+  for (const flags of [['--experimental-wasm-relaxed-simd'], []]) {
+    // Whether Node runs relaxed SIMD with these flags (Node 20: only with the flag).
+    const relaxedSimd = JSON.parse(execFileSync(process.execPath, [...flags, '--input-type=module', '-e',
+      `import { RELAXED_SIMD_SUPPORTED } from ${JSON.stringify(new URL('../../bindings/wasm_load.js', import.meta.url).href)}; console.log(RELAXED_SIMD_SUPPORTED);`], { encoding: 'utf8' }));
+    if (flags.length) assert.equal(relaxedSimd, true);
+    const mt = JSON.parse(execFileSync(process.execPath, [...flags, 'threads.js'], { cwd: app, encoding: 'utf8', timeout: 30000 }));
+    assert.deepEqual(mt, [{ threads: 2, relaxedSimd, n: 96 * 64 }, { threads: false, relaxedSimd, n: 96 * 64 }]);
+  }
   const cli = execFileSync('npx', ['--no-install', 'attnwasm', 'translate', 'seventy-one', '--to', 'de'], { cwd: app, encoding: 'utf8' });
   assert.equal(cli, 'einundsiebzig\n');
   assert.ok(statSync(join(app, 'node_modules/attnwasm/dist/attnwasm_core.wasm')).size > 0);

@@ -82,7 +82,7 @@ test('init({ threads }) rejects bad values before loading anything', async () =>
 test('without SharedArrayBuffer, threads fall back to one with the reason', () => {
   // V8 can start without the SharedArrayBuffer global: the pthreads build must
   // then not even be imported (it would fail), and capabilities() says why.
-  const out = execFileSync(process.execPath, ['--no-harmony-sharedarraybuffer', '--input-type=module', '-e', `
+  const out = execFileSync(process.execPath, [...process.execArgv, '--no-harmony-sharedarraybuffer', '--input-type=module', '-e', `
     const { init } = await import(${JSON.stringify(entry)});
     const aw = await init({ threads: 2 });
     const mha = new aw.MultiheadAttention(8, 2);
@@ -105,9 +105,11 @@ test('the pthreads worker script missing: init() falls back to one thread, says 
     const root = fileURLToPath(new URL('../../', import.meta.url));
     for (const d of ['bindings', 'dist']) cpSync(join(root, d), join(dir, d), { recursive: true });
     cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+    // Both pthreads builds' (baseline and relaxed SIMD: this process's flags pick one).
     unlinkSync(join(dir, 'dist', 'attnwasm_core_mt.worker.js'));
+    unlinkSync(join(dir, 'dist', 'attnwasm_core_mt_rs.worker.js'));
     const t0 = Date.now();
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', `
       const { init } = await import(${JSON.stringify(new URL(`file://${join(dir, 'bindings', 'index.js')}`).href)});
       const aw = await init({ threads: 2 });
       const mha = new aw.MultiheadAttention(8, 2);
@@ -121,7 +123,7 @@ test('the pthreads worker script missing: init() falls back to one thread, says 
     const { caps, y } = JSON.parse(r.stdout);
     assert.equal(caps.threads, false);
     assert.equal(caps.build, 'single-thread');
-    assert.match(caps.threadsReason, /^the worker script file:.*attnwasm_core_mt\.worker\.js failed to load.*; running the single-thread build$/);
+    assert.match(caps.threadsReason, /^the worker script file:.*attnwasm_core_mt(_rs)?\.worker\.js failed to load.*; running the single-thread build$/);
     assert.equal(y.length, 3 * 8);
     assert.ok(y.every(Number.isFinite));
     assert.ok(ms < 10000, `took ${ms} ms`);
@@ -132,7 +134,7 @@ test('the pthreads worker script missing: init() falls back to one thread, says 
 
 test('a Node process that used threads exits on its own, promptly', () => {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+  const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', `
     const { init } = await import(${JSON.stringify(entry)});
     const aw = await init({ threads: 2 });
     const mha = new aw.MultiheadAttention(64, 4);

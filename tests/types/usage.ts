@@ -34,6 +34,12 @@ async function main(): Promise<void> {
   aw.resetPeakMemory();
   console.log(peak);
   console.log(caps.simd, caps.threads, caps.threadsReason, caps.crossOriginIsolated, caps.environment, mem.heapBytes);
+  const relaxed: boolean = caps.relaxedSimd;
+  const relaxedWhy: string | undefined = caps.relaxedSimdReason;
+  const baseline: AttnWasm = await init({ relaxedSimd: false, threads: 1 });
+  console.log(relaxed, relaxedWhy, baseline.capabilities().build);
+  // @ts-expect-error relaxedSimd is a boolean
+  await init({ relaxedSimd: 'auto' });
   try {
     aw.scaledDotProductAttention(q, q, q, { dropoutP: 0.5 });
   } catch (e) {
@@ -99,8 +105,8 @@ async function main(): Promise<void> {
       console.log(url, status, e.message, e.cause);
     }
   }
-  // attnwasm/inline: the same API, the .wasm embedded; init() takes only `threads`.
-  const inlineOptions: InlineInitOptions = { threads: 1 };
+  // attnwasm/inline: the same API, the .wasm embedded; init() takes only `threads` and `relaxedSimd`.
+  const inlineOptions: InlineInitOptions = { threads: 1, relaxedSimd: false };
   const il: AttnWasm = await initInline(inlineOptions);
   const ilCaps: Capabilities = il.capabilities();
   console.log(ilCaps.build, new InlineError('ERR_WASM_LOAD', 'x') instanceof Error);

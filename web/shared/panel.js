@@ -1,5 +1,5 @@
-// The "runtime" panel every demo page shows: SIMD, threads, cross-origin
-// isolation, model size and the last inference time. Plain DOM, no state
+// The "runtime" panel every demo page shows: SIMD, relaxed SIMD, threads,
+// cross-origin isolation, model size and the last inference time. Plain DOM, no state
 // beyond the elements it writes.
 
 /** Human-readable byte count: 1536 → "1.5 KB". */
@@ -38,6 +38,7 @@ export function mountPanel(root, { models = ['Model size'], inference = true } =
     <h2>Runtime</h2>
     <dl>
       <dt>SIMD</dt><dd data-cap="simd">…</dd>
+      <dt>Relaxed SIMD (FMA)</dt><dd data-cap="relaxed">…</dd>
       <dt>Threads</dt><dd data-cap="threads">…</dd>
       <dt>Cross-origin isolated</dt><dd data-cap="coi">…</dd>
     </dl>
@@ -59,6 +60,8 @@ export function mountPanel(root, { models = ['Model size'], inference = true } =
     setCapabilities(caps) {
       cell('simd').replaceChildren(badge(caps.simd, 'on', 'off'));
       cell('simd').title = caps.simd ? 'WebAssembly SIMD128 kernels' : 'scalar kernels';
+      cell('relaxed').replaceChildren(badge(caps.relaxedSimd, 'on', 'off'));
+      cell('relaxed').title = caps.relaxedSimd ? 'the relaxed-SIMD build: f32x4.relaxed_madd in the matrix multiplies' : (caps.relaxedSimdReason ?? '');
       const t = cell('threads');
       t.replaceChildren(badge(caps.threads, 'on', 'off'));
       t.title = caps.threadsReason ?? '';

@@ -1,0 +1,56 @@
+;; The relaxed-SIMD twin of simd_peak.wat: the same 12 independent f32x4 chains
+;; a_i <- a_i * m + c, unrolled twice, each step one f32x4.relaxed_madd (24 per loop
+;; iteration, 192 flops counted as for mul + add). Where the engine fuses it (V8: vfmadd
+;; on x64 CPUs with FMA3, fmla on ARM) a step waits for one FMA instead of a mul and then
+;; an add, and the core may run FMAs on more ports than adds; elsewhere it is mul + add
+;; and this peak equals simd_peak.wat's. Needs relaxed SIMD (Node 20:
+;; --experimental-wasm-relaxed-simd). Compiled by bench/simd_peak.mjs and lib.mjs peakProbe
+;; (wabt, relaxed_simd feature); run(n) returns a lane sum, a_i converge to 2 as there.
+(module
+  (func (export "run") (param $n i32) (result f32)
+    (local $m v128) (local $c v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $a4 v128) (local $a5 v128) (local $a6 v128) (local $a7 v128) (local $a8 v128) (local $a9 v128) (local $a10 v128) (local $a11 v128)
+    (local.set $m (f32x4.splat (f32.const 0.5)))
+    (local.set $c (f32x4.splat (f32.const 1.0)))
+    (local.set $a0 (f32x4.splat (f32.const 0.0)))
+    (local.set $a1 (f32x4.splat (f32.const 0.25)))
+    (local.set $a2 (f32x4.splat (f32.const 0.5)))
+    (local.set $a3 (f32x4.splat (f32.const 0.75)))
+    (local.set $a4 (f32x4.splat (f32.const 1.0)))
+    (local.set $a5 (f32x4.splat (f32.const 1.25)))
+    (local.set $a6 (f32x4.splat (f32.const 1.5)))
+    (local.set $a7 (f32x4.splat (f32.const 1.75)))
+    (local.set $a8 (f32x4.splat (f32.const 2.0)))
+    (local.set $a9 (f32x4.splat (f32.const 2.25)))
+    (local.set $a10 (f32x4.splat (f32.const 2.5)))
+    (local.set $a11 (f32x4.splat (f32.const 2.75)))
+    (loop $iter
+      (local.set $a0 (f32x4.relaxed_madd (local.get $a0) (local.get $m) (local.get $c)))
+      (local.set $a1 (f32x4.relaxed_madd (local.get $a1) (local.get $m) (local.get $c)))
+      (local.set $a2 (f32x4.relaxed_madd (local.get $a2) (local.get $m) (local.get $c)))
+      (local.set $a3 (f32x4.relaxed_madd (local.get $a3) (local.get $m) (local.get $c)))
+      (local.set $a4 (f32x4.relaxed_madd (local.get $a4) (local.get $m) (local.get $c)))
+      (local.set $a5 (f32x4.relaxed_madd (local.get $a5) (local.get $m) (local.get $c)))
+      (local.set $a6 (f32x4.relaxed_madd (local.get $a6) (local.get $m) (local.get $c)))
+      (local.set $a7 (f32x4.relaxed_madd (local.get $a7) (local.get $m) (local.get $c)))
+      (local.set $a8 (f32x4.relaxed_madd (local.get $a8) (local.get $m) (local.get $c)))
+      (local.set $a9 (f32x4.relaxed_madd (local.get $a9) (local.get $m) (local.get $c)))
+      (local.set $a10 (f32x4.relaxed_madd (local.get $a10) (local.get $m) (local.get $c)))
+      (local.set $a11 (f32x4.relaxed_madd (local.get $a11) (local.get $m) (local.get $c)))
+      (local.set $a0 (f32x4.relaxed_madd (local.get $a0) (local.get $m) (local.get $c)))
+      (local.set $a1 (f32x4.relaxed_madd (local.get $a1) (local.get $m) (local.get $c)))
+      (local.set $a2 (f32x4.relaxed_madd (local.get $a2) (local.get $m) (local.get $c)))
+      (local.set $a3 (f32x4.relaxed_madd (local.get $a3) (local.get $m) (local.get $c)))
+      (local.set $a4 (f32x4.relaxed_madd (local.get $a4) (local.get $m) (local.get $c)))
+      (local.set $a5 (f32x4.relaxed_madd (local.get $a5) (local.get $m) (local.get $c)))
+      (local.set $a6 (f32x4.relaxed_madd (local.get $a6) (local.get $m) (local.get $c)))
+      (local.set $a7 (f32x4.relaxed_madd (local.get $a7) (local.get $m) (local.get $c)))
+      (local.set $a8 (f32x4.relaxed_madd (local.get $a8) (local.get $m) (local.get $c)))
+      (local.set $a9 (f32x4.relaxed_madd (local.get $a9) (local.get $m) (local.get $c)))
+      (local.set $a10 (f32x4.relaxed_madd (local.get $a10) (local.get $m) (local.get $c)))
+      (local.set $a11 (f32x4.relaxed_madd (local.get $a11) (local.get $m) (local.get $c)))
+      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+      (br_if $iter (i32.gt_s (local.get $n) (i32.const 0))))
+    (local.set $a0 (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)))
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+             (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0))))))
