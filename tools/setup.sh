@@ -27,7 +27,18 @@ if [ ${#want[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
 fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# npm ci when node_modules does not hold exactly what package-lock.json pins
+# (npm's own record of what it installed, node_modules/.package-lock.json,
+# compared package by package: a file's date says nothing after a git checkout).
+in_sync=$(node -e '
+  const fs = require("fs");
+  try {
+    const want = JSON.parse(fs.readFileSync("package-lock.json", "utf8")).packages;
+    const have = JSON.parse(fs.readFileSync("node_modules/.package-lock.json", "utf8")).packages;
+    const ok = Object.entries(want).every(([k, v]) => k === "" || (have[k] && have[k].version === v.version && fs.existsSync(k)));
+    process.stdout.write(ok ? "yes" : "no");
+  } catch { process.stdout.write("no"); }')
+if [ "$in_sync" != yes ]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi

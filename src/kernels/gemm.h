@@ -13,6 +13,7 @@
 //   f32_gemm_pack_nt:    Bp ← B(n, k)ᵀ        (a Linear weight (out, in); K rows)
 //   f32_gemm_pack_nn:    Bp ← B(k, n)         (V rows)
 //   f32_gemm_packed:     C(m, n) = alpha · A(m, k) · Bp [+ bias(n)]
+//   f32_gemv_packed_window: the same for m = 1 (a decoding step), B read once
 //
 // Packed layout, in the order the kernel reads it: k is cut into blocks of
 // kGemmKC (the last may be shorter, kc_b); block b starts at bp[b · KC · np]
@@ -62,6 +63,14 @@ void f32_gemm_packed(size_t m, size_t n, size_t k, float* c, size_t ldc, const f
 // (j0 a multiple of NR): c, bias point at column j0 of the whole.
 void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                             const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha);
+
+// M = 1: c(1, n) = alpha · a(1, k) · Bp [+ bias(n)] for the columns
+// [j0, j0 + n) of a B packed with bp_cols columns (j0 a multiple of NR):
+// bit-identical to f32_gemm_packed_window with m = 1 (the same multiply-adds
+// in the same order), reading B once without the micro-kernel's MR − 1 zero
+// rows. Its scalar twin is f32_gemm_packed_ref with m = 1.
+void f32_gemv_packed_window(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t j0,
+                            const float* bias, float alpha);
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels
 // of depth k, ap[(i / MR)·k·MR + p·MR + i % MR]; rows from m up to the next

@@ -259,6 +259,90 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
   }
 }
 
+// ---- M = 1: the matrix-vector product (a decoding step's projections) ----
+//
+// One row of A against packed B: a panel's NR columns in NV accumulators,
+// kGemvPanels panels at a time so that enough independent multiply-add chains
+// hide their latency (4 panels: 8 accumulators + the broadcast + 2 loads on
+// SIMD128, inside V8's register budget). Per k step and panel: NV loads of B
+// and NV multiply-adds, each B float read once and used once — the kernel is
+// bound by memory bandwidth, not by the multiply-adds the micro-kernel would
+// spend on MR − 1 zero rows. Every element is the micro-kernel's: acc =
+// madd(a[k], b[k], acc) in k order from 0, C loaded back between k blocks,
+// alpha then bias on the last one, so C(1, n) is bit-identical to the GEMM's
+// row (gemm.h, "Summation order").
+constexpr size_t kGemvPanels = 4;
+
+// Panels [0, G) of one k block, starting at bp (panel stride pstride), into
+// c (columns [0, G·NR), the last panel `cols` wide).
+template <class Arch, size_t G>
+inline void gemv_panels(bool first, bool last, size_t kc, const float* a, const float* bp, size_t pstride, float* c,
+                        size_t cols, float alpha, const float* bias) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  constexpr size_t NV = kGemmNR / W;
+  alignas(Arch::alignment()) float tmp[G * kGemmNR];
+  const size_t n = (G - 1) * kGemmNR + cols;  // columns of c this call covers
+  batch acc[G * NV];
+  if (first) {
+    unroll<G * NV>([&](auto t) { acc[t] = batch(0.0f); });
+  } else {
+    for (size_t j = 0; j < G * kGemmNR; ++j) tmp[j] = j < n ? c[j] : 0.0f;
+    unroll<G * NV>([&](auto t) { acc[t] = batch::load_aligned(tmp + t * W); });
+  }
+  for (size_t p = 0; p < kc; ++p) {
+    const batch av(a[p]);
+    unroll<G>([&](auto g) {
+      unroll<NV>([&](auto v) {
+        acc[g * NV + v] = madd<Arch>(av, batch::load_unaligned(bp + g * pstride + p * kGemmNR + v * W), acc[g * NV + v]);
+      });
+    });
+  }
+  if (last) {
+    const batch va(alpha);
+    unroll<G * NV>([&](auto t) { acc[t] *= va; });
+    if (bias) {
+      for (size_t j = 0; j < G * kGemmNR; ++j) tmp[j] = j < n ? bias[j] : 0.0f;
+      unroll<G * NV>([&](auto t) { acc[t] += batch::load_aligned(tmp + t * W); });
+    }
+  }
+  unroll<G * NV>([&](auto t) { acc[t].store_aligned(tmp + t * W); });
+  for (size_t j = 0; j < n; ++j) c[j] = tmp[j];
+}
+
+// One k block, every panel of the window: groups of kGemvPanels, then the rest
+// one by one. The unit a first call tiers up on (core/tiering.h).
+template <class Arch>
+AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const float* block,
+                              float* c, float alpha, const float* bias) {
+  const size_t panels = (n + kGemmNR - 1) / kGemmNR, pstride = kc * kGemmNR;
+  size_t jp = 0;
+  for (; jp + kGemvPanels <= panels; jp += kGemvPanels) {
+    const size_t j = jp * kGemmNR;
+    gemv_panels<Arch, kGemvPanels>(first, last, kc, a, block + jp * pstride, pstride, c + j,
+                                   std::min(kGemmNR, n - (j + (kGemvPanels - 1) * kGemmNR)), alpha,
+                                   bias ? bias + j : nullptr);
+  }
+  for (; jp < panels; ++jp) {
+    const size_t j = jp * kGemmNR;
+    gemv_panels<Arch, 1>(first, last, kc, a, block + jp * pstride, pstride, c + j, std::min(kGemmNR, n - j), alpha,
+                         bias ? bias + j : nullptr);
+  }
+}
+
+template <class Arch>
+void gemv_impl(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t jp0, float alpha,
+               const float* bias) {
+  if (n == 0) return;
+  const size_t np = f32_gemm_packed_cols(bp_cols);
+  const auto block_fn = TierEntry<&gemv_block<Arch>>();
+  for (size_t p0 = 0;; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    block_fn(p0 == 0, p0 + kc == k, n, kc, a + p0, bp + p0 * np + jp0 * kc * kGemmNR, c, alpha, bias);
+    if (p0 + kc == k) break;
+  }
+}
+
 // packed_impl with A already packed (MR-row panels of depth k), B packed with
 // depth bk >= k (bk = k when k > KC).
 template <class Arch, Start start0>
@@ -364,6 +448,12 @@ void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, 
   assert(j0 % kGemmNR == 0 && j0 + n <= bp_cols);
   assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
   packed_impl<xsimd::default_arch>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, alpha, bias);
+}
+
+void f32_gemv_packed_window(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t j0,
+                            const float* bias, float alpha) {
+  assert(j0 % kGemmNR == 0 && j0 + n <= bp_cols);
+  gemv_impl<xsimd::default_arch>(n, k, c, a, bp, bp_cols, j0 / kGemmNR, alpha, bias);
 }
 
 void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha, float* ap) {

@@ -48,8 +48,15 @@ void Split(size_t m, size_t n, size_t k, size_t col_tile, Block&& block) {
 
 void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                         const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
-  // Columns split on panel boundaries (windows of whole panels).
+  // Columns split on panel boundaries (windows of whole panels). One row (a
+  // decoding step) goes to the matrix-vector kernel: the same results, B read
+  // once without the micro-kernel's zero rows.
   Split(m, n, k, kernels::kGemmNR, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    if (r1 - r0 == 1) {
+      kernels::f32_gemv_packed_window(c1 - c0, k, c + r0 * ldc + c0, a + r0 * lda, bp, bp_cols, j0 + c0,
+                                      bias ? bias + c0 : nullptr, alpha);
+      return;
+    }
     kernels::f32_gemm_packed_window(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, bp_cols,
                                     j0 + c0, bias ? bias + c0 : nullptr, alpha);
   });

@@ -3,7 +3,8 @@
 // C is cut into blocks (by rows, on micro-tile boundaries, when there are
 // enough, else by whole panels of columns), one kernel call per block, so the
 // output is bit-identical to the single call for any thread count (the kernel
-// computes each element the same way wherever its block starts). Small
+// computes each element the same way wherever its block starts; a single row
+// runs on the matrix-vector kernel, which computes it as the GEMM does). Small
 // products (below about 2^18 multiply-adds) run as that single call. Never
 // allocates, never fails.
 #pragma once

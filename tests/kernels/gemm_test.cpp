@@ -390,6 +390,52 @@ TEST(GemmPacked, WindowsEqualTheWholeProduct) {
     }
 }
 
+// f32_gemv_packed_window (M = 1, a decoding step): bit-identical to the
+// GEMM's row (f32_gemm_packed_window with m = 1: the same multiply-adds in
+// the same order, whatever the multiply-add is: mul + add or fused), over
+// awkward widths (panel groups and their remainders), depths across cache
+// blocks, windows and bias / alpha; against the scalar reference exactly
+// where kExactPacked, else within the dot-product bound; nothing written
+// outside the window.
+TEST(GemmPacked, GemvEqualsTheGemmRow) {
+  std::mt19937 rng(2031);
+  Worst worst;
+  for (size_t k : {1, 3, 8, 9, 31, 512, 513, 1100})
+    for (size_t n : {1, 7, 8, 9, 31, 32, 33, 40, 63, 100}) {
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const std::vector<float> a = random_vec(rng, k, -1, 1), b = random_vec(rng, n * k, -1, 1);
+      const std::vector<float> bias = random_vec(rng, n, -1, 1);
+      std::vector<float> bp(f32_gemm_packed_floats(n, k));
+      f32_gemm_pack_nt(n, k, b.data(), k, bp.data());
+      for (bool with_bias : {false, true}) {
+        const float* bias_p = with_bias ? bias.data() : nullptr;
+        const float alpha = with_bias ? 0.75f : 1.0f;
+        std::vector<float> gemm(n + kGuard, kSentinel), gemv(n + kGuard, kSentinel), ref(n + kGuard, kSentinel);
+        f32_gemm_packed_window(1, n, k, gemm.data(), n, a.data(), k, bp.data(), n, 0, bias_p, alpha);
+        f32_gemv_packed_window(n, k, gemv.data(), a.data(), bp.data(), n, 0, bias_p, alpha);
+        ASSERT_EQ(0, std::memcmp(gemm.data(), gemv.data(), n * sizeof(float))) << "bias " << with_bias;
+        ASSERT_TRUE(test::guard_intact(gemv.data() + n));
+        f32_gemm_packed_ref(1, n, k, ref.data(), n, a.data(), k, bp.data(), bias_p, alpha);
+        auto tol = [&](size_t, size_t j) {
+          if (kExactPacked) return 0.0;
+          double abs_dot = 0.0;
+          for (size_t p = 0; p < k; ++p) abs_dot += std::fabs(double(a[p]) * b[j * k + p]);
+          return dot_atol(k, abs_dot, with_bias ? std::fabs(double(bias[j])) : 0.0, alpha) + kRtol * std::fabs(double(ref[j]));
+        };
+        EXPECT_TRUE(close_2d(1, n, gemv.data(), ref.data(), n, tol, &worst));
+      }
+      // A window of whole panels from the middle: the same columns as the whole row.
+      if (n > 16) {
+        std::vector<float> whole(n), part(n, kSentinel);
+        f32_gemv_packed_window(n, k, whole.data(), a.data(), bp.data(), n, 0, bias.data(), 1.0f);
+        f32_gemv_packed_window(n - 8, k, part.data() + 8, a.data(), bp.data(), n, 8, bias.data() + 8, 1.0f);
+        ASSERT_EQ(0, std::memcmp(whole.data() + 8, part.data() + 8, (n - 8) * sizeof(float)));
+        for (size_t j = 0; j < 8; ++j) ASSERT_EQ(part[j], kSentinel);
+      }
+    }
+  report("gemv_packed", worst);
+}
+
 // f32_gemm_pp (A packed by the caller) against its reference, overwrite and
 // accumulate; A packed from a row-major A by hand in the documented layout.
 TEST(GemmPacked, PrePackedAAgainstReference) {
