@@ -50,6 +50,11 @@ Status NonNegativeFinite(const std::string& name, double v) {
   return OutOfRangeError(name + ": expected a finite number >= 0, got " + NumStr(v));
 }
 
+Status PositiveFinite(const std::string& name, double v) {
+  if (v > 0.0 && std::isfinite(v)) return Status::OK();
+  return OutOfRangeError(name + ": expected a finite number > 0, got " + NumStr(v));
+}
+
 Status DivisibleBy(const std::string& name, int64_t v, const std::string& by_name, int64_t by) {
   if (v % by == 0) return Status::OK();
   return ArgError(name + ": must be divisible by " + by_name + " (" + std::to_string(by) + "), got " +

@@ -30,6 +30,8 @@ Status PositiveInt(const std::string& name, int64_t v);
 Status Probability(const std::string& name, double v);
 // "name: expected a finite number >= 0, got v"
 Status NonNegativeFinite(const std::string& name, double v);
+// "name: expected a finite number > 0, got v"
+Status PositiveFinite(const std::string& name, double v);
 // "name: must be divisible by by_name (by), got v" (kInvalidArgument); by > 0.
 Status DivisibleBy(const std::string& name, int64_t v, const std::string& by_name, int64_t by);
 

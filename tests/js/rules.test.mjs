@@ -79,8 +79,8 @@ const RULES = [
   ['layer dimFeedforward >= 1', () => new aw.TransformerEncoderLayer(8, 2, { dimFeedforward: 0 }), OUT, 'dimFeedforward', INT32, '0'],
   ['layer dropout in [0, 1]', () => new aw.TransformerDecoderLayer(8, 2, { dropout: -0.5 }), OUT, 'dropout', 'expected a probability in [0, 1]', '-0.5'],
   ['layer layerNormEps >= 0', () => new aw.TransformerEncoderLayer(8, 2, { layerNormEps: NaN }), OUT, 'layerNormEps', 'expected a finite number >= 0', 'NaN'],
-  ['layer activation name', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'swish' }), OUT, 'activation', "expected 'relu', 'gelu' or 'gelu_tanh'", "'swish'"],
-  ['Transformer activation name', () => new aw.Transformer({ dModel: 8, nhead: 2, activation: 'GELU' }), OUT, 'activation', "expected 'relu', 'gelu' or 'gelu_tanh'", "'GELU'"],
+  ['layer activation name', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'swish' }), OUT, 'activation', "expected 'relu', 'gelu', 'gelu_tanh' or 'silu'", "'swish'"],
+  ['Transformer activation name', () => new aw.Transformer({ dModel: 8, nhead: 2, activation: 'GELU' }), OUT, 'activation', "expected 'relu', 'gelu', 'gelu_tanh' or 'silu'", "'GELU'"],
   // layers/transformer.cpp CheckNumLayers
   ['TransformerEncoder numLayers <= 1000', () => new aw.TransformerEncoder(enc, 1001), OUT, 'numLayers', 'expected an integer in [0, 1000]', '1001'],
   ['TransformerDecoder numLayers >= 0', () => new aw.TransformerDecoder(dec, -1), OUT, 'numLayers', 'expected an integer in [0, 1000]', '-1'],

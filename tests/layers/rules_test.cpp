@@ -120,7 +120,7 @@ TEST(Rules, TransformerConfigAndStacks) {
               "numDecoderLayers: expected an integer in [0, 1000], got -1");
   Activation a;
   ExpectError(ParseActivation("tanh", &a), Code::kOutOfRange,
-              "activation: expected 'relu', 'gelu' or 'gelu_tanh', got 'tanh'");
+              "activation: expected 'relu', 'gelu', 'gelu_tanh' or 'silu', got 'tanh'");
 
   // The final norm handed to a stack: LayerNorm(dModel), elementwiseAffine, the layer's bias.
   TransformerEncoderLayer layer;
