@@ -20,6 +20,7 @@
 import { makeModels } from './models.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
+import { makeBlocks, blockFunctions, sdpaMask } from './blocks.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import {
   AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes,
@@ -31,7 +32,8 @@ export { AttnWasmError };
 /** Every class of the API, bound to one runtime. */
 function makeClasses(rt) {
   const { forward1, forwardX, ...layers } = makeLayers(rt);
-  return { ...layers, ...makeTransformer(rt, { ...layers, forward1, forwardX }) };
+  const base = { ...layers, forward1, forwardX };
+  return { ...layers, ...makeTransformer(rt, base), ...makeBlocks(rt, base) };
 }
 /** The runtime bound to one wasm instance; create it with init(). */
 export class AttnWasm {
@@ -42,6 +44,7 @@ export class AttnWasm {
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
+    Object.assign(this, blockFunctions(rt));  // silu, causalUpperLeft, causalLowerRight
     const models = makeModels(rt, classes, { AttnWasmError, typeError, rangeError, describe, checkOptions, checkInt, checkNumber, checkBytes });
     /** Loads any model file attnwasm has a family for: a Translator or a Classifier, by its config. */
     this.loadModel = models.loadModel;
@@ -160,7 +163,8 @@ export class AttnWasm {
   /**
    * torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics).
    * query (…, L, E), key (…, S, E), value (…, S, Ev) → output (…, L, Ev).
-   * attnMask: bool (Uint8Array) **true = take part**, or float (added).
+   * attnMask: bool (Uint8Array) **true = take part**, float (added), or a
+   * causal mask object (aw.causalUpperLeft(L, S) / causalLowerRight(L, S)).
    * @returns {{output: Tensor, weights: Tensor|null}} weights (…, L, S) when needWeights.
    */
   scaledDotProductAttention(query, key, value, options) {
@@ -172,7 +176,7 @@ export class AttnWasm {
     const q = checkTensor(query, 'query', 'float', this);
     const k = checkTensor(key, 'key', 'float', this);
     const v = checkTensor(value, 'value', 'float', this);
-    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask', this);
+    const { mask: m, causal } = sdpaMask(o.attnMask, this);  // a mask tensor, or aw.causalLowerRight(L, S) …
     const dropoutP = o.dropoutP === undefined ? 0 : o.dropoutP;
     if (typeof dropoutP !== 'number') throw typeError(`dropoutP: expected a number, got ${describe(dropoutP)}`);
     const isCausal = checkBool(o.isCausal, 'isCausal', false);
@@ -184,7 +188,7 @@ export class AttnWasm {
     }
     const outs = this._run(
       { query: q, key: k, value: v, attnMask: m },
-      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights },
+      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights, ...causal },
       (a) => this._take(this._core.sdpa(a)),
     );
     return { output: outs[0], weights: needWeights ? outs[1] : null };
@@ -278,7 +282,7 @@ export class AttnWasm {
     return this._activation(a === 'tanh' ? 'gelu_tanh' : 'gelu', x);
   }
 
-  /** activation: 'relu' | 'gelu' | 'gelu_tanh' (the native ParseActivation's names). */
+  /** activation: 'relu' | 'gelu' | 'gelu_tanh' | 'silu' (the native ParseActivation's names). */
   _activation(activation, x) {
     const t = checkTensor(x, 'input', 'float', this);
     return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];

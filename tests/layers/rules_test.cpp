@@ -48,6 +48,9 @@ TEST(Rules, EachRuleItsCodeAndMessage) {
   ExpectError(Probability("p", NAN), Code::kOutOfRange, "p: expected a probability in [0, 1], got NaN");
   EXPECT_TRUE(NonNegativeFinite("eps", 0).ok());
   ExpectError(NonNegativeFinite("eps", INFINITY), Code::kOutOfRange, "eps: expected a finite number >= 0, got Infinity");
+  EXPECT_TRUE(PositiveFinite("base", 1e-30).ok());
+  ExpectError(PositiveFinite("base", 0), Code::kOutOfRange, "base: expected a finite number > 0, got 0");
+  ExpectError(PositiveFinite("base", -INFINITY), Code::kOutOfRange, "base: expected a finite number > 0, got -Infinity");
   ExpectError(DivisibleBy("a", 10, "b", 3), Code::kInvalidArgument, "a: must be divisible by b (3), got 10");
   EXPECT_TRUE(CheckShape("x", {0, int64_t(1) << 29}).ok());  // no elements
   // No elements, but dims that would size loops and strides past the limit (the fuzz gate's
