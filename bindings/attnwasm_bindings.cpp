@@ -29,6 +29,8 @@
 #include "layers/multihead_attention.h"
 #include "layers/patch_embedding.h"
 #include "layers/positional_encoding.h"
+#include "layers/rms_norm.h"
+#include "layers/rotary.h"
 #include "layers/transformer.h"
 #include "models/load_model.h"
 #include "models/translator.h"
@@ -139,10 +141,14 @@ std::unique_ptr<CallResult> Attention(const aw::Status& s, R& r) {
   return res;
 }
 
-// { query, key, value, attnMask, isCausal, hasScale, scale, enableGqa, dropoutP, needWeights }
+// { query, key, value, attnMask, isCausal, hasScale, scale, enableGqa, dropoutP, needWeights,
+//   causalBias (0 none, 1 upper-left, 2 lower-right: aw.causalUpperLeft / causalLowerRight), causalL, causalS }
 std::unique_ptr<CallResult> Sdpa(val a) {
   aw::SdpaOptions o;
   o.attn_mask = MaskArg(a["attnMask"]);
+  o.causal_bias = static_cast<aw::CausalBias>(a["causalBias"].as<int>());
+  o.causal_bias_l = Int(a, "causalL");
+  o.causal_bias_s = Int(a, "causalS");
   o.is_causal = Flag(a, "isCausal");
   o.has_scale = Flag(a, "hasScale");
   o.scale = Num(a, "scale");
@@ -152,6 +158,11 @@ std::unique_ptr<CallResult> Sdpa(val a) {
   aw::SdpaResult r;
   aw::Status s = aw::ScaledDotProductAttention(TensorArg(a["query"]), TensorArg(a["key"]), TensorArg(a["value"]), o, &r);
   return Attention(s, r);
+}
+
+// The range rule of aw.causalLowerRight(L, S) / causalUpperLeft(L, S).
+std::unique_ptr<CallResult> CheckCausalBias(double L, double S) {
+  return std::make_unique<CallResult>(aw::CheckCausalBias(int64_t(L), int64_t(S)));
 }
 
 // An input shape against the shape rule (core/rules.h CheckShape), for the JS
@@ -295,6 +306,33 @@ std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
   return One(s, std::move(y), ys);
 }
 
+// { normalizedShape (array), eps (null = torch's None), elementwiseAffine }
+std::unique_ptr<ModuleHandle> CreateRMSNorm(val cfg) {
+  const std::optional<double> eps = cfg["eps"].isNull() ? std::nullopt : std::optional<double>(Num(cfg, "eps"));
+  return Create<aw::RMSNorm>("RMSNorm", ShapeFrom(cfg["normalizedShape"]), eps, Flag(cfg, "elementwiseAffine"));
+}
+std::unique_ptr<CallResult> RMSNormForward(ModuleHandle& h, val x) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<aw::RMSNorm>().Forward(TensorArg(x), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
+// { dim, maxSeqLen, base, interleaved }
+std::unique_ptr<ModuleHandle> CreateRotary(val a) {
+  return Create<aw::RotaryPositionalEmbeddings>("RotaryPositionalEmbeddings", Int(a, "dim"), Int(a, "maxSeqLen"),
+                                                Num(a, "base"), Flag(a, "interleaved"));
+}
+// { x, inputPos (Int32 (B, S) or (S), or null) }
+std::unique_ptr<CallResult> RotaryForward(ModuleHandle& h, val a) {
+  aw::Buffer y; aw::Shape ys;
+  const val pos = a["inputPos"];
+  const bool has_pos = !pos.isNull();
+  aw::Status s = h.as<aw::RotaryPositionalEmbeddings>().Forward(
+      TensorArg(a["x"]), has_pos ? reinterpret_cast<const int32_t*>(uintptr_t(pos["ptr"].as<double>())) : nullptr,
+      has_pos ? ShapeFrom(pos["shape"]) : aw::Shape(), &y, &ys);
+  return One(s, std::move(y), ys);
+}
+
 // { numEmbeddings, embeddingDim, paddingIdx (null: none) }
 std::unique_ptr<ModuleHandle> CreateEmbedding(val a) {
   aw::Rng rng;
@@ -309,7 +347,7 @@ std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
   return One(s, std::move(y), ys);
 }
 
-// activation: "relu" | "gelu" | "gelu_tanh" (layers/activation.h). Elementwise, no module.
+// activation: "relu" | "gelu" | "gelu_tanh" | "silu" (layers/activation.h). Elementwise, no module.
 std::unique_ptr<CallResult> ActivationForward(std::string activation, val x) {
   aw::Buffer y; aw::Shape ys;
   aw::Status s = aw::ActivationForward(activation, TensorArg(x), &y, &ys);
@@ -630,6 +668,10 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("linearForward", &LinearForward);
   emscripten::function("createLayerNorm", &CreateLayerNorm);
   emscripten::function("layerNormForward", &LayerNormForward);
+  emscripten::function("createRMSNorm", &CreateRMSNorm);
+  emscripten::function("rmsNormForward", &RMSNormForward);
+  emscripten::function("createRotary", &CreateRotary);
+  emscripten::function("rotaryForward", &RotaryForward);
   emscripten::function("createEmbedding", &CreateEmbedding);
   emscripten::function("embeddingForward", &EmbeddingForward);
   emscripten::function("activationForward", &ActivationForward);
@@ -657,6 +699,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("mhaForward", &MhaForward);
   emscripten::function("sdpa", &Sdpa);
   emscripten::function("checkShape", &CheckShape);
+  emscripten::function("checkCausalBias", &CheckCausalBias);
   emscripten::function("heapInUse", &HeapInUse);
   emscripten::function("heapPeak", &HeapPeak);
   emscripten::function("heapMax", &HeapMax);

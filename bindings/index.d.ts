@@ -75,9 +75,27 @@ export interface AttentionResult {
   weights: Tensor | null;
 }
 
+/**
+ * torch.nn.attention.bias's CausalBias: a causal mask of (seqLenQ, seqLenKv) described, not materialised
+ * (aw.causalUpperLeft / aw.causalLowerRight). Plain frozen data, usable with any runtime.
+ */
+export class CausalBias {
+  private constructor();
+  /** 'upperLeft': query i sees keys 0 … i. 'lowerRight': keys 0 … i + seqLenKv − seqLenQ (rows with none give zeros). */
+  readonly variant: 'upperLeft' | 'lowerRight';
+  /** L, the queries. */
+  readonly seqLenQ: number;
+  /** S, the keys. */
+  readonly seqLenKv: number;
+}
+
 export interface SdpaOptions {
-  /** Broadcastable to (…, L, S). Bool: true = take part. Float: added. Default null. */
-  attnMask?: MaskTensor | null;
+  /**
+   * Broadcastable to (…, L, S). Bool: true = take part. Float: added. Or a causal mask object
+   * (aw.causalUpperLeft(L, S) / aw.causalLowerRight(L, S)) of the call's L and S, run without an
+   * (L, S) mask: the key chunks it masks for a whole block of queries are skipped. Default null.
+   */
+  attnMask?: MaskTensor | CausalBias | null;
   /** Must be 0 (inference runtime). Default 0. */
   dropoutP?: number;
   /** Causal mask aligned to the upper left (keeps j <= i). Excludes attnMask. Default false. */
@@ -197,6 +215,51 @@ export class GELU {
   forward(x: Tensor): Tensor;
 }
 
+/** torch.nn.SiLU: x · sigmoid(x). */
+export class SiLU {
+  forward(x: Tensor): Tensor;
+}
+
+/**
+ * torch.nn.RMSNorm: y = (x · rsqrt(mean(x²) + eps)) · weight over the trailing dims normalizedShape,
+ * in torch's float32 order. Key: weight (normalizedShape), ones at init.
+ */
+export class RMSNorm extends Module {
+  /** eps null or absent: float32's machine epsilon 2^-23 (torch's None). elementwiseAffine default true. */
+  constructor(normalizedShape: number | number[], options?: { eps?: number | null; elementwiseAffine?: boolean });
+  readonly normalizedShape: number | number[];
+  readonly eps: number | null;
+  readonly elementwiseAffine: boolean;
+  /** x (…, *normalizedShape) → the same shape. */
+  forward(x: Tensor): Tensor;
+}
+
+export interface RotaryPositionalEmbeddingsOptions {
+  /** Positions must lie in [0, maxSeqLen). Default 4096. */
+  maxSeqLen?: number;
+  /** theta_i = 1 / base^(2i / dim). Default 10000. */
+  base?: number;
+  /** true (default): torchtune's adjacent pairs (2i, 2i + 1); false: Hugging Face's rotate_half, pairs (i, i + dim/2). */
+  interleaved?: boolean;
+}
+
+/**
+ * torchtune's RotaryPositionalEmbeddings (and Hugging Face's rotate_half with interleaved: false); angles
+ * float32(position · theta) as torch forms them. No parameters: stateDict() is {}.
+ */
+export class RotaryPositionalEmbeddings extends Module {
+  constructor(dim: number, options?: RotaryPositionalEmbeddingsOptions);
+  readonly dim: number;
+  readonly maxSeqLen: number;
+  readonly base: number;
+  readonly interleaved: boolean;
+  /**
+   * x (B, S, H, dim) → the same shape. inputPos: Int32Array positions of shape (B, S) or (S) in
+   * [0, maxSeqLen) (else a RangeError naming inputPos and the index); absent: 0 … S − 1.
+   */
+  forward(x: Tensor, options?: { inputPos?: IdsTensor | null }): Tensor;
+}
+
 /** torch.nn.Dropout: the identity at inference. */
 export class Dropout {
   constructor(p?: number);
@@ -209,8 +272,8 @@ export interface TransformerLayerOptions {
   dimFeedforward?: number;
   /** Accepted, ignored at inference. Default 0.1. */
   dropout?: number;
-  /** 'relu' (default), 'gelu' (erf) or 'gelu_tanh' (nn.GELU(approximate='tanh')). */
-  activation?: 'relu' | 'gelu' | 'gelu_tanh';
+  /** 'relu' (default), 'gelu' (erf), 'gelu_tanh' (nn.GELU(approximate='tanh')) or 'silu' (F.silu). */
+  activation?: 'relu' | 'gelu' | 'gelu_tanh' | 'silu';
   /** Default 1e-5. */
   layerNormEps?: number;
   /** (N, S, E) inputs instead of (S, N, E). Default false. */
@@ -491,10 +554,19 @@ export interface AttnWasm {
   SinusoidalPositionalEncoding: typeof SinusoidalPositionalEncoding;
   LearnedPositionalEmbedding: typeof LearnedPositionalEmbedding;
   PatchEmbedding: typeof PatchEmbedding;
+  RMSNorm: typeof RMSNorm;
+  SiLU: typeof SiLU;
+  RotaryPositionalEmbeddings: typeof RotaryPositionalEmbeddings;
   /** torch.nn.functional.relu */
   relu(x: Tensor): Tensor;
   /** torch.nn.functional.gelu */
   gelu(x: Tensor, options?: { approximate?: 'none' | 'tanh' }): Tensor;
+  /** torch.nn.functional.silu: x · sigmoid(x). */
+  silu(x: Tensor): Tensor;
+  /** torch.nn.attention.bias.causal_upper_left(L, S): query i sees keys 0 … i. An attnMask of scaledDotProductAttention. */
+  causalUpperLeft(L: number, S: number): CausalBias;
+  /** torch.nn.attention.bias.causal_lower_right(L, S): query i sees keys 0 … i + S − L. An attnMask of scaledDotProductAttention. */
+  causalLowerRight(L: number, S: number): CausalBias;
   /**
    * Reads a safetensors file (strict). Float dtypes (F32/F16/BF16/F64) become Float32Arrays,
    * BOOL/U8 Uint8Arrays, other integers Int32Arrays.

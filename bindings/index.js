@@ -8,6 +8,7 @@
 import { createInit } from './loader.js';
 
 export { AttnWasmError } from './errors.js';
+export { CausalBias } from './blocks.js';
 
 /**
  * The dist/ files to try, in order. Unbundled (Node, an import map, a CDN

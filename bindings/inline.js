@@ -10,6 +10,7 @@ import { createInit } from './loader.js';
 import embedded from '../dist/attnwasm_inline.mjs';
 
 export { AttnWasmError } from './errors.js';
+export { CausalBias } from './blocks.js';
 
 /** The embedded .wasm: base64 → gzip → bytes (DecompressionStream: every engine with WebAssembly SIMD has it). */
 async function wasmBytes() {

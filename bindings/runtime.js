@@ -20,6 +20,7 @@
 import { makeModels } from './models.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
+import { makeBlocks, blockFunctions, sdpaMask } from './blocks.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
@@ -29,7 +30,8 @@ export { AttnWasmError };
 /** Every class of the API, bound to one runtime. */
 function makeClasses(rt) {
   const { forward1, forwardX, ...layers } = makeLayers(rt);
-  return { ...layers, ...makeTransformer(rt, { ...layers, forward1, forwardX }) };
+  const base = { ...layers, forward1, forwardX };
+  return { ...layers, ...makeTransformer(rt, base), ...makeBlocks(rt, base) };
 }
 /** The runtime bound to one wasm instance; create it with init(). */
 export class AttnWasm {
@@ -40,6 +42,7 @@ export class AttnWasm {
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
+    Object.assign(this, blockFunctions(rt));  // silu, causalUpperLeft, causalLowerRight
     const models = makeModels(rt, classes);
     /** Loads any model file attnwasm has a family for: a Translator or a Classifier, by its config. */
     this.loadModel = models.loadModel;
@@ -158,7 +161,8 @@ export class AttnWasm {
   /**
    * torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics).
    * query (…, L, E), key (…, S, E), value (…, S, Ev) → output (…, L, Ev).
-   * attnMask: bool (Uint8Array) **true = take part**, or float (added).
+   * attnMask: bool (Uint8Array) **true = take part**, float (added), or a
+   * causal mask object (aw.causalUpperLeft(L, S) / causalLowerRight(L, S)).
    * @returns {{output: Tensor, weights: Tensor|null}} weights (…, L, S) when needWeights.
    */
   scaledDotProductAttention(query, key, value, options) {
@@ -170,7 +174,7 @@ export class AttnWasm {
     const q = checkTensor(query, 'query', 'float', this);
     const k = checkTensor(key, 'key', 'float', this);
     const v = checkTensor(value, 'value', 'float', this);
-    const m = o.attnMask == null ? null : checkTensor(o.attnMask, 'attnMask', 'mask', this);
+    const { mask: m, causal } = sdpaMask(o.attnMask, this);  // a mask tensor, or aw.causalLowerRight(L, S) …
     const dropoutP = o.dropoutP === undefined ? 0 : o.dropoutP;
     if (typeof dropoutP !== 'number') throw typeError(`dropoutP: expected a number, got ${describe(dropoutP)}`);
     const isCausal = checkBool(o.isCausal, 'isCausal', false);
@@ -182,7 +186,7 @@ export class AttnWasm {
     }
     const outs = this._run(
       { query: q, key: k, value: v, attnMask: m },
-      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights },
+      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights, ...causal },
       (a) => this._take(this._core.sdpa(a)),
     );
     return { output: outs[0], weights: needWeights ? outs[1] : null };
@@ -277,7 +281,7 @@ export class AttnWasm {
     return this._activation(a === 'tanh' ? 'gelu_tanh' : 'gelu', x);
   }
 
-  /** activation: 'relu' | 'gelu' | 'gelu_tanh' (the native ParseActivation's names). */
+  /** activation: 'relu' | 'gelu' | 'gelu_tanh' | 'silu' (the native ParseActivation's names). */
   _activation(activation, x) {
     const t = checkTensor(x, 'input', 'float', this);
     return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];

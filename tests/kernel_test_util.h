@@ -64,6 +64,35 @@ bool bit_identical(const A& a, const B& b) {
   return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
+// Elements a (rows, cols) matrix with row stride ld spans, exactly (so that
+// AddressSanitizer flags a read past the last row's last column).
+inline size_t span(size_t rows, size_t cols, size_t ld) { return rows == 0 ? 0 : (rows - 1) * ld + cols; }
+
+// A (rows, cols) matrix with row stride ld, uniform in [lo, hi); the row
+// padding holds 1e30, which would wreck any row statistic that read it.
+inline std::vector<float> random_rows(std::mt19937& rng, size_t rows, size_t cols, size_t ld, float lo, float hi) {
+  std::vector<float> x = random_vec(rng, span(rows, cols, ld), lo, hi);
+  for (size_t idx = 0; idx < x.size(); ++idx)
+    if (idx % ld >= cols) x[idx] = 1e30f;
+  return x;
+}
+
+// Every cell of buf outside the (rows, cols) region with row stride ld (row
+// padding and a trailing guard) still holds kSentinel, bitwise.
+inline ::testing::AssertionResult untouched(const std::vector<float>& buf, size_t rows, size_t cols, size_t ld) {
+  size_t bad = 0;
+  std::ostringstream msg;
+  for (size_t idx = 0; idx < buf.size(); ++idx) {
+    const size_t i = idx / ld, j = idx % ld;
+    if (i < rows && j < cols) continue;
+    if (std::memcmp(&buf[idx], &kSentinel, sizeof(float)) != 0 && bad++ < 8) {
+      msg << "\n  offset " << idx << " (row " << i << ", col " << j << ") = " << buf[idx];
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " cells outside the output were written" << msg.str();
+}
+
 // The `cells` floats from `guard` on still hold kSentinel.
 inline ::testing::AssertionResult guard_intact(const float* guard, size_t cells = kGuard) {
   for (size_t g = 0; g < cells; ++g) {

@@ -49,6 +49,16 @@ void f32_gelu_tanh_ref(size_t n, float* x) {
   }
 }
 
+void f32_silu_ref(size_t n, float* x) {
+  // x / (1 + exp(-x)) in double, rounded once: (nearly) correctly rounded. For
+  // x below about -745 exp(-x) = inf and the result is -0; x = -inf gives
+  // -inf / inf = NaN and NaN stays NaN, as torch's float formula.
+  for (size_t j = 0; j < n; ++j) {
+    const double v = x[j];
+    x[j] = float(v / (1.0 + std::exp(-v)));
+  }
+}
+
 void f32_add_ref(size_t n, float* y, const float* x) {
   for (size_t j = 0; j < n; ++j) y[j] += x[j];
 }

@@ -10,7 +10,8 @@ Status ParseActivation(const std::string& s, Activation* out) {
   if (s == "relu") *out = Activation::kRelu;
   else if (s == "gelu") *out = Activation::kGelu;
   else if (s == "gelu_tanh") *out = Activation::kGeluTanh;
-  else return OutOfRangeError("activation: expected 'relu', 'gelu' or 'gelu_tanh', got '" + s + "'");
+  else if (s == "silu") *out = Activation::kSilu;
+  else return OutOfRangeError("activation: expected 'relu', 'gelu', 'gelu_tanh' or 'silu', got '" + s + "'");
   return Status::OK();
 }
 

@@ -1,7 +1,8 @@
 // The activations a Transformer feed-forward block may use, by name, as
 // torch's TransformerEncoderLayer(activation="relu" | "gelu"); "gelu_tanh"
-// stands for passing nn.GELU(approximate="tanh") as the activation. Also
-// the functional form (torch.nn.functional.relu / gelu): ActivationForward.
+// stands for passing nn.GELU(approximate="tanh") as the activation and
+// "silu" for passing F.silu (nn.SiLU()). Also the functional form
+// (torch.nn.functional.relu / gelu / silu): ActivationForward.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -13,9 +14,9 @@
 
 namespace aw {
 
-enum class Activation { kRelu, kGelu, kGeluTanh };
+enum class Activation { kRelu, kGelu, kGeluTanh, kSilu };
 
-// "relu" | "gelu" | "gelu_tanh"; anything else is an ERR_OUT_OF_RANGE naming
+// "relu" | "gelu" | "gelu_tanh" | "silu"; anything else is an ERR_OUT_OF_RANGE naming
 // the argument `activation`.
 Status ParseActivation(const std::string& s, Activation* out);
 
@@ -24,6 +25,7 @@ inline void ApplyActivation(Activation a, size_t n, float* x) {
     case Activation::kRelu: kernels::f32_relu(n, x); break;
     case Activation::kGelu: kernels::f32_gelu(n, x); break;
     case Activation::kGeluTanh: kernels::f32_gelu_tanh(n, x); break;
+    case Activation::kSilu: kernels::f32_silu(n, x); break;
   }
 }
 

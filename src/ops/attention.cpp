@@ -51,6 +51,13 @@ struct Layout {
   }
 };
 
+// Keys [0, CausalEnd(sh, i)) are the ones causal lets query row i see:
+// i + offset + 1, clamped to [0, S] (the offset may be negative or past S).
+size_t CausalEnd(const AttnShape& sh, size_t i) {
+  const int64_t end = int64_t(i) + sh.causal_offset + 1;
+  return end <= 0 ? 0 : std::min(size_t(end), sh.S);
+}
+
 // The masks of `head` on scores s (rows lds apart) of query rows
 // [i0, i0 + rows) and keys [c0, c0 + n).
 void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, size_t c0, size_t n, float* s,
@@ -60,8 +67,8 @@ void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, 
   for (size_t r = 0; r < rows; ++r) {
     const size_t i = i0 + r;
     float* row = s + r * lds;
-    if (sh.causal && c0 + nm > i + 1) {
-      const size_t from = std::max(c0, i + 1) - c0;
+    if (sh.causal && c0 + nm > CausalEnd(sh, i)) {
+      const size_t from = std::max(c0, CausalEnd(sh, i)) - c0;
       kernels::f32_fill(nm - from, row + from, kNegInf);
     }
     if (h.add) {
@@ -99,7 +106,7 @@ bool InputsFinite(const AttnShape& sh, const AttnHead& h, size_t r0, size_t r1) 
 // a masking byte, or causal), within the masked keys [0, masked_keys).
 void LiveKeys(const AttnShape& sh, const AttnHead& h, size_t i, size_t* lo_out, size_t* hi_out) {
   size_t lo = 0, hi = sh.masked_keys;
-  if (sh.causal) hi = std::min(hi, i + 1);
+  if (sh.causal) hi = std::min(hi, CausalEnd(sh, i));
   auto narrow_f = [&](const float* row, size_t cs) {
     if (!cs) {
       if (row[0] == kNegInf) hi = lo;

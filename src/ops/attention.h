@@ -19,8 +19,8 @@
 // chunk, turned into torch's softmax weights with the final maxima and sums
 // (f32_softmax_finish) — so asking for the weights does not change the
 // output by a single bit.
-// Chunks that every row of a block has masked (causal, or -inf / false over a
-// whole chunk, e.g. key padding) are skipped, in both ways, when the head's
+// Chunks that every row of a block has masked (causal with any diagonal
+// offset, or -inf / false over a whole chunk, e.g. key padding) are skipped, in both ways, when the head's
 // Q, K and V are finite (a NaN or inf would otherwise have reached the output
 // through 0 · NaN, as it does in torch). A causal attention does about half
 // the work.
@@ -48,7 +48,9 @@ struct AttnShape {
   size_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;  // row strides (elements)
   size_t ldw = 0;                             // weights row stride
   float scale = 1.0f;
-  bool causal = false;      // key j masked for query row i when j > i (upper-left aligned)
+  bool causal = false;      // key j masked for query row i when j > i + causal_offset
+  int64_t causal_offset = 0;  // the diagonal: 0 upper-left aligned (torch's is_causal), S - L lower-right
+                              // (causal_lower_right); negative: rows i < -offset have no key (zeros)
   size_t masked_keys = 0;   // masks and causal cover keys [0, masked_keys); later keys (MHA's bias_k, zero
                             // attention) are never masked. Set it to S otherwise.
   // Additive mask: key j of query row i at add[i·add_ld + j·add_cs] (add_ld 0: one row for every query;

@@ -24,7 +24,16 @@ Status CheckInput(const TensorView& t, const char* name) {
   return Status::OK();
 }
 
+const char* CausalBiasName(CausalBias c) {
+  return c == CausalBias::kLowerRight ? "causalLowerRight" : "causalUpperLeft";
+}
+
 }  // namespace
+
+Status CheckCausalBias(int64_t L, int64_t S) {
+  AW_RETURN_IF_ERROR(IntInRange("L", L, 0, kMaxElements));
+  return IntInRange("S", S, 0, kMaxElements);
+}
 
 Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const SdpaOptions& o, SdpaResult* r) {
@@ -42,8 +51,17 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   if (o.dropout_p != 0.0)
     return ArgError("dropoutP: expected 0 (attnwasm is an inference runtime), got " +
                     std::to_string(o.dropout_p));
-  if (o.is_causal && o.attn_mask.present())
+  const bool bias = o.causal_bias != CausalBias::kNone;
+  if (o.is_causal && (o.attn_mask.present() || bias))
     return ArgError("attnMask: must not be set when isCausal is true (as in torch)");
+  if (bias) {
+    AW_RETURN_IF_ERROR(CheckCausalBias(o.causal_bias_l, o.causal_bias_s));
+    if (o.attn_mask.present()) return ArgError("attnMask: a causal bias and a mask tensor at once");
+    if (o.causal_bias_l != L || o.causal_bias_s != S)
+      return ShapeError("attnMask: " + std::string(CausalBiasName(o.causal_bias)) + "(" +
+                        std::to_string(o.causal_bias_l) + ", " + std::to_string(o.causal_bias_s) +
+                        ") does not match the call's (L, S) = (" + std::to_string(L) + ", " + std::to_string(S) + ")");
+  }
 
   // Batch dims, with grouped-query attention widening key/value heads (dim -3).
   Shape qb = BatchDims(q.shape), kb = BatchDims(k.shape), vb = BatchDims(v.shape);
@@ -125,7 +143,8 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   sh.L = size_t(L); sh.S = size_t(S); sh.hd = size_t(E); sh.hdv = weights_only ? 0 : size_t(Ev);
   sh.ldq = size_t(E); sh.ldk = size_t(E); sh.ldv = size_t(Ev); sh.ldo = size_t(Ev); sh.ldw = size_t(S);
   sh.scale = scale;
-  sh.causal = o.is_causal;
+  sh.causal = o.is_causal || bias;
+  sh.causal_offset = o.causal_bias == CausalBias::kLowerRight ? S - L : 0;
   sh.masked_keys = size_t(S);
   const size_t mask_cols = m_per_row ? 1 : size_t(S);  // values per mask row
   const size_t mask_ld = m_rows == 1 ? 0 : mask_cols;

@@ -8,6 +8,11 @@
 // attn_mask broadcasts into the weights (L, S) and must not have more dims than
 // them. bool mask: true = take part; float mask: added to the scores.
 // is_causal: keep j <= i (upper-left aligned when L != S); excludes attn_mask.
+// causal_bias: torch.nn.attention.bias's causal_upper_left(L, S) (keep
+// j <= i) or causal_lower_right(L, S) (keep j <= i + S - L; rows i < L - S
+// keep nothing and give zeros) passed as attn_mask: never materialised, the
+// attention core's causal diagonal (dead key chunks skipped); its (L, S) must
+// be the call's. Excludes is_causal, as any attn_mask does.
 // enable_gqa: key/value dim -3 is repeated (repeat_interleave) up to query's.
 // Not: dropout (dropout_p must be 0), training, fully masked rows = NaN (they
 // give zeros here, see kernels/softmax.h).
@@ -18,8 +23,16 @@
 
 namespace aw {
 
+enum class CausalBias { kNone, kUpperLeft, kLowerRight };
+
+// The range rule of a causal bias's sizes: L and S integers in [0, 2^29]
+// ("L: expected an integer in [0, 536870912], got -1").
+Status CheckCausalBias(int64_t L, int64_t S);
+
 struct SdpaOptions {
   MaskView attn_mask;        // optional
+  CausalBias causal_bias = CausalBias::kNone;  // instead of attn_mask: a causal mask object of (L, S)
+  int64_t causal_bias_l = 0, causal_bias_s = 0;
   double dropout_p = 0.0;    // must be 0
   bool is_causal = false;
   bool has_scale = false;    // false: scale = 1 / sqrt(E)

@@ -48,6 +48,9 @@ TEST(Rules, EachRuleItsCodeAndMessage) {
   ExpectError(Probability("p", NAN), Code::kOutOfRange, "p: expected a probability in [0, 1], got NaN");
   EXPECT_TRUE(NonNegativeFinite("eps", 0).ok());
   ExpectError(NonNegativeFinite("eps", INFINITY), Code::kOutOfRange, "eps: expected a finite number >= 0, got Infinity");
+  EXPECT_TRUE(PositiveFinite("base", 1e-30).ok());
+  ExpectError(PositiveFinite("base", 0), Code::kOutOfRange, "base: expected a finite number > 0, got 0");
+  ExpectError(PositiveFinite("base", -INFINITY), Code::kOutOfRange, "base: expected a finite number > 0, got -Infinity");
   ExpectError(DivisibleBy("a", 10, "b", 3), Code::kInvalidArgument, "a: must be divisible by b (3), got 10");
   EXPECT_TRUE(CheckShape("x", {0, int64_t(1) << 29}).ok());  // no elements
   // No elements, but dims that would size loops and strides past the limit (the fuzz gate's
@@ -120,7 +123,7 @@ TEST(Rules, TransformerConfigAndStacks) {
               "numDecoderLayers: expected an integer in [0, 1000], got -1");
   Activation a;
   ExpectError(ParseActivation("tanh", &a), Code::kOutOfRange,
-              "activation: expected 'relu', 'gelu' or 'gelu_tanh', got 'tanh'");
+              "activation: expected 'relu', 'gelu', 'gelu_tanh' or 'silu', got 'tanh'");
 
   // The final norm handed to a stack: LayerNorm(dModel), elementwiseAffine, the layer's bias.
   TransformerEncoderLayer layer;

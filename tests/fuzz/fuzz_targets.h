@@ -200,7 +200,8 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
 // pool, so later shapes can repeat earlier sizes.
 //   [0] op: even → SDPA, odd → MultiheadAttention
 //   SDPA: flags (bit0 is_causal, 1 has_scale, 2 enable_gqa, 3 need_weights,
-//         4 attn_mask, 5 mask bool, 6 mask dtype invalid, 7 dropout_p != 0),
+//         4 attn_mask, 5 mask bool, 6 mask dtype invalid, 7 dropout_p != 0;
+//         6 without 4: a causal bias of the call's (L, S) instead, 5 = lower-right),
 //         scale byte (kScales[b % 8]), query shape, key shape, value shape,
 //         [mask shape], data byte
 //   MHA:  embed_dim byte (kEmbedDims[b % 16]), num_heads dim byte, kdim dim
@@ -356,6 +357,7 @@ inline Outcome Sdpa(Reader& in) {
   opts.need_weights = flags & 8;
   opts.dropout_p = (flags & 128) ? 0.5 : 0.0;
   const bool has_mask = flags & 16, mask_bool = flags & 32, mask_bad = flags & 64;
+  const bool causal_bias = mask_bad && !has_mask;
   const Shape qs = in.ShapeOf(), ks = in.ShapeOf(), vs = in.ShapeOf();
   const Shape ms = has_mask ? in.ShapeOf() : Shape();
   const uint8_t seed = in.U8();
@@ -393,6 +395,11 @@ inline Outcome Sdpa(Reader& in) {
     opts.attn_mask.data = mask_bool ? static_cast<const void*>(mb.p.get()) : mf.p.get();
     opts.attn_mask.dtype = mask_bad ? DType(7) : mask_bool ? DType::kBool : DType::kF32;
     opts.attn_mask.shape = ms;
+  }
+  if (causal_bias) {
+    opts.causal_bias = mask_bool ? CausalBias::kLowerRight : CausalBias::kUpperLeft;
+    opts.causal_bias_l = qs.size() >= 2 ? qs.end()[-2] : 0;
+    opts.causal_bias_s = ks.size() >= 2 ? ks.end()[-2] : 0;
   }
   SdpaResult r;
   const Status s = ScaledDotProductAttention({q.p.get(), qs}, {k.p.get(), ks}, {v.p.get(), vs}, opts, &r);

@@ -137,7 +137,33 @@ export const GOLDEN_FILES = {
 };
 
 export function transformerGoldenFiles(re = /./) {
-  return readdirSync(TRANSFORMER_GOLDENS).filter((f) => f.endsWith('.safetensors') && re.test(f)).sort();
+  return goldenFiles(TRANSFORMER_GOLDENS, re);
+}
+
+// ---- the small-LM block goldens (tests/data/goldens/lm/blocks/*.safetensors) ----
+// Written by tests/data/make_lm_goldens.py (torch 1.13 has no nn.RMSNorm, RoPE
+// module, enable_gqa or causal_lower_right: float64 from the formulas of
+// tools/causal_lm.py), in the layout of the Transformer-block goldens; the
+// same runner. Tolerances from each file: 1e-5 + 1e-5·|expected| elementwise
+// (RMSNorm, SiLU, RoPE), 1e-4 + 1e-4·|expected| for attention.
+const LM_BLOCK_GOLDENS = new URL('../data/goldens/lm/blocks/', import.meta.url);
+
+/** Which LM block golden files belong to which test file (tests/js/layers/). */
+export const LM_BLOCK_FILES = {
+  RMSNorm: /^rmsnorm_/,
+  SiLU: /^silu/,
+  RotaryPositionalEmbeddings: /^rope_/,
+  scaledDotProductAttention: /^sdpa_/,
+};
+
+/** The golden folders a layer's goldens may live in: their files and which layer each file belongs to. */
+const GOLDEN_SETS = {
+  transformer: { dir: TRANSFORMER_GOLDENS, groups: GOLDEN_FILES },
+  lm: { dir: LM_BLOCK_GOLDENS, groups: LM_BLOCK_FILES },
+};
+
+function goldenFiles(dir, re = /./) {
+  return readdirSync(dir).filter((f) => f.endsWith('.safetensors') && re.test(f)).sort();
 }
 
 /** Builds a module from its golden description (torch-like constructors), in runtime `rt`. */
@@ -184,14 +210,29 @@ function worstExcess(got, want, atol, rtol) {
   return { worst, at, maxAbs };
 }
 
-/** A golden file's tensors, case description, inputs and forward options. */
-function readGolden(rt, file) {
-  const { tensors, metadata } = rt.loadSafetensors(readFileSync(new URL(file, TRANSFORMER_GOLDENS)), { metadata: true });
+/**
+ * A golden file's tensors, case description, inputs and forward options. An
+ * LM block golden's attnMask "causalLowerRight" / "causalUpperLeft" becomes
+ * that mask object of the call's (L, S), made in runtime `rt`.
+ */
+function readGolden(rt, file, dir = TRANSFORMER_GOLDENS) {
+  const { tensors, metadata } = rt.loadSafetensors(readFileSync(new URL(file, dir)), { metadata: true });
   const spec = JSON.parse(metadata.case);
-  const arg = (v) => (typeof v === 'string' && v.startsWith('input.') ? tensors[v] : v);
   const inputs = spec.inputs.map((n) => tensors[`input.${n}`]);
-  const options = Object.fromEntries(Object.entries(spec.forward ?? {}).map(([k, v]) => [k, arg(v)]));
+  const arg = (k, v) => {
+    if (typeof v === 'string' && v.startsWith('input.')) return tensors[v];
+    if (k === 'attnMask' && typeof v === 'string') return rt[v](inputs[0].shape.at(-2), inputs[1].shape.at(-2));
+    return v;
+  };
+  const options = Object.fromEntries(Object.entries(spec.forward ?? {}).map(([k, v]) => [k, arg(k, v)]));
   return { tensors, spec, inputs, options };
+}
+
+/** Runs a golden's module (or function) in runtime `rt` on its inputs. */
+function runGolden(rt, module, spec, inputs, options) {
+  const opts = Object.keys(options).length ? [options] : [];
+  if (spec.module === 'scaledDotProductAttention') return rt.scaledDotProductAttention(...inputs, ...opts).output;
+  return module.forward(...inputs, ...opts);
 }
 
 /**
@@ -201,11 +242,21 @@ function readGolden(rt, file) {
  * file belongs to a layer.
  */
 export function transformerGoldenTests(aw, layer, minFiles) {
-  const files = transformerGoldenFiles(GOLDEN_FILES[layer]);
+  goldenTests(aw, 'transformer', layer, minFiles);
+}
+
+/** The same for the LM block goldens of `layer` (LM_BLOCK_FILES[layer]). */
+export function lmBlockGoldenTests(aw, layer, minFiles) {
+  goldenTests(aw, 'lm', layer, minFiles);
+}
+
+function goldenTests(aw, set, layer, minFiles) {
+  const { dir, groups } = GOLDEN_SETS[set];
+  const files = goldenFiles(dir, groups[layer]);
   const summary = [];
   for (const file of files) {
     test(`golden ${file}`, () => {
-      const { tensors, spec, inputs, options } = readGolden(aw, file);
+      const { tensors, spec, inputs, options } = readGolden(aw, file, dir);
       const checks = [];
       const made = [];
       try {
@@ -223,10 +274,10 @@ export function transformerGoldenTests(aw, layer, minFiles) {
           checks.push(['features', features, tensors['expected.features']]);
           checks.push(['output', head.forward({ data: cls, shape: [B, D] }), tensors['expected.output']]);
         } else {
-          const m = buildFromSpec(aw, spec);
-          made.push(m);
-          load(m, tensors, 'param.');
-          checks.push(['output', m.forward(...inputs, ...(Object.keys(options).length ? [options] : [])), tensors['expected.output']]);
+          const m = spec.module === 'scaledDotProductAttention' ? null : buildFromSpec(aw, spec);
+          if (m) made.push(m);
+          if (m) load(m, tensors, 'param.');
+          checks.push(['output', runGolden(aw, m, spec, inputs, options), tensors['expected.output']]);
         }
         for (const [what, got, want] of checks) {
           const { worst, at, maxAbs } = worstExcess(got, want, spec.atol, spec.rtol);
@@ -247,8 +298,8 @@ export function transformerGoldenTests(aw, layer, minFiles) {
     }
     for (const [k, v] of Object.entries(per)) t.diagnostic(`${k}: ${v.toExponential(2)}`);
     assert.ok(files.length >= minFiles, `expected the ${layer} golden files, found ${files.length}`);
-    const orphans = transformerGoldenFiles().filter((f) => !Object.values(GOLDEN_FILES).some((re) => re.test(f)));
-    assert.deepEqual(orphans, [], 'golden files no layer test runs (tests/js/helpers.mjs GOLDEN_FILES)');
+    const orphans = goldenFiles(dir).filter((f) => !Object.values(groups).some((re) => re.test(f)));
+    assert.deepEqual(orphans, [], `golden files no layer test runs (tests/js/helpers.mjs ${set === 'lm' ? 'LM_BLOCK_FILES' : 'GOLDEN_FILES'})`);
   });
 }
 
@@ -257,19 +308,20 @@ export function transformerGoldenTests(aw, layer, minFiles) {
  * within the same tolerances of torch, and bit-identical to the single-thread
  * build `st`.
  */
-export function assertGoldensThroughThreads(mt, st, layer, minFiles) {
-  const files = transformerGoldenFiles(GOLDEN_FILES[layer]);
+export function assertGoldensThroughThreads(mt, st, layer, minFiles, set = 'transformer') {
+  const { dir, groups } = GOLDEN_SETS[set];
+  const files = goldenFiles(dir, groups[layer]);
   assert.ok(files.length >= minFiles, `found ${files.length} golden files`);
   for (const file of files) {
-    const { tensors, spec, inputs, options } = readGolden(mt, file);
+    const { tensors, spec, inputs, options } = readGolden(mt, file, dir);
     const sd = subStateDict(tensors, 'param.');
     const outs = [mt, st].map((rt) => {
-      const m = buildFromSpec(rt, spec);
+      const m = spec.module === 'scaledDotProductAttention' ? null : buildFromSpec(rt, spec);
       try {
-        m.loadStateDict(sd);
-        return m.forward(...inputs, ...(Object.keys(options).length ? [options] : []));
+        if (m?.loadStateDict) m.loadStateDict(sd);
+        return runGolden(rt, m, spec, inputs, options);
       } finally {
-        m.dispose();
+        m?.dispose?.();
       }
     });
     const want = tensors['expected.output'];

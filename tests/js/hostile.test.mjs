@@ -196,6 +196,9 @@ const transformer = new aw.Transformer({ dModel: E, nhead: H, numEncoderLayers: 
 const sinus = new aw.SinusoidalPositionalEncoding(E, { maxLen: 32, batchFirst: true });
 const learned = new aw.LearnedPositionalEmbedding(32, E, { batchFirst: true });
 const patch = new aw.PatchEmbedding(1, E, 4, { classToken: true });
+const rms = new aw.RMSNorm(6);
+const silu = new aw.SiLU();
+const rope = new aw.RotaryPositionalEmbeddings(8, { maxSeqLen: 16 });
 const translator = await aw.loadTranslator(translatorBytes);
 const classifier = await aw.loadClassifier(vitBytes);
 const disposedLinear = () => { const l = new aw.Linear(2, 2); l.dispose(); return l; };
@@ -225,6 +228,13 @@ entry('gelu', {
   args: () => [f32([3, 4]), {}], call: (a) => aw.gelu(...a), params: [['input', tensorHostiles([3, 4])]],
   options: 1, optionKeys: { approximate: 'enum' },
 });
+entry('silu', { args: () => [f32([3, 4])], call: (a) => aw.silu(...a), params: [['input', tensorHostiles([3, 4])]] });
+for (const name of ['causalLowerRight', 'causalUpperLeft']) {
+  entry(name, {
+    args: () => [5, 7], call: (a) => aw[name](...a),
+    params: [['L', intHostiles({ min: 0 }).concat([['2^29 + 1', 2 ** 29 + 1]])], ['S', intHostiles({ min: 0 })]],
+  });
+}
 entry('loadSafetensors', {
   args: () => [translatorBytes, {}], call: (a) => Object.keys(aw.loadSafetensors(...a)).length,
   params: [['bytes', bytesHostiles()]], options: 1, optionKeys: { metadata: 'bool' },
@@ -254,6 +264,12 @@ ctor('Linear', aw.Linear, () => [6, 4, {}],
 ctor('LayerNorm', aw.LayerNorm, () => [6, {}],
   [['normalizedShape', intHostiles().filter(([l]) => l !== 'an array').concat([['a 2-element shape', [2, 3]], ['an empty shape', []], ['[0]', [0]]])]], 1,
   { eps: 'nonNegNumber', elementwiseAffine: 'bool', bias: 'bool' });
+ctor('RMSNorm', aw.RMSNorm, () => [6, {}],
+  [['normalizedShape', intHostiles().filter(([l]) => l !== 'an array').concat([['an empty shape', []], ['[0]', [0]],
+    ['[2, -1]', [2, -1]], ['[2, 2.5]', [2, 2.5]], ['[2, null]', [2, null]], ['a 2^40-element shape', [2 ** 20, 2 ** 20]], ['a 2-element shape', [2, 3], true]])]], 1,
+  { eps: 'nonNegNumberOrNull', elementwiseAffine: 'bool' });
+ctor('RotaryPositionalEmbeddings', aw.RotaryPositionalEmbeddings, () => [8, {}],
+  [['dim', intHostiles().concat([['odd', 7]])]], 1, { maxSeqLen: 'int', base: 'positiveNumber', interleaved: 'bool' });
 ctor('Embedding', aw.Embedding, () => [10, 4, {}],
   [['numEmbeddings', intHostiles()], ['embeddingDim', intHostiles()]], 2, { paddingIdx: 'paddingIdx' });
 ctor('GELU', aw.GELU, () => [{}], [], 0, { approximate: 'enum' });
@@ -300,6 +316,13 @@ entry('Embedding.forward', {
 });
 entry('ReLU.forward', { args: () => [f32([3, 4])], call: (a) => relu.forward(...a), params: [['input', tensorHostiles([3, 4])]] });
 entry('GELU.forward', { args: () => [f32([3, 4])], call: (a) => gelu.forward(...a), params: [['input', tensorHostiles([3, 4])]] });
+entry('RMSNorm.forward', { args: () => [f32([3, 6])], call: (a) => rms.forward(...a), params: [['input', tensorHostiles([3, 6], { ranks: [1, 8] })]] });
+entry('SiLU.forward', { args: () => [f32([3, 4])], call: (a) => silu.forward(...a), params: [['input', tensorHostiles([3, 4])]] });
+entry('RotaryPositionalEmbeddings.forward', {
+  args: () => [f32([2, 5, 3, 8]), { inputPos: ids([2, 5], 3) }], call: (a) => rope.forward(...a),
+  params: [['input', tensorHostiles([2, 5, 3, 8], { ranks: [4, 4] }).concat([['longer than maxSeqLen (no inputPos: S = 17)', f32([1, 17, 1, 8])]])]],
+  options: 1, optionKeys: { inputPos: 'positions' },
+});
 entry('Dropout.forward', { args: () => [f32([3, 4])], call: (a) => dropout.forward(...a), params: [['input', tensorHostiles([3, 4])]] });
 // The decoder layer and stack, and the encoder stack's two forwards, take the same arguments.
 const decoderSpec = {
@@ -450,6 +473,15 @@ function optionValueHostiles(kind) {
     case 'number': return numberHostiles();
     // eps = 0 is valid in torch (and here); negative or non-finite is refused.
     case 'nonNegNumber': return [['negative', -1], ['NaN', NaN], ['Infinity', Infinity], ['a string', '1e-5'], ['null', null]];
+    // RMSNorm's eps: null is torch's None (float32's epsilon).
+    case 'nonNegNumberOrNull': return [['negative', -1], ['NaN', NaN], ['Infinity', Infinity], ['a string', '1e-5'], ['a boolean', true]];
+    case 'positiveNumber': return [['zero', 0], ['negative', -1], ['NaN', NaN], ['Infinity', Infinity], ['beyond float32', 1e39],
+      ['a string', '10000'], ['null', null]];
+    // RoPE positions of a (2, 5, ·, ·) input, maxSeqLen 16.
+    case 'positions': return [['Float32Array positions', f32([2, 5])], ['a number', 3], ['an array', [0, 1, 2, 3, 4]],
+      ['wrong shape (B·S,)', ids([10])], ['transposed (S, B)', ids([5, 2])], ['= maxSeqLen', ids([2, 5], 16)], ['negative', ids([5], -1)],
+      ['2^31 - 1', ids([5], 2 ** 31 - 1)], ['-2^31', ids([5], -(2 ** 31))], ['data short', { data: new Int32Array(4), shape: [5] }],
+      ['huge shape', { data: new Int32Array(1), shape: [2 ** 20, 2 ** 20] }]];
     // Negative indices count from the end, as torch's padding_idx.
     case 'paddingIdx': return [['a string', '0'], ['a fraction', 0.5], ['NaN', NaN], ['= numEmbeddings', 10], ['< -numEmbeddings', -11], ['a boolean', true]];
     case 'int': return intHostiles({ optional: true });
@@ -548,6 +580,7 @@ test('disposed objects: every method throws ERR_DISPOSED, dispose twice is harml
     SinusoidalPositionalEncoding: () => new aw.SinusoidalPositionalEncoding(8),
     LearnedPositionalEmbedding: () => new aw.LearnedPositionalEmbedding(8, 8),
     PatchEmbedding: () => new aw.PatchEmbedding(1, 8, 4),
+    RMSNorm: () => new aw.RMSNorm(8), RotaryPositionalEmbeddings: () => new aw.RotaryPositionalEmbeddings(8),
   };
   const x = f32([2, 3, 8]);
   let n = 0;

@@ -18,7 +18,7 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const packed = await packedTarball();
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/plan.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/wasm_load.js', 'bindings/inline.js',
+  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/plan.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/blocks.js', 'bindings/wasm_load.js', 'bindings/inline.js',
     'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'bindings/helpers/index.js', 'bindings/helpers/images.js',
     'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/tokenizer.js', 'bindings/tokenizer.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',

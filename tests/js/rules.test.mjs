@@ -23,6 +23,7 @@ const lin = new aw.Linear(3, 2);
 const mha = new aw.MultiheadAttention(8, 2);
 const emb = new aw.Embedding(10, 4);
 const sinus = new aw.SinusoidalPositionalEncoding(8, { maxLen: 16 });
+const rope4 = new aw.RotaryPositionalEmbeddings(8, { maxSeqLen: 4 });
 const x = f32([5, 1, 8], 7);
 const good = () => [
   aw.scaledDotProductAttention(f32([2, 5, 8]), f32([2, 7, 8], 2), f32([2, 7, 4], 3)).output.data,
@@ -79,8 +80,8 @@ const RULES = [
   ['layer dimFeedforward >= 1', () => new aw.TransformerEncoderLayer(8, 2, { dimFeedforward: 0 }), OUT, 'dimFeedforward', INT32, '0'],
   ['layer dropout in [0, 1]', () => new aw.TransformerDecoderLayer(8, 2, { dropout: -0.5 }), OUT, 'dropout', 'expected a probability in [0, 1]', '-0.5'],
   ['layer layerNormEps >= 0', () => new aw.TransformerEncoderLayer(8, 2, { layerNormEps: NaN }), OUT, 'layerNormEps', 'expected a finite number >= 0', 'NaN'],
-  ['layer activation name', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'swish' }), OUT, 'activation', "expected 'relu', 'gelu' or 'gelu_tanh'", "'swish'"],
-  ['Transformer activation name', () => new aw.Transformer({ dModel: 8, nhead: 2, activation: 'GELU' }), OUT, 'activation', "expected 'relu', 'gelu' or 'gelu_tanh'", "'GELU'"],
+  ['layer activation name', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'swish' }), OUT, 'activation', "expected 'relu', 'gelu', 'gelu_tanh' or 'silu'", "'swish'"],
+  ['Transformer activation name', () => new aw.Transformer({ dModel: 8, nhead: 2, activation: 'GELU' }), OUT, 'activation', "expected 'relu', 'gelu', 'gelu_tanh' or 'silu'", "'GELU'"],
   // layers/transformer.cpp CheckNumLayers
   ['TransformerEncoder numLayers <= 1000', () => new aw.TransformerEncoder(enc, 1001), OUT, 'numLayers', 'expected an integer in [0, 1000]', '1001'],
   ['TransformerDecoder numLayers >= 0', () => new aw.TransformerDecoder(dec, -1), OUT, 'numLayers', 'expected an integer in [0, 1000]', '-1'],
@@ -90,6 +91,21 @@ const RULES = [
   ['stack norm size', withNorm(() => new aw.LayerNorm(6), (norm) => new aw.TransformerEncoder(enc, 1, { norm })), ARG, 'norm', 'expected LayerNorm(8) with elementwiseAffine', 'LayerNorm(6)'],
   ['stack norm affine', withNorm(() => new aw.LayerNorm(8, { elementwiseAffine: false }), (norm) => new aw.TransformerDecoder(dec, 1, { norm })), ARG, 'norm', 'expected LayerNorm(8) with elementwiseAffine', 'LayerNorm(8) without elementwiseAffine'],
   ['stack norm bias', withNorm(() => new aw.LayerNorm(8, { bias: false }), (norm) => new aw.TransformerEncoder(enc, 2, { norm })), ARG, 'norm', "bias must match the layer's bias option (true)", 'false'],
+  // layers/rms_norm.cpp RMSNorm::Init
+  ['RMSNorm normalizedShape >= 1', () => new aw.RMSNorm(0), OUT, 'normalizedShape', INT32, '0'],
+  ['RMSNorm normalizedShape[i] >= 1', () => new aw.RMSNorm([3, -2]), OUT, 'normalizedShape[1]', INT32, '-2'],
+  ['RMSNorm normalizedShape not empty', () => new aw.RMSNorm([]), OUT, 'normalizedShape', 'expected at least one dim', '()'],
+  ['RMSNorm eps >= 0', () => new aw.RMSNorm(8, { eps: -1e-6 }), OUT, 'eps', 'expected a finite number >= 0', '-0.000001'],
+  // layers/rotary.cpp RotaryPositionalEmbeddings::Init and Forward
+  ['RoPE dim >= 1', () => new aw.RotaryPositionalEmbeddings(0), OUT, 'dim', INT32, '0'],
+  ['RoPE dim even', () => new aw.RotaryPositionalEmbeddings(9), ARG, 'dim', 'expected an even number', '9'],
+  ['RoPE maxSeqLen >= 1', () => new aw.RotaryPositionalEmbeddings(8, { maxSeqLen: -4 }), OUT, 'maxSeqLen', INT32, '-4'],
+  ['RoPE base > 0', () => new aw.RotaryPositionalEmbeddings(8, { base: -10000 }), OUT, 'base', 'expected a finite number > 0', '-10000'],
+  ['RoPE base within float32', () => new aw.RotaryPositionalEmbeddings(8, { base: 1e39 }), OUT, 'base', "expected a number within float32's range", '1e+39'],
+  ['RoPE positions in [0, maxSeqLen)', () => rope4.forward(f32([1, 2, 1, 8]), { inputPos: { data: Int32Array.from([1, 4]), shape: [2] } }), OUT, 'inputPos', 'is out of range [0, maxSeqLen = 4)', 'position 4 at index (1)'],
+  // ops/scaled_dot_product_attention.cpp CheckCausalBias
+  ['causal bias L in [0, 2^29]', () => aw.causalLowerRight(-3, 4), OUT, 'L', 'expected an integer in [0, 536870912]', '-3'],
+  ['causal bias S in [0, 2^29]', () => aw.causalUpperLeft(3, 2 ** 30), OUT, 'S', 'expected an integer in [0, 536870912]', '1073741824'],
   // core/rules.cpp CheckShape, applied by every forward (data that fits the product of the dims)
   ['shape dims >= 0 (Linear.forward)', () => lin.forward(negative([-2, -3], 6)), OUT, 'input.shape', 'dims must be >= 0', '(-2, -3)'],
   ['shape dims >= 0 (relu)', () => aw.relu(negative([-1, -1], 1)), OUT, 'input.shape', 'dims must be >= 0', '(-1, -1)'],

@@ -88,10 +88,11 @@ using Kernel = void (*)(size_t, float*);
 using Sensitivity = double (*)(double);
 
 // Runs kernel and reference on x (n elements at offset `off` in a buffer
-// followed by a sentinel guard) and compares with the GELU tolerance. NaN
-// matches NaN only. Lists the first mismatches with indices.
+// followed by a sentinel guard) and compares with the GELU tolerance (SiLU
+// passes its own atol). NaN matches NaN only. Lists the first mismatches
+// with indices.
 void check_gelu(Kernel simd, Kernel ref, Sensitivity sens, const std::vector<float>& x, size_t off,
-                Worst* worst) {
+                Worst* worst, double atol = kAtol) {
   const size_t n = x.size();
   std::vector<float> got(off + n + kGuard, kSentinel);
   std::copy(x.begin(), x.end(), got.begin() + off);
@@ -109,7 +110,7 @@ void check_gelu(Kernel simd, Kernel ref, Sensitivity sens, const std::vector<flo
     } else if (g == w) {
       ok = true;  // also covers +-inf, where err and tol would be NaN
     } else {
-      tol = kAtol + kGeluRtol * sens(x[j]) * std::fabs(double(w));
+      tol = atol + kGeluRtol * sens(x[j]) * std::fabs(double(w));
       err = std::fabs(double(g) - double(w));
       ok = err <= tol;
       if (worst) {
@@ -426,6 +427,121 @@ TEST(AddSimd, AliasedDoubles) {
     f32_add_ref(n, want.data(), want.data());
     ASSERT_TRUE(same_bits(n, got.data(), want.data())) << "n=" << n;
   }
+}
+
+}  // namespace
+}  // namespace aw::kernels
+
+// ---------------------------------------------------------------------------
+// SiLU: x / (1 + exp(-x)), torch's formula. No cancellation and no
+// amplification of the input's rounding (x is exact, exp(-x) of an exact
+// argument), so the kernel keeps a relative accuracy of a few ulp
+// everywhere: |simd - ref| <= kSiluAtol + kSiluRtol |ref| with kSiluRtol =
+// 1e-6 (what we promise against torch; ~8 FLT_EPSILON). kSiluAtol = 3e-37
+// covers x below -88.72, where exp(-x) overflows float and the kernel (as
+// torch's float formula) returns -0 while the double reference still
+// returns x e^x, at most 88.73 / FLT_MAX = 2.6e-37 in magnitude there.
+
+namespace aw::kernels {
+namespace {
+
+constexpr double kSiluRtol = 1e-6;
+constexpr double kSiluAtol = 3e-37;
+
+// check_gelu with the SiLU tolerance: kSiluAtol + kSiluRtol |ref|.
+double silu_rtol(double) { return kSiluRtol / kGeluRtol; }
+void check_silu(const std::vector<float>& x, size_t off, Worst* worst) {
+  check_gelu(f32_silu, f32_silu_ref, silu_rtol, x, off, worst, kSiluAtol);
+}
+
+// torch 1.13.1 CPU float32: F.silu(x), and x · sigmoid(x) in float64.
+const float kSiluX[] = {-100.0f, -88.7f, -30, -10, -5, -3, -1, -0.5f, 0, 0.5f, 1, 2, 3, 10, 30, 88.7f, 100};
+const double kTorchSilu[] = {-0.0, -2.6668855444309843e-37, -2.807286954981114e-12, -0.0004539787187241018,
+                             -0.033464252948760986, -0.14227761328220367, -0.2689414322376251,
+                             -0.1887703388929367, 0.0, 0.3112296760082245, 0.7310585975646973,
+                             1.7615940570831299, 2.857722520828247, 9.99954605102539, 30.0, 88.69999694824219,
+                             100.0};
+const double kExactSilu[] = {-3.720075976020836e-42, -2.6668855941487023e-37, -2.8072868906517896e-12,
+                             -0.00045397868702434395, -0.03346425462142428, -0.14227761953270035,
+                             -0.2689414213699951, -0.1887703343990727, 0.0, 0.3112296656009273,
+                             0.7310585786300049, 1.7615941559557646, 2.8577223804673, 9.999546021312977,
+                             29.999999999997197, 88.69999694824219, 100.0};
+
+TEST(SiluRef, IndependentValuesAndTorch) {
+  const size_t n = sizeof kSiluX / sizeof kSiluX[0];
+  std::vector<float> y(kSiluX, kSiluX + n), s(y);
+  f32_silu_ref(n, y.data());
+  f32_silu(n, s.data());
+  for (size_t j = 0; j < n; ++j) {
+    EXPECT_NEAR(y[j], kExactSilu[j], half_ulp(kExactSilu[j])) << "ref x=" << kSiluX[j];
+    // Kernel and reference against torch: 1e-6 relative (and -0 where torch's exp overflows).
+    EXPECT_NEAR(s[j], kTorchSilu[j], 1e-6 * std::fabs(kTorchSilu[j])) << "simd x=" << kSiluX[j];
+    EXPECT_NEAR(y[j], kTorchSilu[j], 1e-6 * std::fabs(kTorchSilu[j]) + kSiluAtol) << "ref x=" << kSiluX[j];
+  }
+  EXPECT_TRUE(std::signbit(s[0]) && s[0] == 0.0f) << "silu(-100) = -0 in float, as torch";
+  // Between xsimd::exp's overflow bound (88.376) and float's (88.72): torch
+  // (exp finite there) gives x e^x ~ -3e-37, and so must the kernel.
+  std::vector<float> edge = {-88.4f, -88.5f, -88.6f, -88.72f, -88.73f, -89.0f};
+  std::vector<float> e(edge), er(edge);
+  f32_silu(e.size(), e.data());
+  f32_silu_ref(er.size(), er.data());
+  for (size_t j = 0; j < 4; ++j) {
+    EXPECT_LT(e[j], -1e-37f) << "x=" << edge[j];
+    EXPECT_NEAR(e[j], er[j], 1e-6 * std::fabs(er[j])) << "x=" << edge[j];
+  }
+  EXPECT_TRUE(e[4] == 0.0f && e[5] == 0.0f) << "exp(-x) overflows float below -88.7228: -0, as torch";
+}
+
+TEST(SiluSimd, SpecialValuesAsTorch) {
+  // NaN -> NaN, -inf -> -inf / inf = NaN, +inf -> inf, +-0 -> +-0 (torch's formula).
+  std::vector<float> x(std::begin(kSpecials), std::end(kSpecials));
+  for (size_t r = 0; r < 9; ++r) {  // every position modulo W: vector and tail code
+    std::vector<float> v(x);
+    std::rotate(v.begin(), v.begin() + r, v.end());
+    std::vector<float> y(v), yr(v);
+    f32_silu(y.size(), y.data());
+    f32_silu_ref(yr.size(), yr.data());
+    for (size_t j = 0; j < v.size(); ++j) {
+      const float xv = v[j];
+      if (std::isnan(xv) || xv == -kInf) {
+        EXPECT_TRUE(std::isnan(y[j]) && std::isnan(yr[j])) << "x=" << xv;
+      } else if (xv == kInf) {
+        EXPECT_EQ(y[j], kInf);
+        EXPECT_EQ(yr[j], kInf);
+      } else {
+        ASSERT_FALSE(std::isnan(y[j])) << "x=" << xv;
+        if (xv == 0.0f) { EXPECT_TRUE(y[j] == 0.0f && std::signbit(y[j]) == std::signbit(xv)) << "x=" << xv; }
+        if (xv >= 30.0f) { EXPECT_EQ(y[j], xv) << "x=" << xv; }  // x / (1 + tiny) rounds to x
+        if (xv <= -100.0f) { EXPECT_TRUE(y[j] <= 0.0f && y[j] >= -1e-37f) << "x=" << xv << " y=" << y[j]; }
+      }
+    }
+    check_silu(v, 0, nullptr);
+  }
+}
+
+TEST(SiluSimd, RandomAndSweepAgainstReference) {
+  std::mt19937 rng(35);
+  Worst worst;
+  for (size_t n : awkward_lengths()) {
+    for (size_t off : {0, 1, 3}) {
+      check_silu(random_vec(rng, n, -6.0f, 6.0f), off, &worst);
+      check_silu(random_vec(rng, n, -120.0f, 120.0f), off, &worst);
+    }
+  }
+  const std::vector<float> xs = sweep(-100.0f, 100.0f);
+  check_silu(xs, 0, &worst);
+  for (float scale : {1e3f, 1e10f, 1e30f}) {
+    std::vector<float> x = random_vec(rng, 129, -scale, scale);
+    check_silu(x, 1, &worst);
+  }
+  report("silu random, sweep [-100, 100], large", worst);
+}
+
+TEST(SiluSimd, EmptyIsANoOp) {
+  float x[1] = {kSentinel};
+  f32_silu(0, x);
+  f32_silu_ref(0, x);
+  EXPECT_EQ(x[0], kSentinel);
 }
 
 }  // namespace

@@ -27,6 +27,8 @@ namespace {
 
 using test::kSentinel;
 using test::random_vec;
+using test::span;
+using test::untouched;
 
 // Sizes for every dimension: below, equal to, above and multiples of 4 and 8
 // (the vector width is 8 natively with AVX2 and 4 in the sse4.1/wasm build).
@@ -34,10 +36,6 @@ const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
 
 // A value the kernels never produce from the test data; cells that must not be
 // written are filled with it and compared bitwise afterwards.
-
-// Elements a (rows, cols) matrix with row stride ld spans; exact, so that
-// AddressSanitizer flags any read past the last row's last column.
-size_t span(size_t rows, size_t cols, size_t ld) { return rows == 0 ? 0 : (rows - 1) * ld + cols; }
 
 struct Worst {
   double abs = 0.0;    // max |simd - ref|
@@ -74,22 +72,6 @@ template <class Tol>
   }
   if (bad == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << bad << " of " << m * n << " elements differ" << msg.str();
-}
-
-// Every element of buf outside the (m, n) region with row stride ldc (row
-// padding and the trailing guard) still holds kSentinel.
-::testing::AssertionResult untouched(const std::vector<float>& buf, size_t m, size_t n, size_t ldc) {
-  size_t bad = 0;
-  std::ostringstream msg;
-  for (size_t idx = 0; idx < buf.size(); ++idx) {
-    const size_t i = idx / ldc, j = idx % ldc;
-    if (i < m && j < n) continue;
-    if (std::memcmp(&buf[idx], &kSentinel, sizeof(float)) != 0 && bad++ < 8) {
-      msg << "\n  offset " << idx << " (row " << i << ", col " << j << ") = " << buf[idx];
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " cells outside C were written" << msg.str();
 }
 
 // Tolerance for one element of a dot-product kernel. Both sides compute the

@@ -28,6 +28,8 @@ using test::kInf;
 using test::kNaN;
 using test::kSentinel;
 using test::random_vec;
+using test::span;
+using test::untouched;
 
 constexpr size_t kGuard = 8;  // sentinel cells after the last row
 
@@ -67,25 +69,6 @@ struct Worst {
 
 void report(const char* what, const Worst& w) {
   std::printf("[  worst   ] %s: max |simd-ref| = %.3g, max |simd-ref|/tol = %.3g\n", what, w.abs, w.ratio);
-}
-
-// Elements a (rows, n) matrix with row stride ld spans, exactly (so that
-// AddressSanitizer flags a read past the last row's last element).
-size_t span(size_t rows, size_t n, size_t ld) { return rows == 0 ? 0 : (rows - 1) * ld + n; }
-
-// Every cell of buf outside the (rows, n) region with stride ld holds kSentinel.
-::testing::AssertionResult untouched(const std::vector<float>& buf, size_t rows, size_t n, size_t ld) {
-  size_t bad = 0;
-  std::ostringstream msg;
-  for (size_t idx = 0; idx < buf.size(); ++idx) {
-    const size_t i = idx / ld, j = idx % ld;
-    if (i < rows && j < n) continue;
-    if (std::memcmp(&buf[idx], &kSentinel, sizeof(float)) != 0 && bad++ < 8) {
-      msg << "\n  offset " << idx << " (row " << i << ", col " << j << ") = " << buf[idx];
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " cells outside y were written" << msg.str();
 }
 
 struct Case {
@@ -163,10 +146,7 @@ void check(const Case& c0, const std::vector<float>& x, const std::vector<float>
 // Random rows for a case: uniform in [lo, hi], padding filled with values
 // that would wreck the statistics if read.
 std::vector<float> make_x(std::mt19937& rng, const Case& c, float lo, float hi) {
-  std::vector<float> x = random_vec(rng, span(c.rows, c.n, c.ldx), lo, hi);
-  for (size_t idx = 0; idx < x.size(); ++idx)
-    if (idx % c.ldx >= c.n) x[idx] = 1e30f;
-  return x;
+  return test::random_rows(rng, c.rows, c.n, c.ldx, lo, hi);
 }
 
 // ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ TEST(Activation, ForwardByName) {
   EXPECT_EQ(y.size(), 0u);
   Status s = ActivationForward("swish", {x.data(), {3}}, &y, &ys);
   EXPECT_EQ(s.code(), Code::kOutOfRange);
-  EXPECT_EQ(s.message(), "activation: expected 'relu', 'gelu' or 'gelu_tanh', got 'swish'");
+  EXPECT_EQ(s.message(), "activation: expected 'relu', 'gelu', 'gelu_tanh' or 'silu', got 'swish'");
   s = ActivationForward("relu", {x.data(), {3, -1}}, &y, &ys);
   EXPECT_EQ(s.code(), Code::kOutOfRange);
   EXPECT_EQ(s.message(), "input.shape: dims must be >= 0, got (3, -1)");

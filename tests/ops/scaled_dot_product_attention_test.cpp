@@ -1,8 +1,10 @@
 // scaled_dot_product_attention (src/ops/scaled_dot_product_attention.*), the
 // function behind aw.scaledDotProductAttention, natively: a hand-computed
-// case, the fully masked row, validation messages, repeated calls on the
-// thread's workspace, and bit-identical output and weights with 1, 2 and 3
-// threads (odd lengths, masks, causal, broadcast batches).
+// case, the fully masked row, validation messages, the causal bias objects
+// (causal_upper_left / causal_lower_right, never materialised) against the
+// bool masks they stand for, repeated calls on the thread's workspace, and
+// bit-identical output and weights with 1, 2 and 3 threads (odd lengths,
+// masks, causal, broadcast batches).
 //
 // Elsewhere: full parity with PyTorch (tests/data/goldens/sdpa.json), errors
 // and the threads tests through the JS API:
@@ -73,6 +75,66 @@ TEST(Sdpa, ErrorsNameTheArgument) {
       << s.message();
 }
 
+// torch.nn.attention.bias's causal_upper_left / causal_lower_right as
+// attn_mask: the same bits as the bool (L, S) masks they stand for (tril(0),
+// tril(S - L)), with grouped-query heads and weights; rows of a lower-right
+// bias with no key (L > S) give zeros.
+TEST(Sdpa, CausalBiasEqualsItsMaterialisedMask) {
+  const std::pair<int64_t, int64_t> LS[] = {{3, 7}, {7, 3}, {6, 4}, {1, 9}, {5, 5}, {13, 33}, {70, 130}, {130, 70}};
+  for (auto [L, S] : LS)
+    for (CausalBias bias : {CausalBias::kUpperLeft, CausalBias::kLowerRight})
+      for (bool weights : {false, true}) {
+        const Shape qs{2, 6, L, 16}, ks{2, 2, S, 16}, vs{2, 2, S, 8};
+        const auto q = Random(1, NumelChecked(qs)), k = Random(2, NumelChecked(ks)), v = Random(3, NumelChecked(vs));
+        SdpaOptions o;
+        o.enable_gqa = true;
+        o.need_weights = weights;
+        o.causal_bias = bias;
+        o.causal_bias_l = L;
+        o.causal_bias_s = S;
+        SdpaResult got;
+        ASSERT_TRUE(ScaledDotProductAttention({q.data(), qs}, {k.data(), ks}, {v.data(), vs}, o, &got).ok());
+        const int64_t off = bias == CausalBias::kLowerRight ? S - L : 0;
+        std::vector<uint8_t> mask(size_t(L * S));
+        for (int64_t i = 0; i < L; ++i)
+          for (int64_t j = 0; j < S; ++j) mask[size_t(i * S + j)] = j <= i + off;
+        SdpaOptions m = o;
+        m.causal_bias = CausalBias::kNone;
+        m.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
+        SdpaResult want;
+        ASSERT_TRUE(ScaledDotProductAttention({q.data(), qs}, {k.data(), ks}, {v.data(), vs}, m, &want).ok());
+        EXPECT_TRUE(test::bit_identical(got.output, want.output)) << L << " " << S << " offset " << off;
+        EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << L << " " << S << " offset " << off;
+        for (int64_t i = 0; i < -off && weights; ++i)  // rows with no key: zeros
+          EXPECT_EQ(got.output.data()[size_t(i * 8)], 0.0f) << L << " " << S;
+      }
+}
+
+TEST(Sdpa, CausalBiasErrors) {
+  std::vector<float> x(64, 0.5f);
+  SdpaResult r;
+  SdpaOptions o;
+  o.causal_bias = CausalBias::kLowerRight;
+  o.causal_bias_l = 2;
+  o.causal_bias_s = 4;
+  Status s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {3, 4}}, {x.data(), {3, 4}}, o, &r);
+  EXPECT_EQ(s.code(), Code::kShape);
+  EXPECT_EQ(s.message(), "attnMask: causalLowerRight(2, 4) does not match the call's (L, S) = (2, 3)");
+  o.causal_bias = CausalBias::kUpperLeft;
+  o.causal_bias_l = 3;
+  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {4, 4}}, {x.data(), {4, 4}}, o, &r);
+  EXPECT_EQ(s.message(), "attnMask: causalUpperLeft(3, 4) does not match the call's (L, S) = (2, 4)");
+  o.causal_bias_l = 2;
+  o.is_causal = true;
+  s = ScaledDotProductAttention({x.data(), {2, 4}}, {x.data(), {4, 4}}, {x.data(), {4, 4}}, o, &r);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "attnMask: must not be set when isCausal is true (as in torch)");
+  s = CheckCausalBias(-1, 4);
+  EXPECT_EQ(s.code(), Code::kOutOfRange);
+  EXPECT_EQ(s.message(), "L: expected an integer in [0, 536870912], got -1");
+  EXPECT_EQ(CheckCausalBias(3, int64_t(1) << 30).message(), "S: expected an integer in [0, 536870912], got 1073741824");
+}
+
 TEST(AttentionThreads, SdpaBitIdentical) {
   struct Case { Shape q, k, v; bool causal, need_weights, mask; };
   const Case cases[] = {
@@ -80,6 +142,7 @@ TEST(AttentionThreads, SdpaBitIdentical) {
       {{1, 4, 130, 32}, {1, 4, 130, 32}, {1, 4, 130, 32}, true, false, false},
       {{3, 65, 24}, {3, 70, 24}, {3, 70, 24}, false, false, true},
       {{5, 9}, {7, 9}, {4, 7, 6}, false, true, false},  // value widens the batch: weights shared
+      {{2, 4, 97, 16}, {2, 2, 140, 16}, {2, 2, 140, 16}, false, true, false},  // + lower-right causal bias, GQA
   };
   for (const Case& c : cases) {
     const auto q = Random(1, NumelChecked(c.q)), k = Random(2, NumelChecked(c.k)), v = Random(3, NumelChecked(c.v));
@@ -88,6 +151,12 @@ TEST(AttentionThreads, SdpaBitIdentical) {
     for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % 7 != 3);
     SdpaOptions o;
     o.is_causal = c.causal;
+    if (c.q.size() == 4 && c.q[1] != c.k[1]) {  // the GQA case: causal_lower_right(L, S)
+      o.enable_gqa = true;
+      o.causal_bias = CausalBias::kLowerRight;
+      o.causal_bias_l = L;
+      o.causal_bias_s = S;
+    }
     o.need_weights = c.need_weights;
     if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
     SdpaResult want;

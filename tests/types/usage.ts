@@ -1,6 +1,6 @@
 // Compiled by tests/js/typings.test.mjs with `tsc --noEmit --strict`: uses the
 // whole public API so a typing that drifts from the implementation fails.
-import { init, AttnWasmError } from 'attnwasm';
+import { init, AttnWasmError, CausalBias } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer } from 'attnwasm/tokenizer';
@@ -15,6 +15,24 @@ async function main(): Promise<void> {
   const w: Tensor | null = r.weights;
   console.log(r.output.shape, w?.shape);
   aw.scaledDotProductAttention(q, q, q, { isCausal: true, dropoutP: 0 });
+  // Small-LM blocks: grouped-query attention with a lower-right causal mask object, RMSNorm, RoPE, SiLU.
+  const q4: Tensor = { data: new Float32Array(1 * 4 * 3 * 8), shape: [1, 4, 3, 8] };
+  const kv: Tensor = { data: new Float32Array(1 * 2 * 5 * 8), shape: [1, 2, 5, 8] };
+  const lower: CausalBias = aw.causalLowerRight(3, 5);
+  const variant: 'upperLeft' | 'lowerRight' = lower.variant;
+  console.log(variant, lower.seqLenQ + lower.seqLenKv, aw.causalUpperLeft(3, 5) instanceof CausalBias);
+  aw.scaledDotProductAttention(q4, kv, kv, { attnMask: lower, enableGqa: true });
+  const rms = new aw.RMSNorm([8], { eps: null, elementwiseAffine: true });
+  const rms2 = new aw.RMSNorm(8, { eps: 1e-6 });
+  const normed: Tensor = rms.forward(rms2.forward(q));
+  const eps: number | null = rms.eps;
+  const rope = new aw.RotaryPositionalEmbeddings(8, { maxSeqLen: 64, base: 500000, interleaved: false });
+  const rotated: Tensor = rope.forward({ data: new Float32Array(2 * 5 * 3 * 8), shape: [2, 5, 3, 8] }, { inputPos: { data: new Int32Array(5), shape: [5] } });
+  rope.forward(rotated, { inputPos: null });
+  const swish: Tensor = new aw.SiLU().forward(aw.silu(normed));
+  new aw.TransformerEncoderLayer(8, 2, { activation: 'silu' }).dispose();
+  console.log(eps, rope.dim, rope.maxSeqLen, rope.base, rope.interleaved, rms.normalizedShape, rms.elementwiseAffine, swish.shape);
+  rms.dispose(); rms2.dispose(); rope.dispose();
 
   const mha = new aw.MultiheadAttention(8, 2, { batchFirst: true, bias: true, addBiasKv: false, addZeroAttn: false, kdim: null, vdim: 8, dropout: 0 });
   const shapes: Record<string, number[]> = mha.parameterShapes();

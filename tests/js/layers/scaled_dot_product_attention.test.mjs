@@ -1,6 +1,9 @@
 // scaledDotProductAttention, the functional API (bindings/runtime.js;
-// src/ops/scaled_dot_product_attention.*): the PyTorch goldens, the
-// non-finite goldens, the error table and the threads tests.
+// src/ops/scaled_dot_product_attention.*): the PyTorch goldens (sdpa.json;
+// and tests/data/goldens/lm/blocks/sdpa_*: grouped-query heads with
+// aw.causalLowerRight / causalUpperLeft as attnMask), the non-finite goldens,
+// the causal mask objects against the masks they stand for, the error table
+// and the threads tests.
 //
 // Elsewhere (suites over every entry point, or about the runtime as a whole):
 //   tests/js/hostile.test.mjs: 'hostile table' (scaledDotProductAttention)
@@ -12,9 +15,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init, AttnWasmError } from '../../../bindings/index.js';
 import {
-  assertSameBits, attentionProbe, boolMask as bool, check, decodeTensor, errorTests, loadGoldens, maxAbsDiff,
-  nonFiniteTests, randomTensor, ATOL,
+  assertGoldensThroughThreads, assertSameBits, attentionProbe, boolMask as bool, check, decodeTensor, errorTests,
+  lmBlockGoldenTests, loadGoldens, maxAbsDiff, nonFiniteTests, randomTensor, ATOL,
 } from '../helpers.mjs';
+import { CausalBias } from '../../../bindings/index.js';
 
 const aw = await init();
 const st = await init({ threads: 1 });
@@ -55,6 +59,37 @@ test('scaledDotProductAttention matches the PyTorch goldens', async (t) => {
 
 nonFiniteTests(aw, ['sdpa']);
 
+// ---- causal masks as objects (torch.nn.attention.bias) ----
+
+lmBlockGoldenTests(aw, 'scaledDotProductAttention', 10);
+
+test('causalLowerRight / causalUpperLeft: the same bits as the bool masks they stand for, never materialised', () => {
+  const upper = aw.causalUpperLeft(3, 7), lower = aw.causalLowerRight(3, 7);
+  assert.ok(lower instanceof CausalBias && Object.isFrozen(lower));
+  assert.deepEqual({ ...lower }, { variant: 'lowerRight', seqLenQ: 3, seqLenKv: 7 });
+  assert.deepEqual({ ...upper }, { variant: 'upperLeft', seqLenQ: 3, seqLenKv: 7 });
+  for (const [L, S] of [[3, 7], [7, 3], [6, 4], [1, 9], [5, 5], [13, 33], [70, 130], [130, 70]]) {
+    const q = f32([2, 6, L, 16], 1), k = f32([2, 2, S, 16], 2), v = f32([2, 2, S, 8], 3);
+    for (const [make, off] of [[aw.causalUpperLeft, 0], [aw.causalLowerRight, S - L]]) {
+      const mask = { data: Uint8Array.from({ length: L * S }, (_, t) => (t % S <= Math.floor(t / S) + off ? 1 : 0)), shape: [L, S] };
+      const o = { enableGqa: true, needWeights: true };
+      const got = aw.scaledDotProductAttention(q, k, v, { ...o, attnMask: make(L, S) });
+      const want = aw.scaledDotProductAttention(q, k, v, { ...o, attnMask: mask });
+      assertSameBits(got.output, want.output, `(${L}, ${S}) offset ${off} output`);
+      assertSameBits(got.weights, want.weights, `(${L}, ${S}) offset ${off} weights`);
+      if (off < 0) assert.ok(got.output.data.subarray(0, 8).every((x) => x === 0), 'a row with no key gives zeros');
+    }
+  }
+  // Upper-left with L = S is isCausal.
+  const x = f32([2, 9, 8], 4);
+  assertSameBits(aw.scaledDotProductAttention(x, x, x, { attnMask: aw.causalUpperLeft(9, 9) }).output,
+    aw.scaledDotProductAttention(x, x, x, { isCausal: true }).output, 'upper-left = isCausal');
+});
+
+test('the LM SDPA goldens pass through init({ threads: 2 })', () => {
+  assertGoldensThroughThreads(mt, st, 'scaledDotProductAttention', 10, 'lm');
+});
+
 // ---- errors ----
 
 const { q, k, v, stillWorks } = attentionProbe(aw);
@@ -83,6 +118,12 @@ const sdpaCases = [
   ['unknown option', () => aw.scaledDotProductAttention(q, k, v, { attn_mask: null }), 'ERR_INVALID_TYPE', /unknown option 'attn_mask'/],
   ['isCausal not bool', () => aw.scaledDotProductAttention(q, k, v, { isCausal: 1 }), 'ERR_INVALID_TYPE', /isCausal: expected a boolean, got number/],
   ['scale string', () => aw.scaledDotProductAttention(q, k, v, { scale: '2' }), 'ERR_INVALID_TYPE', /scale: expected a number or null, got string/],
+  ['causal bias L mismatch', () => aw.scaledDotProductAttention(q, k, v, { attnMask: aw.causalLowerRight(4, 7) }), 'ERR_SHAPE', /attnMask: causalLowerRight\(4, 7\) does not match the call's \(L, S\) = \(5, 7\)/],
+  ['causal bias S mismatch', () => aw.scaledDotProductAttention(q, k, v, { attnMask: aw.causalUpperLeft(5, 8) }), 'ERR_SHAPE', /attnMask: causalUpperLeft\(5, 8\) does not match the call's \(L, S\) = \(5, 7\)/],
+  ['causal bias with isCausal', () => aw.scaledDotProductAttention(q, k, v, { attnMask: aw.causalLowerRight(5, 7), isCausal: true }), 'ERR_INVALID_ARGUMENT', /attnMask: must not be set when isCausal/],
+  ['causal bias negative L', () => aw.causalLowerRight(-1, 7), 'ERR_OUT_OF_RANGE', /L: expected an integer in \[0, 536870912\], got -1/],
+  ['causal bias S a fraction', () => aw.causalUpperLeft(5, 7.5), 'ERR_INVALID_TYPE', /S: expected an integer, got 7\.5/],
+  ['causal bias made by hand', () => aw.scaledDotProductAttention(q, k, v, { attnMask: { variant: 'lowerRight', seqLenQ: 5, seqLenKv: 7 } }), 'ERR_INVALID_TYPE', /attnMask.shape: expected an array/],
 ];
 
 errorTests('error', sdpaCases, stillWorks, AttnWasmError);
@@ -97,6 +138,7 @@ test('scaledDotProductAttention: 2 threads are bit-identical to the single-threa
     { q: [3, 65, 24], k: [3, 70, 24], v: [3, 70, 24], o: { scale: 0.3 } },
     { q: [4, 8, 33, 16], k: [4, 2, 33, 16], v: [4, 2, 33, 16], o: { enableGqa: true, needWeights: true } },
     { q: [5, 9], k: [7, 9], v: [4, 7, 6], o: { needWeights: true } }, // value widens the batch
+    { q: [2, 6, 97, 16], k: [2, 2, 140, 16], v: [2, 2, 140, 16], o: { enableGqa: true, needWeights: true, attnMask: aw.causalLowerRight(97, 140) } },
   ];
   for (const c of cases) {
     const q = randomTensor(c.q, 1), k = randomTensor(c.k, 2), v = randomTensor(c.v, 3);

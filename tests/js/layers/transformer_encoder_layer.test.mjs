@@ -28,7 +28,7 @@ nonFiniteTests(aw, ['encoder_layer']);
 const { enc, src, stillWorks } = transformerProbe(aw);
 errorTests('layer error', [
   ['nhead does not divide dModel', () => new aw.TransformerEncoderLayer(10, 3), 'ERR_INVALID_ARGUMENT', /dModel: must be divisible by nhead \(3\), got 10/],
-  ['unknown activation', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'tanh' }), 'ERR_OUT_OF_RANGE', /activation: expected 'relu', 'gelu' or 'gelu_tanh', got 'tanh'/],
+  ['unknown activation', () => new aw.TransformerEncoderLayer(8, 2, { activation: 'tanh' }), 'ERR_OUT_OF_RANGE', /activation: expected 'relu', 'gelu', 'gelu_tanh' or 'silu', got 'tanh'/],
   ['torch option name', () => new aw.TransformerEncoderLayer(8, 2, { dim_feedforward: 16 }), 'ERR_INVALID_TYPE', /unknown option 'dim_feedforward'/],
   ['src dModel', () => enc.forward(f32([2, 5, 6])), 'ERR_SHAPE', /src: expected last dim dModel = 8, got \(2, 5, 6\)/],
   ['src rank', () => enc.forward(f32([5, 8, 2, 8])), 'ERR_SHAPE', /src: expected a 3-D \(N, S, dModel\) or 2-D \(S, dModel\) tensor, got \(5, 8, 2, 8\)/],

@@ -1,0 +1,52 @@
+#include "layers/rms_norm.h"
+
+#include <algorithm>
+#include <cfloat>
+
+#include "core/rules.h"
+#include "kernels/fill.h"
+#include "kernels/rmsnorm.h"
+
+namespace aw {
+
+Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine) {
+  if (normalized_shape.empty())
+    return OutOfRangeError("normalizedShape: expected at least one dim, got " + ShapeStr(normalized_shape));
+  for (size_t i = 0; i < normalized_shape.size(); ++i)
+    AW_RETURN_IF_ERROR(PositiveInt("normalizedShape" + (normalized_shape.size() > 1 ? "[" + std::to_string(i) + "]"
+                                                                                      : std::string()),
+                                   normalized_shape[i]));
+  AW_RETURN_IF_ERROR(CheckShape("normalizedShape", normalized_shape));
+  if (eps) AW_RETURN_IF_ERROR(NonNegativeFinite("eps", *eps));
+  shape_ = normalized_shape;
+  n_ = NumelChecked(normalized_shape);
+  eps_ = eps ? float(*eps) : FLT_EPSILON;  // torch: torch.finfo(x.dtype).eps when None
+  if (elementwise_affine) {
+    AW_RETURN_IF_ERROR(AddParam("weight", shape_, &w_));
+    kernels::f32_fill(size_t(n_), w_, 1.0f);
+  }
+  return Status::OK();
+}
+
+void RMSNorm::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
+  kernels::f32_rmsnorm(rows, size_t(n_), y, ldy, x, ldx, w_, eps_);
+}
+
+Status RMSNorm::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {
+  AW_RETURN_IF_ERROR(CheckShape("input", x.shape));
+  const size_t k = shape_.size();
+  if (x.shape.size() < k || !std::equal(shape_.begin(), shape_.end(), x.shape.end() - k)) {
+    std::string dims;  // as the user wrote it: 16, or [3, 8]
+    for (int64_t d : shape_) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    if (k > 1) dims = "[" + dims + "]";
+    return ShapeError("input: expected (…, normalizedShape) with normalizedShape = " + dims + ", got " +
+                      ShapeStr(x.shape));
+  }
+  const int64_t n = NumelChecked(x.shape);
+  AW_RETURN_IF_ERROR(y->Resize(size_t(n), "RMSNorm output"));
+  *y_shape = x.shape;
+  if (n) Apply(size_t(n / n_), x.data, size_t(n_), y->data(), size_t(n_));
+  return Status::OK();
+}
+
+}  // namespace aw
