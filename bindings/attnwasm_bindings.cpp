@@ -32,6 +32,7 @@
 #include "layers/rms_norm.h"
 #include "layers/rotary.h"
 #include "layers/transformer.h"
+#include "models/causal_lm.h"
 #include "models/load_model.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
@@ -570,8 +571,9 @@ class StFileHandle {
   int code() const { return int(status_.code()); }
   std::string message() const { return status_.message(); }
   val metadata() const { return MetadataObject(file_); }
-  aw::Status LoadModel(std::string_view expected, std::unique_ptr<aw::Module>* out, std::string* kind) const {
-    return aw::LoadModel(bytes_, size_, file_, expected, out, kind);
+  aw::Status LoadModel(std::string_view expected, std::string_view config, std::unique_ptr<aw::Module>* out,
+                       std::string* kind) const {
+    return aw::LoadModel(bytes_, size_, file_, expected, config, out, kind);
   }
 
  private:
@@ -606,12 +608,72 @@ bool RelaxedSimd() { return aw::kernels::f32_gemm_relaxed_madd(); }
 }  // namespace
 
 // The model `file` describes (models/load_model.h): expected "translator",
-// "vit" or "" (either).
-std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string& expected) {
+// "vit", "causal_lm" or "" (any); config: a config.json's text (a causal LM
+// checkpoint) or "".
+std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string& expected, const std::string& config) {
   std::unique_ptr<aw::Module> m;
   std::string kind;
-  aw::Status s = file.LoadModel(expected, &m, &kind);
+  aw::Status s = file.LoadModel(expected, config, &m, &kind);
   return Wrap(s, std::move(m), aw::ModelClassName(kind));
+}
+
+// ---- the causal LM family (models/causal_lm.h) ----
+
+// { ids: { ptr, shape (B, T) } } → logits (B, T, vocab)
+std::unique_ptr<CallResult> LmForward(ModuleHandle& h, val a) {
+  const val ids = a["ids"];
+  const aw::Shape shape = ShapeFrom(ids["shape"]);
+  aw::Buffer logits;
+  aw::Status s = aw::CheckShape("ids", shape);
+  if (s.ok() && shape.size() != 2) s = aw::ShapeError("ids: expected (batch, tokens), got " + aw::ShapeStr(shape));
+  if (s.ok()) s = h.as<aw::CausalLm>().Forward(Ids(ids), shape[0], shape[1], &logits);
+  return One(s, std::move(logits), {s.ok() ? shape[0] : 0, s.ok() ? shape[1] : 0, h.as<aw::CausalLm>().config().vocab});
+}
+
+// A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
+class KvCacheHandle {
+ public:
+  KvCacheHandle(ModuleHandle& h, size_t batch, size_t capacity) {
+    status_ = h.as<aw::CausalLm>().Begin(batch, capacity, &cache_);
+  }
+  int code() const { return int(status_.code()); }
+  std::string message() const { return status_.message(); }
+  double length() const { return double(cache_.len); }
+  aw::KvCache& cache() { return cache_; }
+
+ private:
+  aw::Status status_;
+  aw::KvCache cache_;
+};
+
+std::unique_ptr<KvCacheHandle> LmBegin(ModuleHandle& h, double batch, double capacity) {
+  return std::make_unique<KvCacheHandle>(h, size_t(batch), size_t(capacity));
+}
+
+// { ids: { ptr, shape (batch, T) }, window, attention: bool } → logits (batch, vocab) [, attention (batch,
+// layers, heads, positions)]
+std::unique_ptr<CallResult> LmAppend(ModuleHandle& h, KvCacheHandle& c, val a) {
+  aw::CausalLm& lm = h.as<aw::CausalLm>();
+  const aw::CausalLmConfig& cfg = lm.config();
+  const val ids = a["ids"];
+  const aw::Shape shape = ShapeFrom(ids["shape"]);
+  const bool want_attention = Flag(a, "attention");
+  aw::Buffer logits, attention;
+  aw::Status s = aw::CheckShape("ids", shape);
+  const size_t B = c.cache().batch;
+  if (s.ok() && (shape.size() != 2 || size_t(shape[0]) != B))
+    s = aw::ShapeError("ids: expected (" + std::to_string(B) + ", tokens), got " + aw::ShapeStr(shape));
+  const size_t T = s.ok() ? size_t(shape[1]) : 0, S = c.cache().len + T;
+  if (s.ok()) s = logits.Resize(B * size_t(cfg.vocab), "logits");
+  if (s.ok() && want_attention) s = attention.Resize(B * size_t(cfg.layers * cfg.heads) * S, "attention");
+  const int64_t window = Int(a, "window");
+  if (s.ok() && window < 0) s = aw::OutOfRangeError("attentionWindow: expected an integer >= 0 (0: all keys), got " +
+                                                   std::to_string(window));
+  if (s.ok()) s = lm.Append(&c.cache(), Ids(ids), T, size_t(window), logits.data(),
+                            want_attention ? attention.data() : nullptr);
+  auto res = One(s, std::move(logits), {int64_t(B), cfg.vocab});
+  if (s.ok() && want_attention) res->Add(std::move(attention), {int64_t(B), cfg.layers, cfg.heads, int64_t(S)});
+  return res;
 }
 
 // A TransformerEncoder / TransformerDecoder stack: every layer a copy of
@@ -686,6 +748,13 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("translatorDecode", &TranslatorDecode);
   emscripten::function("translatorForwardFull", &TranslatorForwardFull);
   emscripten::function("classifierClassify", &ClassifierClassify);
+  emscripten::class_<KvCacheHandle>("KvCacheHandle")
+      .function("code", &KvCacheHandle::code)
+      .function("message", &KvCacheHandle::message)
+      .function("length", &KvCacheHandle::length);
+  emscripten::function("lmForward", &LmForward);
+  emscripten::function("lmBegin", &LmBegin);
+  emscripten::function("lmAppend", &LmAppend);
   emscripten::function("createDecoder", &CreateDecoder);
   emscripten::function("decoderForward", &DecoderForward);
   emscripten::function("createTransformer", &CreateTransformer);

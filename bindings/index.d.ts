@@ -371,6 +371,14 @@ export class PatchEmbedding extends Module {
 export interface LoadOptions {
   /** Called as bytes arrive (total null when unknown). */
   onProgress?: (p: { loaded: number; total: number | null }) => void;
+  /**
+   * A Hugging Face checkpoint's config.json (parsed, its text or its bytes): the file is then a causal LM
+   * (Llama / Qwen2) of that config, its tensors named as Hugging Face names them. Keys the family cannot
+   * run exactly (rope_scaling, another hidden_act, sliding windows, …) are refused naming the key.
+   */
+  config?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
+  /** A causal LM's tokenizer.json (parsed, text or bytes) or a Tokenizer of 'attnwasm/tokenizer': generate() then takes and gives text. */
+  tokenizer?: Record<string, unknown> | string | Uint8Array | ArrayBuffer | Tokenizer;
 }
 
 export interface Translation {
@@ -451,6 +459,103 @@ export interface Classifier {
    * (one channel: dark ink on light; three: RGB / 255).
    */
   classify(image: Float32Array | ImageLike): Classification;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** CausalLM#generate options. */
+export interface GenerateOptions {
+  /** Tokens to generate at most (default 64); generation also ends at the model's maxPositions. */
+  maxNewTokens?: number;
+  /** 0 = greedy, the first largest logit (the default, as Hugging Face's generate); > 0 samples from softmax(logits / temperature). */
+  temperature?: number;
+  /** Keep the k most likely tokens before sampling (ties at the k-th kept); 0 = all (the default). */
+  topK?: number;
+  /** Keep the most likely tokens whose probabilities sum to at least p (after topK); 1 = all (the default). */
+  topP?: number;
+  /** Sampling seed (any safe integer): the same seed, prompt and options give the same tokens. Default: a random one (Generation#seed). */
+  seed?: number;
+  /** Ids that end the generation (not yielded). Default: the model's eosTokenIds. */
+  stopTokens?: number[] | Int32Array;
+  /** Ends the generation within one token (stopReason 'aborted'); the KV cache is freed. */
+  signal?: AbortSignal;
+  /** Keys each query attends to (itself and those before it); null = all. Default: the model's attentionWindow. */
+  attentionWindow?: number | null;
+  /** Give each token the attention that chose it (GeneratedToken#attention). Default false. */
+  attention?: boolean;
+}
+
+/** One generated token. */
+export interface GeneratedToken {
+  id: number;
+  /** The text this token completes (with a tokenizer; '' for special tokens and for an unfinished UTF-8 sequence). */
+  text?: string;
+  /** Time of the step that chose it (the first token: the prompt's prefill), in ms. */
+  ms: number;
+  /** 0, 1, … */
+  index: number;
+  /**
+   * With `attention: true`: the softmax weights of the last position fed (the one whose logits chose this
+   * token) over every position so far, data (layers, heads, positions); zeros outside the window.
+   */
+  attention?: { layers: number; heads: number; positions: number; data: Float32Array };
+}
+
+/** A running generation (CausalLM#generate): an async iterator of tokens. */
+export interface Generation extends AsyncIterableIterator<GeneratedToken> {
+  /** The prompt's ids. */
+  readonly promptIds: Int32Array;
+  /** The ids generated so far (stop tokens not included). */
+  readonly ids: number[];
+  /** The text generated so far (with a tokenizer). */
+  readonly text: string;
+  /** The sampling seed used. */
+  readonly seed: number;
+  /** Why it ended: a stop token, maxNewTokens, maxPositions, the signal / break, an error; null while running. */
+  readonly stopReason: 'stop' | 'length' | 'context' | 'aborted' | 'error' | null;
+  /** Ends it now and frees its KV cache (what `break` in for-await calls). */
+  return(): Promise<IteratorResult<GeneratedToken>>;
+}
+
+/** A text ↔ ids tokenizer as CausalLM#tokenizer holds it: a Tokenizer of 'attnwasm/tokenizer' or a file's character vocabulary. */
+export interface TextTokenizer {
+  readonly vocabSize: number;
+  encode(text: string, options?: TokenizerEncodeOptions): Int32Array;
+  decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
+  streamDecoder(options?: TokenizerDecodeOptions): StreamDecoder;
+  tokenToId(token: string): number | undefined;
+  idToToken(id: number): string | undefined;
+  isSpecial(id: number): boolean;
+}
+
+/**
+ * A decoder-only language model (Hugging Face's LlamaForCausalLM / Qwen2ForCausalLM): the writing demo's
+ * model, a file exported with export_causal_lm, or a Hugging Face checkpoint loaded with its config.json.
+ */
+export interface CausalLM {
+  /** The Hugging Face config (config.json's keys). */
+  readonly config: Record<string, unknown>;
+  readonly modelType: 'llama' | 'qwen2';
+  readonly vocabSize: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  /** Positions a sequence may reach: max_position_embeddings. */
+  readonly maxPositions: number;
+  /** generate()'s default attention window (the file's attentionWindow), or null: every key. */
+  readonly attentionWindow: number | null;
+  /** The model's tokenizer, or null (ids in, ids out). */
+  readonly tokenizer: TextTokenizer | null;
+  /** The ids generate() stops at by default. */
+  readonly eosTokenIds: number[];
+  readonly fileBytes: number;
+  /** ids (B, T) → logits (B, T, vocab), every position, no cache: the parity path. */
+  forward(ids: IdsTensor): { logits: Tensor };
+  /** Text → ids with the model's tokenizer. */
+  encode(text: string, options?: TokenizerEncodeOptions): Int32Array;
+  /** Ids → text with the model's tokenizer. */
+  decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
+  /** Tokens after a prompt (text with a tokenizer, or ids), one per iteration: see GenerateOptions. */
+  generate(prompt: string | number[] | Int32Array, options?: GenerateOptions): Generation;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -573,8 +678,12 @@ export interface AttnWasm {
    */
   loadSafetensors(bytes: Uint8Array | ArrayBuffer, options?: { metadata?: false }): Record<string, AnyTensor>;
   loadSafetensors(bytes: Uint8Array | ArrayBuffer, options: { metadata: true }): { tensors: Record<string, AnyTensor>; metadata: Record<string, string> };
-  /** Loads any model file with an "attnwasm.config": a Translator or a Classifier, by the file's "model". */
-  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator | Classifier>;
+  /**
+   * Loads any model file with an "attnwasm.config" (a Translator, a Classifier or a CausalLM, by the file's
+   * "model"), or a Hugging Face causal LM checkpoint with `config` (and `tokenizer`): a CausalLM.
+   */
+  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM>;
+  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator | Classifier | CausalLM>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */

@@ -9,8 +9,12 @@
 //   "vit"        → Classifier (classifier.js): a ViT-style image classifier
 //                  with the class token's attention and rollout, natively in
 //                  one call.
-// loadModel picks the family from the file; loadTranslator / loadClassifier
-// insist on one. The file's bytes go into wasm once; the native loader
+//   "causal_lm"  → CausalLM (causal_lm.js): a Llama / Qwen2 decoder-only
+//                  language model that streams tokens; also from a Hugging
+//                  Face checkpoint (model.safetensors) with its config.json
+//                  ({ config }) and tokenizer.json ({ tokenizer }).
+// loadModel picks the family from the file (or the config passed);
+// loadTranslator / loadClassifier insist on one. The file's bytes go into wasm once; the native loader
 // (src/models/load_model.cpp) validates the config, builds the model and
 // fills its parameters straight from the bytes.
 
@@ -18,6 +22,7 @@ import { AttnWasmError, typeError, describe } from './errors.js';
 import { nativeError, isNode, checkOptions } from './checks.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
+import { makeCausalLm, CharTokenizer } from './causal_lm.js';
 
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_FS = 'node:fs/promises';
@@ -80,33 +85,77 @@ export async function readSource(source, onProgress) {
   return bytes;
 }
 
+/** config.json as text: a parsed object, its text or its bytes. */
+function configText(config) {
+  if (typeof config === 'string') return config;
+  if (config instanceof Uint8Array || config instanceof ArrayBuffer) return new TextDecoder().decode(config);
+  if (config !== null && typeof config === 'object' && !Array.isArray(config) && !ArrayBuffer.isView(config)) {
+    return JSON.stringify(config);
+  }
+  throw typeError(`config: expected a Hugging Face config.json (an object, its text or its bytes), got ${describe(config)}`);
+}
+
+/** A tokenizer option: a Tokenizer of 'attnwasm/tokenizer', or a tokenizer.json (object, text or bytes). */
+async function readTokenizer(tokenizer) {
+  const { Tokenizer } = await import('./tokenizer.js');
+  if (tokenizer instanceof Tokenizer) return tokenizer;
+  if (tokenizer === null || !['string', 'object'].includes(typeof tokenizer) || Array.isArray(tokenizer)) {
+    throw typeError(`tokenizer: expected a tokenizer.json (an object, its text or its bytes) or a Tokenizer, got ${describe(tokenizer)}`);
+  }
+  return Tokenizer.fromJSON(tokenizer);
+}
+
 export function makeModels(rt, classes) {
   const Translator = makeTranslator(rt, classes);
   const Classifier = makeClassifier(rt, classes);
+  const { CausalLM } = makeCausalLm(rt, classes);
   const families = { translator: Translator, vit: Classifier };
 
   // One crossing builds and fills the model (code and message on failure);
   // then the JS object reads the vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = checkOptions(options, ['onProgress'], where);
+    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer'], where);
+    const config = o.config === undefined ? '' : configText(o.config);
+    if (config === '' && o.config !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'config: expected a config.json, got an empty text');
+    const tokenizer = o.tokenizer === undefined ? null : await readTokenizer(o.tokenizer);
     const bytes = await readSource(source, o.onProgress);
     return rt._withFile(bytes, 'source', (file, metadata) => {
-      const handle = rt._core.createModel(file, expected);
+      const handle = rt._core.createModel(file, expected, config);
       if (handle.code() !== 0) {
         const e = nativeError(handle.code(), handle.message());
         handle.delete();
         throw e;
       }
-      const config = JSON.parse(metadata['attnwasm.config']);  // validated natively by createModel
-      return new families[config.model](handle, config, bytes.byteLength);
+      // Validated natively by createModel: the config passed, or the file's.
+      const own = config ? null : JSON.parse(metadata['attnwasm.config']);
+      if (config || own.model === 'causal_lm') {
+        const hfConfig = config ? JSON.parse(config) : own.hf_config;
+        let tok = tokenizer;
+        if (!tok && own?.tokenizer) tok = new CharTokenizer(own.tokenizer);
+        if (tok && tok.vocabSize > hfConfig.vocab_size) {
+          handle.delete();
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT',
+            `tokenizer: it has ${tok.vocabSize} ids, more than the model's vocab_size (${hfConfig.vocab_size})`);
+        }
+        return new CausalLM(handle, { hfConfig, tokenizer: tok, attentionWindow: own?.attentionWindow }, bytes.byteLength);
+      }
+      if (tokenizer) {
+        handle.delete();
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: only a causal LM takes a tokenizer; this file is a "${own.model}" model`);
+      }
+      return new families[own.model](handle, own, bytes.byteLength);
     });
   }
 
   /**
    * Loads any model attnwasm has a family for, from a URL, a Node path or
-   * bytes: a Translator for a "translator" file, a Classifier for a "vit" one.
+   * bytes: a Translator for a "translator" file, a Classifier for a "vit" one,
+   * a CausalLM for a "causal_lm" one or a Hugging Face checkpoint passed with
+   * its config.json (`config`) and, for text in and out, its tokenizer.json
+   * (`tokenizer`).
    * @param {string|URL|Uint8Array|ArrayBuffer} source
-   * @param {{onProgress?: (p: {loaded: number, total: number|null}) => void}} [options]
+   * @param {{onProgress?: (p: {loaded: number, total: number|null}) => void, config?: object|string|Uint8Array,
+   *   tokenizer?: object|string|Uint8Array}} [options]
    */
   const loadModel = (source, options) => load(source, options, '', 'loadModel');
   /** Loads an encoder–decoder ("translator") model; another kind is ERR_INVALID_ARGUMENT. */
@@ -114,5 +163,5 @@ export function makeModels(rt, classes) {
   /** Loads an image classifier ("vit") model; another kind is ERR_INVALID_ARGUMENT. */
   const loadClassifier = (source, options) => load(source, options, 'vit', 'loadClassifier');
 
-  return { Translator, Classifier, loadModel, loadTranslator, loadClassifier };
+  return { Translator, Classifier, CausalLM, loadModel, loadTranslator, loadClassifier };
 }

@@ -303,7 +303,8 @@ def _check_chars_tokenizer(tok, vocab_size):
             raise ValueError(f"tokenizer.{key}: expected an id listed in tokenizer.special, got {tok[key]!r}")
 
 
-def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=None, sidecar=True):
+def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=None, sidecar=True,
+                     attention_window=None):
     """Export a Llama / Qwen2-style decoder-only causal LM for aw.loadModel (the "causal_lm" family).
 
     model_or_state_dict: an nn.Module whose state_dict (or a dict) has Hugging Face's names
@@ -318,6 +319,9 @@ def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=N
     tokenizer: None, or {"type": "chars", "vocab": [one string per id], "special": [ids],
       "bos": id | None, "eos": id | None, "unknown": "refuse" | "skip"} (a character-level vocabulary:
       every id not in special is one Unicode character; text is encoded character by character).
+    attention_window: None, or the number of keys (itself and those before it) each query attends to that the
+      model was trained with, the default of generate() ("attentionWindow" in the metadata; tools/causal_lm.py
+      CausalLM(config, attention_window=n) is its reference).
     File: the HF tensors in HF's order (tie_word_embeddings: no lm_head.weight, as HF writes it);
       metadata {"format": "pt", "attnwasm.config": JSON {"model": "causal_lm", "hf_config": {...},
       "tokenizer": {...}?}}. With sidecar, also writes config.json (exactly the hf_config, as HF's
@@ -361,6 +365,10 @@ def export_causal_lm(path, model_or_state_dict, config, dtype="F32", tokenizer=N
             raise ValueError(f"tokenizer: expected {{\"type\": \"chars\", ...}}, got {tokenizer!r:.80}")
         _check_chars_tokenizer(tokenizer, cfg.vocab_size)
         aw_config["tokenizer"] = tokenizer
+    if attention_window is not None:
+        if not isinstance(attention_window, int) or isinstance(attention_window, bool) or attention_window < 1:
+            raise ValueError(f"attention_window: expected a positive integer, got {attention_window!r}")
+        aw_config["attentionWindow"] = attention_window
     metadata = {"format": "pt", "attnwasm.config": json.dumps(aw_config, ensure_ascii=False)}
     if sidecar:
         with open(os.path.join(os.path.dirname(os.path.abspath(path)), "config.json"), "w",

@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "core/limits.h"
 #include "io/json.h"
@@ -81,9 +82,10 @@ std::string KeyPath(const std::string& key) {
   return ident ? "." + key : "[" + QuoteJson(key) + "]";
 }
 
+// root: "attnwasm.config" (a file's), "attnwasm.config.hf_config", "config" (a config.json passed to loadModel);
 // path: "" (the root) or ".dModel", ".srcVocab[5]", ...
-Status Fail(const std::string& path, const std::string& expected, const std::string& got) {
-  return ArgError(std::string(kRoot) + path + ": expected " + expected + ", got " + got);
+Status Fail(const std::string& root, const std::string& path, const std::string& expected, const std::string& got) {
+  return ArgError(root + path + ": expected " + expected + ", got " + got);
 }
 
 std::string RangeStr(int64_t lo, int64_t hi) { return "[" + Num(lo) + ", " + Num(hi) + "]"; }
@@ -101,9 +103,13 @@ bool IntIn(const JsonValue* v, int64_t lo, int64_t hi, int64_t* out) {
 // The top-level members, looked up by name. Keys were checked to be unique.
 class Config {
  public:
-  explicit Config(const JsonValue& root) : root_(root) {}
+  Config(const JsonValue& root, std::string name) : root_(root), name_(std::move(name)) {}
 
   const JsonValue* Get(const char* key) const { return root_.Find(key); }
+  // The error of the key path `path` under this config's root.
+  Status Fail(const std::string& path, const std::string& expected, const std::string& got) const {
+    return ::aw::Fail(name_, path, expected, got);
+  }
 
   // Required integer in [lo, hi]; `note` is appended to the expectation.
   Status Int(const char* key, int64_t lo, int64_t hi, int64_t* out, const std::string& note = "") const {
@@ -198,6 +204,7 @@ class Config {
 
  private:
   const JsonValue& root_;
+  std::string name_;
 };
 
 Status CheckTranslator(const Config& c) {
@@ -219,16 +226,16 @@ Status CheckTranslator(const Config& c) {
   const JsonValue* langs = c.Get("langTokens");
   const std::string expect_langs = "an object of language name -> tgtVocab index with at least one key";
   if (!langs || !langs->is_object() || langs->members.empty()) {
-    return Fail(".langTokens", expect_langs, Describe(langs));
+    return c.Fail(".langTokens", expect_langs, Describe(langs));
   }
   std::unordered_set<std::string_view> seen;
   for (const io::JsonMember& m : langs->members) {
-    if (m.key.empty()) return Fail(".langTokens", "non-empty language names", "\"\"");
+    if (m.key.empty()) return c.Fail(".langTokens", "non-empty language names", "\"\"");
     if (!seen.insert(m.key).second) {
-      return Fail(".langTokens", "unique language names", QuoteJson(m.key) + " more than once");
+      return c.Fail(".langTokens", "unique language names", QuoteJson(m.key) + " more than once");
     }
     if (!IntIn(&m.value, 0, int64_t(tgt_size) - 1, &unused)) {
-      return Fail(".langTokens" + KeyPath(m.key),
+      return c.Fail(".langTokens" + KeyPath(m.key),
                   "an integer in " + RangeStr(0, int64_t(tgt_size) - 1) + " (an index into tgtVocab)",
                   Describe(&m.value));
     }
@@ -236,15 +243,15 @@ Status CheckTranslator(const Config& c) {
   AW_RETURN_IF_ERROR(c.OptionalBool("srcAddsEos"));
   if (const JsonValue* v = c.Get("sourceText")) {
     if (!(v->is_string() && (v->str == "english-numbers" || v->str == "words"))) {
-      return Fail(".sourceText", "\"english-numbers\" or \"words\"", Describe(v));
+      return c.Fail(".sourceText", "\"english-numbers\" or \"words\"", Describe(v));
     }
   }
   if (const JsonValue* d = c.Get("detokenize")) {
-    if (!d->is_object()) return Fail(".detokenize", "an object of language name -> rule", Describe(d));
+    if (!d->is_object()) return c.Fail(".detokenize", "an object of language name -> rule", Describe(d));
     for (const io::JsonMember& m : d->members) {
       const JsonValue& v = m.value;
       if (!(v.is_string() && (v.str == "hyphen-join" || v.str == "concat" || v.str == "space-join"))) {
-        return Fail(".detokenize" + KeyPath(m.key), "\"hyphen-join\", \"concat\" or \"space-join\"", Describe(&v));
+        return c.Fail(".detokenize" + KeyPath(m.key), "\"hyphen-join\", \"concat\" or \"space-join\"", Describe(&v));
       }
     }
   }
@@ -264,11 +271,11 @@ Status CheckVit(const Config& c) {
   AW_RETURN_IF_ERROR(c.Int("numClasses", 1, kMaxClasses, &classes));
   if (const JsonValue* labels = c.Get("labels")) {
     if (!labels->is_array() || labels->items.size() != size_t(classes)) {
-      return Fail(".labels", "an array of " + Num(classes) + " strings (numClasses)", Describe(labels));
+      return c.Fail(".labels", "an array of " + Num(classes) + " strings (numClasses)", Describe(labels));
     }
     for (size_t i = 0; i < labels->items.size(); ++i) {
       if (!labels->items[i].is_string()) {
-        return Fail(".labels[" + Num(int64_t(i)) + "]", "a string", Describe(&labels->items[i]));
+        return c.Fail(".labels[" + Num(int64_t(i)) + "]", "a string", Describe(&labels->items[i]));
       }
     }
   }
@@ -276,11 +283,128 @@ Status CheckVit(const Config& c) {
   return c.OptionalNumber("std", /*positive=*/true);
 }
 
+// A Hugging Face config.json of a LlamaForCausalLM / Qwen2ForCausalLM (the
+// causal LM family, models/causal_lm.h): what tools/causal_lm.py config_from_hf
+// accepts, and the same refusals — anything the family cannot run exactly is
+// named by its key. Keys not read are ignored, as HF's modelling code ignores
+// them (architectures, torch_dtype, bos/eos ids, initializer_range, ...).
+Status CheckCausalLm(const Config& c) {
+  const JsonValue* mt = c.Get("model_type");
+  const bool llama = mt && mt->is_string() && mt->str == "llama", qwen2 = mt && mt->is_string() && mt->str == "qwen2";
+  if (!llama && !qwen2) return c.Fail(".model_type", "\"llama\" or \"qwen2\"", Describe(mt));
+  if (const JsonValue* a = c.Get("hidden_act"); a && !(a->is_string() && a->str == "silu"))
+    return c.Fail(".hidden_act", "\"silu\"", Describe(a));
+  auto default_rope = [](const JsonValue* v, const char* key_a, const char* key_b) {
+    if (!v || v->type == JsonType::kNull) return true;
+    if (!v->is_object()) return false;
+    for (const io::JsonMember& m : v->members) {
+      if (m.key != key_a && m.key != key_b) return false;
+      if (!(m.value.is_string() && m.value.str == "default")) return false;
+    }
+    return true;
+  };
+  if (!default_rope(c.Get("rope_scaling"), "rope_type", "type"))
+    return c.Fail(".rope_scaling", "null or {\"rope_type\": \"default\"} (scaled RoPE is not supported)",
+                  Describe(c.Get("rope_scaling")));
+  if (const JsonValue* rp = c.Get("rope_parameters")) {
+    const JsonValue* t = rp->is_object() ? rp->Find("rope_type") : nullptr;
+    if (!rp->is_object() || (t && !(t->is_string() && t->str == "default")))
+      return c.Fail(".rope_parameters", "rope_type \"default\"", Describe(t ? t : rp));
+  }
+  if (const JsonValue* f = c.Get("partial_rotary_factor"); f && !(f->is_number() && f->number == 1.0))
+    return c.Fail(".partial_rotary_factor", "1 (RoPE on every dim)", Describe(f));
+  if (const JsonValue* tp = c.Get("pretraining_tp"); tp && !(tp->is_number() && tp->number == 1.0))
+    return c.Fail(".pretraining_tp", "1", Describe(tp));
+  if (const JsonValue* w = c.Get("use_sliding_window"); w && !(w->type == JsonType::kBool && !w->boolean))
+    return c.Fail(".use_sliding_window", "false (sliding-window attention is not supported)", Describe(w));
+  if (const JsonValue* lt = c.Get("layer_types"); lt && lt->is_array())
+    for (size_t i = 0; i < lt->items.size(); ++i)
+      if (!(lt->items[i].is_string() && lt->items[i].str == "full_attention"))
+        return c.Fail(".layer_types[" + Num(int64_t(i)) + "]", "\"full_attention\"", Describe(&lt->items[i]));
+  int64_t E = 0, H = 0, Hkv = 0, D = 0, unused = 0;
+  AW_RETURN_IF_ERROR(c.Int("vocab_size", 1, kMaxVocab, &unused));
+  AW_RETURN_IF_ERROR(c.Int("hidden_size", 1, 4 * kMaxModelWidth, &E));
+  AW_RETURN_IF_ERROR(c.Int("intermediate_size", 1, kMaxFeedforward, &unused));
+  AW_RETURN_IF_ERROR(c.Int("num_hidden_layers", 1, kMaxLayers, &unused));
+  AW_RETURN_IF_ERROR(c.Int("num_attention_heads", 1, E, &H));
+  if (c.Get("num_key_value_heads") && c.Get("num_key_value_heads")->type != JsonType::kNull)
+    AW_RETURN_IF_ERROR(c.Divisor("num_key_value_heads", "num_attention_heads", H, &Hkv));
+  const JsonValue* hd = c.Get("head_dim");
+  if (hd && hd->type != JsonType::kNull) {
+    AW_RETURN_IF_ERROR(c.Int("head_dim", 2, 1024, &D));
+    if (D % 2) return c.Fail(".head_dim", "an even number (RoPE pairs)", Describe(hd));
+  } else if (E % H != 0 || (E / H) % 2 != 0) {
+    return c.Fail(".head_dim", "a number, or hidden_size / num_attention_heads an even integer (" + Num(E) + " / " +
+                                   Num(H) + ")", "nothing");
+  }
+  AW_RETURN_IF_ERROR(c.OptionalNumber("rms_norm_eps", /*positive=*/true));
+  AW_RETURN_IF_ERROR(c.OptionalNumber("rope_theta", /*positive=*/true));
+  if (c.Get("max_position_embeddings")) AW_RETURN_IF_ERROR(c.Int("max_position_embeddings", 1, 16 * kMaxSequence, &unused));
+  AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
+  AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
+  return c.OptionalBool("mlp_bias");
+}
+
+// A file's {"model": "causal_lm", "hf_config": {…}, "tokenizer": {…}, "attentionWindow": n}: the HF config, an
+// optional character tokenizer (one string per id: the demo model's), and an optional attention window the
+// model was trained with (generation's default).
+Status CheckCausalLmFile(const Config& c) {
+  const JsonValue* hf = c.Get("hf_config");
+  if (!hf || !hf->is_object()) return c.Fail(".hf_config", "a Hugging Face config.json object", Describe(hf));
+  AW_RETURN_IF_ERROR(CheckCausalLm(Config(*hf, std::string(kRoot) + ".hf_config")));
+  int64_t unused = 0;
+  const int64_t vocab = int64_t(hf->Find("vocab_size")->number);
+  if (c.Get("attentionWindow")) AW_RETURN_IF_ERROR(c.Int("attentionWindow", 1, 16 * kMaxSequence, &unused));
+  const JsonValue* tok = c.Get("tokenizer");
+  if (!tok) return Status::OK();
+  if (!tok->is_object()) return c.Fail(".tokenizer", "an object", Describe(tok));
+  const Config t(*tok, std::string(kRoot) + ".tokenizer");
+  const JsonValue* type = t.Get("type");
+  if (!(type && type->is_string() && type->str == "chars")) return t.Fail(".type", "\"chars\"", Describe(type));
+  // special: ids that are not characters (listed once each); every other id is one character, each once.
+  std::vector<bool> special(size_t(vocab), false);
+  if (const JsonValue* sp = t.Get("special")) {
+    if (!sp->is_array()) return t.Fail(".special", "an array of ids", Describe(sp));
+    for (size_t i = 0; i < sp->items.size(); ++i) {
+      int64_t id = 0;
+      if (!IntIn(&sp->items[i], 0, vocab - 1, &id) || special[size_t(id)])
+        return t.Fail(".special[" + Num(int64_t(i)) + "]", "an id in " + RangeStr(0, vocab - 1) + ", listed once",
+                      Describe(&sp->items[i]));
+      special[size_t(id)] = true;
+    }
+  }
+  const JsonValue* vocab_list = t.Get("vocab");
+  if (!vocab_list || !vocab_list->is_array() || int64_t(vocab_list->items.size()) != vocab)
+    return t.Fail(".vocab", "an array of vocab_size (" + Num(vocab) + ") strings", Describe(vocab_list));
+  std::unordered_set<std::string_view> entries;
+  for (size_t i = 0; i < vocab_list->items.size(); ++i) {
+    const JsonValue& e = vocab_list->items[i];
+    size_t chars = 0;  // code points of valid UTF-8 (the parser's output)
+    for (const char ch : e.str) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    if (!e.is_string() || e.str.empty() || (!special[i] && chars != 1))
+      return t.Fail(".vocab[" + Num(int64_t(i)) + "]",
+                    special[i] ? "a non-empty string" : "one character (an id not in special)", Describe(&e));
+    if (!entries.insert(e.str).second)
+      return t.Fail(".vocab[" + Num(int64_t(i)) + "]", "an entry listed once", Describe(&e) + " again");
+  }
+  for (const char* key : {"bos", "eos"}) {
+    const JsonValue* v = t.Get(key);
+    if (!v || v->type == JsonType::kNull) continue;
+    int64_t id = 0;
+    if (!IntIn(v, 0, vocab - 1, &id) || !special[size_t(id)])
+      return t.Fail(std::string(".") + key, "null or an id listed in special", Describe(v));
+  }
+  if (const JsonValue* u = t.Get("unknown"); u && !(u->is_string() && (u->str == "refuse" || u->str == "skip")))
+    return t.Fail(".unknown", "\"refuse\" or \"skip\"", Describe(u));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateModelConfig(std::string_view json_text, std::string_view expected_model) {
-  if (!expected_model.empty() && expected_model != "translator" && expected_model != "vit") {
-    return ArgError("expectedModel: expected \"translator\", \"vit\" or \"\", got " +
+  if (!expected_model.empty() && expected_model != "translator" && expected_model != "vit" &&
+      expected_model != "causal_lm") {
+    return ArgError("expectedModel: expected \"translator\", \"vit\", \"causal_lm\" or \"\", got " +
                     QuoteJson(std::string(expected_model)));
   }
   JsonValue root;
@@ -290,26 +414,27 @@ Status ValidateModelConfig(std::string_view json_text, std::string_view expected
     if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
     return ArgError(std::string(kRoot) + ": not valid JSON: " + m);
   }
-  if (!root.is_object()) return Fail("", "a JSON object", Describe(&root));
+  if (!root.is_object()) return Fail(kRoot, "", "a JSON object", Describe(&root));
   std::unordered_set<std::string_view> keys;
   for (const io::JsonMember& m : root.members) {
-    if (!keys.insert(m.key).second) return Fail("", "unique keys", QuoteJson(m.key) + " more than once");
+    if (!keys.insert(m.key).second) return Fail(kRoot, "", "unique keys", QuoteJson(m.key) + " more than once");
   }
 
   const JsonValue* model = root.Find("model");
   const bool is_translator = model && model->is_string() && model->str == "translator";
   const bool is_vit = model && model->is_string() && model->str == "vit";
+  const bool is_lm = model && model->is_string() && model->str == "causal_lm";
   if (!expected_model.empty()) {
     if (model && model->is_string() && model->str == expected_model) {
       // the kind asked for
     } else {
-      return Fail("", "a \"" + std::string(expected_model) + "\" model", Describe(model));
+      return Fail(kRoot, "", "a \"" + std::string(expected_model) + "\" model", Describe(model));
     }
-  } else if (!is_translator && !is_vit) {
-    return Fail(".model", "\"translator\" or \"vit\"", Describe(model));
+  } else if (!is_translator && !is_vit && !is_lm) {
+    return Fail(kRoot, ".model", "\"translator\", \"vit\" or \"causal_lm\"", Describe(model));
   }
-  const Config c(root);
-  return is_translator ? CheckTranslator(c) : CheckVit(c);
+  const Config c(root, kRoot);
+  return is_translator ? CheckTranslator(c) : is_vit ? CheckVit(c) : CheckCausalLmFile(c);
 }
 
 namespace {
@@ -322,8 +447,52 @@ double NumberOr(const JsonValue& root, const char* key, double def) {
   return v ? v->number : def;
 }
 size_t SizeOf(const JsonValue& root, const char* key) { return root.Find(key)->items.size(); }
+bool BoolOr(const JsonValue& root, const char* key, bool def) {
+  const JsonValue* v = root.Find(key);
+  return v && v->type == JsonType::kBool ? v->boolean : def;
+}
+
+// A config CheckCausalLm accepted, with HF's defaults for absent keys
+// (LlamaConfig / Qwen2Config; tools/causal_lm.py _DEFAULTS).
+void ReadCausalLm(const JsonValue& hf, CausalLmSpec* out) {
+  CausalLmSpec s;
+  s.model_type = hf.Find("model_type")->str;
+  const bool qwen2 = s.model_type == "qwen2";
+  s.vocab = IntOf(hf, "vocab_size");
+  s.hidden = IntOf(hf, "hidden_size");
+  s.intermediate = IntOf(hf, "intermediate_size");
+  s.layers = IntOf(hf, "num_hidden_layers");
+  s.heads = IntOf(hf, "num_attention_heads");
+  const JsonValue* kv = hf.Find("num_key_value_heads");
+  s.kv_heads = kv && kv->is_number() ? int64_t(kv->number) : s.heads;
+  const JsonValue* hd = hf.Find("head_dim");
+  s.head_dim = hd && hd->is_number() ? int64_t(hd->number) : s.hidden / s.heads;
+  s.rms_eps = NumberOr(hf, "rms_norm_eps", 1e-6);
+  s.rope_theta = NumberOr(hf, "rope_theta", 10000.0);
+  s.max_positions = hf.Find("max_position_embeddings") ? IntOf(hf, "max_position_embeddings") : qwen2 ? 32768 : 2048;
+  s.tied = BoolOr(hf, "tie_word_embeddings", false);
+  const bool attention_bias = !qwen2 && BoolOr(hf, "attention_bias", false);
+  s.qkv_bias = qwen2 || attention_bias;  // Qwen2: q, k, v always; Llama: all four with attention_bias
+  s.o_bias = attention_bias;
+  s.mlp_bias = !qwen2 && BoolOr(hf, "mlp_bias", false);
+  *out = s;
+}
 
 }  // namespace
+
+Status ParseCausalLmConfig(std::string_view json_text, CausalLmSpec* out) {
+  JsonValue root;
+  const Status json = io::ParseJson(json_text, &root);
+  if (!json.ok()) {
+    std::string m = json.message();
+    if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
+    return ArgError("config: not valid JSON: " + m);
+  }
+  if (!root.is_object()) return Fail("config", "", "a JSON object (a Hugging Face config.json)", Describe(&root));
+  AW_RETURN_IF_ERROR(CheckCausalLm(Config(root, "config")));
+  ReadCausalLm(root, out);
+  return Status::OK();
+}
 
 Status ParseModelConfig(std::string_view json_text, std::string_view expected_model, ModelSpec* out) {
   AW_RETURN_IF_ERROR(ValidateModelConfig(json_text, expected_model));
@@ -331,6 +500,12 @@ Status ParseModelConfig(std::string_view json_text, std::string_view expected_mo
   AW_RETURN_IF_ERROR(io::ParseJson(json_text, &root));
   ModelSpec s;
   s.model = root.Find("model")->str;
+  if (s.model == "causal_lm") {
+    ReadCausalLm(*root.Find("hf_config"), &s.lm);
+    s.attention_window = root.Find("attentionWindow") ? IntOf(root, "attentionWindow") : 0;
+    *out = std::move(s);
+    return Status::OK();
+  }
   s.d_model = IntOf(root, "dModel");
   s.nhead = IntOf(root, "nhead");
   s.dim_feedforward = IntOf(root, "dimFeedforward");

@@ -4,7 +4,7 @@
 // config struct itself; ParseModelConfig reads the fields the native model
 // families need (the JS layer reads vocabularies and labels once it is known good).
 //
-// Two kinds of model, selected by "model":
+// Three kinds of model, selected by "model":
 //   "translator"  dModel, nhead, numEncoderLayers, numDecoderLayers,
 //                 dimFeedforward, maxLen, srcVocab, tgtVocab, pad, eos,
 //                 langTokens, maxSrcTokens, maxTgtTokens (required);
@@ -16,6 +16,10 @@
 //                 dimFeedforward, numClasses (required); activation, normFirst,
 //                 layerNormEps, labels, mean, std (optional: the JS layer
 //                 defaults labels to "0".."numClasses-1", mean to 0, std to 1)
+//   "causal_lm"   hf_config (required: a Hugging Face config.json of a Llama or
+//                 Qwen2 causal LM, the keys of CheckCausalLm); tokenizer
+//                 ({"type": "chars", "vocab": [one string per id], "bos",
+//                 "eos"}) and attentionWindow (optional)
 // Keys not listed (documentation strings such as "decoding", "tokenize",
 // "dtype", "params", or anything newer) are accepted and ignored; no top-level
 // key may repeat (JSON.parse would silently keep the last). Integers may be
@@ -29,6 +33,16 @@
 #include "core/status.h"
 
 namespace aw {
+
+// A causal LM's Hugging Face config.json (LlamaForCausalLM / Qwen2ForCausalLM), read into the fields the
+// family needs, HF's defaults for absent keys (models/causal_lm.h).
+struct CausalLmSpec {
+  std::string model_type;  // "llama" or "qwen2"
+  int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  int64_t max_positions = 0;
+  double rms_eps = 1e-6, rope_theta = 10000.0;
+  bool tied = false, qkv_bias = false, o_bias = false, mlp_bias = false;
+};
 
 // A validated config, read into the fields the model families need (the
 // optional keys take the defaults torch or the exporter use).
@@ -48,13 +62,20 @@ struct ModelSpec {
   // "vit"
   int64_t image_size = 0, patch_size = 0, in_channels = 0, num_layers = 0, num_classes = 0;
   double mean = 0.0, std = 1.0;
+  // "causal_lm": the HF config (hf_config) and the attention window generation uses by default (0: none)
+  CausalLmSpec lm;
+  int64_t attention_window = 0;
 };
+
+// A config.json passed beside a checkpoint (aw.loadModel(bytes, { config })): validated as a file's hf_config is,
+// errors naming "config.<key>", then read.
+Status ParseCausalLmConfig(std::string_view json_text, CausalLmSpec* out);
 
 // ValidateModelConfig, then the fields into *out.
 Status ParseModelConfig(std::string_view json_text, std::string_view expected_model, ModelSpec* out);
 
 // Validates the "attnwasm.config" JSON text of a model file. expected_model is
-// "translator" or "vit" (or empty = accept either). On failure returns
+// "translator", "vit" or "causal_lm" (or empty = accept any). On failure returns
 // kInvalidArgument with a message of the form
 //   attnwasm.config.<key path>: expected <what>, got <what was there>
 // e.g. "attnwasm.config.dModel: expected an integer in [1, 4096], got -3"

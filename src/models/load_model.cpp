@@ -1,14 +1,19 @@
 #include "models/load_model.h"
 
+#include <algorithm>
+
 #include "io/load_params.h"
 #include "io/model_config.h"
 #include "layers/activation.h"
+#include "models/causal_lm.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
 
 namespace aw {
 
-const char* ModelClassName(std::string_view kind) { return kind == "vit" ? "Classifier" : "Translator"; }
+const char* ModelClassName(std::string_view kind) {
+  return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : "Translator";
+}
 
 namespace {
 
@@ -36,7 +41,51 @@ Status Make(const C& c, std::unique_ptr<Module>* out) {
   return Status::OK();
 }
 
+CausalLmConfig LmOf(const CausalLmSpec& s) {
+  CausalLmConfig c;
+  c.vocab = s.vocab; c.hidden = s.hidden; c.intermediate = s.intermediate; c.layers = s.layers;
+  c.heads = s.heads; c.kv_heads = s.kv_heads; c.head_dim = s.head_dim;
+  c.rms_eps = s.rms_eps; c.rope_theta = s.rope_theta; c.max_positions = s.max_positions;
+  c.tied = s.tied; c.qkv_bias = s.qkv_bias; c.o_bias = s.o_bias; c.mlp_bias = s.mlp_bias;
+  return c;
+}
+
+// A causal LM's tensors, read as Hugging Face reads a checkpoint: older
+// saves' per-layer rotary_emb.inv_freq buffers are ignored (RoPE is computed),
+// and a tied model's lm_head.weight is accepted only as a copy of the
+// embedding. Every other tensor must be a parameter and every parameter a
+// tensor (Module::LoadParams: missing and unexpected keys by name).
+Status LoadCausalLm(CausalLm* m, const uint8_t* bytes, size_t size, const io::StFile& file) {
+  const std::string rope_buffer = ".rotary_emb.inv_freq";
+  io::StFile kept = file;
+  kept.tensors.clear();
+  const io::StTensor* lm_head = nullptr;
+  for (const io::StTensor& t : file.tensors) {
+    if (t.name.size() > rope_buffer.size() &&
+        t.name.compare(t.name.size() - rope_buffer.size(), rope_buffer.size(), rope_buffer) == 0)
+      continue;
+    if (m->config().tied && t.name == "lm_head.weight") {
+      lm_head = &t;
+      continue;
+    }
+    kept.tensors.push_back(t);
+  }
+  AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m, bytes, size, kept, "", "CausalLM"));
+  if (lm_head) {
+    const CausalLmConfig& c = m->config();
+    const float* embed = m->Param("model.embed_tokens.weight");
+    Buffer head;
+    if (lm_head->shape != Shape{c.vocab, c.hidden} || !head.Resize(size_t(c.vocab * c.hidden), "lm_head.weight").ok() ||
+        !io::ReadAsF32(bytes, size, *lm_head, head.data()).ok() ||
+        !std::equal(head.data(), head.data() + head.size(), embed))
+      return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
+                                      "equal model.embed_tokens.weight (or be absent), and it differs");
+  }
+  return Status::OK();
+}
+
 Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
+  if (s.model == "causal_lm") return Make<CausalLm>(LmOf(s.lm), out);
   if (s.model == "translator") {
     TranslatorConfig c;
     c.layer = LayerOf(s);
@@ -64,31 +113,46 @@ Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
 }  // namespace
 
 Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std::string_view expected_model,
-                 std::unique_ptr<Module>* out, std::string* kind) {
+                 std::string_view config_json, std::unique_ptr<Module>* out, std::string* kind) {
   out->reset();
-  const std::string* json = nullptr;
-  for (const auto& kv : file.metadata)
-    if (kv.first == "attnwasm.config") json = &kv.second;
-  if (!json)
-    return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py)");
   ModelSpec spec;
-  Status s = ParseModelConfig(*json, expected_model, &spec);
-  if (!s.ok()) return Status(s.code(), "source: " + s.message());
+  if (!config_json.empty()) {
+    // A checkpoint with its Hugging Face config.json beside it: a causal LM.
+    if (!expected_model.empty() && expected_model != "causal_lm")
+      return ArgError("config: only a causal LM is loaded with a config.json; this loader expects a \"" +
+                      std::string(expected_model) + "\" model");
+    AW_RETURN_IF_ERROR(ParseCausalLmConfig(config_json, &spec.lm));
+    spec.model = "causal_lm";
+  } else {
+    const std::string* json = nullptr;
+    for (const auto& kv : file.metadata)
+      if (kv.first == "attnwasm.config") json = &kv.second;
+    if (!json)
+      return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py, "
+                      "or pass a Hugging Face checkpoint's config.json: loadModel(bytes, { config }))");
+    Status s = ParseModelConfig(*json, expected_model, &spec);
+    if (!s.ok()) return Status(s.code(), "source: " + s.message());
+  }
   std::unique_ptr<Module> m;
   AW_RETURN_IF_ERROR(Build(spec, &m));
   const char* what = ModelClassName(spec.model);
-  if (spec.model == "vit") {
-    // Named as the classifier's loader always named them (tests/js/model_files.test.mjs).
-    std::string unexpected;
-    const std::vector<ParamSpec> params = m->Params();
-    for (const io::StTensor& t : file.tensors) {
-      bool known = false;
-      for (const auto& p : params) known = known || p.name == t.name;
-      if (!known) unexpected += (unexpected.empty() ? "\"" : ", \"") + t.name + "\"";
+  if (spec.model == "causal_lm") {
+    AW_RETURN_IF_ERROR(LoadCausalLm(static_cast<CausalLm*>(m.get()), bytes, size, file));
+  } else {
+    if (spec.model == "vit") {
+      // Named as the classifier's loader always named them (tests/js/model_files.test.mjs).
+      std::string unexpected;
+      const std::vector<ParamSpec> params = m->Params();
+      for (const io::StTensor& t : file.tensors) {
+        bool known = false;
+        for (const auto& p : params) known = known || p.name == t.name;
+        if (!known) unexpected += (unexpected.empty() ? "\"" : ", \"") + t.name + "\"";
+      }
+      if (!unexpected.empty())
+        return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + unexpected);
     }
-    if (!unexpected.empty()) return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + unexpected);
+    AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m.get(), bytes, size, file, "", what));
   }
-  AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m.get(), bytes, size, file, "", what));
   *out = std::move(m);
   *kind = spec.model;
   return Status::OK();

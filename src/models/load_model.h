@@ -3,6 +3,8 @@
 //
 //   "translator" → Translator (models/translator.h)
 //   "vit"        → VitClassifier (models/vit_classifier.h)
+//   "causal_lm"  → CausalLm (models/causal_lm.h): the file's own config, or a
+//                  Hugging Face checkpoint's config.json passed beside it
 //
 // The config is read by ParseModelConfig (io/model_config.h, fuzzed); the
 // tensors fill the parameters straight from the file's bytes
@@ -20,14 +22,16 @@
 namespace aw {
 
 // file: ParseSafetensors of bytes[0, size). expected_model: "translator",
-// "vit" or "" (either). On success *out is the model and *kind its config's
-// "model"; on error *out is null. Errors: kInvalidArgument for a missing or
-// invalid config ("source: ..."), kStateDict / kDtype for tensors that do not
-// fit.
+// "vit", "causal_lm" or "" (any). config_json: a config.json's text (then the
+// model is a causal LM of that config, whatever the file's metadata says), or
+// empty (the file's "attnwasm.config"). On success *out is the model and *kind
+// its kind; on error *out is null. Errors: kInvalidArgument for a missing or
+// invalid config ("source: ..." / "config.<key>: ..."), kStateDict / kDtype
+// for tensors that do not fit.
 Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std::string_view expected_model,
-                 std::unique_ptr<Module>* out, std::string* kind);
+                 std::string_view config_json, std::unique_ptr<Module>* out, std::string* kind);
 
-// The class name a kind's errors use ("Translator", "Classifier").
+// The class name a kind's errors use ("Translator", "Classifier", "CausalLM").
 const char* ModelClassName(std::string_view kind);
 
 }  // namespace aw

@@ -162,9 +162,9 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
   io::JsonValue shallow;
   if (io::ParseJson(text, &shallow, 2).ok() && !js.ok()) detail::Violate(&o, "json: depth 2 accepted what depth 64 refused");
 
-  const char* kinds[] = {"", "translator", "vit"};
-  Status s[3];
-  for (int i = 0; i < 3; ++i) {
+  const char* kinds[] = {"", "translator", "vit", "causal_lm"};
+  Status s[4];
+  for (int i = 0; i < 4; ++i) {
     s[i] = ValidateModelConfig(text, kinds[i]);
     if (s[i].ok()) continue;
     if (s[i].code() != Code::kInvalidArgument || !detail::StartsWith(s[i].message(), "attnwasm.config"))
@@ -174,18 +174,23 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
       if (s[i].message() != want) detail::Violate(&o, "invalid JSON reported as: " + s[i].message());
     }
   }
-  if (!js.ok() && (s[0].ok() || s[1].ok() || s[2].ok())) detail::Violate(&o, "a config that is not JSON was accepted");
+  const int kinds_ok = int(s[1].ok()) + int(s[2].ok()) + int(s[3].ok());
+  if (!js.ok() && (s[0].ok() || kinds_ok)) detail::Violate(&o, "a config that is not JSON was accepted");
   // Accepted with no kind asked for <=> accepted as exactly one kind.
-  if (s[0].ok() != (s[1].ok() || s[2].ok()) || (s[1].ok() && s[2].ok()))
+  if (s[0].ok() != (kinds_ok > 0) || kinds_ok > 1)
     detail::Violate(&o, "kinds disagree: any " + std::to_string(s[0].ok()) + ", translator " +
-                        std::to_string(s[1].ok()) + ", vit " + std::to_string(s[2].ok()));
+                        std::to_string(s[1].ok()) + ", vit " + std::to_string(s[2].ok()) + ", causal_lm " +
+                        std::to_string(s[3].ok()));
   // An accepted config reads into a ModelSpec of its kind (ParseModelConfig relies on the validator).
   if (s[0].ok()) {
     ModelSpec spec;
     const Status p = ParseModelConfig(text, "", &spec);
-    if (!p.ok() || (spec.model != "translator" && spec.model != "vit") || spec.d_model < 1 ||
-        spec.nhead < 1 || spec.d_model % spec.nhead != 0)
-      detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
+    const bool lm = spec.model == "causal_lm";
+    const bool sane = lm ? spec.lm.hidden >= 1 && spec.lm.heads >= 1 && spec.lm.kv_heads >= 1 &&
+                               spec.lm.heads % spec.lm.kv_heads == 0 && spec.lm.head_dim >= 2 && spec.lm.head_dim % 2 == 0
+                         : (spec.model == "translator" || spec.model == "vit") && spec.d_model >= 1 && spec.nhead >= 1 &&
+                               spec.d_model % spec.nhead == 0;
+    if (!p.ok() || !sane) detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
   }
   o.accepted = s[0].ok();
   return o;

@@ -1,4 +1,4 @@
-// Tests for src/io/model_config.h: the configs of the two shipped models
+// Tests for src/io/model_config.h: the configs of the shipped models
 // (copied verbatim from models/<kind>/<kind>.safetensors) and minimal ones
 // are accepted; every rule is broken once and the exact message is checked.
 #include "io/model_config.h"
@@ -161,9 +161,9 @@ TEST(ModelConfigTest, ModelKind) {
   ExpectInvalid(Json(kMinTranslator), "vit", "attnwasm.config: expected a \"vit\" model, got \"translator\"");
   ExpectInvalid(Json(Without(kMinVit, "model")), "vit", "attnwasm.config: expected a \"vit\" model, got nothing");
   ExpectInvalid(Json(Set(kMinVit, "model", "7")), "vit", "attnwasm.config: expected a \"vit\" model, got 7");
-  ExpectInvalid(Json(Set(kMinVit, "model", "\"VIT\"")), "", "attnwasm.config.model: expected \"translator\" or \"vit\", got \"VIT\"");
-  ExpectInvalid(Json(Without(kMinVit, "model")), "", "attnwasm.config.model: expected \"translator\" or \"vit\", got nothing");
-  ExpectInvalid(Json(kMinVit), "bert", "expectedModel: expected \"translator\", \"vit\" or \"\", got \"bert\"");
+  ExpectInvalid(Json(Set(kMinVit, "model", "\"VIT\"")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got \"VIT\"");
+  ExpectInvalid(Json(Without(kMinVit, "model")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got nothing");
+  ExpectInvalid(Json(kMinVit), "bert", "expectedModel: expected \"translator\", \"vit\", \"causal_lm\" or \"\", got \"bert\"");
 }
 
 TEST(ModelConfigTest, DuplicateKeys) {
@@ -346,6 +346,107 @@ TEST(ModelConfigTest, ParseReadsTheFieldsWithTheirDefaults) {
   EXPECT_EQ(v.std, 0.5);
   const Status bad = ParseModelConfig(Json(kMinVit), "translator", &t);
   EXPECT_EQ(bad.message(), "attnwasm.config: expected a \"translator\" model, got \"vit\"");
+}
+
+// ---- causal LMs: a Hugging Face config.json (ParseCausalLmConfig) and a file's {"model": "causal_lm", …} ----
+
+// The keys a Llama config.json needs (HF's defaults for the rest).
+const Members kMinLlama = {{"model_type", "\"llama\""},      {"vocab_size", "98"},         {"hidden_size", "128"},
+                           {"intermediate_size", "384"},      {"num_hidden_layers", "4"},   {"num_attention_heads", "4"}};
+
+void ExpectHfInvalid(const Members& ms, const std::string& message) {
+  CausalLmSpec spec;
+  const Status s = ParseCausalLmConfig(Json(ms), &spec);
+  ASSERT_FALSE(s.ok()) << "accepted: " << Json(ms);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), message) << "config: " << Json(ms);
+}
+
+TEST(ModelConfigTest, CausalLmConfigJsonReadWithHuggingFaceDefaults) {
+  CausalLmSpec l;
+  ASSERT_TRUE(ParseCausalLmConfig(Json(kMinLlama), &l).ok());
+  EXPECT_EQ(l.model_type, "llama");
+  EXPECT_EQ(l.kv_heads, 4);        // num_key_value_heads absent: = num_attention_heads
+  EXPECT_EQ(l.head_dim, 32);       // hidden_size / num_attention_heads
+  EXPECT_EQ(l.rms_eps, 1e-6);
+  EXPECT_EQ(l.rope_theta, 10000.0);
+  EXPECT_EQ(l.max_positions, 2048);
+  EXPECT_FALSE(l.tied || l.qkv_bias || l.o_bias || l.mlp_bias);
+  Members b = Set(Set(kMinLlama, "attention_bias", "true"), "mlp_bias", "true");
+  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(b, "num_key_value_heads", "2"), "head_dim", "64")), &l).ok());
+  EXPECT_TRUE(l.qkv_bias && l.o_bias && l.mlp_bias);
+  EXPECT_EQ(l.kv_heads, 2);
+  EXPECT_EQ(l.head_dim, 64);
+  // Qwen2: q, k, v biased always, o and the MLP never; 32768 positions by default.
+  CausalLmSpec q;
+  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "tie_word_embeddings", "true")), &q).ok());
+  EXPECT_TRUE(q.qkv_bias && !q.o_bias && !q.mlp_bias && q.tied);
+  EXPECT_EQ(q.max_positions, 32768);
+  // Keys it does not read are ignored; rope_scaling null or default is no scaling.
+  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(kMinLlama, "architectures", "[\"LlamaForCausalLM\"]"), "rope_scaling",
+                                           "{\"rope_type\": \"default\"}")), &l).ok());
+}
+
+TEST(ModelConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
+  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"mistral\""),
+                  "config.model_type: expected \"llama\" or \"qwen2\", got \"mistral\"");
+  ExpectHfInvalid(Set(kMinLlama, "hidden_act", "\"gelu\""), "config.hidden_act: expected \"silu\", got \"gelu\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}"),
+                  "config.rope_scaling: expected null or {\"rope_type\": \"default\"} (scaled RoPE is not supported), "
+                  "got an object with 2 keys");
+  ExpectHfInvalid(Set(kMinLlama, "num_key_value_heads", "3"),
+                  "config.num_key_value_heads: expected a divisor of num_attention_heads (4), got 3");
+  ExpectHfInvalid(Set(kMinLlama, "head_dim", "33"), "config.head_dim: expected an even number (RoPE pairs), got 33");
+  ExpectHfInvalid(Set(kMinLlama, "num_attention_heads", "3"),
+                  "config.head_dim: expected a number, or hidden_size / num_attention_heads an even integer (128 / 3), "
+                  "got nothing");
+  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "use_sliding_window", "true"),
+                  "config.use_sliding_window: expected false (sliding-window attention is not supported), got true");
+  ExpectHfInvalid(Set(kMinLlama, "vocab_size", "0"), "config.vocab_size: expected an integer in [1, 1000000], got 0");
+  ExpectHfInvalid(Without(kMinLlama, "hidden_size"), "config.hidden_size: expected an integer in [1, 16384], got nothing");
+  ExpectHfInvalid(Set(kMinLlama, "tie_word_embeddings", "1"), "config.tie_word_embeddings: expected a boolean, got 1");
+  CausalLmSpec spec;
+  EXPECT_EQ(ParseCausalLmConfig("[1]", &spec).message(),
+            "config: expected a JSON object (a Hugging Face config.json), got an array of 1 element");
+  EXPECT_EQ(ParseCausalLmConfig("{", &spec).code(), Code::kInvalidArgument);
+}
+
+// A file's config: the HF config under hf_config, an optional "chars" tokenizer and attention window.
+std::string LmFile(const std::string& tokenizer, const std::string& window = "") {
+  return "{\"model\": \"causal_lm\", \"hf_config\": " +
+         Json(Set(Set(kMinLlama, "vocab_size", "4"), "tie_word_embeddings", "true")) +
+         (tokenizer.empty() ? "" : ", \"tokenizer\": " + tokenizer) + (window.empty() ? "" : ", \"attentionWindow\": " + window) +
+         "}";
+}
+
+TEST(ModelConfigTest, CausalLmFileConfig) {
+  const std::string tok = R"({"type": "chars", "vocab": ["<eos>", "a", "b", "\u00e9"], "special": [0], "bos": 0, "eos": 0, "unknown": "refuse"})";
+  ExpectValid(LmFile(""), "causal_lm");
+  ExpectValid(LmFile(tok, "128"), "");
+  ModelSpec s;
+  ASSERT_TRUE(ParseModelConfig(LmFile(tok, "128"), "causal_lm", &s).ok());
+  EXPECT_EQ(s.model, "causal_lm");
+  EXPECT_EQ(s.attention_window, 128);
+  EXPECT_EQ(s.lm.vocab, 4);
+  EXPECT_TRUE(s.lm.tied);
+  ExpectInvalid(LmFile(tok), "vit", "attnwasm.config: expected a \"vit\" model, got \"causal_lm\"");
+  ExpectInvalid("{\"model\": \"causal_lm\"}", "", "attnwasm.config.hf_config: expected a Hugging Face config.json object, got nothing");
+  ExpectInvalid(LmFile("", "0"), "", "attnwasm.config.attentionWindow: expected an integer in [1, 1048576], got 0");
+  ExpectInvalid("{\"model\": \"causal_lm\", \"hf_config\": " + Json(Set(kMinLlama, "hidden_act", "\"relu\"")) + "}", "",
+                "attnwasm.config.hf_config.hidden_act: expected \"silu\", got \"relu\"");
+  ExpectInvalid(LmFile(R"({"type": "bpe"})"), "", "attnwasm.config.tokenizer.type: expected \"chars\", got \"bpe\"");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["a", "b"]})"), "",
+                "attnwasm.config.tokenizer.vocab: expected an array of vocab_size (4) strings, got an array of 2 elements");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"]})"), "",
+                "attnwasm.config.tokenizer.vocab[0]: expected one character (an id not in special), got \"<eos>\"");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["x", "a", "b", "a"]})"), "",
+                "attnwasm.config.tokenizer.vocab[3]: expected an entry listed once, got \"a\" again");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0, 4]})"), "",
+                "attnwasm.config.tokenizer.special[1]: expected an id in [0, 3], listed once, got 4");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0], "eos": 1})"), "",
+                "attnwasm.config.tokenizer.eos: expected null or an id listed in special, got 1");
+  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0], "unknown": "drop"})"), "",
+                "attnwasm.config.tokenizer.unknown: expected \"refuse\" or \"skip\", got \"drop\"");
 }
 
 }  // namespace

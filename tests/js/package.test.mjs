@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, statSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packedTarball } from '../tarball.mjs';
 
@@ -18,12 +18,20 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const packed = await packedTarball();
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-  for (const f of ['bindings/index.js', 'bindings/index.d.ts', 'bindings/runtime.js', 'bindings/loader.js', 'bindings/plan.js', 'bindings/checks.js', 'bindings/layers.js', 'bindings/transformer.js', 'bindings/blocks.js', 'bindings/wasm_load.js', 'bindings/inline.js',
-    'bindings/models.js', 'bindings/translator.js', 'bindings/classifier.js', 'bindings/numberwords.js', 'bindings/helpers/index.js', 'bindings/helpers/images.js',
-    'bindings/helpers/preprocess.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/tokenizer.js', 'bindings/tokenizer.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
+  // Every module the entries import, statically or dynamically (found by reading them), and the rest by name.
+  const imported = new Set();
+  const visit = (rel) => {
+    if (imported.has(rel)) return;
+    imported.add(rel);
+    const src = readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
+    for (const m of src.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+\.js)'/g)) visit(join(dirname(rel), m[1]));
+  };
+  for (const entry of ['bindings/index.js', 'bindings/inline.js', 'bindings/tokenizer.js', 'bindings/helpers/index.js', 'bindings/images.js', 'bindings/preprocess.js', 'bin/attnwasm.mjs']) visit(entry);
+  assert.ok(imported.has('bindings/causal_lm.js') && imported.has('bindings/models.js'), [...imported].join());
+  for (const f of [...imported, 'bindings/index.d.ts', 'bindings/inline.d.ts', 'bindings/tokenizer.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'dist/attnwasm_core_rs.mjs', 'dist/attnwasm_core_rs.wasm', 'dist/attnwasm_core_mt_rs.mjs', 'dist/attnwasm_core_mt_rs.wasm', 'dist/attnwasm_core_mt_rs.worker.js',
-    'bin/attnwasm.mjs', 'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'README.md', 'LICENSE', 'package.json']) {
+    'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'models/lm/lm.safetensors', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
   for (const f of files) assert.ok(!/^(build|src|tests|tools|web|node_modules)\//.test(f), `the tarball should not hold ${f}`);

@@ -34,7 +34,7 @@ inline void LoadFile(const std::string& rel, LoadedFile* out) {
   ASSERT_TRUE(io::ParseSafetensors(out->bytes.data(), out->bytes.size(), &out->file).ok());
   for (const auto& kv : out->file.metadata)
     if (kv.first == "attnwasm.config") ASSERT_TRUE(io::ParseJson(kv.second, &out->config).ok());
-  const Status s = LoadModel(out->bytes.data(), out->bytes.size(), out->file, "", &out->model, &out->kind);
+  const Status s = LoadModel(out->bytes.data(), out->bytes.size(), out->file, "", "", &out->model, &out->kind);
   ASSERT_TRUE(s.ok()) << s.message();
 }
 

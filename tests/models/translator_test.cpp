@@ -147,12 +147,12 @@ TEST(LoadModelTest, RefusesAFileWithoutConfigOrOfTheOtherKind) {
   ASSERT_TRUE(io::ParseSafetensors(f.bytes.data(), f.bytes.size(), &f.file).ok());
   std::unique_ptr<Module> m;
   std::string kind;
-  Status s = LoadModel(f.bytes.data(), f.bytes.size(), f.file, "translator", &m, &kind);
+  Status s = LoadModel(f.bytes.data(), f.bytes.size(), f.file, "translator", "", &m, &kind);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "source: attnwasm.config: expected a \"translator\" model, got \"vit\"");
   EXPECT_EQ(m, nullptr);
   f.file.metadata.clear();
-  s = LoadModel(f.bytes.data(), f.bytes.size(), f.file, "", &m, &kind);
+  s = LoadModel(f.bytes.data(), f.bytes.size(), f.file, "", "", &m, &kind);
   EXPECT_NE(s.message().find("no \"attnwasm.config\""), std::string::npos) << s.message();
 }
 

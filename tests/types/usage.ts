@@ -5,7 +5,7 @@ import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inlin
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer } from 'attnwasm/tokenizer';
 import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions } from 'attnwasm/tokenizer';
-import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification } from 'attnwasm';
+import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
 async function main(): Promise<void> {
   const aw: AttnWasm = await init();
@@ -169,6 +169,21 @@ async function main(): Promise<void> {
   } catch (e) {
     if (e instanceof AttnWasmError && e.code === 'ERR_UNSUPPORTED') console.log(e.message);
   }
+  // A causal LM: a file with its config, or a Hugging Face checkpoint with config.json and tokenizer.json.
+  const lm: CausalLM = await aw.loadModel(new Uint8Array(0), { config: { model_type: 'llama' }, tokenizer: tok });
+  await aw.loadModel(new Uint8Array(0), { config: '{}', tokenizer: '{}', onProgress: () => {} });
+  const logits: Tensor = lm.forward({ data: Int32Array.of(1, 2), shape: [1, 2] }).logits;
+  const gopts: GenerateOptions = { maxNewTokens: 20, temperature: 0.8, topK: 40, topP: 0.95, seed: 1, stopTokens: [0], signal: new AbortController().signal, attentionWindow: null, attention: true };
+  const gen: Generation = lm.generate('Once upon a time', gopts);
+  for await (const t of gen) {
+    const tk: GeneratedToken = t;
+    console.log(tk.id, tk.text ?? '', tk.ms, tk.index, tk.attention?.data.length);
+  }
+  lm.generate([1, 2, 3]);
+  console.log(gen.stopReason, gen.seed, gen.text, gen.ids.length, gen.promptIds.length, logits.shape, lm.maxPositions, lm.tokenizer?.vocabSize, lm.encode('x'), lm.decode([1]));
+  // @ts-expect-error maxNewTokens is a number
+  lm.generate('x', { maxNewTokens: '5' });
+  lm.dispose();
   // @ts-expect-error the tokenizer is not exported by the main entry (it is pure JS: attnwasm/tokenizer)
   import('attnwasm').then((m) => m.Tokenizer);
 }

@@ -321,7 +321,7 @@ def main():
     tokenizer = {"type": "chars", "vocab": VOCAB, "special": [0], "bos": 0, "eos": 0, "unknown": "refuse",
                  "note": "one id per character; <eos> (id 0) ends a fortune and starts a prompt"}
     path = os.path.join(args.out, "lm.safetensors")
-    size = export_causal_lm(path, model, hf, dtype="F16", tokenizer=tokenizer)
+    size = export_causal_lm(path, model, hf, dtype="F16", tokenizer=tokenizer, attention_window=args.ctx)
     log(f"wrote {path}: {size} bytes (F16) and {os.path.join(args.out, 'config.json')}")
 
     # Reload the file the way a user would and check it gives the same numbers.

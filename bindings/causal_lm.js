@@ -1,0 +1,448 @@
+// CausalLM: the decoder-only family (src/models/causal_lm.h) — Llama and
+// Qwen2 checkpoints with Hugging Face's names and config.json. The forward
+// pass and every generation step run natively; JS owns what a user sees:
+// the tokenizer (a file's "chars" vocabulary here, a tokenizer.json through
+// 'attnwasm/tokenizer'), sampling (temperature, top-k, top-p with a seeded
+// generator, so a seed gives the same text everywhere) and the streaming
+// loop: generate() is an async iterator that prefills the prompt once, then
+// runs one step per token against a KV cache sized to prompt + maxNewTokens,
+// and gives the event loop a turn between tokens.
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { checkBool, checkInteger, checkNumber, checkOptions, checkTensor, nativeError, DTYPE } from './checks.js';
+
+/**
+ * A character-level tokenizer (the "chars" tokenizer of a file's
+ * attnwasm.config, the demo model's): one id per character, `special` ids
+ * (<eos>) that are not characters. Immutable. The same methods as
+ * 'attnwasm/tokenizer''s Tokenizer where they apply.
+ */
+export class CharTokenizer {
+  /** @param {{vocab: string[], special?: number[], bos?: number|null, eos?: number|null, unknown?: 'refuse'|'skip'}} spec validated natively */
+  constructor(spec) {
+    this._vocab = spec.vocab;
+    this._special = new Set(spec.special ?? []);
+    this._ids = new Map();
+    spec.vocab.forEach((t, i) => { if (!this._special.has(i)) this._ids.set(t, i); });
+    this.bos = spec.bos ?? null;
+    this.eos = spec.eos ?? null;
+    this._skipUnknown = spec.unknown === 'skip';
+    /** Number of ids. */
+    this.vocabSize = spec.vocab.length;
+    Object.freeze(this);
+  }
+
+  /**
+   * Text → ids: `bos` first (with addSpecialTokens, the default), then one id
+   * per character. A character outside the vocabulary is refused
+   * (ERR_INVALID_ARGUMENT naming it and its position), or skipped when the
+   * file says "unknown": "skip".
+   * @param {string} text @param {{addSpecialTokens?: boolean}} [options]
+   * @returns {Int32Array}
+   */
+  encode(text, options) {
+    if (typeof text !== 'string') throw typeError(`text: expected a string, got ${describe(text)}`);
+    const o = checkOptions(options, ['addSpecialTokens'], 'encode');
+    const ids = checkBool(o.addSpecialTokens, 'addSpecialTokens', true) && this.bos !== null ? [this.bos] : [];
+    let at = 0;
+    for (const ch of text) {
+      const id = this._ids.get(ch);
+      if (id !== undefined) ids.push(id);
+      else if (!this._skipUnknown) {
+        const cp = ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT',
+          `text: this model's vocabulary has no '${ch}' (U+${cp}, character ${at}); it writes ${this._describeVocab()}`);
+      }
+      at++;
+    }
+    return Int32Array.from(ids);
+  }
+
+  _describeVocab() {
+    const chars = [...this._ids.keys()];
+    const printable = chars.filter((c) => c > ' ' && c <= '~').length;
+    return printable === 94 && chars.length <= 98 ? 'printable ASCII, tab and newline only' : `${chars.length} characters`;
+  }
+
+  /**
+   * Ids → text; special ids (<eos>) give nothing with skipSpecialTokens
+   * (default false: their names).
+   * @param {ArrayLike<number>} ids @param {{skipSpecialTokens?: boolean}} [options]
+   */
+  decode(ids, options) {
+    const o = checkOptions(options, ['skipSpecialTokens'], 'decode');
+    const skip = checkBool(o.skipSpecialTokens, 'skipSpecialTokens', false);
+    if (!(Array.isArray(ids) || (ArrayBuffer.isView(ids) && !(ids instanceof DataView)))) {
+      throw typeError(`ids: expected an Array or typed array of token ids, got ${describe(ids)}`);
+    }
+    let out = '';
+    for (let i = 0; i < ids.length; i++) {
+      this._check(ids[i], `ids[${i}]`);
+      if (!(skip && this._special.has(ids[i]))) out += this._vocab[ids[i]];
+    }
+    return out;
+  }
+
+  /** A streaming decoder: push(id) → its text (as decode, one id at a time); end() → ''. */
+  streamDecoder(options) {
+    const o = checkOptions(options, ['skipSpecialTokens'], 'streamDecoder');
+    const skip = checkBool(o.skipSpecialTokens, 'skipSpecialTokens', false);
+    return { push: (id) => this.decode([id], { skipSpecialTokens: skip }), end: () => '' };
+  }
+
+  /** The id of a character or special token's name, or undefined. */
+  tokenToId(token) {
+    if (typeof token !== 'string') throw typeError(`token: expected a string, got ${describe(token)}`);
+    const id = this._ids.get(token);
+    return id !== undefined ? id : [...this._special].find((i) => this._vocab[i] === token);
+  }
+
+  /** The token of an id, undefined outside the vocabulary. */
+  idToToken(id) {
+    if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
+    return this._vocab[id];
+  }
+
+  /** Whether an id is special (not a character). */
+  isSpecial(id) {
+    if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
+    return this._special.has(id);
+  }
+
+  _check(id, name) {
+    if (typeof id !== 'number' || !Number.isInteger(id)) throw typeError(`${name}: expected an integer token id, got ${typeof id === 'number' ? id : describe(id)}`);
+    if (id < 0 || id >= this.vocabSize) throw rangeError(`${name}: expected an id in [0, ${this.vocabSize - 1}], got ${id}`);
+  }
+}
+
+/**
+ * A seeded uniform generator (sfc32, seeded through splitmix32 from the
+ * seed's low and high 32 bits): the same seed gives the same numbers in every
+ * engine. next() → [0, 1) with 53 random bits.
+ */
+export class SeededRandom {
+  constructor(seed) {
+    let s = (seed % 4294967296 + 4294967296) % 4294967296 >>> 0;
+    let h = Math.floor(seed / 4294967296) >>> 0;
+    const mix = () => {
+      s = (s + 0x9e3779b9) >>> 0;
+      let z = s ^ h;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      h = (h + 0x6d2b79f5) >>> 0;
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this._a = mix(); this._b = mix(); this._c = mix(); this._d = 1;
+    for (let i = 0; i < 12; i++) this._u32();
+  }
+  _u32() {
+    const t = (((this._a + this._b) >>> 0) + this._d) >>> 0;
+    this._d = (this._d + 1) >>> 0;
+    this._a = this._b ^ (this._b >>> 9);
+    this._b = (this._c + (this._c << 3)) >>> 0;
+    this._c = ((this._c << 21) | (this._c >>> 11)) >>> 0;
+    this._c = (this._c + t) >>> 0;
+    return t;
+  }
+  next() {
+    return ((this._u32() >>> 5) * 67108864 + (this._u32() >>> 6)) / 9007199254740992;
+  }
+}
+
+/**
+ * The next token from one row of logits, as Hugging Face's generate samples:
+ * temperature 0 → the first largest logit (argmax); otherwise logits /
+ * temperature, then top-k (keep those >= the k-th largest; 0 = off), then
+ * top-p (keep the most probable tokens whose probabilities sum to >= p; 1 =
+ * off; at least one), softmax, and one draw of `random` in id order.
+ * @param {Float32Array} logits @param {{temperature: number, topK: number, topP: number}} p
+ * @param {SeededRandom|null} random
+ */
+export function sampleToken(logits, p, random) {
+  const V = logits.length;
+  let best = 0;
+  for (let i = 1; i < V; i++) if (logits[i] > logits[best]) best = i;
+  if (p.temperature === 0 || Number.isNaN(logits[best])) return best;
+  const scaled = new Float64Array(V);
+  for (let i = 0; i < V; i++) scaled[i] = logits[i] / p.temperature;
+  const max = scaled[best];
+  let floor = -Infinity;  // keep ids with scaled >= floor
+  if ((p.topK > 0 && p.topK < V) || p.topP < 1) {
+    const sorted = Float64Array.from(scaled).sort();  // ascending
+    if (p.topK > 0 && p.topK < V) floor = sorted[V - p.topK];
+    if (p.topP < 1) {
+      let z = 0;
+      for (let i = V - 1; i >= 0 && sorted[i] >= floor; i--) z += Math.exp(sorted[i] - max);
+      let cum = 0;
+      for (let i = V - 1; i >= 0 && sorted[i] >= floor; i--) {
+        cum += Math.exp(sorted[i] - max) / z;
+        if (cum >= p.topP) { floor = sorted[i]; break; }
+      }
+    }
+  }
+  let z = 0;
+  for (let i = 0; i < V; i++) z += scaled[i] >= floor ? Math.exp(scaled[i] - max) : 0;
+  let u = random.next() * z;
+  let last = best;
+  for (let i = 0; i < V; i++) {
+    if (scaled[i] < floor) continue;
+    last = i;
+    u -= Math.exp(scaled[i] - max);
+    if (u < 0) return i;
+  }
+  return last;  // rounding left u >= 0: the last kept id
+}
+
+/**
+ * Gives the event loop a turn (input events, rendering, timers) without
+ * setTimeout's 4 ms clamp: scheduler.yield() where the browser has it,
+ * setImmediate in Node, else a MessageChannel message.
+ */
+export const nextTask = (() => {
+  if (typeof globalThis.scheduler?.yield === 'function') return () => globalThis.scheduler.yield();
+  if (typeof setImmediate === 'function') return () => new Promise((r) => setImmediate(r));
+  if (typeof MessageChannel === 'function') {
+    const ch = new MessageChannel();
+    const waiting = [];
+    ch.port1.onmessage = () => waiting.shift()();
+    return () => new Promise((r) => { waiting.push(r); ch.port2.postMessage(0); });
+  }
+  return () => new Promise((r) => setTimeout(r, 0));
+})();
+
+const now = () => performance.now();
+
+export function makeCausalLm(rt, classes) {
+
+  /**
+   * A decoder-only language model (Llama / Qwen2 architecture), loaded by
+   * aw.loadModel from a file exported with export_causal_lm or from a Hugging
+   * Face checkpoint with its config.json. Owns native memory: call dispose().
+   */
+  class CausalLM extends classes.Module {
+    /** Internal: built by loadModel from a handle of rt._core.createModel. */
+    constructor(handle, info, fileBytes) {
+      super();
+      this._adopt(handle, 'CausalLM');
+      const c = info.hfConfig;
+      /** @readonly the Hugging Face config (config.json's keys). */
+      this.config = c;
+      /** @readonly */ this.fileBytes = fileBytes;
+      /** @readonly */ this.modelType = c.model_type;
+      /** @readonly */ this.vocabSize = c.vocab_size;
+      /** @readonly */ this.numLayers = c.num_hidden_layers;
+      /** @readonly */ this.numHeads = c.num_attention_heads;
+      /** @readonly positions a sequence may reach (max_position_embeddings; HF's default when absent). */
+      this.maxPositions = c.max_position_embeddings ?? (c.model_type === 'qwen2' ? 32768 : 2048);
+      /** @readonly the number of keys each query attends to by default in generate() (the file's attentionWindow), or null: all. */
+      this.attentionWindow = info.attentionWindow ?? null;
+      /** @readonly a CharTokenizer, an 'attnwasm/tokenizer' Tokenizer, or null (ids in, ids out). */
+      this.tokenizer = info.tokenizer ?? null;
+      const eos = info.tokenizer instanceof CharTokenizer && info.tokenizer.eos !== null ? info.tokenizer.eos : c.eos_token_id;
+      /** @readonly the ids generate() stops at by default: the tokenizer's eos or config.json's eos_token_id. */
+      this.eosTokenIds = eos == null ? [] : Array.isArray(eos) ? [...eos] : [eos];
+    }
+
+    /**
+     * The logits of every position, no cache (the parity path): ids (B, T) →
+     * logits (B, T, vocab). Positions 0 … T−1, causal attention over all of them.
+     * @param {{data: Int32Array, shape: number[]}} ids
+     * @returns {{logits: {data: Float32Array, shape: number[]}}}
+     */
+    forward(ids) {
+      const h = this._handle();
+      const t = checkTensor(ids, 'ids', 'ids', rt);
+      const [logits] = rt._run({ ids: t }, {}, (a) => rt._take(rt._core.lmForward(h, a)));
+      return { logits };
+    }
+
+    /** Text → ids with the model's tokenizer (ERR_INVALID_ARGUMENT when it has none). */
+    encode(text, options) {
+      return this._tokenizer('encode').encode(text, options);
+    }
+
+    /** Ids → text with the model's tokenizer. */
+    decode(ids, options) {
+      return this._tokenizer('decode').decode(ids, options);
+    }
+
+    _tokenizer(what) {
+      if (!this.tokenizer) {
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT',
+          `${what}: this model has no tokenizer; pass token ids, or load it with loadModel(bytes, { config, tokenizer })`);
+      }
+      return this.tokenizer;
+    }
+
+    /**
+     * Generates tokens after a prompt, one per iteration:
+     *
+     *   for await (const t of lm.generate('Once upon a time', { maxNewTokens: 50, temperature: 0.8, seed: 1 }))
+     *     out.textContent += t.text;
+     *
+     * The prompt (a string, with a tokenizer; or ids) is prefilled once, then
+     * each token is one step against a KV cache of prompt + maxNewTokens
+     * positions. Options (checked now, before the first token):
+     *   maxNewTokens  1 … (default 64); also ends at maxPositions
+     *   temperature   0 = greedy (the default, as HF's generate), > 0 samples
+     *   topK          keep the k most likely (0 = all, the default), topP keep the
+     *                 most likely summing to p (1 = all, the default): HF's order
+     *   seed          an integer: the same seed, the same tokens (default: random; see .seed)
+     *   stopTokens    ids that end it, not yielded (default: eosTokenIds)
+     *   signal        an AbortSignal: ends it within one token (stopReason 'aborted')
+     *   attentionWindow  keys each query attends to (default: the model's, or all)
+     *   attention     true: each token carries the attention that chose it
+     * Each value: { id, text (with a tokenizer, '' for special tokens), ms (the
+     * step's time), index (0, 1, …), attention? }. The returned object also has
+     * promptIds, ids, text, seed and stopReason ('stop', 'length', 'context',
+     * 'aborted'; null while running). Breaking out of the loop frees the cache.
+     * @returns {Generation}
+     */
+    generate(prompt, options) {
+      this._handle();
+      const o = checkOptions(options, ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopTokens', 'signal',
+        'attentionWindow', 'attention'], 'generate');
+      const maxNewTokens = o.maxNewTokens === undefined ? 64 : checkInteger(o.maxNewTokens, 'maxNewTokens', { min: 1, max: 1 << 30 });
+      const temperature = checkNumber(o.temperature, 'temperature', 0);
+      if (!(temperature >= 0 && temperature <= 1e6)) throw rangeError(`temperature: expected a number in [0, 1e6] (0: greedy), got ${temperature}`);
+      const topK = o.topK === undefined ? 0 : checkInteger(o.topK, 'topK', { min: 0, max: 2 ** 31 - 1 });
+      const topP = checkNumber(o.topP, 'topP', 1);
+      if (!(topP > 0 && topP <= 1)) throw rangeError(`topP: expected a number in (0, 1] (1: off), got ${topP}`);
+      const seed = o.seed === undefined ? Math.floor(Math.random() * 2 ** 32) : checkInteger(o.seed, 'seed', { min: -(2 ** 53 - 1), max: 2 ** 53 - 1 });
+      let stop = this.eosTokenIds;
+      if (o.stopTokens !== undefined) {
+        if (!Array.isArray(o.stopTokens) && !(o.stopTokens instanceof Int32Array)) {
+          throw typeError(`stopTokens: expected an Array of token ids, got ${describe(o.stopTokens)}`);
+        }
+        stop = [...o.stopTokens].map((id, i) => checkInteger(id, `stopTokens[${i}]`, { min: 0, max: this.vocabSize - 1 }));
+      }
+      const signal = o.signal;
+      if (signal !== undefined && !(signal && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+        throw typeError(`signal: expected an AbortSignal, got ${describe(signal)}`);
+      }
+      const window = o.attentionWindow === undefined ? (this.attentionWindow ?? 0)
+        : o.attentionWindow === null ? 0 : checkInteger(o.attentionWindow, 'attentionWindow', { min: 1, max: 2 ** 31 - 1 });
+      const attention = checkBool(o.attention, 'attention', false);
+      const promptIds = this._promptIds(prompt);
+      if (promptIds.length >= this.maxPositions) {
+        throw rangeError(`prompt: expected fewer than maxPositions (${this.maxPositions}) tokens, got ${promptIds.length}`);
+      }
+      return new Generation(this, promptIds, {
+        maxNewTokens, temperature, topK, topP, seed, stop: new Set(stop), signal, window, attention,
+      });
+    }
+
+    _promptIds(prompt) {
+      if (typeof prompt === 'string') return this._tokenizer('generate').encode(prompt);
+      if (!(Array.isArray(prompt) || prompt instanceof Int32Array)) {
+        throw typeError(`prompt: expected a string or an Array / Int32Array of token ids, got ${describe(prompt)}`);
+      }
+      if (prompt.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'prompt: expected at least one token id, got none');
+      return Int32Array.from(prompt, (id, i) => checkInteger(id, `prompt[${i}]`, { min: 0, max: this.vocabSize - 1 }));
+    }
+  }
+
+  /**
+   * One generation (CausalLM#generate): an async iterator of tokens. Steps
+   * run one at a time, in order, even if next() is called again before the
+   * last one settled.
+   */
+  class Generation {
+    constructor(lm, promptIds, p) {
+      this._lm = lm;
+      this._p = p;
+      this._random = p.temperature > 0 ? new SeededRandom(p.seed) : null;
+      this._decoder = lm.tokenizer ? lm.tokenizer.streamDecoder({ skipSpecialTokens: true }) : null;
+      this._cache = null;
+      this._last = null;     // the id to feed next
+      this._queue = Promise.resolve();
+      /** @readonly the prompt's ids (after the tokenizer). */
+      this.promptIds = promptIds;
+      /** @readonly the ids generated so far (stop tokens not included). */
+      this.ids = [];
+      /** @readonly the text generated so far (with a tokenizer). */
+      this.text = '';
+      /** @readonly the sampling seed (the one given, or the random one drawn). */
+      this.seed = p.seed;
+      /** 'stop' | 'length' | 'context' | 'aborted', or null while running. */
+      this.stopReason = null;
+      this._capacity = Math.min(promptIds.length + p.maxNewTokens, lm.maxPositions);
+    }
+
+    [Symbol.asyncIterator]() { return this; }
+
+    next() {
+      const step = this._queue.then(() => this._step());
+      this._queue = step.catch(() => {});
+      return step;
+    }
+
+    /** Ends it now (what `break` in a for-await loop calls): frees the cache. */
+    async return() {
+      if (!this.stopReason) this.stopReason = 'aborted';
+      this._free();
+      return { done: true, value: undefined };
+    }
+
+    _free() {
+      if (this._cache) { rt._release(this._cache); this._cache = null; }
+    }
+
+    _end(reason) {
+      if (!this.stopReason) this.stopReason = reason;
+      if (this._decoder) { this.text += this._decoder.end(); this._decoder = null; }
+      this._free();
+      return { done: true, value: undefined };
+    }
+
+    async _step() {
+      if (this.stopReason) return { done: true, value: undefined };
+      const p = this._p;
+      if (p.signal?.aborted) return this._end('aborted');
+      if (this.ids.length === p.maxNewTokens) return this._end('length');
+      // The last token is fed at position prompt + ids − 1: it must be inside the cache.
+      if (this._cache && this.promptIds.length + this.ids.length > this._capacity) return this._end('context');
+      if (this.ids.length > 0 || this._cache) await nextTask();  // a turn for the page between tokens
+      if (p.signal?.aborted) return this._end('aborted');
+      const t0 = now();
+      let out;
+      try {
+        const h = this._lm._handle();
+        if (!this._cache) {
+          const c = rt._core.lmBegin(h, 1, this._capacity);
+          if (c.code() !== 0) {
+            const e = nativeError(c.code(), c.message());
+            c.delete();
+            throw e;
+          }
+          rt._own(c);
+          this._cache = c;
+        }
+        const feed = this._last === null ? this.promptIds : Int32Array.of(this._last);
+        out = rt._run({ ids: { data: feed, shape: [1, feed.length], dtype: DTYPE.I32 } }, { window: p.window, attention: p.attention },
+          (a) => rt._take(rt._core.lmAppend(h, this._cache, a)));
+      } catch (e) {
+        this.stopReason = 'error';
+        this._free();
+        throw e;
+      }
+      const id = sampleToken(out[0].data, p, this._random);
+      const ms = now() - t0;
+      if (p.stop.has(id)) return this._end('stop');
+      if (p.signal?.aborted) return this._end('aborted');
+      this._last = id;
+      const value = { id, ms, index: this.ids.length };
+      this.ids.push(id);
+      if (this._decoder) {
+        value.text = this._decoder.push(id);
+        this.text += value.text;
+      }
+      if (p.attention) {
+        const [, layers, heads, positions] = out[1].shape;
+        value.attention = { layers, heads, positions, data: out[1].data };
+      }
+      return { done: false, value };
+    }
+  }
+
+  return { CausalLM, Generation };
+}

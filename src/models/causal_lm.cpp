@@ -1,0 +1,296 @@
+// The causal LM family (causal_lm.h): the layers run layer by layer over row
+// groups — one sequence's chunk of a prompt, or every sequence's single token
+// of a step — each group computing its keys and values into the cache first
+// and then attending over every key up to its own position, so that a prompt
+// processed in chunks (to stay within the working-memory budget) gives the
+// rows the whole prompt would.
+#include "models/causal_lm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "core/limits.h"
+#include "core/parallel.h"
+#include "core/rules.h"
+#include "core/workspace.h"
+#include "kernels/activation.h"
+#include "kernels/gemm.h"
+#include "ops/attention.h"
+#include "ops/parallel_gemm.h"
+
+namespace aw {
+
+Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
+  const int64_t E = c.hidden, QD = c.heads * c.head_dim, KD = c.kv_heads * c.head_dim, I = c.intermediate;
+  AW_RETURN_IF_ERROR(q_proj.Init(E, QD, c.qkv_bias, rng));
+  AW_RETURN_IF_ERROR(k_proj.Init(E, KD, c.qkv_bias, rng));
+  AW_RETURN_IF_ERROR(v_proj.Init(E, KD, c.qkv_bias, rng));
+  AW_RETURN_IF_ERROR(o_proj.Init(QD, E, c.o_bias, rng));
+  AW_RETURN_IF_ERROR(gate_proj.Init(E, I, c.mlp_bias, rng));
+  AW_RETURN_IF_ERROR(up_proj.Init(E, I, c.mlp_bias, rng));
+  AW_RETURN_IF_ERROR(down_proj.Init(I, E, c.mlp_bias, rng));
+  AW_RETURN_IF_ERROR(input_layernorm.Init({E}, c.rms_eps, true));
+  AW_RETURN_IF_ERROR(post_attention_layernorm.Init({E}, c.rms_eps, true));
+  // Hugging Face's order: self_attn, mlp, input_layernorm, post_attention_layernorm.
+  self_attn_.Add("q_proj", &q_proj);
+  self_attn_.Add("k_proj", &k_proj);
+  self_attn_.Add("v_proj", &v_proj);
+  self_attn_.Add("o_proj", &o_proj);
+  mlp_.Add("gate_proj", &gate_proj);
+  mlp_.Add("up_proj", &up_proj);
+  mlp_.Add("down_proj", &down_proj);
+  AddChild("self_attn", &self_attn_);
+  AddChild("mlp", &mlp_);
+  AddChild("input_layernorm", &input_layernorm);
+  AddChild("post_attention_layernorm", &post_attention_layernorm);
+  return Status::OK();
+}
+
+Status CausalLm::Init(const CausalLmConfig& c, Rng& rng) {
+  AW_RETURN_IF_ERROR(IntInRange("vocab_size", c.vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(IntInRange("hidden_size", c.hidden, 1, kMaxModelWidth * 4));
+  AW_RETURN_IF_ERROR(IntInRange("intermediate_size", c.intermediate, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(IntInRange("num_hidden_layers", c.layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(IntInRange("num_attention_heads", c.heads, 1, c.hidden));
+  AW_RETURN_IF_ERROR(IntInRange("num_key_value_heads", c.kv_heads, 1, c.heads));
+  AW_RETURN_IF_ERROR(DivisibleBy("num_attention_heads", c.heads, "num_key_value_heads", c.kv_heads));
+  AW_RETURN_IF_ERROR(IntInRange("head_dim", c.head_dim, 2, 1024));
+  AW_RETURN_IF_ERROR(DivisibleBy("head_dim", c.head_dim, "2 (RoPE pairs)", 2));
+  AW_RETURN_IF_ERROR(PositiveFinite("rms_norm_eps", c.rms_eps));
+  AW_RETURN_IF_ERROR(PositiveFinite("rope_theta", c.rope_theta));
+  AW_RETURN_IF_ERROR(IntInRange("max_position_embeddings", c.max_positions, 1, kMaxSequence * 16));
+  cfg_ = c;
+  AW_RETURN_IF_ERROR(embed_tokens_.Init(c.vocab, c.hidden, 0, false, rng));
+  model_.Add("embed_tokens", &embed_tokens_);
+  for (int64_t i = 0; i < c.layers; ++i) {
+    layers_.push_back(std::make_unique<CausalLmLayer>());
+    AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng));
+    layer_list_.Add(std::to_string(i), layers_.back().get());
+  }
+  model_.Add("layers", &layer_list_);
+  AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true));
+  model_.Add("norm", &norm_);
+  AddChild("model", &model_);
+  if (c.tied) {
+    AW_RETURN_IF_ERROR(packed_embed_.Resize(kernels::f32_gemm_packed_floats(size_t(c.vocab), size_t(c.hidden)),
+                                            "packed embed_tokens (the tied lm_head)"));
+  } else {
+    AW_RETURN_IF_ERROR(lm_head_.Init(c.hidden, c.vocab, false, rng));
+    AddChild("lm_head", &lm_head_);
+  }
+  AW_RETURN_IF_ERROR(rope_.Init(c.head_dim, c.max_positions, c.rope_theta, /*interleaved=*/false));
+  OnParamsLoaded();
+  return Status::OK();
+}
+
+void CausalLm::OnParamsLoaded() {
+  if (cfg_.tied && packed_embed_.size())
+    kernels::f32_gemm_pack_nt(size_t(cfg_.vocab), size_t(cfg_.hidden), embed_tokens_.weight(), size_t(cfg_.hidden),
+                              packed_embed_.data());
+}
+
+Status CausalLm::Begin(size_t batch, size_t capacity, KvCache* c) const {
+  AW_RETURN_IF_ERROR(IntInRange("batch", int64_t(batch), 1, kMaxBeams));
+  AW_RETURN_IF_ERROR(IntInRange("positions", int64_t(capacity), 1, cfg_.max_positions));
+  const size_t KD = size_t(cfg_.kv_heads * cfg_.head_dim);
+  c->batch = batch;
+  c->capacity = capacity;
+  c->len = 0;
+  c->k.clear();
+  c->v.clear();
+  c->k.resize(layers_.size());
+  c->v.resize(layers_.size());
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    AW_RETURN_IF_ERROR(c->k[l].Resize(batch * capacity * KD, "key cache"));
+    AW_RETURN_IF_ERROR(c->v[l].Resize(batch * capacity * KD, "value cache"));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// x (rows, n) *= silu(g) row by row: the SwiGLU product, in g.
+void SiluMul(size_t n, float* g, const float* u) {
+  kernels::f32_silu(n, g);
+  for (size_t i = 0; i < n; ++i) g[i] *= u[i];
+}
+
+}  // namespace
+
+Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention) {
+  const CausalLmConfig& c = cfg_;
+  const size_t E = size_t(c.hidden), H = size_t(c.heads), Hkv = size_t(c.kv_heads), D = size_t(c.head_dim);
+  const size_t QD = H * D, KD = Hkv * D, I = size_t(c.intermediate), L = layers_.size();
+  const size_t len = cache->len, S = len + T, cap = cache->capacity;
+  ScratchScope scope;
+  // RoPE angles of positions len … len+T−1, shared by every layer and sequence.
+  float* table = nullptr;
+  int32_t* pos = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(rope_.TableFloats(T), "RoPE table", &table));
+  AW_RETURN_IF_ERROR(scope.Take(T, "positions", &pos));
+  for (size_t t = 0; t < T; ++t) pos[t] = int32_t(len + t);
+  rope_.FillTable(T, pos, table);
+
+  // Row groups: with one token per sequence (a step), every sequence's row
+  // at once (the projections are then GEMMs of nseq rows); otherwise chunks
+  // of one sequence's rows, as many as the budget allows.
+  const bool step = T == 1;
+  AttnShape probe;
+  probe.L = step ? 1 : T; probe.S = S; probe.hd = probe.hdv = D; probe.weights = attention != nullptr;
+  const size_t slabs = size_t(std::max<int64_t>(AttnScratchFloats(probe), 0)) * size_t(NumThreads()) * sizeof(float);
+  const size_t per_row = (2 * E + 2 * QD + 2 * I + (window && !step ? S : 0)) * sizeof(float) +
+                         (attention ? H * S * sizeof(float) : 0);
+  const size_t chunk = step ? nseq : WorkPieceEntries(T, per_row, slabs);
+  const float scale = float(1.0 / std::sqrt(double(D)));
+
+  for (size_t l = 0; l < L; ++l) {
+    CausalLmLayer& ly = *layers_[l];
+    float* kc = cache->k[l].data();
+    float* vc = cache->v[l].data();
+    for (size_t b0 = 0; b0 < nseq; b0 += step ? nseq : 1) {
+      for (size_t t0 = 0; t0 < T; t0 += chunk) {
+        // The group: rows of sequences [b0, b0 + gs), positions t0 … t0 + gl − 1 of each.
+        const size_t gs = step ? nseq : 1, gl = step ? 1 : std::min(chunk, T - t0), rows = gs * gl;
+        float* xr = x + (b0 * T + t0) * E;
+        ScratchScope g;
+        float *h = nullptr, *q = nullptr, *a = nullptr, *y = nullptr, *gu = nullptr;
+        AW_RETURN_IF_ERROR(g.Take(rows * E, "normalised rows", &h));
+        AW_RETURN_IF_ERROR(g.Take(rows * QD, "queries", &q));
+        AW_RETURN_IF_ERROR(g.Take(rows * QD, "attention output", &a));
+        AW_RETURN_IF_ERROR(g.Take(rows * E, "sublayer output", &y));
+        AW_RETURN_IF_ERROR(g.Take(rows * 2 * I, "gate and up rows", &gu));
+        // Attention: keys and values of the group's rows into the cache, then every query of the group
+        // over its sequence's keys up to its own position.
+        ly.input_layernorm.Apply(rows, xr, E, h, E);
+        ly.q_proj.Apply(rows, h, E, q, QD);
+        for (size_t s = 0; s < gs; ++s) {
+          const size_t b = b0 + s;
+          float* krow = kc + (b * cap + len + t0) * KD;
+          float* vrow = vc + (b * cap + len + t0) * KD;
+          ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
+          ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
+          rope_.Rotate(gl, table + t0 * D, q + s * gl * QD, H, D, QD);
+          rope_.Rotate(gl, table + t0 * D, krow, Hkv, D, KD);
+        }
+        // Keys a query of this group may see: [first, len + t0 + i] with a window, else from 0.
+        const size_t end = len + t0 + gl;                        // keys written so far (of these sequences)
+        const size_t first = window && end > window && step ? end - window : 0;
+        float* mask = nullptr;                                   // a window over a chunk: per-row lower bounds
+        if (window && !step && end > window) {
+          AW_RETURN_IF_ERROR(g.Take(gl * end, "window mask", &mask));
+          const float neg_inf = -std::numeric_limits<float>::infinity();
+          for (size_t i = 0; i < gl; ++i) {
+            const size_t pos_i = len + t0 + i, lo = pos_i + 1 > window ? pos_i + 1 - window : 0;
+            for (size_t j = 0; j < end; ++j) mask[i * end + j] = j < lo ? neg_inf : 0.0f;
+          }
+        }
+        float* wbuf = nullptr;
+        if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * (end - first), "attention weights", &wbuf));
+        AttnShape sh;
+        sh.L = gl; sh.S = end - first; sh.hd = sh.hdv = D;
+        sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end - first;
+        sh.scale = scale;
+        sh.causal = true;
+        sh.causal_offset = int64_t(end - first) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
+        sh.masked_keys = end - first;
+        sh.add_ld = end;
+        sh.weights = attention != nullptr;
+        const size_t group = H / Hkv;
+        auto head = [&](size_t s, size_t hh) {
+          const size_t b = b0 + s, kvh = hh / group;
+          AttnHead at;
+          at.q = q + s * gl * QD + hh * D;
+          at.k = kc + (b * cap + first) * KD + kvh * D;
+          at.v = vc + (b * cap + first) * KD + kvh * D;
+          at.out = a + s * gl * QD + hh * D;
+          if (mask) at.add = mask;
+          if (wbuf) at.weights = wbuf + (s * H + hh) * gl * (end - first);
+          return at;
+        };
+        AW_RETURN_IF_ERROR(Attend(sh, gs, H, head));
+        if (attention && t0 + gl == T) {  // the last new token's row of every head: (batch, L, H, S)
+          for (size_t s = 0; s < gs; ++s)
+            for (size_t hh = 0; hh < H; ++hh) {
+              float* dst = attention + (((b0 + s) * L + l) * H + hh) * S;
+              std::fill(dst, dst + first, 0.0f);
+              const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * (end - first);
+              std::copy(row, row + (end - first), dst + first);
+            }
+        }
+        ly.o_proj.Apply(rows, a, QD, y, E);
+        kernels::f32_add(rows * E, xr, y);
+        // MLP: down(silu(gate(h)) · up(h)) on the post-attention norm.
+        ly.post_attention_layernorm.Apply(rows, xr, E, h, E);
+        ly.gate_proj.Apply(rows, h, E, gu, I);
+        ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
+        SiluMul(rows * I, gu, gu + rows * I);
+        ly.down_proj.Apply(rows, gu, I, y, E);
+        kernels::f32_add(rows * E, xr, y);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits) {
+  AW_RETURN_IF_ERROR(IntInRange("ids.shape[0] (batch)", B, 1, kMaxElements));
+  AW_RETURN_IF_ERROR(IntInRange("ids.shape[1] (tokens)", T, 1, cfg_.max_positions));
+  AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, B * T, "ids"));
+  const size_t V = size_t(cfg_.vocab), E = size_t(cfg_.hidden);
+  if (NumelChecked({B, T, cfg_.vocab}) < 0)
+    return ShapeError("logits (B, T, vocab) = " + ShapeStr({B, T, cfg_.vocab}) + " exceed 2^29 elements");
+  AW_RETURN_IF_ERROR(logits->Resize(size_t(B * T) * V, "logits"));
+  // One sequence at a time through a cache of its own length (its keys and values: the floor of its
+  // working set); its rows in chunks within the budget.
+  for (int64_t b = 0; b < B; ++b) {
+    ScratchScope seq;
+    KvCache cache;
+    cache.batch = 1; cache.capacity = size_t(T); cache.len = 0;
+    cache.k.resize(layers_.size());
+    cache.v.resize(layers_.size());
+    const size_t KD = size_t(cfg_.kv_heads * cfg_.head_dim);
+    for (size_t l = 0; l < layers_.size(); ++l) {
+      AW_RETURN_IF_ERROR(cache.k[l].Resize(size_t(T) * KD, "keys"));
+      AW_RETURN_IF_ERROR(cache.v[l].Resize(size_t(T) * KD, "values"));
+    }
+    float* x = nullptr;
+    AW_RETURN_IF_ERROR(seq.Take(size_t(T) * E, "hidden rows", &x));
+    embed_tokens_.Lookup(size_t(T), ids + b * T, x, E);
+    AW_RETURN_IF_ERROR(Layers(x, 1, size_t(T), &cache, 0, nullptr));
+    norm_.Apply(size_t(T), x, E, x, E);
+    float* out = logits->data() + size_t(b * T) * V;
+    if (cfg_.tied) ParallelGemmPacked(size_t(T), V, E, out, V, x, E, packed_embed_.data(), V, 0, nullptr, 1.0f);
+    else lm_head_.Apply(size_t(T), x, E, out, V);
+  }
+  return Status::OK();
+}
+
+Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t window, float* logits,
+                        float* attention) {
+  if (T == 0) return ShapeError("ids: expected at least one token, got none");
+  if (cache->len + T > cache->capacity)
+    return OutOfRangeError("ids: " + std::to_string(T) + " more tokens would take the sequence to " +
+                           std::to_string(cache->len + T) + " positions, more than the cache holds (" +
+                           std::to_string(cache->capacity) + ")");
+  const size_t B = cache->batch, E = size_t(cfg_.hidden), V = size_t(cfg_.vocab);
+  AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, int64_t(B * T), "ids"));
+  ScratchScope scope;
+  float* x = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(B * T * E, "hidden rows", &x));
+  embed_tokens_.Lookup(B * T, ids, x, E);
+  AW_RETURN_IF_ERROR(Layers(x, B, T, cache, window, attention));
+  cache->len += T;
+  // Each sequence's last row: the final norm and the logits.
+  float* last = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(B * E, "last rows", &last));
+  for (size_t b = 0; b < B; ++b) std::memcpy(last + b * E, x + (b * T + T - 1) * E, E * sizeof(float));
+  norm_.Apply(B, last, E, last, E);
+  if (cfg_.tied) ParallelGemmPacked(B, V, E, logits, V, last, E, packed_embed_.data(), V, 0, nullptr, 1.0f);
+  else lm_head_.Apply(B, last, E, logits, V);
+  return Status::OK();
+}
+
+}  // namespace aw

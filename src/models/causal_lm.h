@@ -1,0 +1,105 @@
+// CausalLm: a decoder-only language model of the Llama / Qwen2 architecture
+// (Hugging Face's LlamaForCausalLM / Qwen2ForCausalLM), the model family of
+// aw.loadModel for causal LMs; tools/causal_lm.py is its PyTorch twin.
+//
+//   ids (B, T) → x = embed_tokens[ids]                                  (B, T, E)
+//   per layer:  h = input_layernorm(x)                                   RMSNorm
+//               q = q_proj(h) (B, T, H, D); k, v = k_proj(h), v_proj(h) (B, T, Hkv, D)
+//               q, k = RoPE(q), RoPE(k) at their positions               rotate_half
+//               a = softmax(q Kᵀ · D^-½ + causal) V                      query head j reads kv head j / (H / Hkv)
+//               x += o_proj(a)
+//               x += down_proj(silu(gate_proj(h')) · up_proj(h')),  h' = post_attention_layernorm(x)
+//   logits = lm_head(norm(x))             lm_head = embed_tokens when tied (tie_word_embeddings)
+//
+// state_dict keys: Hugging Face's — model.embed_tokens.weight,
+// model.layers.{i}.self_attn.{q,k,v,o}_proj.{weight,bias}, model.layers.{i}.mlp.{gate,up,down}_proj.{weight,bias},
+// model.layers.{i}.{input,post_attention}_layernorm.weight, model.norm.weight, lm_head.weight (not when tied).
+// Biases: q/k/v with qkv_bias (Qwen2 always; Llama with attention_bias, which also biases o_proj), gate/up/down
+// with mlp_bias (Llama).
+//
+// Two ways through, the same arithmetic row by row:
+//   Forward: whole sequences, causal, no cache: logits for every position (the parity path);
+//   Append:  tokens added to sequences held in a KvCache (keys after RoPE, values), logits of each sequence's
+//            last new token: a prompt (prefill, many tokens) then one token per step (decode). Every
+//            projection of a step is a matrix-vector product (kernels/gemm.h f32_gemv_packed_window).
+// Scratch from the workspace; batches and long prompts in pieces within the budget (core/workspace.h).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/module.h"
+#include "core/rng.h"
+#include "layers/embedding.h"
+#include "layers/linear.h"
+#include "layers/rms_norm.h"
+#include "layers/rotary.h"
+
+namespace aw {
+
+struct CausalLmConfig {
+  int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0;
+  int64_t heads = 0, kv_heads = 0, head_dim = 0;
+  double rms_eps = 1e-6;
+  double rope_theta = 10000.0;
+  int64_t max_positions = 2048;  // positions a sequence may reach (the KV cache's bound)
+  bool tied = false;             // lm_head = embed_tokens
+  bool qkv_bias = false, o_bias = false, mlp_bias = false;
+};
+
+// The keys and values of `batch` sequences, per layer (batch, capacity, Hkv·D), after RoPE. Owned by the caller
+// of CausalLm::Begin (the JS generator); `len` positions are filled, the same for every sequence.
+struct KvCache {
+  size_t batch = 0, capacity = 0, len = 0;
+  std::vector<Buffer> k, v;
+};
+
+class CausalLmLayer : public Module {
+ public:
+  Status Init(const CausalLmConfig& c, Rng& rng);
+  RMSNorm input_layernorm, post_attention_layernorm;
+  Linear q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj;
+
+ private:
+  struct Attn : Module {
+    void Add(const std::string& n, Module* m) { AddChild(n, m); }
+  } self_attn_, mlp_;
+};
+
+class CausalLm : public Module {
+ public:
+  Status Init(const CausalLmConfig& c, Rng& rng);
+  const CausalLmConfig& config() const { return cfg_; }
+
+  // ids (B, T), every id in [0, vocab) → logits (B, T, vocab), positions 0 … T−1, causal. B·T·vocab <= 2^29.
+  Status Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits);
+
+  // A cache for `batch` sequences of up to `capacity` positions (<= max_positions).
+  Status Begin(size_t batch, size_t capacity, KvCache* cache) const;
+  // Appends T tokens to each of the cache's sequences (ids (batch, T)) at positions len … len+T−1 and fills
+  // logits (batch, vocab) of each sequence's last new token. window > 0: each query sees its last `window` keys
+  // only (itself included; the demo model was trained on windows). attention (optional):
+  // (batch, layers, heads, len+T) the attention of the last new token over every key (zeros outside the window).
+  Status Append(KvCache* cache, const int32_t* ids, size_t T, size_t window, float* logits, float* attention);
+
+ private:
+  // The layers over `rows` = nseq·T token rows x (rows, E) in place; positions pos0 … pos0+T−1 for each sequence.
+  // With a cache: keys and values go to cache rows len … and attention reads every cached row.
+  Status Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention);
+
+  CausalLmConfig cfg_;
+  struct Inner : Module {
+    void Add(const std::string& n, Module* m) { AddChild(n, m); }
+  } model_, layer_list_;
+  Embedding embed_tokens_;
+  std::vector<std::unique_ptr<CausalLmLayer>> layers_;
+  RMSNorm norm_;
+  Linear lm_head_;         // untied only
+  Buffer packed_embed_;    // tied: embed_tokens packed as lm_head's B (kernels/gemm.h), rebuilt on load
+  RotaryPositionalEmbeddings rope_;
+
+  void OnParamsLoaded() override;
+};
+
+}  // namespace aw
