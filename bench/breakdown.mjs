@@ -15,9 +15,10 @@
 // README's "where the time goes" figures. Prints a table and one JSON line.
 // Usage: node bench/breakdown.mjs [--no-large]
 import { init } from '../bindings/index.js';
-import { besidePeak, median, peakProbe } from './lib.mjs';
+import { besidePeak, kernelBench, median, peakProbe } from './lib.mjs';
 
 const aw = await init({ threads: 1 }); // the single-thread build, whatever the default
+const kb = await kernelBench();
 const data = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
 const probe = await peakProbe(); // probe(ms) → the single-core SIMD peak now, GFLOP/s
 const peaks = [];
@@ -69,8 +70,8 @@ console.log('\npacked GEMM alone (no JS copies), C(M, N) = A(M, K) · W(N, K)ᵀ
 for (const [M, N, K] of [[512, 512, 512], [32, 384, 128], [65, 576, 192], [256, 768, 256], [512, 1536, 512], [256, 2048, 512]]) {
   const flops = 2 * M * N * K;
   const reps = Math.max(5, Math.min(200, Math.round(2e9 / flops)));
-  aw._benchGemm(M, N, K, reps);
-  const s = [0, 1, 2].map(() => beside(() => aw._benchGemm(M, N, K, reps)));
+  kb.gemm(M, N, K, reps);
+  const s = [0, 1, 2].map(() => beside(() => kb.gemm(M, N, K, reps)));
   const t = median(s.map((x) => x.t));
   row(`  ${M} × ${N} × ${K}`, flops, t);
   out.gemm.push({ M, N, K, gflops: gf(flops, t), fraction: median(s.map((x) => gf(flops, x.t) / x.peak)) });
@@ -82,8 +83,8 @@ console.log(`\nattention core alone (no JS copies), H = ${H}, L = S = ${L} (${sc
 const pts = [];
 let hd64Fractions = [];
 for (const hd of [8, 16, 32, 64]) {
-  aw._benchAttention(H, L, hd, false, 5);
-  const s = [0, 1, 2, 3, 4].map(() => beside(() => aw._benchAttention(H, L, hd, false, 15)));
+  kb.attention(H, L, hd, false, 5);
+  const s = [0, 1, 2, 3, 4].map(() => beside(() => kb.attention(H, L, hd, false, 15)));
   const t = median(s.map((x) => x.t));
   pts.push([4 * scores * hd, t, hd]);
   if (hd === 64) hd64Fractions = s.map((x) => gf(4 * scores * hd, x.t) / x.peak);
@@ -102,7 +103,7 @@ out.core.matmulGflops = 1 / f.b / 1e6;
 out.core.hd64Gflops = gf(pts[3][0], pts[3][1]);
 out.core.hd64Fraction = median(hd64Fractions);
 console.log(`  fit: ${f.a.toFixed(3)} ms fixed = ${out.core.nsPerScore.toFixed(2)} ns per score; matmul part at ${out.core.matmulGflops.toFixed(1)} GFLOP/s`);
-const tc = median([0, 1, 2].map(() => { aw._benchAttention(H, L, 64, true, 5); return aw._benchAttention(H, L, 64, true, 15); }));
+const tc = median([0, 1, 2].map(() => { kb.attention(H, L, 64, true, 5); return kb.attention(H, L, 64, true, 15); }));
 out.core.causalRatio = tc / pts[3][1];
 console.log(`  hd = 64, causal: ${tc.toFixed(3)} ms = ${out.core.causalRatio.toFixed(2)} × the full attention`);
 

@@ -1,7 +1,7 @@
 // The packed GEMM on one thread against the same run's single-core SIMD peak:
 // 512³ and the projection shapes of issue 12 (M = 32, 256, 2048; K = 128 …
 // 1024; N = K, 3K, 4K). Each shape twice: the kernel alone inside wasm
-// (aw._benchGemm: no copies), and a Linear forward as a user calls it (copies
+// (kernelBench: no copies), and a Linear forward as a user calls it (copies
 // in and out included). Every sample is timed between two probes of the peak
 // (lib.mjs peakProbe, the simd_peak.wat kernel, in this process), and the
 // fraction of the peak is taken per sample: on a shared machine that slows
@@ -9,11 +9,12 @@
 // Not part of run.sh's engine comparison; prints a table and one JSON line.
 // Usage: node bench/gemm.mjs [--quick]
 import { init } from '../bindings/index.js';
-import { besidePeak, median, peakProbe } from './lib.mjs';
+import { besidePeak, kernelBench, median, peakProbe } from './lib.mjs';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = 5;
 const aw = await init({ threads: 1 });
+const kb = await kernelBench();
 const probe = await peakProbe();
 
 const shapes = [[512, 512, 512]];
@@ -24,8 +25,8 @@ for (const M of quick ? [256] : [32, 256, 2048])
 // One timed sample of the kernel alone: ms per call (median of `reps` inside wasm).
 function kernelSampler(M, N, K) {
   const reps = Math.max(3, Math.min(100, Math.round(5e8 / (2 * M * N * K))));
-  aw._benchGemm(M, N, K, reps); // warm-up (V8 tiers up, buffers settle)
-  return { sample: () => aw._benchGemm(M, N, K, reps), dispose() {} };
+  kb.gemm(M, N, K, reps); // warm-up (V8 tiers up, buffers settle)
+  return { sample: () => kb.gemm(M, N, K, reps), dispose() {} };
 }
 
 // One timed sample of Linear.forward as a user calls it: median ms of a few calls.

@@ -9,6 +9,7 @@
 // Every engine gets JS Float32Arrays in and hands a JS Float32Array out per call:
 // copies into and out of wasm memory are part of the timed call for all engines.
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,6 +160,55 @@ export async function peakProbe({ relaxed = false } = {}) {
     if (!(Math.abs(s - 96) < 1e-3)) throw new Error(`peakProbe: wrong lane sum ${s}`);
     return (FLOPS_PER_ITER * n) / dt / 1e6;
   };
+}
+
+/**
+ * The kernels timed alone, inside wasm, without the copies of a JS call
+ * (bench/native/kernel_bench.h): a module of their own, not shipped. Built
+ * (incrementally: `bash tools/build.sh bench`) and loaded on first use;
+ * `relaxed`: the relaxed-SIMD GEMM (needs --experimental-wasm-relaxed-simd).
+ * Returns { gemm(m, n, k, reps), attention(heads, L, hd, causal, reps) }:
+ * median ms, one thread.
+ */
+export async function kernelBench({ relaxed = false } = {}) {
+  execFileSync('bash', [join(BENCH_DIR, '..', 'tools', 'build.sh'), 'bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = join(BENCH_DIR, '..', 'build', 'wasm', `attnwasm_bench${relaxed ? '_rs' : ''}`);
+  const { default: create } = await import(`${base}.mjs`);
+  const m = await create({ wasmBinary: readFileSync(`${base}.wasm`) });  // (the 3.1.6 glue would fetch() a path in Node)
+  const checked = (what, ms) => { if (ms < 0) throw new RangeError(`kernelBench.${what}: sizes out of range`); return ms; };
+  return {
+    gemm: (M, N, K, reps) => checked('gemm', m._aw_bench_gemm(M, N, K, reps)),
+    attention: (heads, L, hd, causal, reps) => checked('attention', m._aw_bench_attention(heads, L, hd, causal ? 1 : 0, reps)),
+  };
+}
+
+/**
+ * Single-core read bandwidth of wasm in this engine (bench/stream_read.wat,
+ * compiled with wabt): bytes per second reading `mib` MiB (default 256, far
+ * beyond any cache) as f32x4 vectors, the median of `runs` passes after one
+ * that faults the pages in.
+ */
+export async function readBandwidth({ mib = 256, runs = 7 } = {}) {
+  const { default: initWabt } = await import('wabt');
+  const wabt = await initWabt();
+  const mod = wabt.parseWat('stream_read.wat', readFileSync(join(BENCH_DIR, 'stream_read.wat'), 'utf8'), { simd: true });
+  mod.validate();
+  const { buffer } = mod.toBinary({});
+  mod.destroy();
+  const { instance } = await WebAssembly.instantiate(buffer);
+  const { run, memory } = instance.exports;
+  const bytes = mib << 20;
+  if (memory.buffer.byteLength < bytes) memory.grow((bytes - memory.buffer.byteLength) >> 16);
+  new Float32Array(memory.buffer, 0, bytes / 4).fill(1);
+  for (const t0 = performance.now(); performance.now() - t0 < 200;) run(1 << 20);  // to TurboFan
+  const ts = [];
+  for (let r = 0; r < runs; r++) {
+    const t = performance.now();
+    const s = run(bytes);
+    ts.push(performance.now() - t);
+    if (s !== bytes / 16) throw new Error(`readBandwidth: wrong sum ${s}`);
+  }
+  return bytes / (median(ts) / 1000);
 }
 
 /**

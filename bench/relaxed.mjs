@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { init } from '../bindings/index.js';
-import { ONNX_DIR, RELAXED_SIMD, besidePeak, describeMachine, loadManifest, median, peakProbe, readSafetensors } from './lib.mjs';
+import { ONNX_DIR, RELAXED_SIMD, besidePeak, describeMachine, kernelBench, loadManifest, median, peakProbe, readSafetensors } from './lib.mjs';
 import { attnwasmCase } from './attnwasm_case.mjs';
 
 if (!RELAXED_SIMD) {
@@ -29,15 +29,15 @@ const base = await init({ threads: 1, relaxedSimd: false });
 const rs = await init({ threads: 1 });
 if (base.capabilities().relaxedSimd || !rs.capabilities().relaxedSimd) throw new Error(`builds: ${JSON.stringify([base.capabilities(), rs.capabilities()])}`);
 const probe = { base: await peakProbe(), rs: await peakProbe({ relaxed: true }) };
+const kb = { base: await kernelBench(), rs: await kernelBench({ relaxed: true }) };
 
-// ---- 1. the GEMM kernel alone, 512³, inside wasm (_benchGemm: no copies) ----
+// ---- 1. the GEMM kernel alone, 512³, inside wasm (kernelBench: no copies) ----
 const M = 512, N = 512, K = 512, FLOPS = 2 * M * N * K, REPS = 20;
-for (const aw of [base, rs]) aw._benchGemm(M, N, K, REPS); // warm-up: V8 tiers up
+for (const k of ['base', 'rs']) kb[k].gemm(M, N, K, REPS); // warm-up: V8 tiers up
 const gemm = { base: { g: [], f: [], peak: [] }, rs: { g: [], f: [], peak: [] } };
 for (let r = 0; r < ROUNDS; r++) {
   for (const k of r % 2 ? ['rs', 'base'] : ['base', 'rs']) {
-    const aw = k === 'rs' ? rs : base;
-    const { t, peak } = besidePeak(probe[k], () => aw._benchGemm(M, N, K, REPS));
+    const { t, peak } = besidePeak(probe[k], () => kb[k].gemm(M, N, K, REPS));
     const g = FLOPS / t / 1e6;
     gemm[k].g.push(g); gemm[k].f.push(g / peak); gemm[k].peak.push(peak);
   }
@@ -94,7 +94,7 @@ for (const c of manifest.cases.filter((x) => only.includes(x.name))) {
 const machine = describeMachine();
 const pc = (x) => `${(100 * x).toFixed(0)} %`;
 console.log(`Machine: ${machine}; Node ${process.version}; onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
-console.log(`GEMM kernel 512³ (_benchGemm, ${ROUNDS} rounds): baseline ${kernel.base.gflops.toFixed(1)} GFLOP/s = ${pc(kernel.base.fraction)} of the mul+add peak `
+console.log(`GEMM kernel 512³ (kernelBench, ${ROUNDS} rounds): baseline ${kernel.base.gflops.toFixed(1)} GFLOP/s = ${pc(kernel.base.fraction)} of the mul+add peak `
   + `(${kernel.base.peak.toFixed(1)}); relaxed ${kernel.rs.gflops.toFixed(1)} GFLOP/s = ${pc(kernel.rs.fraction)} of the relaxed-madd peak (${kernel.rs.peak.toFixed(1)}); `
   + `relaxed / baseline ${kernel.speedup.toFixed(2)}×`);
 console.log('| case | baseline ms | relaxed ms | onnxruntime-web 1 thread ms | baseline / relaxed | ort1 / relaxed | ort1 / baseline |');

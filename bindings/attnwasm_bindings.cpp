@@ -36,7 +36,6 @@
 #include "models/load_model.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
-#include "ops/kernel_bench.h"
 #include "ops/scaled_dot_product_attention.h"
 
 // bindings/heap_stats.cpp
@@ -685,17 +684,6 @@ std::unique_ptr<CallResult> StackCopyFrom(ModuleHandle& stack, ModuleHandle& lay
   return std::make_unique<CallResult>(s);
 }
 
-// bench/ only: median ms of a kernel alone (ops/kernel_bench.h), or -1.
-double BenchGemm(int m, int n, int k, int reps) {
-  double ms = -1;
-  return aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
-}
-
-double BenchAttention(int heads, int L, int hd, bool causal, int reps) {
-  double ms = -1;
-  return aw::BenchAttention(size_t(heads), size_t(L), size_t(hd), causal, reps, &ms).ok() ? ms : -1;
-}
-
 EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::class_<CallResult>("CallResult")
       .function("code", &CallResult::code)
@@ -779,6 +767,4 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
   emscripten::function("relaxedSimd", &RelaxedSimd);
-  emscripten::function("benchGemm", &BenchGemm);
-  emscripten::function("benchAttention", &BenchAttention);
 }

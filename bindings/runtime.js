@@ -338,26 +338,6 @@ export class AttnWasm {
   }
 
   /**
-   * Internal (bench/): median ms of `reps` packed GEMMs C(m, n) = A(m, k)·W(n, k)ᵀ + b
-   * inside wasm, without JS copies (src/ops/kernel_bench.h).
-   */
-  _benchGemm(m, n, k, reps) {
-    const ms = this._core.benchGemm(m, n, k, reps);
-    if (ms < 0) throw rangeError(`_benchGemm: sizes out of range (${m}, ${n}, ${k})`);
-    return ms;
-  }
-
-  /**
-   * Internal (bench/): median ms of `reps` attention-core calls on `heads`
-   * heads of q = k = v (L × hd), no mask (or causal), inside wasm.
-   */
-  _benchAttention(heads, L, hd, causal, reps) {
-    const ms = this._core.benchAttention(heads, L, hd, causal, reps);
-    if (ms < 0) throw rangeError(`_benchAttention: sizes out of range (${heads}, ${L}, ${hd})`);
-    return ms;
-  }
-
-  /**
    * Wasm memory figures, in bytes: heapBytes (the wasm memory's size: it
    * grows on demand and never shrinks), heapLimitBytes (what it may grow
    * to), inUseBytes (allocated now), peakInUseBytes (the most allocated at

@@ -5,6 +5,8 @@
 # the same two with relaxed SIMD (dist/attnwasm_core_rs.*, dist/attnwasm_core_mt_rs.*;
 # their GEMM by em++ on clang-19, see CMakeLists.txt) and the kernel tests as
 # a wasm program (build/wasm/attnwasm_kernel_tests_rs.js). Incremental.
+# `tools/build.sh bench`: the kernel-timing modules of bench/ only
+# (build/wasm/attnwasm_bench{,_rs}.mjs, not shipped; needs the wasm build set up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
@@ -24,4 +26,8 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
   # (Never put node_modules/.bin, npm binaryen, on PATH for em++: the -O3
   # glue would then be minified against another wasm-opt's names.)
   cmake --build build/wasm -j"$JOBS"
+fi
+if [ "$what" = bench ]; then
+  export NODE_PATH=/usr/share/nodejs
+  cmake --build build/wasm -j"$JOBS" --target attnwasm_bench attnwasm_bench_rs
 fi

@@ -1,4 +1,6 @@
-#include "ops/kernel_bench.h"
+#include "kernel_bench.h"
+
+#include <emscripten/emscripten.h>
 
 #include <algorithm>
 #include <chrono>
@@ -80,3 +82,19 @@ Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, 
 }
 
 }  // namespace aw
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE double aw_bench_gemm(int m, int n, int k, int reps) {
+  double ms = -1;
+  return m > 0 && n > 0 && k > 0 && aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
+}
+
+EMSCRIPTEN_KEEPALIVE double aw_bench_attention(int heads, int L, int hd, int causal, int reps) {
+  double ms = -1;
+  return heads > 0 && L > 0 && hd > 0 && aw::BenchAttention(size_t(heads), size_t(L), size_t(hd), causal != 0, reps, &ms).ok()
+             ? ms
+             : -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,149 @@
+// The causal LM family at SmolLM2-135M's shape (issue 24, README "Language
+// models"): hidden 576, 30 layers, 9 heads of 64, 3 key-value heads,
+// intermediate 1536, vocab 49 152, tied — random weights (BF16 in the file,
+// float32 in memory, as any checkpoint), loaded with aw.loadModel(bytes,
+// { config }) as a Hugging Face checkpoint is. For 1 and 2 threads:
+//
+//   prefill   tokens/s of a 128-token prompt (the first token's time: the
+//             prompt through every layer, the last row's logits, the argmax);
+//             beside it the same run's time of the same matrix products on
+//             the GEMM kernel alone (bench/lib.mjs kernelBench, one thread:
+//             128 rows through the seven projections × 30 layers, one row
+//             through the tied head): prefill efficiency = that time / the
+//             prefill's (target ≥ 0.8, one thread; with 2 threads the GEMM
+//             figure is still one thread's, so the ratio shows the threads' gain)
+//   decode    tokens/s of greedy steps after that prompt (median step time),
+//             and the fraction of the memory-bandwidth bound: the weight bytes
+//             a step reads (every projection's float32 weights and the tied
+//             head: 4 bytes per parameter) ÷ a bandwidth measured in the same
+//             run: wasm's single-core read bandwidth (bench/stream_read.wat:
+//             256 MiB read as f32x4, the roofline of a product whose matrix
+//             is read once), and beside it a copy bandwidth (a 128 MiB memmove,
+//             TypedArray#copyWithin, counted as STREAM does: bytes read +
+//             written) (target ≥ 0.7 of the read bound at batch 1, one thread)
+//
+// Medians of --runs (default 5) prefills and of every decode step. Machine,
+// caches and the Node version are printed beside the figures; ratios, not
+// absolute times, are what carry to another machine.
+//
+// Usage: node bench/lm.mjs [--runs N] [--decode N] [--threads 1,2] [--json]
+import { describeMachine, kernelBench, median, readBandwidth } from './lib.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => { const i = argv.indexOf(name); return i < 0 ? dflt : argv[i + 1]; };
+const RUNS = Number(opt('--runs', 5));
+const DECODE = Number(opt('--decode', 48));
+const THREADS = String(opt('--threads', '1,2')).split(',').map(Number);
+const JSON_OUT = argv.includes('--json');
+const PROMPT = 128;
+
+const CONFIG = {
+  architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_act: 'silu', vocab_size: 49152, hidden_size: 576,
+  intermediate_size: 1536, num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, head_dim: 64,
+  max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true,
+};
+const E = CONFIG.hidden_size, I = CONFIG.intermediate_size, V = CONFIG.vocab_size, L = CONFIG.num_hidden_layers;
+const KD = CONFIG.num_key_value_heads * CONFIG.head_dim;
+const PROJ = [['q', E, E], ['k', E, KD], ['v', E, KD], ['o', E, E], ['gate', E, I], ['up', E, I], ['down', I, E]];
+
+/** The checkpoint: HF names, BF16 values uniform in ±scale (a seeded generator), metadata {"format": "pt"}. */
+function checkpoint() {
+  const tensors = [['model.embed_tokens.weight', [V, E], 0.05]];
+  const names = { q: 'self_attn.q_proj', k: 'self_attn.k_proj', v: 'self_attn.v_proj', o: 'self_attn.o_proj', gate: 'mlp.gate_proj', up: 'mlp.up_proj', down: 'mlp.down_proj' };
+  for (let l = 0; l < L; l++) {
+    for (const [p, inF, outF] of PROJ) tensors.push([`model.layers.${l}.${names[p]}.weight`, [outF, inF], 1 / Math.sqrt(inF)]);
+    tensors.push([`model.layers.${l}.input_layernorm.weight`, [E], -1], [`model.layers.${l}.post_attention_layernorm.weight`, [E], -1]);
+  }
+  tensors.push(['model.norm.weight', [E], -1]);
+  const header = { __metadata__: { format: 'pt' } };
+  let off = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = shape.reduce((a, b) => a * b) * 2;
+    header[name] = { dtype: 'BF16', shape, data_offsets: [off, off + bytes] };
+    off += bytes;
+  }
+  let h = JSON.stringify(header);
+  h += ' '.repeat((8 - (h.length % 8)) % 8);
+  const out = new Uint8Array(8 + h.length + off);
+  new DataView(out.buffer).setBigUint64(0, BigInt(h.length), true);
+  out.set(new TextEncoder().encode(h), 8);
+  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+  let s = 1;
+  for (const [name, , scale] of tensors) {
+    const [b, e] = header[name].data_offsets;
+    const u16 = new Uint16Array(out.buffer, 8 + h.length + b, (e - b) / 2);
+    if (scale < 0) { u16.fill(0x3f80); continue; }  // norms: 1.0
+    for (let i = 0; i < u16.length; i++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      f32[0] = (s / 2 ** 32 - 0.5) * 2 * scale;
+      u16[i] = u32[0] >>> 16;
+    }
+  }
+  return out;
+}
+
+/** Copy bandwidth, bytes read + written per second: median of 7 memmoves of 128 MiB. */
+function copyBandwidth() {
+  const n = 128 << 20, buf = new Uint8Array(2 * n);
+  for (let i = 0; i < buf.length; i += 4096) buf[i] = i & 255;  // touch every page
+  const ts = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = performance.now();
+    buf.copyWithin(r % 2 ? 0 : n, r % 2 ? n : 0, r % 2 ? 2 * n : n);
+    ts.push(performance.now() - t0);
+  }
+  return (2 * n) / (median(ts) / 1000);
+}
+
+const weightBytes = 4 * (L * PROJ.reduce((a, [, i, o]) => a + i * o, 0) + V * E);
+const log = (s) => { if (!JSON_OUT) console.log(s); };
+log(`# attnwasm causal LM bench, SmolLM2-135M shape (${(weightBytes / 4 / 1e6).toFixed(1)} M parameters, random weights)`);
+log(`# ${describeMachine()}; Node ${process.version}`);
+const t0 = performance.now();
+const bytes = checkpoint();
+log(`# checkpoint ${(bytes.length / 2 ** 20).toFixed(0)} MiB BF16 made in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+const { init } = await import('../bindings/index.js');
+const kb = await kernelBench();
+const results = [];
+for (const threads of THREADS) {
+  const aw = await init({ threads, relaxedSimd: false });
+  const tl = performance.now();
+  const lm = await aw.loadModel(bytes, { config: CONFIG });
+  const loadMs = performance.now() - tl;
+  let s = 99;
+  const prompt = Int32Array.from({ length: PROMPT }, () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % V; });
+  // Prefill: the first token's time, RUNS times (after one warm-up).
+  const prefill = [];
+  for (let r = 0; r <= RUNS; r++) {
+    const g = lm.generate(prompt, { maxNewTokens: 1, stopTokens: [] });
+    const { value } = await g.next();
+    await g.return();
+    if (r > 0) prefill.push(value.ms);
+  }
+  // Decode: greedy steps after the prompt.
+  const steps = [];
+  for await (const t of lm.generate(prompt, { maxNewTokens: DECODE + 1, stopTokens: [] })) if (t.index > 0) steps.push(t.ms);
+  // The same products on the GEMM kernel alone: 128 rows through each projection, one row through the tied head.
+  const gemmMs = L * PROJ.reduce((a, [, inF, outF]) => a + median([0, 1, 2].map(() => kb.gemm(PROMPT, outF, inF, RUNS))), 0)
+    + median([0, 1, 2].map(() => kb.gemm(1, V, E, RUNS)));
+  const read = await readBandwidth(), copy = copyBandwidth();
+  const prefillMs = median(prefill), stepMs = median(steps);
+  const boundMs = weightBytes / read * 1000;
+  const r = {
+    threads, loadMs: Math.round(loadMs), prefillMs: +prefillMs.toFixed(1), prefillTokensPerSecond: Math.round(PROMPT / prefillMs * 1000),
+    gemmMs: +gemmMs.toFixed(1), prefillEfficiency: +(gemmMs / prefillMs).toFixed(3),
+    decodeStepMs: +stepMs.toFixed(2), decodeTokensPerSecond: +(1000 / stepMs).toFixed(1),
+    readGBps: +(read / 1e9).toFixed(2), copyGBps: +(copy / 1e9).toFixed(2), copyBoundFraction: +(weightBytes / copy * 1000 / stepMs).toFixed(3), weightMB: +(weightBytes / 1e6).toFixed(1), boundStepMs: +boundMs.toFixed(2),
+    fractionOfBound: +(boundMs / stepMs).toFixed(3), heapMB: Math.round(aw.memory().heapBytes / 2 ** 20),
+  };
+  results.push(r);
+  log(`threads ${threads}: load ${r.loadMs} ms; prefill ${PROMPT} tokens ${r.prefillMs} ms = ${r.prefillTokensPerSecond} tok/s, ` +
+    `GEMM of the same products ${r.gemmMs} ms → ${(r.prefillEfficiency * 100).toFixed(0)} % of the GEMM's speed; ` +
+    `decode ${r.decodeStepMs} ms/token = ${r.decodeTokensPerSecond} tok/s; read ${r.readGBps} GB/s → bound ${r.boundStepMs} ms ` +
+    `(${r.weightMB} MB of weights per token): ${(r.fractionOfBound * 100).toFixed(0)} % of the read bound ` +
+    `(copy ${r.copyGBps} GB/s: ${(r.copyBoundFraction * 100).toFixed(0)} %); heap ${r.heapMB} MiB`);
+  lm.dispose();
+  await aw.close();
+}
+if (JSON_OUT) console.log(JSON.stringify({ machine: describeMachine(), node: process.version, config: CONFIG, prompt: PROMPT, runs: RUNS, results }, null, 1));

@@ -1,0 +1,29 @@
+// Timing of kernels alone, for bench/ only: the calls a layer makes, on
+// buffers allocated once per call of these functions, without the copies in
+// and out of wasm memory that every JS call pays. Not in the shipped .wasm:
+// built as its own module, build/wasm/attnwasm_bench{,_rs}.mjs (CMakeLists.txt,
+// `bash tools/build.sh bench`), loaded by bench/lib.mjs kernelBench().
+// bench/gemm.mjs, breakdown.mjs, relaxed.mjs and lm.mjs compare the results
+// with the same run's SIMD peak. Data is a fixed pattern; results are discarded.
+#pragma once
+#include <cstddef>
+
+#include "core/status.h"
+
+namespace aw {
+
+// Median ms of `reps` calls of ParallelGemmPacked (the Linear path):
+// C(m, n) = A(m, k) · W(n, k)^T + bias, W packed once beforehand.
+Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
+
+// Median ms of `reps` calls of the attention core (ops/attention.h) on
+// `heads` heads of q = k = v (L = S rows of hd), no mask or causal, no weights.
+Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, double* median_ms);
+
+}  // namespace aw
+
+// The module's exports (C names, called from JS): the median ms, or -1 for sizes out of range.
+extern "C" {
+double aw_bench_gemm(int m, int n, int k, int reps);
+double aw_bench_attention(int heads, int L, int hd, int causal, int reps);
+}
