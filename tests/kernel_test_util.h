@@ -5,6 +5,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -28,6 +29,21 @@ inline std::vector<float> random_vec(std::mt19937& rng, size_t count, float lo, 
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(count);
   for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Special values: signed zeros, infinities, NaN, extremes, subnormals, and values where
+// exp / erf / tanh change regime. Appended to or sprinkled into random data.
+inline const float kSpecials[] = {0.0f,     -0.0f,    kInf,     -kInf,     kNaN,     FLT_MAX, -FLT_MAX, FLT_MIN,
+                           -FLT_MIN, 1e-40f,   -1e-40f,  1e-30f,    -1e-30f,  10.0f,   -10.0f,   30.0f,
+                           -30.0f,   100.0f,   -100.0f,  1e10f,     -1e10f,   1e20f,   -1e20f,   -8.3f,
+                           -9.4f,    -13.3f,   -13.4f,   -88.0f,    88.0f,    2.0f / 3.0f, -0.9428f};
+
+// Random values with the special ones sprinkled in.
+inline std::vector<float> mixed(std::mt19937& rng, size_t n) {
+  std::vector<float> v = random_vec(rng, n, -100.0f, 100.0f);
+  std::uniform_int_distribution<size_t> pick(0, sizeof kSpecials / sizeof kSpecials[0] - 1);
+  for (size_t j = 0; j < n; j += 3) v[j] = kSpecials[pick(rng)];
   return v;
 }
 

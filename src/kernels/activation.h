@@ -1,4 +1,4 @@
-// Elementwise activations and residual add, in place over n contiguous
+// Elementwise activations, in place over n contiguous
 // floats, each with a scalar reference (activation_ref.cpp) and an xsimd
 // version (activation_simd.cpp).
 //
@@ -6,7 +6,6 @@
 //   f32_gelu:       x = 0.5 x (1 + erf(x / sqrt 2))                       (approximate='none')
 //   f32_gelu_tanh:  x = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (approximate='tanh')
 //   f32_silu:       x = x sigmoid(x) = x / (1 + exp(-x))                  (torch.nn.SiLU)
-//   f32_add:        y += x                        (residual connections; y may equal x)
 //
 // Both GELUs are evaluated through cancellation-free identities (erfc, and
 // 1 + tanh(u) = 2 / (1 + exp(-2u))), so they keep relative accuracy for
@@ -32,8 +31,5 @@ void f32_gelu_tanh(size_t n, float* x);
 
 void f32_silu_ref(size_t n, float* x);
 void f32_silu(size_t n, float* x);
-
-void f32_add_ref(size_t n, float* y, const float* x);
-void f32_add(size_t n, float* y, const float* x);
 
 }  // namespace aw::kernels

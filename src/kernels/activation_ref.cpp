@@ -59,8 +59,4 @@ void f32_silu_ref(size_t n, float* x) {
   }
 }
 
-void f32_add_ref(size_t n, float* y, const float* x) {
-  for (size_t j = 0; j < n; ++j) y[j] += x[j];
-}
-
 }  // namespace aw::kernels

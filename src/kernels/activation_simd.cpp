@@ -100,23 +100,11 @@ void silu_impl(size_t n, float* x) {
   });
 }
 
-template <class Arch>
-void add_impl(size_t n, float* y, const float* x) {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-  size_t j = 0;
-  for (; j + W <= n; j += W) {
-    (batch::load_unaligned(y + j) + batch::load_unaligned(x + j)).store_unaligned(y + j);
-  }
-  for (; j < n; ++j) y[j] += x[j];
-}
-
 }  // namespace
 
 void f32_relu(size_t n, float* x) { relu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu(size_t n, float* x) { gelu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu_tanh(size_t n, float* x) { gelu_tanh_impl<xsimd::default_arch>(n, x); }
 void f32_silu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x); }
-void f32_add(size_t n, float* y, const float* x) { add_impl<xsimd::default_arch>(n, y, x); }
 
 }  // namespace aw::kernels

@@ -5,7 +5,7 @@
 //   f32_mask_drop_u8:  x[j]  = drop[j] ? -inf : x[j]      (boolean mask, nonzero = masked: MHA's)
 //   f32_all_finite:    no NaN or ±inf in a block          (may attention skip masked keys?)
 //
-// An additive float mask is added with f32_add (activation.h), a fill is
+// An additive float mask is added with f32_add (elementwise.h), a fill is
 // f32_fill (fill.h). Both bool conventions are applied as they are: SDPA's
 // "true = attend" with keep, MultiheadAttention's "true = masked" with drop
 // (no converted copy of a mask).

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/rules.h"
-#include "kernels/activation.h"
+#include "kernels/elementwise.h"
 
 namespace aw {
 namespace {

@@ -10,7 +10,7 @@
 #pragma once
 #include "core/module.h"
 #include "core/workspace.h"
-#include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
 #include "layers/multihead_attention.h"

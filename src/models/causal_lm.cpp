@@ -17,6 +17,7 @@
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "kernels/gemm.h"
 #include "ops/attention.h"
 #include "ops/parallel_gemm.h"
@@ -109,16 +110,6 @@ Status CausalLm::Begin(size_t batch, size_t capacity, KvCache* c) const {
   }
   return Status::OK();
 }
-
-namespace {
-
-// x (rows, n) *= silu(g) row by row: the SwiGLU product, in g.
-void SiluMul(size_t n, float* g, const float* u) {
-  kernels::f32_silu(n, g);
-  for (size_t i = 0; i < n; ++i) g[i] *= u[i];
-}
-
-}  // namespace
 
 Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention) {
   const CausalLmConfig& c = cfg_;
@@ -226,7 +217,8 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
         ly.post_attention_layernorm.Apply(rows, xr, E, h, E);
         ly.gate_proj.Apply(rows, h, E, gu, I);
         ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
-        SiluMul(rows * I, gu, gu + rows * I);
+        kernels::f32_silu(rows * I, gu);             // the SwiGLU product silu(gate) · up, in gu
+        kernels::f32_mul(rows * I, gu, gu + rows * I);
         ly.down_proj.Apply(rows, gu, I, y, E);
         kernels::f32_add(rows * E, xr, y);
       }

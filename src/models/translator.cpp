@@ -8,7 +8,7 @@
 
 #include "core/limits.h"
 #include "core/rules.h"
-#include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "kernels/softmax.h"
 
 namespace aw {

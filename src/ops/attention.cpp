@@ -12,7 +12,7 @@
 #include "core/tiering.h"
 #include "core/workspace.h"
 #include "core/tensor.h"
-#include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "kernels/fill.h"
 #include "kernels/gemm.h"
 #include "kernels/mask.h"

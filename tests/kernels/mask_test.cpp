@@ -3,7 +3,7 @@
 // long ones (around and across the vector width W = 4 or 8), at unaligned
 // start addresses, with a sentinel guard after the row. These kernels do no
 // rounding, so SIMD and reference must agree bitwise (NaN matches any NaN):
-// the tolerance is zero. (An additive mask is f32_add: activation_test.cpp;
+// the tolerance is zero. (An additive mask is f32_add: elementwise_test.cpp;
 // f32_fill: fill_test.cpp.)
 #include "kernels/mask.h"
 
