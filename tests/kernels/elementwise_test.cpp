@@ -32,33 +32,6 @@ TEST(AddRef, HandComputed) {
   EXPECT_EQ(y[5], kInf);
 }
 
-TEST(AddSimd, BitwiseEqualToReference) {
-  std::mt19937 rng(34);
-  for (size_t n : awkward_lengths()) {
-    for (size_t off : {0, 1}) {
-      const std::vector<float> y0 = mixed(rng, n), x = mixed(rng, n);
-      std::vector<float> got(off + n + kGuard, kSentinel);
-      std::copy(y0.begin(), y0.end(), got.begin() + off);
-      std::vector<float> want(got);
-      f32_add(n, got.data() + off, x.data());
-      f32_add_ref(n, want.data() + off, x.data());
-      ASSERT_TRUE(same_bits(n, got.data() + off, want.data() + off)) << "n=" << n << " off=" << off;
-      ASSERT_TRUE(guard_intact(got.data() + off + n)) << "n=" << n;
-    }
-  }
-}
-
-TEST(AddSimd, AliasedDoubles) {
-  // y += y: exact doubling on both sides.
-  std::mt19937 rng(35);
-  for (size_t n : awkward_lengths()) {
-    std::vector<float> got = mixed(rng, n), want(got);
-    f32_add(n, got.data(), got.data());
-    f32_add_ref(n, want.data(), want.data());
-    ASSERT_TRUE(same_bits(n, got.data(), want.data())) << "n=" << n;
-  }
-}
-
 TEST(MulRef, HandComputed) {
   float y[] = {1.5f, -2.0f, 0.1f, kInf, 0.0f, FLT_MAX, -0.0f};
   const float x[] = {2.0f, 0.5f, 0.3f, 0.0f, kNaN, 2.0f, 5.0f};
@@ -72,29 +45,42 @@ TEST(MulRef, HandComputed) {
   EXPECT_TRUE(y[6] == 0.0f && std::signbit(y[6]));
 }
 
-TEST(MulSimd, BitwiseEqualToReference) {
-  std::mt19937 rng(36);
-  for (size_t n : awkward_lengths()) {
-    for (size_t off : {0, 1}) {
-      const std::vector<float> y0 = mixed(rng, n), x = mixed(rng, n);
-      std::vector<float> got(off + n + kGuard, kSentinel);
-      std::copy(y0.begin(), y0.end(), got.begin() + off);
-      std::vector<float> want(got);
-      f32_mul(n, got.data() + off, x.data());
-      f32_mul_ref(n, want.data() + off, x.data());
-      ASSERT_TRUE(same_bits(n, got.data() + off, want.data() + off)) << "n=" << n << " off=" << off;
-      ASSERT_TRUE(guard_intact(got.data() + off + n)) << "n=" << n;
+// The kernels and their references, tested alike.
+struct Op {
+  const char* name;
+  void (*simd)(size_t, float*, const float*);
+  void (*ref)(size_t, float*, const float*);
+};
+const Op kOps[] = {{"f32_add", f32_add, f32_add_ref}, {"f32_mul", f32_mul, f32_mul_ref}};
+
+TEST(ElementwiseSimd, BitwiseEqualToReference) {
+  std::mt19937 rng(34);
+  for (const Op& op : kOps) {
+    for (size_t n : awkward_lengths()) {
+      for (size_t off : {0, 1}) {
+        const std::vector<float> y0 = mixed(rng, n), x = mixed(rng, n);
+        std::vector<float> got(off + n + kGuard, kSentinel);
+        std::copy(y0.begin(), y0.end(), got.begin() + off);
+        std::vector<float> want(got);
+        op.simd(n, got.data() + off, x.data());
+        op.ref(n, want.data() + off, x.data());
+        ASSERT_TRUE(same_bits(n, got.data() + off, want.data() + off)) << op.name << " n=" << n << " off=" << off;
+        ASSERT_TRUE(guard_intact(got.data() + off + n)) << op.name << " n=" << n;
+      }
     }
   }
 }
 
-TEST(MulSimd, AliasedSquares) {
-  std::mt19937 rng(37);
-  for (size_t n : awkward_lengths()) {
-    std::vector<float> got = mixed(rng, n), want(got);
-    f32_mul(n, got.data(), got.data());
-    f32_mul_ref(n, want.data(), want.data());
-    ASSERT_TRUE(same_bits(n, got.data(), want.data())) << "n=" << n;
+TEST(ElementwiseSimd, Aliased) {
+  // y op= y: doubling, squaring, on both sides.
+  std::mt19937 rng(35);
+  for (const Op& op : kOps) {
+    for (size_t n : awkward_lengths()) {
+      std::vector<float> got = mixed(rng, n), want(got);
+      op.simd(n, got.data(), got.data());
+      op.ref(n, want.data(), want.data());
+      ASSERT_TRUE(same_bits(n, got.data(), want.data())) << op.name << " n=" << n;
+    }
   }
 }
 
