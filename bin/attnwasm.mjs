@@ -122,19 +122,29 @@ async function classifyItem(clf, path) {
   return { label: r.label, probabilities: Array.from(r.probabilities) };
 }
 
-/** The phrases of translate's batch mode: { items, total } (total null while stdin is typed). */
-async function phrases(args) {
+/** The bytes (or with `encoding` the text) of a file named by a flag; a file that cannot be read is a usage error. */
+async function readFlagFile(flag, path, encoding) {
+  try {
+    return await readFile(path, encoding);
+  } catch (e) {
+    throw new UsageError(`${flag}: cannot read '${path}': ${e.message}`);
+  }
+}
+
+/**
+ * The lines of a batch (translate's phrases, generate's prompts), from
+ * --input FILE or stdin: { items: {line, input}…, total } (total null while
+ * stdin is typed). Typed lines stop coming once `signal` is aborted.
+ */
+async function inputLines(args, signal) {
   const source = args.input ?? '-';
   let text;
   if (source !== '-') {
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (e) {
-      throw new UsageError(`--input: cannot read '${source}': ${e.message}`);
-    }
+    text = await readFlagFile('--input', source, 'utf8');
   } else if (process.stdin.isTTY) {
-    // Typed at a terminal: translate each line as it is entered.
+    // Typed at a terminal: each line is an item as soon as it is entered.
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    signal?.addEventListener('abort', () => lines.close());
     async function* typed() {
       let n = 0;
       for await (const line of lines) yield { line: ++n, input: line };
@@ -226,15 +236,17 @@ function progressBar(enabled, total, noun) {
  * `writeError(item, error)` a failure's stdout line (if any); failures are
  * also noted on stderr as "<label>: <message>". An item for which `skip`
  * says true is no item: write(item, null) only. Yields to the event loop
- * every 100 ms (for a closed pipe, Ctrl-C). Returns { count, failed, ms }.
+ * every 100 ms (for a closed pipe, Ctrl-C); once `signal` is aborted no
+ * further item starts. Returns { count, failed, ms }.
  */
-async function runBatch(items, { total, noun, label, skip = () => false, work, write, writeError, progress }) {
+async function runBatch(items, { total, noun, label, skip = () => false, work, write, writeError, progress, signal }) {
   const bar = progressBar(progress, total, noun);
   const failed = [];
   let count = 0;
   const t0 = performance.now();
   let yielded = t0;
   for await (const item of items) {
+    if (signal?.aborted) break;
     if (skip(item)) {
       write(item, null);
       continue;
@@ -289,7 +301,7 @@ async function translateCommand(args, text) {
     return 0;
   }
   const batch = text === undefined;
-  const { items, total } = batch ? await phrases(args) : { items: [{ line: 1, input: text }], total: 1 };
+  const { items, total } = batch ? await inputLines(args) : { items: [{ line: 1, input: text }], total: 1 };
   const result = await runBatch(items, {
     total, noun: 'phrases', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
     // A blank line is no item: it stays a blank line (text) or is left out (JSON).
