@@ -4,9 +4,12 @@
 //   attnwasm translate [--input FILE] [--json]                 one phrase per line (stdin by default)
 //   attnwasm classify digit.png|digit.pgm|digit.raw            one image
 //   attnwasm classify a.png b.pgm folder/ [--json]             many images, folders
+//   attnwasm generate "Once upon a time" [--temperature T]     text, streamed as it is generated
+//   attnwasm generate [--input FILE] [--json]                  one prompt per line (stdin by default)
 // Many items run in one process (one start-up, one model load): each item
-// goes through translateItem/classifyItem, and an error thrown there becomes
-// that item's error line while the others complete (exit code 1 at the end).
+// goes through translateItem/classifyItem/generateItem, and an error thrown
+// there becomes that item's error line while the others complete (exit code
+// 1 at the end). generate stops cleanly on Ctrl-C (exit code 130).
 // A progress bar goes to stderr when it is a terminal, a summary at the end.
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +39,24 @@ Usage:
       Several images, or folders (their .png, .pgm and .raw files, sorted):
       one line per image, "<file><TAB><digit>" (--probs: a TAB and the ten
       probabilities); a file that fails is reported on stderr.
+  attnwasm generate "<prompt>" [--max-tokens N] [--temperature T] [--top-k K]
+          [--top-p P] [--seed S] [--ignore-eos] [--echo] [--json]
+          [--model FILE [--config config.json] [--tokenizer tokenizer.json]]
+      Writes the model's continuation of the prompt as it is generated, then
+      a newline. The package's model writes fortune cookies, one character at
+      a time (printable ASCII, tab and newline; anything else in the prompt is
+      refused). Greedy unless --temperature is above 0; when sampling without
+      --seed, the seed drawn is printed on stderr (--seed repeats the run).
+      Ctrl-C stops it: the text so far stays, exit status 130.
+      e.g. attnwasm generate "Q: What is " --temperature 0.8 --seed 7
+  attnwasm generate [--input FILE] [--json] [generate's options]
+      Without a prompt: one prompt per line of FILE (or of stdin), one output
+      line per input line: the continuation with backslash, newline, carriage
+      return and tab written as \\\\, \\n, \\r and \\t, or an empty line for a
+      prompt that fails. Blank lines stay blank. Every prompt is generated with
+      the same seed (--seed, or one drawn and printed), so a line's output does
+      not depend on the lines before it. Ctrl-C ends the batch at once.
+      e.g. attnwasm generate --temperature 0.8 --seed 1 < prompts.txt
   attnwasm --help | --version
 
 Options:
@@ -43,23 +64,42 @@ Options:
   --beam N         beam size (1 = greedy, the default)
   --model FILE     a model file other than the one shipped in the package
   --probs          classify: also print the class probabilities
-  --input FILE     translate: read the phrases from FILE ('-' = stdin)
+  --input FILE     translate, generate: read the lines from FILE ('-' = stdin)
+  --max-tokens N   generate: tokens to generate at most (default 200)
+  --temperature T  generate: 0 = greedy (the default); higher = more random
+  --top-k K        generate: sample among the K most likely tokens (0 = all)
+  --top-p P        generate: ... among the most likely tokens whose
+                   probabilities sum to P (1 = all)
+  --seed S         generate: the sampling seed, an integer (default: random)
+  --ignore-eos     generate: go on past the model's end-of-text token
+  --echo           generate: write the prompt before its continuation
+  --ids            generate: the prompts are token ids ("1,2,3"), for a model
+                   without a tokenizer (whose output is ids too)
+  --config FILE    generate --model: a Hugging Face checkpoint's config.json
+  --tokenizer FILE generate --model: its tokenizer.json (text in, text out)
   --json           one JSON object per line: translate {line, input, text,
                    tokens, ms}, classify {file, label, probabilities, ms};
-                   a failed item {line|file, input, error: {code, message}}
+                   generate one {index, id, text, ms} per token, then {prompt,
+                   text, ids, stopReason, seed, tokens, promptTokens, ms,
+                   firstTokenMs, tokensPerSecond} (the rate after the first
+                   token); in a batch only that last object, with line;
+                   a failed item {line|file, input|prompt, error: {code, message}}
   --progress, --no-progress
                    a progress bar on stderr (count, rate, time left); by
                    default only when stderr is a terminal
 
 Many items (stdin, --input, several images, a folder) end with a summary on
-stderr; the exit code is 1 if any item failed, 2 for a usage error.
+stderr; the exit code is 1 if any item failed, 2 for a usage error, 130 when
+generate is stopped with Ctrl-C.
 `;
 
 const MODELS = {
   translate: new URL('../models/translator/translator.safetensors', import.meta.url),
   classify: new URL('../models/vit/vit.safetensors', import.meta.url),
+  generate: new URL('../models/lm/lm.safetensors', import.meta.url),
 };
-const VALUED = ['--to', '--beam', '--model', '--input'];
+const VALUED = ['--to', '--beam', '--model', '--input', '--max-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config', '--tokenizer'];
+const FLAGS = ['--probs', '--json', '--ids', '--echo', '--ignore-eos'];
 // One thread: the demo models are too small for the pthreads build to pay
 // off. Measured on 2 cores (Node 20): init() 45 ms faster; 500 translations
 // as fast; 300 classifications 0.9–1.4 s against 1.5–1.8 s with 'auto'. The
@@ -77,7 +117,7 @@ function parse(argv) {
     const a = argv[i];
     if (a === '--help' || a === '-h') args.help = true;
     else if (a === '--version' || a === '-v') args.version = true;
-    else if (a === '--probs' || a === '--json') args[a.slice(2)] = true;
+    else if (FLAGS.includes(a)) args[a.slice(2)] = true;
     else if (a === '--progress' || a === '--no-progress') args.progress = a === '--progress';
     else if (VALUED.includes(a)) {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
@@ -122,19 +162,29 @@ async function classifyItem(clf, path) {
   return { label: r.label, probabilities: Array.from(r.probabilities) };
 }
 
-/** The phrases of translate's batch mode: { items, total } (total null while stdin is typed). */
-async function phrases(args) {
+/** The bytes (or with `encoding` the text) of a file named by a flag; a file that cannot be read is a usage error. */
+async function readFlagFile(flag, path, encoding) {
+  try {
+    return await readFile(path, encoding);
+  } catch (e) {
+    throw new UsageError(`${flag}: cannot read '${path}': ${e.message}`);
+  }
+}
+
+/**
+ * The lines of a batch (translate's phrases, generate's prompts), from
+ * --input FILE or stdin: { items: {line, input}…, total } (total null while
+ * stdin is typed). Typed lines stop coming once `signal` is aborted.
+ */
+async function inputLines(args, signal) {
   const source = args.input ?? '-';
   let text;
   if (source !== '-') {
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (e) {
-      throw new UsageError(`--input: cannot read '${source}': ${e.message}`);
-    }
+    text = await readFlagFile('--input', source, 'utf8');
   } else if (process.stdin.isTTY) {
-    // Typed at a terminal: translate each line as it is entered.
+    // Typed at a terminal: each line is an item as soon as it is entered.
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    signal?.addEventListener('abort', () => lines.close());
     async function* typed() {
       let n = 0;
       for await (const line of lines) yield { line: ++n, input: line };
@@ -226,15 +276,17 @@ function progressBar(enabled, total, noun) {
  * `writeError(item, error)` a failure's stdout line (if any); failures are
  * also noted on stderr as "<label>: <message>". An item for which `skip`
  * says true is no item: write(item, null) only. Yields to the event loop
- * every 100 ms (for a closed pipe, Ctrl-C). Returns { count, failed, ms }.
+ * every 100 ms (for a closed pipe, Ctrl-C); once `signal` is aborted no
+ * further item starts. Returns { count, failed, ms }.
  */
-async function runBatch(items, { total, noun, label, skip = () => false, work, write, writeError, progress }) {
+async function runBatch(items, { total, noun, label, skip = () => false, work, write, writeError, progress, signal }) {
   const bar = progressBar(progress, total, noun);
   const failed = [];
   let count = 0;
   const t0 = performance.now();
   let yielded = t0;
   for await (const item of items) {
+    if (signal?.aborted) break;
     if (skip(item)) {
       write(item, null);
       continue;
@@ -289,7 +341,7 @@ async function translateCommand(args, text) {
     return 0;
   }
   const batch = text === undefined;
-  const { items, total } = batch ? await phrases(args) : { items: [{ line: 1, input: text }], total: 1 };
+  const { items, total } = batch ? await inputLines(args) : { items: [{ line: 1, input: text }], total: 1 };
   const result = await runBatch(items, {
     total, noun: 'phrases', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
     // A blank line is no item: it stays a blank line (text) or is left out (JSON).
@@ -338,6 +390,171 @@ async function classifyCommand(args, paths) {
   return result.failed.length ? 1 : 0;
 }
 
+// ---- generate ----
+
+// The flags of generate's numbers, by the generate() option each sets.
+const SAMPLING = { 'max-tokens': 'maxNewTokens', temperature: 'temperature', 'top-k': 'topK', 'top-p': 'topP', seed: 'seed' };
+const MAX_TOKENS = 200;
+
+/**
+ * generate()'s options from the flags. The CLI checks only that each value
+ * is a number; the ranges are generate()'s, checked once here (before any
+ * prompt) with a prompt of one id, and a value it refuses becomes a usage
+ * error naming the flag. Without --seed the seed is drawn here, so that
+ * every prompt of a batch uses the same one.
+ */
+async function generationOptions(lm, args, signal) {
+  const o = { maxNewTokens: MAX_TOKENS, seed: Math.floor(Math.random() * 2 ** 32), signal };
+  for (const [flag, key] of Object.entries(SAMPLING)) {
+    const v = args[flag];
+    if (v === undefined) continue;
+    o[key] = v.trim() === '' ? NaN : Number(v);
+    if (!Number.isFinite(o[key])) throw new UsageError(`--${flag}: expected a number, got '${v}'`);
+  }
+  if (args['ignore-eos']) o.stopTokens = [];
+  try {
+    await lm.generate([0], o).return();
+  } catch (e) {
+    const flag = Object.keys(SAMPLING).find((f) => e.message.startsWith(`${SAMPLING[f]}:`));
+    if (flag) throw new UsageError(`--${flag}${e.message.slice(SAMPLING[flag].length)}`);
+    throw e;
+  }
+  return o;
+}
+
+/** "1,2,3" or "1 2 3" → [1, 2, 3] (--ids); generate() checks them against the vocabulary. */
+function parseIds(text) {
+  const parts = text.trim() ? text.trim().split(/\s*[\s,]\s*/) : [];
+  const bad = parts.find((p) => !/^\d+$/.test(p));
+  if (bad !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `--ids: expected token ids separated by commas (e.g. 1,2,3), got '${bad}'`);
+  return parts.map(Number);
+}
+
+/**
+ * One prompt through the model: onStart(g) before the first token, onToken(t)
+ * for each. Returns { g, firstTokenMs, ms } (g.text, g.ids, g.stopReason …).
+ * Throws what generate() throws (ERR_INVALID_ARGUMENT for a character the
+ * model's vocabulary lacks).
+ */
+async function generateItem(lm, prompt, options, { onStart, onToken } = {}) {
+  const t0 = performance.now();
+  const g = lm.generate(prompt, options);
+  onStart?.(g);
+  let firstTokenMs = null;
+  for await (const t of g) {
+    firstTokenMs ??= performance.now() - t0;
+    onToken?.(t);
+  }
+  return { g, firstTokenMs, ms: performance.now() - t0 };
+}
+
+/** The prompt as the model saw it (--echo): its text, or for a model without a tokenizer its ids. */
+const promptText = (lm, g) => (lm.tokenizer ? lm.decode(g.promptIds, { skipSpecialTokens: true }) : g.promptIds.join(','));
+
+/**
+ * What generate writes for a generation: the text, or for a model without a
+ * tokenizer the ids, comma-separated; with `echo` the prompt first.
+ */
+function generatedText(lm, g, echo) {
+  const text = lm.tokenizer ? g.text : g.ids.join(',');
+  return echo ? promptText(lm, g) + (!lm.tokenizer && text ? ',' : '') + text : text;
+}
+
+/** A batch line's text: backslash, newline, carriage return and tab as \\, \n, \r and \t. */
+const escapeLine = (s) => s.replace(/[\\\n\r\t]/g, (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c]);
+
+/** The JSON of a finished generation: a batch line's object, and the last line of one prompt's token lines. */
+function generationJson(lm, { g, firstTokenMs, ms }) {
+  const tokens = g.ids.length;
+  return {
+    ...(lm.tokenizer ? { text: g.text } : {}), ids: g.ids, stopReason: g.stopReason, seed: g.seed,
+    tokens, promptTokens: g.promptIds.length, ms: round(ms),
+    firstTokenMs: firstTokenMs === null ? null : round(firstTokenMs),
+    // The rate after the first token (which carries the prompt's prefill).
+    tokensPerSecond: tokens > 1 && ms > firstTokenMs ? round(((tokens - 1) * 1000) / (ms - firstTokenMs)) : null,
+  };
+}
+
+/**
+ * Ctrl-C: the first aborts `controller` (the command ends its line, notes it
+ * and exits 130), a second exits at once.
+ */
+function stopOnInterrupt(controller) {
+  process.on('SIGINT', () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  });
+}
+
+async function generateCommand(args, prompt) {
+  if (prompt !== undefined && args.input !== undefined) throw new UsageError('generate: give the prompt or --input, not both');
+  if (args.model === undefined) {
+    for (const flag of ['config', 'tokenizer']) if (args[flag] !== undefined) throw new UsageError(`--${flag} goes with --model (the checkpoint it describes)`);
+  }
+  const controller = new AbortController();
+  stopOnInterrupt(controller);
+  const load = {};
+  if (args.config !== undefined) load.config = new Uint8Array(await readFlagFile('--config', args.config));
+  if (args.tokenizer !== undefined) load.tokenizer = new Uint8Array(await readFlagFile('--tokenizer', args.tokenizer));
+  const aw = await init({ threads: THREADS });
+  const lm = await aw.loadModel(args.model ?? MODELS.generate, load);
+  if (typeof lm.generate !== 'function') {
+    lm.dispose();
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `--model: '${args.model}' holds a ${lm.constructor.name}, not a language model`);
+  }
+  if (!lm.tokenizer && !args.ids) {
+    throw new UsageError('generate: this model has no tokenizer, so it takes no text: give --tokenizer tokenizer.json, or the prompt as token ids with --ids (e.g. --ids "1,2,3")');
+  }
+  const options = await generationOptions(lm, args, controller.signal);
+  const promptOf = (text) => (args.ids ? parseIds(text) : text);
+  const out = (s) => process.stdout.write(`${s}\n`);
+  const interrupted = (what) => process.stderr.write(`attnwasm: stopped (Ctrl-C)${what}\n`);
+  if (!args.json && options.temperature > 0 && args.seed === undefined) {
+    process.stderr.write(`attnwasm: sampling with seed ${options.seed} (--seed ${options.seed} repeats it)\n`);
+  }
+
+  if (prompt !== undefined) {
+    // One prompt: streamed, a token at a time, as generatedText() would put it.
+    let r, written = 0;
+    const write = (s) => { process.stdout.write(s); written += s.length; };
+    try {
+      r = await generateItem(lm, promptOf(prompt), options, args.json ? {
+        onToken: (t) => out(JSON.stringify({ index: t.index, id: t.id, text: t.text, ms: round(t.ms) })),
+      } : {
+        onStart: (g) => { if (args.echo) write(promptText(lm, g)); },
+        onToken: (t) => write(lm.tokenizer ? t.text : `${written ? ',' : ''}${t.id}`),
+      });
+    } catch (e) {
+      if (args.json) out(JSON.stringify({ prompt, error: errorJson(e) }));
+      else if (written) process.stdout.write('\n');
+      throw e;
+    }
+    if (args.json) out(JSON.stringify({ prompt, ...generationJson(lm, r) }));
+    else out(generatedText(lm, r.g, args.echo).slice(written));  // what the stream held back (an unfinished UTF-8 tail), and the newline
+    lm.dispose();
+    if (r.g.stopReason !== 'aborted') return 0;
+    interrupted(` after ${r.g.ids.length} tokens`);
+    return 130;
+  }
+
+  const { items, total } = await inputLines(args, controller.signal);
+  const result = await runBatch(items, {
+    total, noun: 'prompts', label: (it) => `line ${it.line}`, progress: args.progress ?? !!process.stderr.isTTY, signal: controller.signal,
+    // A blank line is no item: it stays a blank line (text) or is left out (JSON).
+    skip: (it) => !it.input.trim(),
+    work: (it) => generateItem(lm, promptOf(it.input), options),
+    write: (it, r) => {
+      if (!args.json) out(r ? escapeLine(generatedText(lm, r.g, args.echo)) : '');
+      else if (r) out(JSON.stringify({ line: it.line, prompt: it.input, ...generationJson(lm, r) }));
+    },
+    writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, prompt: it.input, error: errorJson(e) }) : ''),
+  });
+  lm.dispose();
+  if (controller.signal.aborted) interrupted('');
+  process.stderr.write(`${summary(result, 'prompts', 'generated', (it) => `line ${it.line}`)}\n`);
+  return controller.signal.aborted ? 130 : result.failed.length ? 1 : 0;
+}
+
 async function main() {
   const args = parse(process.argv.slice(2));
   if (args.version) {
@@ -350,11 +567,15 @@ async function main() {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate or classify; see --help)`);
+  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate, classify or generate; see --help)`);
   if (cmd === 'translate') {
     if (rest.length > 1) throw new UsageError(`translate: unexpected argument '${rest[1]}' (quote the text: "forty-two")`);
     if (rest[0] === '') throw new UsageError('translate: missing the English text (see --help)');
     return translateCommand(args, rest[0]);
+  }
+  if (cmd === 'generate') {
+    if (rest.length > 1) throw new UsageError(`generate: unexpected argument '${rest[1]}' (quote the prompt: "Once upon a time")`);
+    return generateCommand(args, rest[0]);
   }
   if (!rest.length) throw new UsageError('classify: missing the image file (see --help)');
   return classifyCommand(args, rest);
