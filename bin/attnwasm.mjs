@@ -497,11 +497,7 @@ async function generateCommand(args, prompt) {
   if (args.config !== undefined) load.config = new Uint8Array(await readFlagFile('--config', args.config));
   if (args.tokenizer !== undefined) load.tokenizer = new Uint8Array(await readFlagFile('--tokenizer', args.tokenizer));
   const aw = await init({ threads: THREADS });
-  const lm = await aw.loadModel(args.model ?? MODELS.generate, load);
-  if (typeof lm.generate !== 'function') {
-    lm.dispose();
-    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `--model: '${args.model}' holds a ${lm.constructor.name}, not a language model`);
-  }
+  const lm = await aw.loadCausalLM(args.model ?? MODELS.generate, load);
   if (!lm.tokenizer && !args.ids) {
     throw new UsageError('generate: this model has no tokenizer, so it takes no text: give --tokenizer tokenizer.json, or the prompt as token ids with --ids (e.g. --ids "1,2,3")');
   }

@@ -294,7 +294,10 @@ export function makeCausalLm(rt, classes) {
      * Each value: { id, text (with a tokenizer, '' for special tokens), ms (the
      * step's time), index (0, 1, …), attention? }. The returned object also has
      * promptIds, ids, text, seed and stopReason ('stop', 'length', 'context',
-     * 'aborted'; null while running). Breaking out of the loop frees the cache.
+     * 'aborted', 'error'; null while running). Breaking out of the loop frees the
+     * cache. The options and the prompt are checked here, each error naming its
+     * option first ("topP: expected …"); nothing native runs until the first
+     * next(), so generate(…).return() is a free check.
      * @returns {Generation}
      */
     generate(prompt, options) {

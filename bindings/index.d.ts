@@ -554,7 +554,10 @@ export interface CausalLM {
   encode(text: string, options?: TokenizerEncodeOptions): Int32Array;
   /** Ids → text with the model's tokenizer. */
   decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
-  /** Tokens after a prompt (text with a tokenizer, or ids), one per iteration: see GenerateOptions. */
+  /**
+   * Tokens after a prompt (text with a tokenizer, or ids), one per iteration: see GenerateOptions. The prompt and
+   * options are checked now (each error's message starts with the option's name); nothing runs until the first next().
+   */
   generate(prompt: string | number[] | Int32Array, options?: GenerateOptions): Generation;
   dispose(): void;
   [Symbol.dispose](): void;
@@ -688,6 +691,12 @@ export interface AttnWasm {
   loadTranslator(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
   loadClassifier(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Classifier>;
+  /** Loads a causal LM: a "causal_lm" file, or a Hugging Face checkpoint with `config` (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT. */
+  loadCausalLM(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<CausalLM>;
+  /** The model classes, for instanceof checks on what loadModel returns (not constructible: use the loaders). */
+  readonly Translator: abstract new (...args: never[]) => Translator;
+  readonly Classifier: abstract new (...args: never[]) => Classifier;
+  readonly CausalLM: abstract new (...args: never[]) => CausalLM;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

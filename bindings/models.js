@@ -162,6 +162,11 @@ export function makeModels(rt, classes) {
   const loadTranslator = (source, options) => load(source, options, 'translator', 'loadTranslator');
   /** Loads an image classifier ("vit") model; another kind is ERR_INVALID_ARGUMENT. */
   const loadClassifier = (source, options) => load(source, options, 'vit', 'loadClassifier');
+  /**
+   * Loads a causal language model: a "causal_lm" file, or a Hugging Face checkpoint with `config`
+   * (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT.
+   */
+  const loadCausalLM = (source, options) => load(source, options, 'causal_lm', 'loadCausalLM');
 
-  return { Translator, Classifier, CausalLM, loadModel, loadTranslator, loadClassifier };
+  return { Translator, Classifier, CausalLM, loadModel, loadTranslator, loadClassifier, loadCausalLM };
 }

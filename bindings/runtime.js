@@ -44,12 +44,16 @@ export class AttnWasm {
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
     Object.assign(this, blockFunctions(rt));  // silu, causalUpperLeft, causalLowerRight
     const models = makeModels(rt, classes);
-    /** Loads any model file attnwasm has a family for: a Translator or a Classifier, by its config. */
+    /** The model classes, for instanceof: what loadModel returns. */
+    Object.assign(this, { Translator: models.Translator, Classifier: models.Classifier, CausalLM: models.CausalLM });
+    /** Loads any model file attnwasm has a family for (a Translator, a Classifier or a CausalLM, by its config), or a Hugging Face causal LM with { config }. */
     this.loadModel = models.loadModel;
     /** Loads the translation demo model (URL, Node path or bytes). */
     this.loadTranslator = models.loadTranslator;
     /** Loads the image classifier demo model (URL, Node path or bytes). */
     this.loadClassifier = models.loadClassifier;
+    /** Loads a causal language model: the writing demo's, a causal_lm file, or a Hugging Face checkpoint with { config }. */
+    this.loadCausalLM = models.loadCausalLM;
   }
 
   /**

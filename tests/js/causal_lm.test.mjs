@@ -170,7 +170,10 @@ test('forward: ids must be an Int32Array tensor (B, T) of ids in the vocabulary,
 });
 
 test('the demo model (models/lm): reference.json greedy ids and first logits from torch, its tokenizer and window', async () => {
-  const lm = await aw.loadModel(new URL('../../models/lm/lm.safetensors', import.meta.url));
+  const lm = await aw.loadCausalLM(new URL('../../models/lm/lm.safetensors', import.meta.url));
+  assert.ok(lm instanceof aw.CausalLM && !(lm instanceof aw.Translator));
+  await assert.rejects(aw.loadCausalLM(new URL('../../models/vit/vit.safetensors', import.meta.url)),
+    (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'source: attnwasm.config: expected a "causal_lm" model, got "vit"');
   const ref = JSON.parse(readFileSync(new URL('../../models/lm/reference.json', import.meta.url), 'utf8'));
   assert.equal(lm.attentionWindow, 128);
   assert.deepEqual(lm.eosTokenIds, [0]);

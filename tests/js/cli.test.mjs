@@ -423,5 +423,5 @@ test('generate --model: a Hugging Face checkpoint with --config (token ids in an
   assert.match(tok.stderr, /^attnwasm: tokenizer: it has \d+ ids, more than the model's vocab_size \(61\)\n$/);
   const wrong = cli(['generate', 'hi', '--model', join(ROOT, 'models/translator/translator.safetensors')]);
   assert.equal(wrong.status, 1);
-  assert.match(wrong.stderr, /^attnwasm: --model: '.*translator\.safetensors' holds a Translator, not a language model\n$/);
+  assert.match(wrong.stderr, /^attnwasm: source: attnwasm.config: expected a "causal_lm" model, got "translator"\n$/);
 });

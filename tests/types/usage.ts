@@ -180,6 +180,9 @@ async function main(): Promise<void> {
     console.log(tk.id, tk.text ?? '', tk.ms, tk.index, tk.attention?.data.length);
   }
   lm.generate([1, 2, 3]);
+  const lm2: CausalLM = await aw.loadCausalLM('models/lm/lm.safetensors');
+  const any = await aw.loadModel('x.safetensors');
+  if (any instanceof aw.CausalLM) console.log(any.vocabSize, lm2.numLayers);
   console.log(gen.stopReason, gen.seed, gen.text, gen.ids.length, gen.promptIds.length, logits.shape, lm.maxPositions, lm.tokenizer?.vocabSize, lm.encode('x'), lm.decode([1]));
   // @ts-expect-error maxNewTokens is a number
   lm.generate('x', { maxNewTokens: '5' });
