@@ -261,72 +261,61 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
 
 // ---- M = 1: the matrix-vector product (a decoding step's projections) ----
 //
-// One row of A against packed B: a panel's NR columns in NV accumulators,
-// kGemvPanels panels at a time so that enough independent multiply-add chains
-// hide their latency (4 panels: 8 accumulators + the broadcast + 2 loads on
-// SIMD128, inside V8's register budget). Per k step and panel: NV loads of B
-// and NV multiply-adds, each B float read once and used once — the kernel is
-// bound by memory bandwidth, not by the multiply-adds the micro-kernel would
-// spend on MR − 1 zero rows. Every element is the micro-kernel's: acc =
+// One row of A against packed B, one panel at a time: the panel's NR columns
+// in NV accumulators, k in order, each B float read once and used once, so B
+// streams through the core as one sequential read — the kernel is bound by
+// memory bandwidth, not by the multiply-adds the micro-kernel would spend on
+// MR − 1 zero rows. One panel, not several side by side: several panels are
+// several read streams 16 KB apart (a panel of a k block is KC · NR floats),
+// which measured 40–50 % slower from memory on Zen 5 (bench/lm.mjs), and their
+// accumulators, loads and broadcast overflow x86's 16 SIMD registers in V8;
+// one panel's two chains of adds keep up with memory (about twice the read
+// bandwidth when B is in cache). Every element is the micro-kernel's: acc =
 // madd(a[k], b[k], acc) in k order from 0, C loaded back between k blocks,
 // alpha then bias on the last one, so C(1, n) is bit-identical to the GEMM's
 // row (gemm.h, "Summation order").
-constexpr size_t kGemvPanels = 4;
 
-// Panels [0, G) of one k block, starting at bp (panel stride pstride), into
-// c (columns [0, G·NR), the last panel `cols` wide).
-template <class Arch, size_t G>
-inline void gemv_panels(bool first, bool last, size_t kc, const float* a, const float* bp, size_t pstride, float* c,
-                        size_t cols, float alpha, const float* bias) {
+// One panel of one k block (bp: its kc · NR floats) into c (its `cols` <= NR columns).
+template <class Arch>
+inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const float* bp, float* c, size_t cols,
+                       float alpha, const float* bias) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
   constexpr size_t NV = kGemmNR / W;
-  alignas(Arch::alignment()) float tmp[G * kGemmNR];
-  const size_t n = (G - 1) * kGemmNR + cols;  // columns of c this call covers
-  batch acc[G * NV];
+  alignas(Arch::alignment()) float tmp[kGemmNR];
+  batch acc[NV];
   if (first) {
-    unroll<G * NV>([&](auto t) { acc[t] = batch(0.0f); });
+    unroll<NV>([&](auto v) { acc[v] = batch(0.0f); });
   } else {
-    for (size_t j = 0; j < G * kGemmNR; ++j) tmp[j] = j < n ? c[j] : 0.0f;
-    unroll<G * NV>([&](auto t) { acc[t] = batch::load_aligned(tmp + t * W); });
+    for (size_t j = 0; j < kGemmNR; ++j) tmp[j] = j < cols ? c[j] : 0.0f;
+    unroll<NV>([&](auto v) { acc[v] = batch::load_aligned(tmp + v * W); });
   }
   for (size_t p = 0; p < kc; ++p) {
     const batch av(a[p]);
-    unroll<G>([&](auto g) {
-      unroll<NV>([&](auto v) {
-        acc[g * NV + v] = madd<Arch>(av, batch::load_unaligned(bp + g * pstride + p * kGemmNR + v * W), acc[g * NV + v]);
-      });
-    });
+    unroll<NV>([&](auto v) { acc[v] = madd<Arch>(av, batch::load_unaligned(bp + p * kGemmNR + v * W), acc[v]); });
   }
   if (last) {
     const batch va(alpha);
-    unroll<G * NV>([&](auto t) { acc[t] *= va; });
+    unroll<NV>([&](auto v) { acc[v] *= va; });
     if (bias) {
-      for (size_t j = 0; j < G * kGemmNR; ++j) tmp[j] = j < n ? bias[j] : 0.0f;
-      unroll<G * NV>([&](auto t) { acc[t] += batch::load_aligned(tmp + t * W); });
+      for (size_t j = 0; j < kGemmNR; ++j) tmp[j] = j < cols ? bias[j] : 0.0f;
+      unroll<NV>([&](auto v) { acc[v] += batch::load_aligned(tmp + v * W); });
     }
   }
-  unroll<G * NV>([&](auto t) { acc[t].store_aligned(tmp + t * W); });
-  for (size_t j = 0; j < n; ++j) c[j] = tmp[j];
+  unroll<NV>([&](auto v) { acc[v].store_aligned(tmp + v * W); });
+  for (size_t j = 0; j < cols; ++j) c[j] = tmp[j];
 }
 
-// One k block, every panel of the window: groups of kGemvPanels, then the rest
-// one by one. The unit a first call tiers up on (core/tiering.h).
+// One k block, every panel of the window in order. The unit a first call
+// tiers up on (core/tiering.h).
 template <class Arch>
 AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const float* block,
                               float* c, float alpha, const float* bias) {
   const size_t panels = (n + kGemmNR - 1) / kGemmNR, pstride = kc * kGemmNR;
-  size_t jp = 0;
-  for (; jp + kGemvPanels <= panels; jp += kGemvPanels) {
+  for (size_t jp = 0; jp < panels; ++jp) {
     const size_t j = jp * kGemmNR;
-    gemv_panels<Arch, kGemvPanels>(first, last, kc, a, block + jp * pstride, pstride, c + j,
-                                   std::min(kGemmNR, n - (j + (kGemvPanels - 1) * kGemmNR)), alpha,
-                                   bias ? bias + j : nullptr);
-  }
-  for (; jp < panels; ++jp) {
-    const size_t j = jp * kGemmNR;
-    gemv_panels<Arch, 1>(first, last, kc, a, block + jp * pstride, pstride, c + j, std::min(kGemmNR, n - j), alpha,
-                         bias ? bias + j : nullptr);
+    gemv_panel<Arch>(first, last, kc, a, block + jp * pstride, c + j, std::min(kGemmNR, n - j), alpha,
+                     bias ? bias + j : nullptr);
   }
 }
 
