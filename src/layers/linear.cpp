@@ -22,7 +22,7 @@ Status Linear::Init(int64_t in_features, int64_t out_features, bool bias, Rng& r
     rng.FillUniform(b_, out_, bound);
   }
   AW_RETURN_IF_ERROR(packed_.Resize(kernels::f32_gemm_packed_floats(size_t(out_), size_t(in_)), "packed weight"));
-  OnParamsLoaded();
+  if (rng.fills()) OnParamsLoaded();  // else the load packs
   return Status::OK();
 }
 

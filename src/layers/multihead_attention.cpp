@@ -86,7 +86,7 @@ Status MultiheadAttention::Init(const MhaConfig& config, Rng& rng) {
     AW_RETURN_IF_ERROR(packed_k_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(kdim_)), "packed k weight"));
     AW_RETURN_IF_ERROR(packed_v_.Resize(kernels::f32_gemm_packed_floats(size_t(E), size_t(vdim_)), "packed v weight"));
   }
-  OnParamsLoaded();
+  if (rng.fills()) OnParamsLoaded();  // else the load packs
   return Status::OK();
 }
 

@@ -22,7 +22,7 @@ Status PatchEmbedding::Conv::Init(int64_t c, int64_t d, int64_t p, bool bias, Rn
   this->d = d;
   k = c * p * p;
   AW_RETURN_IF_ERROR(packed.Resize(kernels::f32_gemm_packed_floats(size_t(d), size_t(k)), "packed proj.weight"));
-  OnParamsLoaded();
+  if (rng.fills()) OnParamsLoaded();  // else the load packs
   return Status::OK();
 }
 

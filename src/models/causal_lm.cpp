@@ -83,7 +83,7 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng) {
     AddChild("lm_head", &lm_head_);
   }
   AW_RETURN_IF_ERROR(rope_.Init(c.head_dim, c.max_positions, c.rope_theta, /*interleaved=*/false));
-  OnParamsLoaded();
+  if (rng.fills()) OnParamsLoaded();  // else the load packs
   return Status::OK();
 }
 

@@ -34,7 +34,7 @@ TransformerLayerConfig LayerOf(const ModelSpec& s) {
 
 template <class M, class C>
 Status Make(const C& c, std::unique_ptr<Module>* out) {
-  Rng rng;
+  Rng rng = Rng::ForLoading();  // every parameter comes from the file: no random values, no packing of them
   auto m = std::make_unique<M>();
   AW_RETURN_IF_ERROR(m->Init(c, rng));
   *out = std::move(m);
