@@ -109,17 +109,17 @@ test('write page: type, Write, tokens stream in with their times, the attention 
   assert.deepEqual(await page.$$eval('#layer option', (o) => o.map((x) => x.value)), ['0', '1', '2', '3']);
   assert.deepEqual(await page.$$eval('#head option', (o) => o.map((x) => x.value)), ['mean', '0', '1', '2', '3']);
 
-  // 200 tokens, not stopped at the end of a fortune.
-  await setControls(page, { tokens: 200, temperature: 0.8, topK: 0, topP: 0.95, seed: 11, stopAtEnd: false });
+  // 400 tokens (several frames' worth on any machine), not stopped at the end of a fortune.
+  await setControls(page, { tokens: 400, temperature: 0.8, topK: 0, topP: 0.95, seed: 11, stopAtEnd: false });
   await typePrompt(page, PROMPT_20);
   await recordFrames(page);
   const s = await write(page);
   assert.equal(s.stopReason, 'length');
-  assert.equal(s.tokens, 200);
+  assert.equal(s.tokens, 400);
   assert.equal(s.promptIds, 21);
   assert.equal(s.seed, 11);
   assert.equal(await page.textContent('#out-prompt'), PROMPT_20);
-  assert.ok(s.text.length >= 150, `written text: ${JSON.stringify(s.text)}`);
+  assert.ok(s.text.length >= 300, `written text: ${JSON.stringify(s.text)}`);
 
   // Streamed: the text grew over several frames, not all at once.
   const frames = (await page.evaluate(() => window.__frames)).filter((f) => f.run === s.run);
@@ -131,20 +131,21 @@ test('write page: type, Write, tokens stream in with their times, the attention 
   assert.match(await page.textContent('[data-stat="first"]'), /^first token [\d.]+ ms$/);
   assert.match(await page.textContent('[data-stat="rate"]'), /^speed [\d,]+ tokens\/s$/);
   assert.match(await page.textContent('[data-stat="last"]'), /^last token [\d.]+ ms$/);
-  assert.equal(await page.textContent('[data-stat="count"]'), 'tokens 200');
+  assert.equal(await page.textContent('[data-stat="count"]'), 'tokens 400');
   assert.equal(await page.textContent('[data-stat="end"]'), 'ended: the token limit');
   assert.equal(await page.textContent('[data-stat="seed"]'), 'seed 11');
   assert.match(await page.textContent('[data-cap="last"]'), /ms$/);
-  assert.equal(s.stepMs.length, 200);
+  assert.equal(s.stepMs.length, 400);
   assert.ok(s.stepMs.every((ms) => ms > 0 && Number.isFinite(ms)));
   const strip = await nonBlankPixels(page, '#steps');
   assert.ok(strip.differing > 500, `per-token strip looks blank: ${JSON.stringify(strip)}`);
+  await page.locator('#steps').scrollIntoViewIfNeeded();
   const box = await page.locator('#steps').boundingBox();
   await page.mouse.move(box.x + box.width * 0.5, box.y + box.height - 2);
   assert.match(await page.textContent('#steps-hover'), /^token \d+ “.+”: [\d.]+ ms$/);
 
   // The heatmap: the newest token's attention; every layer / head draws another picture.
-  assert.equal(await page.getAttribute('#heatmap', 'data-token'), '199');
+  assert.equal(await page.getAttribute('#heatmap', 'data-token'), '399');
   const pictures = new Map();
   for (const [layer, head] of [['3', 'mean'], ['3', '0'], ['3', '1'], ['0', 'mean'], ['0', '2']]) {
     await page.selectOption('#layer', { value: layer });  // by value: the labels are 1 … 4
@@ -155,7 +156,7 @@ test('write page: type, Write, tokens stream in with their times, the attention 
     pictures.set(`${layer}/${head}`, px.signature);
   }
   assert.equal(new Set(pictures.values()).size, pictures.size, `each view should differ: ${JSON.stringify([...pictures])}`);
-  assert.match(await page.textContent('#heat-caption'), /^Token 200, “.+” \(outlined\), was chosen looking at positions 0–219: layer 1, head 3\./);
+  assert.match(await page.textContent('#heat-caption'), /^Token 400, “.+” \(outlined\), was chosen looking at positions 0–419: layer 1, head 3\./);
 
   // Clicking a written character shows the attention that chose it.
   await page.locator('#heatmap').scrollIntoViewIfNeeded();
@@ -165,7 +166,7 @@ test('write page: type, Write, tokens stream in with their times, the attention 
   assert.match(await page.textContent('#heat-caption'), /^Token 51, .* was chosen looking at positions 0–70:/);
   assert.equal(await page.isChecked('#follow'), false);
   await page.check('#follow');
-  await page.waitForFunction(() => document.querySelector('#heatmap').dataset.token === '199');
+  await page.waitForFunction(() => document.querySelector('#heatmap').dataset.token === '399');
 
   t.diagnostic(`first run: first token ${s.firstTokenMs.toFixed(1)} ms after Write (on screen ${s.firstPaintMs.toFixed(1)} ms), ` +
     `${s.tokensPerSecond.toFixed(0)} tokens/s, ${s.frames} frames drawn (mean ${s.renderMeanMs.toFixed(2)} ms, max ${s.renderMaxMs.toFixed(2)} ms)`);

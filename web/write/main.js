@@ -293,8 +293,7 @@ async function startWrite(t0) {
       // generate() yields with scheduler.yield(), whose continuations Chromium runs ahead of a due
       // frame: measured here, 1 000 tokens painted 10-12 frames in 0.7-1 s, up to 180 ms apart.
       // So after FRAME_SHARE_MS of writing since the last frame, wait for the next one: the text
-      // streams in frame by frame (measured: 65-135 frames for the same run, at most 50 ms apart;
-      // it costs about a third of the tokens/s, which stay in the hundreds).
+      // streams in at about 30 frames a second (measured: 33-46 frames for the same run).
       if (performance.now() - lastFrameAt > FRAME_SHARE_MS && !document.hidden) await nextFrame();
     }
   } catch (e) {
@@ -383,8 +382,12 @@ let frameRequested = false;
 let heatDirty = true;
 /** When the last animation frame ran (performance.now()). */
 let lastFrameAt = 0;
-/** Writing time per ~16.7 ms frame before the loop waits for the frame (the rest: drawing, input). */
-const FRAME_SHARE_MS = 12;
+/**
+ * Writing time after a frame before the loop waits for the next one: with 60 Hz frames, a frame
+ * about every 33 ms. Measured on 1 000 tokens against 12 ms (a frame every 16.7 ms): 30-40 %
+ * more tokens/s, the waits for a frame being idle time.
+ */
+const FRAME_SHARE_MS = 28;
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
 function scheduleRender(heatChanged) {
