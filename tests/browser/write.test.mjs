@@ -183,9 +183,12 @@ test('write page: type, Write, tokens stream in with their times, the attention 
   await page.close();
 });
 
-test('write page: Stop ends a run, Write while writing starts over, the prompt takes keystrokes while it writes', { skip: noLm }, async () => {
+test('write page: Stop ends a run, Write while writing starts over, the prompt takes keystrokes while it writes', { skip: noLm }, async (t) => {
   const { page, problems } = await openPage('/web/write/');
-  // As long a run as the page allows: it goes on past the end of a fortune.
+  // As long a run as the page allows (it goes on past the end of a fortune), on a CPU made 4×
+  // slower (a phone's): the keystrokes and Stop below must come while it writes, on any machine.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   await setControls(page, { tokens: 1000, temperature: 0.8, topP: 0.95, seed: '', stopAtEnd: false });
   await typePrompt(page, 'Q: What is ');
   await page.evaluate(() => {
@@ -210,6 +213,7 @@ test('write page: Stop ends a run, Write while writing starts over, the prompt t
   assert.equal(keys.length, 4);
   assert.ok(keys.every((k) => k.state === 'writing'), `keystrokes handled while writing: ${JSON.stringify(keys)}`);
   await page.waitForFunction((n) => Number(document.querySelector('#result-card').dataset.tokens) > n, keys.at(-1).tokens);
+  t.diagnostic(`4 keystrokes handled while writing (CPU throttled 4×), when it had written ${keys.map((k) => k.tokens).join(', ')} of 1000 tokens`);
 
   // Stop: aborted, Write enabled again, Stop disabled, and no token after it.
   await page.click('#stop');
@@ -221,6 +225,7 @@ test('write page: Stop ends a run, Write while writing starts over, the prompt t
   assert.equal(await page.isEnabled('#write'), true);
   assert.equal(await page.isEnabled('#stop'), false);
   const text = await page.textContent('#out-gen');
+  const memory = await page.evaluate(() => window.writeDemo.memory());
   await page.waitForTimeout(300);
   assert.equal((await page.evaluate(() => window.writeDemo.state)).tokens, s.tokens);
   assert.equal(await page.textContent('#out-gen'), text);
@@ -238,6 +243,9 @@ test('write page: Stop ends a run, Write while writing starts over, the prompt t
   assert.equal(s3.stopReason, 'aborted');
   assert.equal(await page.textContent('#out-prompt'), 'Never trust ');
   assert.equal(s3.text, await page.textContent('#out-gen'));
+  // Each run's KV cache is freed, whether it ended, was stopped or was replaced.
+  const after = await page.evaluate(() => window.writeDemo.memory());
+  assert.equal(after.inUseBytes, memory.inUseBytes, "malloc'd bytes after three runs");
   assert.deepEqual(problems, []);
   await page.close();
 });
