@@ -346,7 +346,10 @@ function newRun(g, options, t0) {
     stopReason: null,
     error: null,
     shown: null,                     // the token whose attention is on show (null: follow the newest)
-    layout: null,
+    layout: null,                    // layoutCells(): where each position's cell is
+    heatGeometry: null,              // what the heatmap shows (for hovering and clicking)
+    stepsGeometry: null,             // the per-token strip's bar width (for hovering)
+    linkWritten: false,
     renders: 0,                      // frames drawn, their total and largest time (ms)
     renderMs: 0,
     renderMaxMs: 0,
@@ -618,10 +621,10 @@ const ROW_CHUNK = 6;  // the canvases grow by this many rows (growing clears the
  */
 function drawHeatmap(r) {
   const width = widths.heat;
-  const textCtx0 = heatText.getContext('2d');
   if (!cellW) {
-    textCtx0.font = CELL_FONT;
-    cellW = Math.ceil(textCtx0.measureText('M').width) + 1;
+    const measure = heatText.getContext('2d');
+    measure.font = CELL_FONT;
+    cellW = Math.ceil(measure.measureText('M').width) + 1;
   }
   const cols = Math.max(8, Math.floor((width - 2 * PAD_X) / cellW));
   const count = r.P0 + r.n;
