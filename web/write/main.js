@@ -103,8 +103,10 @@ fixButton.addEventListener('click', () => {
   promptInput.focus();
 });
 inputs.temperature.addEventListener('input', updateSamplingNote);
-$('reuse-seed').addEventListener('click', () => {
-  if (run) inputs.seed.value = String(run.seed);
+statEl.reuse.addEventListener('click', () => {
+  if (!run) return;
+  inputs.seed.value = String(run.seed);
+  scheduleRender(false);  // the button hides once the field holds the seed
 });
 layerSelect.addEventListener('change', () => scheduleRender(true));
 headSelect.addEventListener('change', () => scheduleRender(true));
