@@ -19,7 +19,7 @@ if [ "$status" -ne 0 ]; then
   echo "demo: the wasm build failed (exit $status); run 'bash tools/build.sh wasm' to see its whole output" >&2
   exit "$status"
 fi
-for m in models/translator/translator.safetensors models/vit/vit.safetensors; do
+for m in models/translator/translator.safetensors models/vit/vit.safetensors models/lm/lm.safetensors; do
   [ -f "$m" ] || echo "demo: $m is missing; train it with /usr/bin/python3 tools/models/train_$(basename "$(dirname "$m")").py" >&2
 done
 exec node tools/serve.mjs "$@"

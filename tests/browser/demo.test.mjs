@@ -11,18 +11,15 @@
 // Needs /usr/bin/chromium (bash tools/setup.sh installs it) and npm's
 // playwright-core (never `npx playwright install`: it would download a browser).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'node:http';
-import { launchChromium } from './chromium.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { ARTIFACTS, demoSession, nonBlankPixels } from './demo_pages.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ARTIFACTS = join(ROOT, 'test-artifacts');
 const TRANSLATOR = join(ROOT, 'models/translator/translator.safetensors');
 const TRANSLATOR_REF = join(ROOT, 'models/translator/reference.json');
 const TRANSLATOR_TYPED = join(ROOT, 'models/translator/typed_heldout.json');
@@ -33,66 +30,8 @@ const HELDOUT = join(ROOT, 'models/vit/heldout.safetensors');
 const noTranslator = !(existsSync(TRANSLATOR) && existsSync(TRANSLATOR_REF)) && 'models/translator/ not trained yet';
 const noVit = !(existsSync(VIT) && existsSync(VIT_REF) && existsSync(HELDOUT)) && 'models/vit/ not trained yet';
 
-let server;
-let browser;
-let context;
-
-before(async () => {
-  server = await startServer({ port: 0 });
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-  context = browser.context;
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/**
- * Opens a page and records every console error, page error, failed request
- * and HTTP error response in `problems`. Waits until the page says it is
- * ready (body[data-ready]).
- */
-async function openPage(path) {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => {
-    // Chromium reports a completed HEAD request (the landing page's model sizes) as
-    // net::ERR_ABORTED once its empty body is dropped; that is not a failure.
-    if (r.method() === 'HEAD' && r.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  await page.goto(new URL(path, server.url).href);
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
-  assert.equal(await page.getAttribute('body', 'data-ready'), 'true', `page did not get ready: ${problems.join('; ')}`);
-  return { page, problems };
-}
-
-/** Number of canvas pixels that differ from the most common colour (the background). */
-function nonBlankPixels(page, selector) {
-  return page.$eval(selector, (c) => {
-    // Read a copy: repeated reads of the page's own canvas make Chromium warn in the console.
-    const copy = document.createElement('canvas');
-    copy.width = c.width;
-    copy.height = c.height;
-    const ctx = copy.getContext('2d', { willReadFrequently: true });
-    ctx.drawImage(c, 0, 0);
-    const { data } = ctx.getImageData(0, 0, c.width, c.height);
-    const counts = new Map();
-    for (let i = 0; i < data.length; i += 4) {
-      const k = (data[i] << 24) | (data[i + 1] << 16) | (data[i + 2] << 8) | data[i + 3];
-      counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-    const top = Math.max(...counts.values());
-    return { differing: data.length / 4 - top, colours: counts.size };
-  });
-}
+const session = demoSession();
+const openPage = session.open;
 
 function httpGet(url) {
   return new Promise((resolve, reject) => {
@@ -120,21 +59,21 @@ function readHeldout(path) {
 }
 
 test('server: isolation headers, MIME types, only the four folders', async () => {
-  const wasm = await httpGet(new URL('dist/attnwasm_core.wasm', server.url));
+  const wasm = await httpGet(new URL('dist/attnwasm_core.wasm', session.url));
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers['content-type'], 'application/wasm');
   assert.ok(Number(wasm.headers['content-length']) > 1000);
   assert.equal(wasm.headers['cross-origin-opener-policy'], 'same-origin');
   assert.equal(wasm.headers['cross-origin-embedder-policy'], 'require-corp');
   assert.equal(wasm.headers['cross-origin-resource-policy'], 'same-origin');
-  const js = await httpGet(new URL('bindings/index.js', server.url));
+  const js = await httpGet(new URL('bindings/index.js', session.url));
   assert.match(js.headers['content-type'], /^text\/javascript/);
-  const root = await httpGet(server.url);
+  const root = await httpGet(session.url);
   assert.equal(root.status, 302);
   assert.equal(root.headers.location, '/web/');
   for (const bad of ['package.json', 'web/../package.json', 'web/%2e%2e/package.json', 'bindings/..%2fpackage.json',
     'src/', 'tools/serve.mjs', 'web/nope.html']) {
-    const r = await httpGet(`${server.url}${bad}`);
+    const r = await httpGet(`${session.url}${bad}`);
     assert.equal(r.status, 404, bad);
     assert.equal(r.headers['cross-origin-embedder-policy'], 'require-corp', bad);
   }
@@ -146,7 +85,7 @@ test('landing page: loads cleanly, cross-origin isolated, runtime panel', async 
   assert.equal(await page.textContent('[data-cap="simd"]'), 'on');
   assert.equal(await page.textContent('[data-cap="relaxed"]'), 'on');  // Chromium runs the relaxed-SIMD build
   assert.equal(await page.textContent('[data-cap="coi"]'), 'yes');
-  assert.equal(await page.locator('a.demo').count(), 2);
+  assert.equal(await page.locator('a.demo').count(), 3);
   await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });
   // The page asks for the model sizes; while a model is not trained yet that request 404s.
   const missing = noTranslator || noVit;
