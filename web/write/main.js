@@ -291,12 +291,7 @@ async function startWrite(t0) {
   writing(true);
   try {
     for await (const t of g) {
-      onToken(run, t);
-      // generate() yields with scheduler.yield(), whose continuations Chromium runs ahead of a due
-      // frame: measured here, 1 000 tokens painted 10-12 frames in 0.7-1 s, up to 180 ms apart.
-      // So after FRAME_SHARE_MS of writing since the last frame, wait for the next one: the text
-      // streams in at about 30 frames a second (measured: 33-46 frames for the same run).
-      if (performance.now() - lastFrameAt > FRAME_SHARE_MS && !document.hidden) await nextFrame();
+      onToken(run, t);  // (generate() waits for a frame after ~40 ms of writing: the page paints as it writes)
     }
   } catch (e) {
     run.error = e;
@@ -385,15 +380,6 @@ function onToken(r, t) {
 // ---------------------------------------------------------------- drawing, once per frame
 let frameRequested = false;
 let heatDirty = true;
-/** When the last animation frame ran (performance.now()). */
-let lastFrameAt = 0;
-/**
- * Writing time after a frame before the loop waits for the next one: with 60 Hz frames, a frame
- * about every 33 ms. Measured on 1 000 tokens against 12 ms (a frame every 16.7 ms): 30-40 %
- * more tokens/s, the waits for a frame being idle time.
- */
-const FRAME_SHARE_MS = 28;
-const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
 function scheduleRender(heatChanged) {
   if (heatChanged) heatDirty = true;
@@ -417,8 +403,7 @@ function render() {
   drawSteps(r);
   if (heatDirty) drawHeatmap(r);
   heatDirty = false;
-  lastFrameAt = performance.now();
-  const ms = lastFrameAt - t0;
+  const ms = performance.now() - t0;
   r.renders += 1;
   r.renderMs += ms;
   if (ms > r.renderMaxMs) r.renderMaxMs = ms;
