@@ -11,6 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 what=${1:-all}
+# npm run (npm test, npm run build) puts node_modules/.bin first on PATH; its
+# wasm-opt (npm binaryen, for the relaxed builds only, called by path) must
+# never be the one em++ finds: em++'s -O3 would minify the glue's import names
+# against another wasm-opt's and the baseline .wasm would not instantiate
+# ("Import #0 "a" "a": function import requires a callable").
+PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)
+export PATH
 
 if [ "$what" = all ] || [ "$what" = native ]; then
   cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -23,8 +30,6 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
-  # (Never put node_modules/.bin, npm binaryen, on PATH for em++: the -O3
-  # glue would then be minified against another wasm-opt's names.)
   cmake --build build/wasm -j"$JOBS"
 fi
 if [ "$what" = bench ]; then
