@@ -176,9 +176,10 @@ async function measure() {
         load.quietWaitS += quiet.waitedS;
         const r = runEngine(e, c, 'time');
         load.samples.push(loadavg());
-        const slot = (times[c.name][e.id] ??= { times: [], medians: [], warmup: [], info: {} });
+        const slot = (times[c.name][e.id] ??= { times: [], medians: [], firsts: [], warmup: [], info: {} });
         slot.times.push(...r.times);
         slot.medians.push(r.medianMs);
+        slot.firsts.push(r.firstMs);
         slot.warmup.push(r.warmup);
         slot.info = { version: r.version, attention: r.attention };
       }
@@ -221,6 +222,7 @@ async function measure() {
         case: c.name, kind: c.kind, shape: c.shape, config: c.config, engine: e.id, label: e.label,
         medianMs: ms, p25Ms: quantile(t.times, 0.25), p75Ms: quantile(t.times, 0.75),
         gflops: c.flops / ms / 1e6, ratio: ms / aw, runs: t.times.length, warmup: t.warmup, processMedians: t.medians,
+        firstMs: median(t.firsts), processFirsts: t.firsts,
         maxAbsDiff: diffs[c.name][e.id], ...t.info,
       });
     }
@@ -324,13 +326,13 @@ if (simd.relaxed) {
   md.push(`**Relaxed SIMD** (simd_peak_relaxed.wat: the same 12 chains, each step one \`f32x4.relaxed_madd\`, which V8 turns into one FMA on CPUs that have it; the ceiling of the relaxed-SIMD build): **${rs.peakGflops.toFixed(1)} GFLOP/s** (${(rs.peakGflops / simd.peakGflops).toFixed(2)}× the mul + add chains; sweep ${Object.entries(rs.sweep).map(([k, v]) => `${k}: ${v.toFixed(1)}`).join(', ')}); off-chain \`acc_i = relaxed_madd(load, m, acc_i)\`: **${rs.offChainGflops.toFixed(1)} GFLOP/s** (${(rs.offChainGflops / offChain).toFixed(2)}× the mul + add off-chain kernel).`, '');
 }
 md.push('## Times', '');
-md.push(`Each engine and case ran in ${raw.rounds} separate process${raw.rounds > 1 ? 'es' : ''}. In each process there were at least ${raw.warmupCalls} warm-up calls lasting at least ${raw.warmupMs / 1000} s in total, then the timed calls. **median ms** is the median of the per-process medians, and those are listed under "per process". p25–p75 is over all timed calls. runs is the total number of timed calls. GFLOP/s counts 2·m·n·k per matrix multiply, including the attention matmuls. ratio = engine ms / attnwasm ms, so above 1 means attnwasm is faster.`, '');
-md.push('| workload | shape | engine | median ms | per process | p25–p75 ms | GFLOP/s | ratio | runs |', '|---|---|---|---:|---:|---:|---:|---:|---:|');
+md.push(`Each engine and case ran in ${raw.rounds} separate process${raw.rounds > 1 ? 'es' : ''}. In each process there were at least ${raw.warmupCalls} warm-up calls lasting at least ${raw.warmupMs / 1000} s in total, then the timed calls. **median ms** is the median of the per-process medians, and those are listed under "per process". **1st call** is the median over the processes of each one's first call (weights loaded, nothing run before: what a script or a page making one call meets, V8's baseline code included), and **1st / warm** its ratio to the median. p25–p75 is over all timed calls. runs is the total number of timed calls. GFLOP/s counts 2·m·n·k per matrix multiply, including the attention matmuls. ratio = engine ms / attnwasm ms, so above 1 means attnwasm is faster.`, '');
+md.push('| workload | shape | engine | median ms | per process | 1st call ms | 1st / warm | p25–p75 ms | GFLOP/s | ratio | runs |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of results) {
   const c = shownCases.find((x) => x.name === r.case);
   const label = r.engine === 'tfjs' && r.attention ? `${r.label} (${r.attention === 'perHead' ? 'per-head matMul' : 'batched matMul'})` : r.label;
   const bold = r.engine === 'attnwasm' ? '**' : '';
-  md.push(`| ${r.case} | ${shapeText(c)} | ${bold}${label}${bold} | ${bold}${fmt(r.medianMs, 3)}${bold} | ${r.processMedians.map((m) => fmt(m, 3)).join(' / ')} | ${fmt(r.p25Ms, 3)}–${fmt(r.p75Ms, 3)} | ${fmt(r.gflops, 1)} | ${r.engine === 'attnwasm' ? '1' : `${r.ratio.toFixed(2)}×`} | ${r.runs} |`);
+  md.push(`| ${r.case} | ${shapeText(c)} | ${bold}${label}${bold} | ${bold}${fmt(r.medianMs, 3)}${bold} | ${r.processMedians.map((m) => fmt(m, 3)).join(' / ')} | ${r.firstMs == null ? '—' : fmt(r.firstMs, 3)} | ${r.firstMs == null ? '—' : `${(r.firstMs / r.medianMs).toFixed(2)}×`} | ${fmt(r.p25Ms, 3)}–${fmt(r.p75Ms, 3)} | ${fmt(r.gflops, 1)} | ${r.engine === 'attnwasm' ? '1' : `${r.ratio.toFixed(2)}×`} | ${r.runs} |`);
 }
 md.push('');
 if (mm) {
