@@ -9,6 +9,23 @@ import { createInit } from './loader.js';
 
 export { AttnWasmError } from './errors.js';
 export { CausalBias } from './blocks.js';
+// Every other module of the static graph, named here too. Without a bundler a
+// browser learns of a module only once it has parsed the one that imports it
+// (six round trips deep); named here, the graph is fetched in two. Nothing
+// changes otherwise: a module is evaluated once, and these come after the
+// imports above, whose order of evaluation stays theirs.
+import './runtime.js';
+import './checks.js';
+import './wasm_load.js';
+import './plan.js';
+import './models.js';
+import './layers.js';
+import './transformer.js';
+import './translator.js';
+import './classifier.js';
+import './causal_lm.js';
+import './numberwords.js';
+import '../dist/attnwasm_core.mjs';
 
 /**
  * The dist/ files to try, in order. Unbundled (Node, an import map, a CDN

@@ -169,10 +169,10 @@ const listFailures = (failures) => failures.map((f) => `${f.where}: ${f.problem}
  * (a single-thread build): { core }, or { failures } (WasmLoadFailure, every
  * attempt) when none loads or the module does not link with the glue.
  */
-async function trySingleThread(factory, sources) {
+async function trySingleThread(factory, sources, compiling = compileFirst(sources)) {
   let compiled;
   try {
-    compiled = await compileFirst(sources);
+    compiled = await compiling;
   } catch (e) {
     if (!e.failures) throw e;
     return { failures: e.failures };
@@ -198,13 +198,18 @@ async function startSingleThread(sources, origin) {
  * take over.
  */
 async function startRelaxedSingleThread(entry) {
+  // The glue is a dynamic import: its fetch and the .wasm's fetch and
+  // compilation run at once instead of one after the other.
+  const sources = entry.locations().sets.map((s) => ({ url: s.rsWasm }));
+  const compiling = compileFirst(sources);
+  compiling.catch(() => {});   // awaited below, or left when the glue fails
   let factory;
   try {
     ({ default: factory } = await entry.importRelaxed());
   } catch (e) {
     return { cause: `the relaxed-SIMD glue did not load (${e && e.message ? e.message : e})` };
   }
-  const r = await trySingleThread(factory, entry.locations().sets.map((s) => ({ url: s.rsWasm })));
+  const r = await trySingleThread(factory, sources, compiling);
   return r.core ? r : { cause: `${ST_RS_WASM} did not load (${listFailures(r.failures)})` };
 }
 
@@ -219,17 +224,20 @@ async function startRelaxedSingleThread(entry) {
  */
 async function startThreaded(entry, custom, threads, timeoutMs, relaxed) {
   const file = relaxed ? MT_RS_WASM : MT_WASM;
+  // The glue (a dynamic import) and the .wasm load at once.
+  const sets = entry.locations().sets.map((s) => pthreadsFiles(s, relaxed));
+  const sources = custom ? [custom.source] : sets.map((s) => ({ url: s.wasm }));
+  const compiling = compileFirst(sources);
+  compiling.catch(() => {});   // awaited below, or left when the glue fails
   let createMt;
   try {
     ({ default: createMt } = await (relaxed ? entry.importRelaxedPthreads() : entry.importPthreads()));
   } catch (e) {
     return { cause: `the ${relaxed ? 'relaxed-SIMD ' : ''}pthreads glue did not load (${e && e.message ? e.message : e})`, buildFailed: true };
   }
-  const sets = entry.locations().sets.map((s) => pthreadsFiles(s, relaxed));
-  const sources = custom ? [custom.source] : sets.map((s) => ({ url: s.wasm }));
   let compiled;
   try {
-    compiled = await compileFirst(sources);
+    compiled = await compiling;
   } catch (e) {
     if (!e.failures) throw e;
     if (custom) throw wasmLoadError(file, e.failures, custom.origin);
