@@ -97,6 +97,12 @@ class CallResult {
     outs_.push_back(Out{std::move(b), {}, {}, s});
   }
   void Add(std::vector<float>&& v, const aw::Shape& s) { outs_.push_back(Out{aw::Buffer(), std::move(v), {}, s}); }
+  // Floats this result does not own (an SDPA output written over the call's
+  // copy of its query): valid while the call's inputs are, which runtime.js
+  // frees only after copying every output out.
+  void AddView(const float* p, const aw::Shape& s) {
+    outs_.push_back(Out{aw::Buffer(), {}, {}, s, false, p, size_t(aw::NumelChecked(s))});
+  }
   void Add(std::vector<int32_t>&& v, const aw::Shape& s) {
     outs_.push_back(Out{aw::Buffer(), {}, std::move(v), s, true});
   }
@@ -109,6 +115,7 @@ class CallResult {
   val data(int i) const {
     const Out& o = outs_[size_t(i)];
     if (o.is_int) return val(emscripten::typed_memory_view(o.ints.size(), o.ints.data()));
+    if (o.view) return val(emscripten::typed_memory_view(o.view_size, o.view));
     if (!o.floats.empty()) return val(emscripten::typed_memory_view(o.floats.size(), o.floats.data()));
     return val(emscripten::typed_memory_view(o.buf.size(), o.buf.data()));
   }
@@ -120,6 +127,8 @@ class CallResult {
     std::vector<int32_t> ints;
     aw::Shape shape;
     bool is_int = false;
+    const float* view = nullptr;  // AddView
+    size_t view_size = 0;
   };
   int code_;
   std::string message_;
@@ -155,9 +164,14 @@ std::unique_ptr<CallResult> Sdpa(val a) {
   o.enable_gqa = Flag(a, "enableGqa");
   o.dropout_p = Num(a, "dropoutP");
   o.need_weights = Flag(a, "needWeights");
+  o.output_over_query = true;  // the query is runtime.js's own copy, freed after the outputs are copied out
   aw::SdpaResult r;
   aw::Status s = aw::ScaledDotProductAttention(TensorArg(a["query"]), TensorArg(a["key"]), TensorArg(a["value"]), o, &r);
-  return Attention(s, r);
+  if (!s.ok() || r.output.size() > 0 || r.output_data == nullptr) return Attention(s, r);
+  auto res = std::make_unique<CallResult>(s);
+  res->AddView(r.output_data, r.output_shape);
+  res->Add(std::move(r.weights), r.weights_shape);
+  return res;
 }
 
 // The range rule of aw.causalLowerRight(L, S) / causalUpperLeft(L, S).

@@ -24,6 +24,18 @@ Status CheckInput(const TensorView& t, const char* name) {
   return Status::OK();
 }
 
+// Whether the query's bytes overlap the key's, the value's or the mask's.
+bool SharesMemory(const TensorView& q, const TensorView& k, const TensorView& v, const MaskView& m) {
+  const auto lo = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+  const auto overlaps = [&](const void* p, int64_t bytes) {
+    return p != nullptr && bytes > 0 && lo(p) < lo(q.data) + uintptr_t(NumelChecked(q.shape)) * sizeof(float) &&
+           lo(q.data) < lo(p) + uintptr_t(bytes);
+  };
+  const int64_t mask_bytes = m.present() ? NumelChecked(m.shape) * (m.dtype == DType::kBool ? 1 : 4) : 0;
+  return overlaps(k.data, NumelChecked(k.shape) * 4) || overlaps(v.data, NumelChecked(v.shape) * 4) ||
+         overlaps(m.data, mask_bytes);
+}
+
 const char* CausalBiasName(CausalBias c) {
   return c == CausalBias::kLowerRight ? "causalLowerRight" : "causalUpperLeft";
 }
@@ -115,7 +127,19 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
   }
 
   const float scale = o.has_scale ? float(o.scale) : float(1.0 / std::sqrt(double(E)));
-  AW_RETURN_IF_ERROR(r->output.Resize(size_t(NumelChecked(o_shape)), "attention output"));
+  // Over the query: equal shapes make every output entry its own query entry
+  // (no broadcast), with the same row stride (Ev = E); never when the query's
+  // memory is also the key's, the value's or the mask's (q = k = v passed as
+  // one array is copied in once).
+  float* out_base = nullptr;
+  if (o.output_over_query && o_shape == q.shape && !SharesMemory(q, k, v, m)) {
+    r->output.Release();
+    out_base = const_cast<float*>(q.data);
+  } else {
+    AW_RETURN_IF_ERROR(r->output.Resize(size_t(NumelChecked(o_shape)), "attention output"));
+    out_base = r->output.data();
+  }
+  r->output_data = out_base;
   r->output_shape = o_shape;
   if (o.need_weights) {
     AW_RETURN_IF_ERROR(r->weights.Resize(size_t(NumelChecked(w_shape)), "attention weights"));
@@ -161,7 +185,7 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
     h.k = k.data + ki.Block(b) * S * E;
     if (!weights_only) {
       h.v = v.data + vi.Block(b) * S * Ev;
-      h.out = r->output.data() + b * L * Ev;
+      h.out = out_base + b * L * Ev;
     }
     if (o.need_weights) h.weights = r->weights.data() + wi.Block(b) * L * S;
     if (m.present()) {

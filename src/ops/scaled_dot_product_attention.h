@@ -39,11 +39,20 @@ struct SdpaOptions {
   double scale = 1.0;
   bool enable_gqa = false;
   bool need_weights = false; // also return the softmax weights
+  // The output over the query's memory when their shapes are equal (the
+  // caller owns that memory, a copy it no longer needs: the bindings' copy
+  // of the JS query): no output buffer, so the call's peak is its inputs.
+  // Exact: each query row block is packed before its output rows are
+  // written, and no other block reads those rows (ops/attention.cpp).
+  bool output_over_query = false;
 };
 
 struct SdpaResult {
   Buffer output;   Shape output_shape;    // (…, L, Ev)
   Buffer weights;  Shape weights_shape;   // (…, L, S), only if need_weights
+  // Where the output is: output.data(), or the query's memory
+  // (SdpaOptions::output_over_query with equal shapes).
+  const float* output_data = nullptr;
 };
 
 // Scratch: the attention core's slabs, from the calling thread's workspace

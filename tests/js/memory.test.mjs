@@ -97,6 +97,25 @@ test('a batch larger than the budget runs in pieces: peak = inputs + outputs + b
   await small.close();
 });
 
+test('scaledDotProductAttention writes its output over its copy of the query: peak = inputs + scratch', () => {
+  // q, k, v of 4 MiB each (distinct arrays), causal: the attention scratch is
+  // well under 1 MiB, so an output buffer (4 MiB) would show in the peak.
+  const [N, L, E] = [8, 256, 512];
+  const q = randomTensor([N, L, E], 13), k = randomTensor([N, L, E], 14), v = randomTensor([N, L, E], 15);
+  const want = aw.scaledDotProductAttention(q, k, v, { isCausal: true }).output;
+  const before = aw.memory().inUseBytes;
+  aw.resetPeakMemory();
+  const got = aw.scaledDotProductAttention(q, k, v, { isCausal: true }).output;
+  const extra = aw.memory().peakInUseBytes - before;
+  const inputs = 3 * q.data.byteLength;
+  assert.ok(extra < inputs + q.data.byteLength / 2, `peak ${extra} bytes: inputs ${inputs} + an output buffer?`);
+  assert.deepEqual(Array.from(got.data), Array.from(want.data));
+  // The same call with q = k = v in one array (copied in once) cannot write over it, and is exact too.
+  const self = aw.scaledDotProductAttention(q, q, q, { isCausal: true }).output;
+  const ref = aw.scaledDotProductAttention(q, { ...q, data: q.data.slice() }, { ...q, data: q.data.slice() }, { isCausal: true }).output;
+  assert.deepEqual(Array.from(self.data), Array.from(ref.data));
+});
+
 test('a large call gives its scratch back: the heap in use returns to where it was', () => {
   const enc = new aw.TransformerEncoderLayer(256, 4, { dimFeedforward: 512, batchFirst: true });
   const x = randomTensor([48, 128, 256], 12); // 6 MiB; the layer's scratch without pieces: about 60 MiB

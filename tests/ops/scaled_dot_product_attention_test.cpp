@@ -172,6 +172,70 @@ TEST(AttentionThreads, SdpaBitIdentical) {
   }
 }
 
+// output_over_query (the bindings' mode): the output written over the query's
+// memory gives the bits of a separate output buffer, with 1, 2 and 3 threads,
+// masks, causal (offset), GQA, weights, a NaN query row; and it is not taken
+// where the shapes differ or the query's memory is also the key's or value's.
+TEST(Sdpa, OutputOverQueryIsExact) {
+  struct Case { Shape q, k, v; bool causal, need_weights, mask, gqa; };
+  const Case cases[] = {
+      {{2, 3, 37, 16}, {2, 3, 41, 16}, {2, 3, 41, 16}, false, true, true, false},
+      {{1, 4, 130, 32}, {1, 4, 130, 32}, {1, 4, 130, 32}, true, false, false, false},
+      {{3, 65, 24}, {3, 70, 24}, {3, 70, 24}, false, false, true, false},
+      {{2, 4, 97, 16}, {2, 2, 140, 16}, {2, 2, 140, 16}, false, true, false, true},
+      {{1, 300, 8}, {1, 300, 8}, {1, 300, 8}, true, false, false, false},
+  };
+  for (const Case& c : cases) {
+    auto q = Random(1, NumelChecked(c.q));
+    q[size_t(c.q.back()) * 5] = NAN;  // row 5 of the first head: that head's rows are NaN, torch's and ours
+    const auto k = Random(2, NumelChecked(c.k)), v = Random(3, NumelChecked(c.v));
+    const int64_t L = c.q.end()[-2], S = c.k.end()[-2];
+    std::vector<uint8_t> mask(size_t(L * S));
+    for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % 5 != 2);
+    SdpaOptions o;
+    o.is_causal = c.causal;
+    if (c.gqa) {
+      o.enable_gqa = true;
+      o.causal_bias = CausalBias::kLowerRight;
+      o.causal_bias_l = L;
+      o.causal_bias_s = S;
+    }
+    o.need_weights = c.need_weights;
+    if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
+    SdpaResult want;
+    ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &want).ok());
+    const std::vector<float> want_out(want.output.data(), want.output.data() + want.output.size());
+    for (int threads : {1, 2, 3}) {
+      SetNumThreads(threads);
+      std::vector<float> over = q;
+      SdpaOptions oo = o;
+      oo.output_over_query = true;
+      SdpaResult got;
+      ASSERT_TRUE(ScaledDotProductAttention({over.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, oo, &got).ok());
+      EXPECT_EQ(got.output.size(), 0u) << ShapeStr(c.q);
+      EXPECT_EQ(got.output_data, over.data()) << ShapeStr(c.q);
+      EXPECT_TRUE(test::bit_identical(over, want_out)) << ShapeStr(c.q) << " threads " << threads;
+      EXPECT_TRUE(test::bit_identical(got.weights, want.weights)) << ShapeStr(c.q) << " weights, threads " << threads;
+      SetNumThreads(1);
+    }
+  }
+  // Not over the query: value widens the output; q = k = v in one array.
+  const auto q = Random(4, 5 * 9), k = Random(5, 7 * 9), v = Random(6, 4 * 7 * 6);
+  SdpaOptions o;
+  o.output_over_query = true;
+  SdpaResult r;
+  ASSERT_TRUE(ScaledDotProductAttention({q.data(), {5, 9}}, {k.data(), {7, 9}}, {v.data(), {4, 7, 6}}, o, &r).ok());
+  EXPECT_EQ(r.output.size(), size_t(4 * 5 * 6));
+  EXPECT_EQ(r.output_data, r.output.data());
+  auto x = Random(7, 2 * 33 * 16);
+  SdpaOptions plain;
+  SdpaResult want, self;
+  ASSERT_TRUE(ScaledDotProductAttention({x.data(), {2, 33, 16}}, {x.data(), {2, 33, 16}}, {x.data(), {2, 33, 16}}, plain, &want).ok());
+  ASSERT_TRUE(ScaledDotProductAttention({x.data(), {2, 33, 16}}, {x.data(), {2, 33, 16}}, {x.data(), {2, 33, 16}}, o, &self).ok());
+  EXPECT_EQ(self.output.size(), x.size());
+  EXPECT_TRUE(test::bit_identical(self.output, want.output));
+}
+
 // Repeated calls take their scratch from the thread's workspace: the same
 // results every time.
 TEST(Sdpa, RepeatedCallsGiveTheSameResults) {
