@@ -431,7 +431,10 @@ inline Outcome Sdpa(Reader& in) {
     if (ws.size() < 2 || ws.end()[-2] != qs.end()[-2] || ws.back() != ks.end()[-2])
       Violate(&o, call + "weights shape " + ShapeStr(ws) + " does not end in (L, S)");
     if (!SizeMatches(r.weights, ws)) Violate(&o, call + "weights buffer does not match " + ShapeStr(ws));
-    if (!special && !RowsAreDistributions(r.weights, ks.end()[-2], has_mask))
+    // A lower-right causal bias with L > S leaves the first L - S rows no key:
+    // zero rows, as documented (and as a mask can).
+    const bool rows_without_keys = opts.causal_bias == CausalBias::kLowerRight && qs.end()[-2] > ks.end()[-2];
+    if (!special && !RowsAreDistributions(r.weights, ks.end()[-2], has_mask || rows_without_keys))
       Violate(&o, call + "weight rows are not distributions");
   }
   if (!special && !AllFinite(r.output)) Violate(&o, call + "non-finite output from finite inputs");
