@@ -135,6 +135,31 @@ TEST(Sdpa, CausalBiasErrors) {
   EXPECT_EQ(CheckCausalBias(3, int64_t(1) << 30).message(), "S: expected an integer in [0, 536870912], got 1073741824");
 }
 
+// A case's options: causal, weights, a bool mask of (L, S) (it must outlive
+// them; null: none), and with `gqa` enable_gqa with causal_lower_right(L, S).
+SdpaOptions CaseOptions(const Shape& q, const Shape& k, bool causal, bool need_weights,
+                        const std::vector<uint8_t>* mask, bool gqa) {
+  const int64_t L = q.end()[-2], S = k.end()[-2];
+  SdpaOptions o;
+  o.is_causal = causal;
+  if (gqa) {
+    o.enable_gqa = true;
+    o.causal_bias = CausalBias::kLowerRight;
+    o.causal_bias_l = L;
+    o.causal_bias_s = S;
+  }
+  o.need_weights = need_weights;
+  if (mask) o.attn_mask = MaskView{mask->data(), DType::kBool, {L, S}};
+  return o;
+}
+
+// A keep mask of n values with every `period`-th one (from `skip`) masked.
+std::vector<uint8_t> KeepMask(int64_t n, size_t period, size_t skip) {
+  std::vector<uint8_t> mask(static_cast<size_t>(n));
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % period != skip);
+  return mask;
+}
+
 TEST(AttentionThreads, SdpaBitIdentical) {
   struct Case { Shape q, k, v; bool causal, need_weights, mask; };
   const Case cases[] = {
@@ -146,19 +171,9 @@ TEST(AttentionThreads, SdpaBitIdentical) {
   };
   for (const Case& c : cases) {
     const auto q = Random(1, NumelChecked(c.q)), k = Random(2, NumelChecked(c.k)), v = Random(3, NumelChecked(c.v));
-    const int64_t L = c.q.end()[-2], S = c.k.end()[-2];
-    std::vector<uint8_t> mask(size_t(L * S));
-    for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % 7 != 3);
-    SdpaOptions o;
-    o.is_causal = c.causal;
-    if (c.q.size() == 4 && c.q[1] != c.k[1]) {  // the GQA case: causal_lower_right(L, S)
-      o.enable_gqa = true;
-      o.causal_bias = CausalBias::kLowerRight;
-      o.causal_bias_l = L;
-      o.causal_bias_s = S;
-    }
-    o.need_weights = c.need_weights;
-    if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
+    const auto mask = KeepMask(c.q.end()[-2] * c.k.end()[-2], 7, 3);
+    const bool gqa = c.q.size() == 4 && c.q[1] != c.k[1];  // the GQA case: causal_lower_right(L, S)
+    const SdpaOptions o = CaseOptions(c.q, c.k, c.causal, c.need_weights, c.mask ? &mask : nullptr, gqa);
     SdpaResult want;
     ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &want).ok());
     for (int threads : {2, 3}) {
@@ -189,19 +204,8 @@ TEST(Sdpa, OutputOverQueryIsExact) {
     auto q = Random(1, NumelChecked(c.q));
     q[size_t(c.q.back()) * 5] = NAN;  // row 5 of the first head: that head's rows are NaN, torch's and ours
     const auto k = Random(2, NumelChecked(c.k)), v = Random(3, NumelChecked(c.v));
-    const int64_t L = c.q.end()[-2], S = c.k.end()[-2];
-    std::vector<uint8_t> mask(size_t(L * S));
-    for (size_t i = 0; i < mask.size(); ++i) mask[i] = uint8_t(i % 5 != 2);
-    SdpaOptions o;
-    o.is_causal = c.causal;
-    if (c.gqa) {
-      o.enable_gqa = true;
-      o.causal_bias = CausalBias::kLowerRight;
-      o.causal_bias_l = L;
-      o.causal_bias_s = S;
-    }
-    o.need_weights = c.need_weights;
-    if (c.mask) o.attn_mask = MaskView{mask.data(), DType::kBool, {L, S}};
+    const auto mask = KeepMask(c.q.end()[-2] * c.k.end()[-2], 5, 2);
+    const SdpaOptions o = CaseOptions(c.q, c.k, c.causal, c.need_weights, c.mask ? &mask : nullptr, c.gqa);
     SdpaResult want;
     ASSERT_TRUE(ScaledDotProductAttention({q.data(), c.q}, {k.data(), c.k}, {v.data(), c.v}, o, &want).ok());
     const std::vector<float> want_out(want.output.data(), want.output.data() + want.output.size());
