@@ -137,6 +137,11 @@ export function makeModels(rt, classes) {
           throw new AttnWasmError('ERR_INVALID_ARGUMENT',
             `tokenizer: it has ${tok.vocabSize} ids, more than the model's vocab_size (${hfConfig.vocab_size})`);
         }
+        if (tok && (tok._maxId ?? 0) >= hfConfig.vocab_size) {
+          handle.delete();
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT',
+            `tokenizer: its largest id is ${tok._maxId}, past the model's vocab_size (${hfConfig.vocab_size})`);
+        }
         return new CausalLM(handle, { hfConfig, tokenizer: tok, attentionWindow: own?.attentionWindow }, bytes.byteLength);
       }
       if (tokenizer) {

@@ -27,6 +27,7 @@ import { SplitPreTokenizer } from '@huggingface/tokenizers';
 import { AttnWasmError, describe, rangeError, typeError } from './errors.js';
 import { checkOptions } from './checks.js';
 import { checkBool } from './checks.js';
+import { repeatedKey } from './json_text.js';
 
 /** GPT-2's pre-tokenizer regex, as the Rust ByteLevel pre-tokenizer compiles it (use_regex: true). */
 const GPT2_REGEX = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
@@ -122,15 +123,105 @@ function untranslatable(pattern) {
   return null;
 }
 
-/** A library Split pre-tokenizer (behavior Isolated) for an Oniguruma regex, named by `field` in errors. */
+/** The largest token id: ids are int32 (the Rust library's u32, kept below 2^31 for Int32Array). */
+const MAX_ID = 2 ** 31 - 1;
+
+/** A pattern for a message: at most 60 characters, then how long it is. */
+function shortPattern(regex) {
+  return regex.length <= 60 ? `'${regex}'` : `'${regex.slice(0, 60)}…' (${regex.length} characters)`;
+}
+
+/**
+ * Why an Oniguruma pattern may backtrack catastrophically, or null. V8's regex engine has no
+ * backtracking limit (the Rust library's Oniguruma has one), so such patterns are refused when the
+ * tokenizer is made instead of hanging encode() later. The rule is conservative and simple: a group
+ * repeated by *, +, {n,} or {n,m} (m > 1) must hold neither a repetition of its own nor an alternation
+ * — (a+)+, (a*)*, (?:a|ab)+, ((a+)b){2,9} are refused; a+b*, (?:ab)+, (?i:'s|'t), \s*[\r\n]+ pass.
+ * Every pre-tokenizer pattern of the hub's byte-level tokenizers (GPT-2, Llama 3, Qwen2, GPT-4o style)
+ * passes: none repeats a group.
+ */
+function backtrackRisk(pattern) {
+  const frames = [{ repeats: false, alternates: false }];
+  let last = null; // what a quantifier right here would repeat: { group: frame } or { atom: true }
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const top = frames[frames.length - 1];
+    if (c === '\\') {
+      const brace = /^\\[pPx]\{[^}]*\}|^\\u\{[^}]*\}/.exec(pattern.slice(i));
+      i += brace ? brace[0].length - 1 : 1;
+      last = { atom: true };
+    } else if (c === '[') {
+      let depth = 1;
+      i++;
+      if (pattern[i] === '^') i++;
+      if (pattern[i] === ']') i++; // a ] first in a class is literal
+      for (; i < pattern.length && depth > 0; i++) {
+        if (pattern[i] === '\\') i++;
+        else if (pattern[i] === '[') depth++;
+        else if (pattern[i] === ']') depth--;
+      }
+      i--;
+      last = { atom: true };
+    } else if (c === '(') {
+      frames.push({ repeats: false, alternates: false });
+      last = null;
+    } else if (c === ')') {
+      const closed = frames.length > 1 ? frames.pop() : top;
+      const parent = frames[frames.length - 1];
+      parent.repeats ||= closed.repeats;
+      parent.alternates ||= closed.alternates;
+      last = { group: closed };
+    } else if (c === '|') {
+      top.alternates = true;
+      last = null;
+    } else if (c === '*' || c === '+' || c === '?' || c === '{') {
+      let repeating = c !== '?';
+      if (c === '{') {
+        const m = /^\{(\d*)(,?)(\d*)\}/.exec(pattern.slice(i));
+        if (!m) { last = { atom: true }; continue; } // a literal {
+        repeating = m[2] === ',' ? m[3] === '' || Number(m[3]) > 1 : Number(m[1]) > 1;
+        i += m[0].length - 1;
+      }
+      if (pattern[i + 1] === '?' || pattern[i + 1] === '+') i++; // lazy or possessive
+      if (repeating && last?.group && (last.group.repeats || last.group.alternates)) {
+        return `a repeated group that ${last.group.repeats ? 'repeats' : 'alternates'} inside (as in (a+)+ or (a|ab)*)`;
+      }
+      if (repeating) top.repeats = true;
+      last = null;
+    } else {
+      last = { atom: true };
+    }
+  }
+  return null;
+}
+
+/**
+ * A library Split pre-tokenizer (behavior Isolated) for an Oniguruma regex, named by `field` in errors.
+ * The regex is compiled here, on a one-byte and a two-byte string (V8 compiles a pattern lazily, once per
+ * kind of string, and a pattern too large to compile would otherwise throw on every encode).
+ */
 function regexSplit(regex, field) {
   const bad = untranslatable(regex);
-  if (bad) throw unsupported(field, 'a regex without \\G, atomic groups or possessive quantifiers', phrase(`${bad} in '${regex}'`));
+  if (bad) throw unsupported(field, 'a regex without \\G, atomic groups or possessive quantifiers', phrase(`${bad} in ${shortPattern(regex)}`));
+  const risk = backtrackRisk(regex);
+  if (risk) throw unsupported(field, 'a regex that cannot backtrack catastrophically (no repeated group that repeats or alternates inside)', phrase(`${risk} in ${shortPattern(regex)}`));
+  const why = (e) => {
+    const m = String(e?.message ?? e);
+    return m.length <= 120 ? m : `${m.slice(0, 120)}…`;
+  };
+  let split;
   try {
-    return new SplitPreTokenizer({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
+    split = new SplitPreTokenizer({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
   } catch (e) {
-    throw new AttnWasmError('ERR_UNSUPPORTED', `tokenizer.json ${field}: '${regex}' has no JavaScript RegExp translation (${e.message})`, { cause: e });
+    throw new AttnWasmError('ERR_UNSUPPORTED', `tokenizer.json ${field}: ${shortPattern(regex)} has no JavaScript RegExp translation (${why(e)})`, { cause: e });
   }
+  try {
+    split.pre_tokenize(['a 1']);
+    split.pre_tokenize(['\u00e9\u4e2d 1']);
+  } catch (e) {
+    throw new AttnWasmError('ERR_UNSUPPORTED', `tokenizer.json ${field}: ${shortPattern(regex)} does not compile as a JavaScript RegExp (${e?.name ?? 'Error'}: ${why(e)})`, { cause: e });
+  }
+  return split;
 }
 
 /** The last pre-tokenizer step: text → byte symbols (each piece's UTF-8 bytes as BYTE_SYMBOL characters). */
@@ -202,7 +293,8 @@ function checkModel(model) {
   const tokenOf = []; // id → token, to find a duplicate id
   for (const token in model.vocab) {
     const id = model.vocab[token];
-    if (!Number.isSafeInteger(id) || id < 0) throw invalid(`model.vocab['${token}']`, `expected an id (an integer >= 0), got ${show(id)}`);
+    // Ids are int32 everywhere (the Rust library's u32 ids, Int32Array here): 2^40 would wrap to 0.
+    if (!Number.isInteger(id) || id < 0 || id > MAX_ID) throw invalid(`model.vocab['${token}']`, `expected an id (an integer in [0, 2^31 - 1]), got ${show(id)}`);
     if (tokenOf[id] !== undefined) throw invalid(`model.vocab['${token}']`, `id ${id} is also the id of '${tokenOf[id]}'`);
     tokenOf[id] = token;
     vocab.set(token, id);
@@ -506,6 +598,8 @@ function parseJson(json) {
   if (json instanceof ArrayBuffer) json = new Uint8Array(json);
   if (json instanceof Uint8Array) json = new TextDecoder('utf-8', { fatal: false }).decode(json);
   if (typeof json === 'string') {
+    const repeated = repeatedKey(json);
+    if (repeated) throw invalid(repeated.path === '' ? '(top level)' : repeated.path.slice(repeated.path[0] === '.' ? 1 : 0), `the key '${repeated.key}' is given twice (JSON.parse would keep the last, other readers the first)`);
     try {
       json = JSON.parse(json);
     } catch (e) {
@@ -568,6 +662,8 @@ export class Tokenizer {
     this._bytes = new Map(); // id → its bytes (filled as ids are decoded)
     /** Number of ids: the vocabulary plus the added tokens not in it (the Rust library's get_vocab_size(true)). */
     this.vocabSize = vocab.size + extra;
+    /** @private The largest id (ids may have holes: it can exceed vocabSize - 1); a model's vocab_size must exceed it. */
+    this._maxId = tokenOf.length - 1;
     Object.freeze(this);
   }
 

@@ -162,8 +162,15 @@ def config_from_hf(d):
         raise ValueError(f"config.rope_scaling: only the default RoPE (null or {{\"rope_type\": \"default\"}}) "
                          f"is supported, got {rs!r}")
     rp = d.get("rope_parameters")
-    if rp is not None and (not isinstance(rp, dict) or rp.get("rope_type", "default") != "default"):
-        raise ValueError(f"config.rope_parameters: only rope_type \"default\" is supported, got {rp!r}")
+    if rp is not None:
+        # transformers 5.x: {"rope_theta": base, "rope_type": "default"} (and no top-level rope_theta).
+        if not isinstance(rp, dict) or rp.get("rope_type", rp.get("type", "default")) != "default":
+            raise ValueError(f"config.rope_parameters: only rope_type \"default\" is supported, got {rp!r}")
+        extra = set(rp) - {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
+        if extra:
+            raise ValueError(f"config.rope_parameters.{sorted(extra)[0]}: not a key of the default RoPE")
+        if rp.get("partial_rotary_factor", 1.0) != 1.0:
+            raise ValueError(f"config.rope_parameters.partial_rotary_factor: expected 1, got {rp['partial_rotary_factor']!r}")
     if d.get("partial_rotary_factor", 1.0) != 1.0:
         raise ValueError(f"config.partial_rotary_factor: expected 1.0, got {d['partial_rotary_factor']!r}")
     if d.get("pretraining_tp", 1) != 1:
@@ -190,9 +197,28 @@ def config_from_hf(d):
         D = _int(d, "head_dim", 2, 1024)
     if D % 2:
         raise ValueError(f"config.head_dim: expected an even number (RoPE pairs), got {D}")
+    # The base: rope_parameters.rope_theta (5.x) or rope_theta (4.x); both given must agree.
     theta = _pos_number(d, "rope_theta", dft["rope_theta"])
+    if rp is not None and "rope_theta" in rp:
+        inner = rp["rope_theta"]
+        if isinstance(inner, bool) or not isinstance(inner, (int, float)) or not math.isfinite(inner) or inner <= 0:
+            raise ValueError(f"config.rope_parameters.rope_theta: expected a finite number > 0, got {inner!r}")
+        if "rope_theta" in d and inner != theta:
+            raise ValueError(f"config.rope_parameters.rope_theta: {inner} differs from rope_theta {theta}")
+        theta = inner
+    V = _int(d, "vocab_size", 1, 1 << 22)
+    # Special-token ids: an id of the vocabulary or null (eos_token_id also a list of ids), as HF checks them.
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        v = d.get(key)
+        ids = v if key == "eos_token_id" and isinstance(v, list) else [v]
+        for i, x in enumerate(ids):
+            if x is None and not isinstance(v, list):
+                continue
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or x != int(x) or not 0 <= x < V:
+                at = f"{key}[{i}]" if isinstance(v, list) else key
+                raise ValueError(f"config.{at}: expected an id in [0, {V - 1}] or null, got {x!r}")
     return LMConfig(
-        model_type=mt, vocab_size=_int(d, "vocab_size", 1, 1 << 22), hidden_size=E,
+        model_type=mt, vocab_size=V, hidden_size=E,
         intermediate_size=_int(d, "intermediate_size", 1, 1 << 20),
         num_hidden_layers=_int(d, "num_hidden_layers", 1, 1024), num_attention_heads=H,
         num_key_value_heads=Hkv, head_dim=D, rms_norm_eps=_pos_number(d, "rms_norm_eps", dft["rms_norm_eps"]),
@@ -235,6 +261,19 @@ def hf_config_dict(cfg, torch_dtype="float32", bos_token_id=None, eos_token_id=N
         del d["bos_token_id"]
     if eos_token_id is None:
         del d["eos_token_id"]
+    return d
+
+
+def hf_config_dict_v5(cfg, dtype="float32", bos_token_id=None, eos_token_id=None, transformers_version="5.17.0"):
+    """The config.json dict transformers 5.x writes: the RoPE base only in rope_parameters, "dtype" for
+    "torch_dtype", layer_types for Qwen2 (every layer "full_attention" without sliding windows)."""
+    d = hf_config_dict(cfg, torch_dtype=dtype, bos_token_id=bos_token_id, eos_token_id=eos_token_id,
+                       transformers_version=transformers_version)
+    del d["rope_theta"], d["rope_scaling"], d["torch_dtype"]
+    d["dtype"] = dtype
+    d["rope_parameters"] = {"rope_theta": cfg.rope_theta, "rope_type": "default"}
+    if cfg.model_type == "qwen2":
+        d["layer_types"] = ["full_attention"] * cfg.num_hidden_layers
     return d
 
 

@@ -82,6 +82,29 @@ std::string KeyPath(const std::string& key) {
   return ident ? "." + key : "[" + QuoteJson(key) + "]";
 }
 
+// Every object in v, at any depth, with no key twice: JSON.parse keeps a duplicate's last value and
+// this reader its first, so a config.json that repeats a key would be read two ways (the JS face and the
+// model would disagree). Refused, naming the object's path and the key.
+Status UniqueKeys(const JsonValue& v, const std::string& root, const std::string& path) {
+  if (v.is_object()) {
+    std::unordered_set<std::string_view> keys;
+    keys.reserve(v.members.size());
+    for (const io::JsonMember& m : v.members)
+      if (!keys.insert(m.key).second)
+        return ArgError(root + path + ": expected unique keys, got " + QuoteJson(m.key) + " more than once");
+    for (const io::JsonMember& m : v.members) {
+      if (!m.value.is_object() && !m.value.is_array()) continue;
+      AW_RETURN_IF_ERROR(UniqueKeys(m.value, root, path + KeyPath(m.key)));
+    }
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.items.size(); ++i) {
+      if (!v.items[i].is_object() && !v.items[i].is_array()) continue;
+      AW_RETURN_IF_ERROR(UniqueKeys(v.items[i], root, path + "[" + Num(int64_t(i)) + "]"));
+    }
+  }
+  return Status::OK();
+}
+
 // root: "attnwasm.config" (a file's), "attnwasm.config.hf_config", "config" (a config.json passed to loadModel);
 // path: "" (the root) or ".dModel", ".srcVocab[5]", ...
 Status Fail(const std::string& root, const std::string& path, const std::string& expected, const std::string& got) {
@@ -283,6 +306,67 @@ Status CheckVit(const Config& c) {
   return c.OptionalNumber("std", /*positive=*/true);
 }
 
+// rope_parameters (transformers 5.x; null or absent in 4.x files): for the default RoPE it holds
+// rope_type ("default"; "type" in older saves), rope_theta and perhaps partial_rotary_factor (1 here).
+// Any other key belongs to a scaled RoPE and is refused by name: never ignored. The base may also be
+// the top-level rope_theta (4.x); both are read (RopeTheta), and two different bases are refused.
+Status CheckRopeParameters(const Config& c) {
+  const JsonValue* rp = c.Get("rope_parameters");
+  if (!rp || rp->type == JsonType::kNull) return Status::OK();
+  if (!rp->is_object()) return c.Fail(".rope_parameters", "null or an object", Describe(rp));
+  for (const io::JsonMember& m : rp->members) {
+    const std::string at = ".rope_parameters" + KeyPath(m.key);
+    const JsonValue& v = m.value;
+    if (m.key == "rope_type" || m.key == "type") {
+      if (!(v.is_string() && v.str == "default")) return c.Fail(at, "\"default\" (scaled RoPE is not supported)", Describe(&v));
+    } else if (m.key == "rope_theta") {
+      if (!v.is_number() || !std::isfinite(v.number) || !(v.number > 0)) return c.Fail(at, "a finite number > 0", Describe(&v));
+    } else if (m.key == "partial_rotary_factor") {
+      if (!(v.is_number() && v.number == 1.0)) return c.Fail(at, "1 (RoPE on every dim)", Describe(&v));
+    } else {
+      return c.Fail(at, "no such key (the default RoPE has rope_type, rope_theta and partial_rotary_factor; "
+                        "scaled RoPE is not supported)", Describe(&v));
+    }
+  }
+  const JsonValue* top = c.Get("rope_theta");
+  const JsonValue* inner = rp->Find("rope_theta");
+  if (top && inner && top->is_number() && top->number != inner->number)
+    return c.Fail(".rope_parameters.rope_theta", "the same base as rope_theta (" + Describe(top) + ") when both are given",
+                  Describe(inner));
+  return Status::OK();
+}
+
+// The RoPE base of a config CheckCausalLm accepted: rope_parameters.rope_theta (5.x), else rope_theta (4.x),
+// else HF's default 10000.
+double RopeTheta(const JsonValue& hf) {
+  const JsonValue* rp = hf.Find("rope_parameters");
+  if (const JsonValue* inner = rp && rp->is_object() ? rp->Find("rope_theta") : nullptr) return inner->number;
+  const JsonValue* top = hf.Find("rope_theta");
+  return top ? top->number : 10000.0;
+}
+
+// The special-token ids of config.json: bos_token_id and pad_token_id an id in [0, vocab_size) or null;
+// eos_token_id also a list of them (Llama 3's [128001, 128008, 128009]). generate() stops at eos_token_id by
+// default (bindings/causal_lm.js); the others are checked so that a wrong one is an error, not a surprise.
+Status CheckTokenIds(const Config& c, int64_t vocab) {
+  const std::string range = "an id in " + RangeStr(0, vocab - 1) + " (vocab_size " + Num(vocab) + ") or null";
+  int64_t unused = 0;
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+    const JsonValue* v = c.Get(key);
+    if (!v || v->type == JsonType::kNull || IntIn(v, 0, vocab - 1, &unused)) continue;
+    if (std::string(key) == "eos_token_id" && v->is_array()) {
+      for (size_t i = 0; i < v->items.size(); ++i)
+        if (!IntIn(&v->items[i], 0, vocab - 1, &unused))
+          return c.Fail(".eos_token_id[" + Num(int64_t(i)) + "]", "an id in " + RangeStr(0, vocab - 1) +
+                        " (vocab_size " + Num(vocab) + ")", Describe(&v->items[i]));
+      continue;
+    }
+    return c.Fail(std::string(".") + key, std::string(key) == "eos_token_id" ? range + ", or a list of ids" : range,
+                  Describe(v));
+  }
+  return Status::OK();
+}
+
 // A Hugging Face config.json of a LlamaForCausalLM / Qwen2ForCausalLM (the
 // causal LM family, models/causal_lm.h): what tools/causal_lm.py config_from_hf
 // accepts, and the same refusals — anything the family cannot run exactly is
@@ -306,11 +390,7 @@ Status CheckCausalLm(const Config& c) {
   if (!default_rope(c.Get("rope_scaling"), "rope_type", "type"))
     return c.Fail(".rope_scaling", "null or {\"rope_type\": \"default\"} (scaled RoPE is not supported)",
                   Describe(c.Get("rope_scaling")));
-  if (const JsonValue* rp = c.Get("rope_parameters")) {
-    const JsonValue* t = rp->is_object() ? rp->Find("rope_type") : nullptr;
-    if (!rp->is_object() || (t && !(t->is_string() && t->str == "default")))
-      return c.Fail(".rope_parameters", "rope_type \"default\"", Describe(t ? t : rp));
-  }
+  AW_RETURN_IF_ERROR(CheckRopeParameters(c));
   if (const JsonValue* f = c.Get("partial_rotary_factor"); f && !(f->is_number() && f->number == 1.0))
     return c.Fail(".partial_rotary_factor", "1 (RoPE on every dim)", Describe(f));
   if (const JsonValue* tp = c.Get("pretraining_tp"); tp && !(tp->is_number() && tp->number == 1.0))
@@ -342,7 +422,8 @@ Status CheckCausalLm(const Config& c) {
   if (c.Get("max_position_embeddings")) AW_RETURN_IF_ERROR(c.Int("max_position_embeddings", 1, 16 * kMaxSequence, &unused));
   AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
   AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
-  return c.OptionalBool("mlp_bias");
+  AW_RETURN_IF_ERROR(c.OptionalBool("mlp_bias"));
+  return CheckTokenIds(c, int64_t(c.Get("vocab_size")->number));
 }
 
 // A file's {"model": "causal_lm", "hf_config": {…}, "tokenizer": {…}, "attentionWindow": n}: the HF config, an
@@ -434,7 +515,10 @@ Status ValidateModelConfig(std::string_view json_text, std::string_view expected
     return Fail(kRoot, ".model", "\"translator\", \"vit\" or \"causal_lm\"", Describe(model));
   }
   const Config c(root, kRoot);
-  return is_translator ? CheckTranslator(c) : is_vit ? CheckVit(c) : CheckCausalLmFile(c);
+  AW_RETURN_IF_ERROR(is_translator ? CheckTranslator(c) : is_vit ? CheckVit(c) : CheckCausalLmFile(c));
+  return UniqueKeys(root, kRoot, "");  // at every depth (the hf_config, the tokenizer, …): the kind's own
+                                       // messages first (langTokens names its repeated language)
+
 }
 
 namespace {
@@ -468,7 +552,7 @@ void ReadCausalLm(const JsonValue& hf, CausalLmSpec* out) {
   const JsonValue* hd = hf.Find("head_dim");
   s.head_dim = hd && hd->is_number() ? int64_t(hd->number) : s.hidden / s.heads;
   s.rms_eps = NumberOr(hf, "rms_norm_eps", 1e-6);
-  s.rope_theta = NumberOr(hf, "rope_theta", 10000.0);
+  s.rope_theta = RopeTheta(hf);
   s.max_positions = hf.Find("max_position_embeddings") ? IntOf(hf, "max_position_embeddings") : qwen2 ? 32768 : 2048;
   s.tied = BoolOr(hf, "tie_word_embeddings", false);
   const bool attention_bias = !qwen2 && BoolOr(hf, "attention_bias", false);
@@ -489,6 +573,7 @@ Status ParseCausalLmConfig(std::string_view json_text, CausalLmSpec* out) {
     return ArgError("config: not valid JSON: " + m);
   }
   if (!root.is_object()) return Fail("config", "", "a JSON object (a Hugging Face config.json)", Describe(&root));
+  AW_RETURN_IF_ERROR(UniqueKeys(root, "config", ""));
   AW_RETURN_IF_ERROR(CheckCausalLm(Config(root, "config")));
   ReadCausalLm(root, out);
   return Status::OK();

@@ -365,10 +365,24 @@ def lm_model_case(name, hf, dtype, batch, T, prompts, new_tokens, via_export, no
     folder = os.path.join(OUT_DIR, "models", name)
     os.makedirs(folder, exist_ok=True)
     weights = os.path.join(folder, "model.safetensors")
-    full_config = clm.hf_config_dict(cfg, torch_dtype=TORCH_DTYPE_NAME[dtype],
-                                     bos_token_id=hf.get("bos_token_id"), eos_token_id=hf.get("eos_token_id"))
-    full_config.update(hf)
-    full_config["torch_dtype"] = TORCH_DTYPE_NAME[dtype]
+    if "rope_parameters" in hf:
+        # transformers 5.x's layout: the base only in rope_parameters (issue 28: it used to be ignored).
+        full_config = clm.hf_config_dict_v5(cfg, dtype=TORCH_DTYPE_NAME[dtype], bos_token_id=hf.get("bos_token_id"),
+                                            eos_token_id=hf.get("eos_token_id"))
+        full_config.update(hf)
+    else:
+        full_config = clm.hf_config_dict(cfg, torch_dtype=TORCH_DTYPE_NAME[dtype],
+                                         bos_token_id=hf.get("bos_token_id"), eos_token_id=hf.get("eos_token_id"))
+        full_config.update(hf)
+        full_config["torch_dtype"] = TORCH_DTYPE_NAME[dtype]
+    if cfg.rope_theta != 10000.0:
+        # The base matters at these lengths: the same weights with the default base miss by far more than
+        # the tolerance (so a loader that ignores where the base is written fails this case).
+        other = clm.config_from_hf(dict(hf, rope_theta=10000.0, rope_parameters=None))
+        m_default = clm.load_state_dict_hf(clm.CausalLM(other).double().eval(), clm.hf_state_dict(m32))
+        with torch.no_grad():
+            miss = float((m_default(ids) - want).abs().max())
+        assert miss > 100 * (TOL_LAYER[0] + TOL_LAYER[1] * float(want.abs().max())), (name, miss)
     if via_export:
         export_causal_lm(weights, m32, full_config, dtype=dtype)     # also writes config.json
     else:
@@ -462,7 +476,32 @@ def model_cases():
                                              max_position_embeddings=32, tie_word_embeddings=True,
                                              attention_bias=False),
          "BF16", 2, 7, (1, 4), 8, True, "head_dim 128, BF16, tied; written by export_causal_lm"),
+        # Issue 28: the RoPE base from either generation of config.json, random bases (log-uniform 1e3-1e7,
+        # drawn once with a fixed seed: random_base).
+        ("llama_v5_rope_parameters", llama(vocab_size=53, hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                                           num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5,
+                                           rope_parameters={"rope_theta": random_base("llama_v5"), "rope_type": "default"},
+                                           max_position_embeddings=64, tie_word_embeddings=False, attention_bias=False),
+         "BF16", 2, 17, (2, 5), 8, False, "transformers 5.x config.json: the base only in rope_parameters, "
+         "dtype for torch_dtype; a random base"),
+        ("qwen2_v5_rope_parameters", qwen2(vocab_size=47, hidden_size=32, intermediate_size=40, num_hidden_layers=2,
+                                           num_attention_heads=4, num_key_value_heads=1, rms_norm_eps=1e-6,
+                                           rope_parameters={"rope_theta": random_base("qwen2_v5"), "rope_type": "default"},
+                                           max_position_embeddings=64, tie_word_embeddings=True),
+         "F32", 1, 21, (3,), 8, False, "transformers 5.x Qwen2 config.json (layer_types, rope_parameters); a random base"),
+        ("llama_v4_random_base", llama(vocab_size=41, hidden_size=32, intermediate_size=48, num_hidden_layers=1,
+                                       num_attention_heads=2, num_key_value_heads=2, rms_norm_eps=1e-5,
+                                       rope_theta=random_base("llama_v4"), max_position_embeddings=64,
+                                       tie_word_embeddings=True, attention_bias=False),
+         "F32", 2, 15, (4,), 8, False, "transformers 4.x config.json (rope_theta at the top level); a random base"),
     ]
+
+
+def random_base(name):
+    """A RoPE base drawn log-uniformly from [1e3, 1e7] by a generator seeded from the name; rounded to 6
+    significant digits, as a config.json would write it."""
+    u = float(torch.rand(1, generator=gen_for("base/" + name)))
+    return float(f"{10 ** (3 + 4 * u):.6g}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -491,6 +530,21 @@ def refusal_cases():
          "refused", "rope_scaling", "Llama 3.1's RoPE"),
         ("rope_scaling_default", "llama", {"rope_scaling": {"rope_type": "default"}}, {}, "accepted", None,
          "an explicit default RoPE is the default RoPE"),
+        ("rope_parameters_theta_zero", "llama", {"rope_theta": None, "rope_parameters": {"rope_theta": 0, "rope_type": "default"}},
+         {}, "refused", "rope_parameters.rope_theta", "a base of 0 (issue 28: accepted when rope_parameters was ignored)"),
+        ("rope_parameters_theta_negative", "llama", {"rope_theta": None, "rope_parameters": {"rope_theta": -10000.0,
+                                                                                          "rope_type": "default"}},
+         {}, "refused", "rope_parameters.rope_theta", None),
+        ("rope_parameters_disagrees", "llama", {"rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}},
+         {}, "refused", "rope_parameters.rope_theta", "rope_theta 10000 and rope_parameters.rope_theta 500000"),
+        ("rope_parameters_llama3", "llama", {"rope_theta": None, "rope_parameters": {
+            "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192}}, {}, "refused", "rope_parameters", "5.x's Llama 3.1 RoPE"),
+        ("eos_token_id_string", "llama", {"eos_token_id": "two"}, {}, "refused", "eos_token_id",
+         "issue 28: accepted, and generation never stopped"),
+        ("eos_token_id_past_vocab", "llama", {"eos_token_id": [2, 8]}, {}, "refused", "eos_token_id[1]",
+         "vocab_size 8: ids 0-7"),
+        ("pad_token_id_past_vocab", "llama", {"pad_token_id": 8}, {}, "refused", "pad_token_id", None),
         ("hidden_act_gelu", "llama", {"hidden_act": "gelu"}, {}, "refused", "hidden_act", None),
         ("model_type_mistral", "llama", {"model_type": "mistral"}, {}, "refused", "model_type", None),
         ("qwen2_sliding_window", "qwen2", {"use_sliding_window": True, "sliding_window": 4}, {}, "refused",

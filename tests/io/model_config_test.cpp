@@ -411,6 +411,124 @@ TEST(ModelConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
   EXPECT_EQ(ParseCausalLmConfig("{", &spec).code(), Code::kInvalidArgument);
 }
 
+void ExpectHfOk(const Members& ms, CausalLmSpec* out = nullptr) {
+  CausalLmSpec spec;
+  const Status s = ParseCausalLmConfig(Json(ms), out ? out : &spec);
+  EXPECT_TRUE(s.ok()) << Json(ms) << ": " << s.message();
+}
+
+// The RoPE base from either generation of config.json: transformers 4.x writes rope_theta, 5.x only
+// rope_parameters.rope_theta (issue 28: it was ignored, and every 5.x save of a model whose base is not
+// 10 000 gave wrong logits). Both may be given when they agree.
+TEST(ModelConfigTest, CausalLmRopeBaseFromEitherGeneration) {
+  CausalLmSpec l;
+  ExpectHfOk(Set(kMinLlama, "rope_theta", "500000.0"), &l);
+  EXPECT_EQ(l.rope_theta, 500000.0);
+  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "rope_type": "default"})"), &l);
+  EXPECT_EQ(l.rope_theta, 500000.0);
+  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"type": "default", "rope_theta": 1e6, "partial_rotary_factor": 1.0})"), &l);
+  EXPECT_EQ(l.rope_theta, 1e6);
+  ExpectHfOk(Set(Set(kMinLlama, "rope_theta", "100000"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 1e5})"), &l);
+  EXPECT_EQ(l.rope_theta, 1e5);
+  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default"})"), &l);
+  EXPECT_EQ(l.rope_theta, 10000.0);
+  ExpectHfOk(Set(kMinLlama, "rope_parameters", "null"), &l);
+  EXPECT_EQ(l.rope_theta, 10000.0);
+  ExpectHfInvalid(Set(Set(kMinLlama, "rope_theta", "10000.0"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 500000.0})"),
+                  "config.rope_parameters.rope_theta: expected the same base as rope_theta (10000.0) when both are given, "
+                  "got 500000.0");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": 0})"),
+                  "config.rope_parameters.rope_theta: expected a finite number > 0, got 0");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": -10000})"),
+                  "config.rope_parameters.rope_theta: expected a finite number > 0, got -10000");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": "1e6"})"),
+                  "config.rope_parameters.rope_theta: expected a finite number > 0, got \"1e6\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0})"),
+                  "config.rope_parameters.rope_type: expected \"default\" (scaled RoPE is not supported), got \"llama3\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "factor": 8.0})"),
+                  "config.rope_parameters.factor: expected no such key (the default RoPE has rope_type, rope_theta and "
+                  "partial_rotary_factor; scaled RoPE is not supported), got 8.0");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "partial_rotary_factor": 0.5})"),
+                  "config.rope_parameters.partial_rotary_factor: expected 1 (RoPE on every dim), got 0.5");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", "\"default\""),
+                  "config.rope_parameters: expected null or an object, got \"default\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_theta", "0"), "config.rope_theta: expected a finite number > 0, got 0");
+}
+
+// bos/eos/pad ids: integers in [0, vocab_size) or null; eos_token_id also a list. Tested at both edges of the
+// range (the last valid id and the first invalid one), and with what is not an id at all.
+TEST(ModelConfigTest, CausalLmTokenIdsAreIdsOfTheVocabulary) {
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+    SCOPED_TRACE(key);
+    const std::string field = std::string("config.") + key + ": expected an id in [0, 97] (vocab_size 98) or null" +
+                              (std::string(key) == "eos_token_id" ? ", or a list of ids" : "") + ", got ";
+    ExpectHfOk(Set(kMinLlama, key, "null"));
+    ExpectHfOk(Set(kMinLlama, key, "0"));
+    ExpectHfOk(Set(kMinLlama, key, "97"));
+    ExpectHfOk(Set(kMinLlama, key, "97.0"));
+    ExpectHfInvalid(Set(kMinLlama, key, "98"), field + "98");
+    ExpectHfInvalid(Set(kMinLlama, key, "-1"), field + "-1");
+    ExpectHfInvalid(Set(kMinLlama, key, "\"two\""), field + "\"two\"");
+    ExpectHfInvalid(Set(kMinLlama, key, "1.5"), field + "1.5");
+    ExpectHfInvalid(Set(kMinLlama, key, "true"), field + "true");
+    ExpectHfInvalid(Set(kMinLlama, key, "1e300"), field + "1e300");
+  }
+  ExpectHfOk(Set(kMinLlama, "eos_token_id", "[0, 97]"));
+  ExpectHfOk(Set(kMinLlama, "eos_token_id", "[]"));
+  ExpectHfInvalid(Set(kMinLlama, "eos_token_id", "[0, 98]"), "config.eos_token_id[1]: expected an id in [0, 97] (vocab_size 98), got 98");
+  ExpectHfInvalid(Set(kMinLlama, "eos_token_id", "[\"two\"]"), "config.eos_token_id[0]: expected an id in [0, 97] (vocab_size 98), got \"two\"");
+  ExpectHfInvalid(Set(kMinLlama, "bos_token_id", "[1]"),
+                  "config.bos_token_id: expected an id in [0, 97] (vocab_size 98) or null, got an array of 1 element");
+}
+
+// A key given twice is read one way by JSON.parse (the last) and another by this reader (the first), so it is
+// refused, at any depth (issue 28: vocab_size 256 then 100 gave 256-wide logits and a vocabSize of 100).
+TEST(ModelConfigTest, DuplicateKeysAreRefusedAtAnyDepth) {
+  ExpectHfInvalid(Set(kMinLlama, "vocab_size\": 256, \"vocab_size", "100"),
+                  "config: expected unique keys, got \"vocab_size\" more than once");
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 1e6, "rope_theta": 1e4})"),
+                  "config.rope_parameters: expected unique keys, got \"rope_theta\" more than once");
+  ExpectHfInvalid(Set(kMinLlama, "task_specific_params", R"({"a": [{"b": 1, "b": 2}]})"),
+                  "config.task_specific_params.a[0]: expected unique keys, got \"b\" more than once");
+  const std::string file = "{\"model\": \"causal_lm\", \"hf_config\": " + Json(Set(kMinLlama, "vocab_size\": 256, \"vocab_size", "100")) + "}";
+  ExpectInvalid(file, "", "attnwasm.config.hf_config: expected unique keys, got \"vocab_size\" more than once");
+}
+
+// Every range the config reader applies, at its edges: the last valid value passes, the first invalid one is
+// refused naming the key (a hand-made mutation run found range checks whose tests only used far-off values).
+TEST(ModelConfigTest, CausalLmConfigRangesAtTheirEdges) {
+  const Members base = Set(kMinLlama, "head_dim", "32");  // so that hidden_size and the heads vary alone
+  struct Edge { const char* key; const char* ok; const char* bad; const char* expected; };
+  const Edge edges[] = {
+      {"vocab_size", "1", "0", "an integer in [1, 1000000]"},
+      {"vocab_size", "1000000", "1000001", "an integer in [1, 1000000]"},
+      {"hidden_size", "1", "0", "an integer in [1, 16384]"},
+      {"hidden_size", "16384", "16385", "an integer in [1, 16384]"},
+      {"intermediate_size", "1", "0", "an integer in [1, 65536]"},
+      {"intermediate_size", "65536", "65537", "an integer in [1, 65536]"},
+      {"num_hidden_layers", "1", "0", "an integer in [1, 1000]"},
+      {"num_hidden_layers", "1000", "1001", "an integer in [1, 1000]"},
+      {"num_attention_heads", "1", "0", "an integer in [1, 128]"},
+      {"num_attention_heads", "128", "129", "an integer in [1, 128]"},
+      {"num_key_value_heads", "4", "5", "a divisor of num_attention_heads (4)"},
+      {"num_key_value_heads", "1", "0", "a divisor of num_attention_heads (4)"},
+      {"head_dim", "2", "1", "an integer in [2, 1024]"},
+      {"head_dim", "1024", "1025", "an integer in [2, 1024]"},
+      {"head_dim", "1024", "1026", "an integer in [2, 1024]"},
+      {"max_position_embeddings", "1", "0", "an integer in [1, 1048576]"},
+      {"max_position_embeddings", "1048576", "1048577", "an integer in [1, 1048576]"},
+      {"rms_norm_eps", "1e-300", "0", "a finite number > 0"},
+      {"rope_theta", "1e-300", "0", "a finite number > 0"},
+  };
+  for (const Edge& e : edges) {
+    SCOPED_TRACE(std::string(e.key) + " " + e.ok + " / " + e.bad);
+    // num_attention_heads may not exceed hidden_size: one head for the smallest width.
+    const Members b = std::string(e.key) == "hidden_size" ? Set(base, "num_attention_heads", "1") : base;
+    ExpectHfOk(Set(b, e.key, e.ok));
+    ExpectHfInvalid(Set(b, e.key, e.bad), std::string("config.") + e.key + ": expected " + e.expected + ", got " + e.bad);
+  }
+}
+
 // A file's config: the HF config under hf_config, an optional "chars" tokenizer and attention window.
 std::string LmFile(const std::string& tokenizer, const std::string& window = "") {
   return "{\"model\": \"causal_lm\", \"hf_config\": " +

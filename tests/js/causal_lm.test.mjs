@@ -18,7 +18,9 @@ const LM = new URL('../data/goldens/lm/', import.meta.url);
 const aw = await init({ threads: 1 });
 const read = (rel) => readFileSync(new URL(rel, LM));
 const MODELS = ['llama_bias_gqa4_hd64', 'llama_tied_bias_gqa8_hd8', 'llama_tied_gqa2_hd128_bf16',
-  'llama_untied_gqa2_hd8', 'qwen2_tied_gqa3_hd16_bf16', 'qwen2_untied_gqa1_hd32_f16'];
+  'llama_untied_gqa2_hd8', 'qwen2_tied_gqa3_hd16_bf16', 'qwen2_untied_gqa1_hd32_f16',
+  // Issue 28: random RoPE bases written where transformers 5.x writes them (rope_parameters) and 4.x (rope_theta).
+  'llama_v5_rope_parameters', 'qwen2_v5_rope_parameters', 'llama_v4_random_base'];
 
 /** { tensors: name → {data, shape}, case } of an expected.safetensors. */
 function golden(name) {
@@ -131,6 +133,36 @@ test('refusals/cases.json: what the family cannot run exactly is refused by the 
   lm.dispose();
 });
 
+test('config.json is read one way: a key given twice, a token id that is not one, a base in both places are refused by name', async () => {
+  const bytes = read('models/llama_untied_gqa2_hd8/model.safetensors');
+  const text = read('models/llama_untied_gqa2_hd8/config.json').toString();
+  const config = JSON.parse(text);
+  // vocab_size twice (JSON.parse keeps the last, the native reader the first): refused, as text or bytes.
+  const twice = text.replace('"vocab_size": 61', '"vocab_size": 61, "vocab_size": 100');
+  assert.notEqual(twice, text);
+  for (const c of [twice, new TextEncoder().encode(twice)]) {
+    await assert.rejects(aw.loadModel(bytes, { config: c }),
+      (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'config: expected unique keys, got "vocab_size" more than once');
+  }
+  const refused = [
+    [{ eos_token_id: 'two' }, 'config.eos_token_id: expected an id in [0, 60] (vocab_size 61) or null, or a list of ids, got "two"'],
+    [{ eos_token_id: 61 }, 'config.eos_token_id: expected an id in [0, 60] (vocab_size 61) or null, or a list of ids, got 61'],
+    [{ eos_token_id: [2, 61] }, 'config.eos_token_id[1]: expected an id in [0, 60] (vocab_size 61), got 61'],
+    [{ bos_token_id: -1 }, 'config.bos_token_id: expected an id in [0, 60] (vocab_size 61) or null, got -1'],
+    [{ rope_parameters: { rope_theta: 0, rope_type: 'default' } }, 'config.rope_parameters.rope_theta: expected a finite number > 0, got 0'],
+    [{ rope_parameters: { rope_theta: 5e5, rope_type: 'default' } },
+      'config.rope_parameters.rope_theta: expected the same base as rope_theta (10000) when both are given, got 500000'],
+  ];
+  for (const [patch, message] of refused) {
+    await assert.rejects(aw.loadModel(bytes, { config: { ...config, ...patch } }),
+      (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === message, JSON.stringify(patch));
+  }
+  // The edges pass: the last id of the vocabulary, a list of them, null.
+  const lm = await aw.loadModel(bytes, { config: { ...config, eos_token_id: [0, 60], bos_token_id: null, pad_token_id: 60 } });
+  assert.deepEqual(lm.eosTokenIds, [0, 60]);
+  lm.dispose();
+});
+
 test('config and tokenizer options: types, kinds and mismatches are errors that name them', async () => {
   const bytes = read('models/llama_untied_gqa2_hd8/model.safetensors');
   const config = JSON.parse(read('models/llama_untied_gqa2_hd8/config.json'));
@@ -195,6 +227,16 @@ test('the demo model (models/lm): reference.json greedy ids and first logits fro
   assert.throws(() => lm.encode('naïve'), (e) => e.code === 'ERR_INVALID_ARGUMENT'
     && e.message === "text: this model's vocabulary has no 'ï' (U+00EF, character 2); it writes printable ASCII, tab and newline only");
   assert.throws(() => lm.generate('A ☃ snowman'), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /no '☃' \(U\+2603, character 2\)/.test(e.message));
+  // Ids at the edge of the vocabulary: the last decodes, the first past it (vocabSize) is ERR_OUT_OF_RANGE
+  // everywhere an id goes in — never the text 'undefined'.
+  const V = lm.vocabSize;
+  assert.equal(lm.decode([V - 1]).length > 0, true);
+  assert.throws(() => lm.decode([V]), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message === `ids[0]: expected an id in [0, ${V - 1}], got ${V}`);
+  assert.equal(typeof lm.tokenizer.streamDecoder().push(V - 1), 'string');
+  assert.throws(() => lm.tokenizer.streamDecoder().push(V), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message.includes(`got ${V}`));
+  assert.throws(() => lm.generate([1, V]), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message === `prompt[1]: expected an integer in [0, ${V - 1}], got ${V}`);
+  assert.throws(() => lm.generate([1], { stopTokens: [V] }), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message.startsWith('stopTokens[0]:'));
+  await lm.generate([V - 1], { maxNewTokens: 1 }).next();
   assert.equal(lm.decode([0, 40, 41]), '<eos>EF');
   assert.equal(lm.decode([0, 40, 41], { skipSpecialTokens: true }), 'EF');
   lm.dispose();

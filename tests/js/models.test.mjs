@@ -136,6 +136,18 @@ test(`translator: every text of tests/data/not_numbers.json is refused with ERR_
   assert.equal(tr.translate('forty two').text, 'quarante-deux');
 });
 
+test('translator: token ids are checked at the edge of the target vocabulary (the last id passes, the first past it is refused)', () => {
+  const V = tr.config.tgtVocab.length;
+  const last = tr.config.tgtVocab[V - 1];
+  assert.equal(tr.detokenize([V - 1], 'fr'), last.startsWith('<') ? '' : last);
+  assert.throws(() => tr.detokenize([4, V], 'fr'), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message === `ids[1]: expected a token id in [0, ${V}), got ${V}`);
+  assert.throws(() => tr.detokenize([-1], 'fr'), (e) => e.code === 'ERR_OUT_OF_RANGE' && e.message === `ids[0]: expected a token id in [0, ${V}), got -1`);
+  // scoreFull's ids are checked natively, at the same edge.
+  const first = tr.config.langTokens.fr;
+  assert.equal(tr.scoreFull('twenty-one', [first, V - 1]).shape[1], V);
+  assert.throws(() => tr.scoreFull('twenty-one', [first, V]), (e) => /targetIds|tgt/.test(e.message) && e.message.includes(String(V)));
+});
+
 test('translator: cross-attention weights are per layer and head and sum to 1 over the source', () => {
   const r = tr.translate('three hundred seventy-one', { to: 'de' });
   const { layers, heads, targetLength: T, sourceLength: S, data } = r.crossAttention;

@@ -246,6 +246,25 @@ const REFUSALS = [
   ['single_word', edited((j) => { j.added_tokens[0].single_word = true; }), 'ERR_UNSUPPORTED', 'added_tokens[0].single_word: expected false, got true'],
   ['an added token without its flags', edited((j) => { delete j.added_tokens[0].lstrip; }), 'ERR_INVALID_ARGUMENT', 'added_tokens[0].lstrip: expected a boolean, got nothing (the field is missing)'],
   ['an added token twice', edited((j) => { j.added_tokens.push({ ...j.added_tokens[0] }); }), 'ERR_INVALID_ARGUMENT', "added_tokens[1].content: '<|endoftext|>' is added twice"],
+  // Issue 28: what used to be accepted and then gave wrong ids or a hang.
+  ['a key given twice (text)', baseText.replace('"vocab":{', '"vocab":{"zzzz":1,"zzzz":2,'), 'ERR_INVALID_ARGUMENT',
+    "tokenizer.json model.vocab: the key 'zzzz' is given twice"],
+  ['a key given twice (bytes)', new TextEncoder().encode(baseText.replace(/^\{/, '{"model":null,')), 'ERR_INVALID_ARGUMENT',
+    "tokenizer.json (top level): the key 'model' is given twice"],
+  ['an id of 2^40 (it would wrap to 0 in an Int32Array)', edited((j) => { j.model.vocab.zzzz = 2 ** 40; }), 'ERR_INVALID_ARGUMENT',
+    "model.vocab['zzzz']: expected an id (an integer in [0, 2^31 - 1]), got 1099511627776"],
+  ['an id of 2^31 (the first id past int32)', edited((j) => { j.model.vocab.zzzz = 2 ** 31; }), 'ERR_INVALID_ARGUMENT',
+    "model.vocab['zzzz']: expected an id (an integer in [0, 2^31 - 1]), got 2147483648"],
+  ['an id that is not an integer', edited((j) => { j.model.vocab.zzzz = 5.5; }), 'ERR_INVALID_ARGUMENT',
+    "model.vocab['zzzz']: expected an id (an integer in [0, 2^31 - 1]), got 5.5"],
+  ['a Split regex of 10^6 characters (compiled here, not at the first encode)', edited((j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = 'a'.repeat(1e6); }, 'llama3'),
+    'ERR_UNSUPPORTED', `pre_tokenizer.pretokenizers[0].pattern.Regex: '${'a'.repeat(60)}…' (1000000 characters) does not compile as a JavaScript RegExp (SyntaxError: `],
+  ['nested quantifiers that backtrack catastrophically', edited((j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = '(a+)+$'; }, 'llama3'), 'ERR_UNSUPPORTED',
+    "pre_tokenizer.pretokenizers[0].pattern.Regex: expected a regex that cannot backtrack catastrophically (no repeated group that repeats or alternates inside), got a repeated group that repeats inside (as in (a+)+ or (a|ab)*) in '(a+)+$'"],
+  ['a repeated alternation', edited((j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = "(?:\\s|'s)*x"; }, 'llama3'), 'ERR_UNSUPPORTED',
+    'got a repeated group that alternates inside'],
+  ['a Digits pattern nested in a bounded repeat', edited((j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = '(?:\\p{N}{1,3}){2,5}'; }, 'llama3'), 'ERR_UNSUPPORTED',
+    'got a repeated group that repeats inside'],
   ['text that is not JSON', '{"model": ', 'ERR_INVALID_ARGUMENT', 'tokenizer.json: not JSON'],
   ['JSON that is not an object', '[1, 2]', 'ERR_INVALID_ARGUMENT', '(top level): expected an object, got Array'],
 ];
@@ -262,6 +281,21 @@ test('tokenizer.json of another kind is refused naming the field, what is suppor
   }
 });
 
+test('the largest ids pass: a vocabulary id of 2^31 - 1, and the regexes of the hub\'s byte-level tokenizers (no repeated group)', () => {
+  const big = Tokenizer.fromJSON(edited((j) => { j.model.vocab['zzzz'] = 2 ** 31 - 1; }));
+  assert.equal(big.tokenToId('zzzz'), 2 ** 31 - 1);
+  assert.equal(big.idToToken(2 ** 31 - 1), 'zzzz');
+  assert.equal(big.decode([2 ** 31 - 1]), 'zzzz');
+  // GPT-4o's (o200k) pattern, with optional case-insensitive groups, and a safe repeated group.
+  const o200k = "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+  for (const re of [o200k, '(?:ab)+', '[(a+)+]+', '\\(a+\\)+']) {
+    const tok = Tokenizer.fromJSON(edited((j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = re; }, 'llama3'));
+    assert.equal(tok.decode(tok.encode("They'll say 12345 héllo\n\n", { addSpecialTokens: false })), "They'll say 12345 héllo\n\n", re);
+  }
+  // Llama 3's and Qwen2's own patterns are the llama3 and qwen2 variants; GPT-2's is the ByteLevel default.
+  for (const name of ['gpt2', 'llama3', 'qwen2']) assert.ok(tokenizers[name] instanceof Tokenizer);
+});
+
 test('argument errors: TypeError / RangeError naming the argument, what was expected and what was received', () => {
   const tok = tokenizers.gpt2;
   const check = (fn, Class, code, message) => assert.throws(fn, (e) => e instanceof Class && e.code === code && e.message.includes(message), message);
@@ -274,6 +308,12 @@ test('argument errors: TypeError / RangeError naming the argument, what was expe
   check(() => tok.decode([1, 2.5]), TypeError, 'ERR_INVALID_TYPE', 'ids[1]: expected an integer token id, got 2.5');
   check(() => tok.decode([1, 2, 99999]), RangeError, 'ERR_OUT_OF_RANGE', "ids[2]: expected an id of this tokenizer's vocabulary (3257 ids), got 99999");
   check(() => tok.decode([-1]), RangeError, 'ERR_OUT_OF_RANGE', "ids[0]: expected an id of this tokenizer's vocabulary (3257 ids), got -1");
+  // At the edge: the last id decodes, the first past it (vocabSize) is refused, not decoded as 'undefined'.
+  assert.equal(tok.vocabSize, 3257);
+  assert.equal(tok.decode([3256]), tok.decode(tok.encode(tok.decode([3256]), { addSpecialTokens: false })));
+  check(() => tok.decode([3257]), RangeError, 'ERR_OUT_OF_RANGE', "ids[0]: expected an id of this tokenizer's vocabulary (3257 ids), got 3257");
+  check(() => tok.decode(Int32Array.of(5, 3257)), RangeError, 'ERR_OUT_OF_RANGE', "ids[1]: expected an id of this tokenizer's vocabulary (3257 ids), got 3257");
+  assert.equal(typeof tok.streamDecoder().push(3256), 'string');
   check(() => tok.decode([1], { skipSpecial: true }), TypeError, 'ERR_INVALID_TYPE', "decode options: unknown option 'skipSpecial' (expected one of skipSpecialTokens)");
   check(() => tok.streamDecoder({ skip: true }), TypeError, 'ERR_INVALID_TYPE', "streamDecoder options: unknown option 'skip' (expected one of skipSpecialTokens)");
   check(() => tok.streamDecoder().push('7'), TypeError, 'ERR_INVALID_TYPE', 'id: expected an integer token id, got string');

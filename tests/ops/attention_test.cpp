@@ -290,6 +290,48 @@ TEST(Attention, CausalWithADiagonalOffset) {
   std::printf("[  worst   ] causal with offsets vs reference: max |diff| = %.3g over %zu calls\n", worst, n);
 }
 
+// A bool mask of shape (L, 1) (keep_cs 0: one byte per query row, broadcast over the keys) against the
+// same mask expanded to (L, S), in both polarities: keep_drops false (SDPA: a 0 byte masks; the row's keys
+// are all masked, so it gives zeros) and true (MultiheadAttention: a nonzero byte masks). Bit-identical
+// outputs and weights; rows the mask drops are exactly 0 and rows it keeps equal the unmasked attention, so a
+// flipped polarity fails both ways.
+TEST(Attention, BoolMaskOfOneColumnIsItsExpansionInBothPolarities) {
+  std::mt19937 rng(11);
+  const std::pair<size_t, size_t> LS[] = {{1, 1}, {5, 3}, {7, 70}, {65, 130}};
+  for (auto [L, S] : LS)
+    for (bool drops : {false, true})
+      for (bool weights : {false, true}) {
+        SCOPED_TRACE("L=" + std::to_string(L) + " S=" + std::to_string(S) + (drops ? " keep_drops" : " keep") +
+                     (weights ? " weights" : " online"));
+        Problem col = Make(L, S, 16, 8, MaskKind::kNone, weights, false, 2, rng);
+        Problem full = col, none = col;
+        std::vector<uint8_t> row(L);
+        for (size_t i = 0; i < L; ++i) row[i] = uint8_t(i % 3 == 1 ? 0 : 1 + i % 2);  // nonzero bytes 1 and 2
+        col.keep.assign(col.nh() * L * S, 0);  // Problem::Head steps L·S per head; column i·1 used
+        full.keep.assign(full.nh() * L * S, 0);
+        for (size_t hh = 0; hh < col.nh(); ++hh)
+          for (size_t i = 0; i < L; ++i) {
+            col.keep[hh * L * S + i] = row[i];
+            for (size_t j = 0; j < S; ++j) full.keep[(hh * L + i) * S + j] = row[i];
+          }
+        col.sh.keep_ld = 1; col.sh.keep_cs = 0; col.sh.keep_drops = drops;
+        full.sh.keep_ld = S; full.sh.keep_cs = 1; full.sh.keep_drops = drops;
+        for (Problem* p : {&col, &full, &none})
+          ASSERT_TRUE(Attend(p->sh, p->groups, p->heads, [&](size_t g, size_t h) { return p->Head(g, h); }).ok());
+        EXPECT_TRUE(test::bit_identical(col.out, full.out));
+        EXPECT_TRUE(test::bit_identical(col.w, full.w));
+        for (size_t hh = 0; hh < col.nh(); ++hh)
+          for (size_t i = 0; i < L; ++i) {
+            const bool dropped = drops ? row[i] != 0 : row[i] == 0;
+            for (size_t t = 0; t < 8; ++t) {
+              const float got = col.out[(hh * L + i) * col.sh.ldo + t];
+              if (dropped) EXPECT_EQ(got, 0.0f) << "head " << hh << " row " << i;
+              else EXPECT_EQ(got, none.out[(hh * L + i) * none.sh.ldo + t]) << "head " << hh << " row " << i;
+            }
+          }
+      }
+}
+
 // With an offset that leaves each row a few keys (a decoder's prefill of 64
 // tokens after 0 cached ones, but written as 64 queries against 4096 keys
 // upper-left aligned) the dead chunks are skipped: far less time than the
