@@ -141,6 +141,8 @@ std::unique_ptr<CallResult> One(const aw::Status& s, aw::Buffer&& out, const aw:
   return res;
 }
 
+// The forward of a module M of the handle: M::Forward(args…, &y, &y_shape), one output.
+
 // An attention result (SdpaResult, MhaResult): output, then weights (empty
 // unless they were asked for).
 template <class R>
@@ -212,6 +214,8 @@ class ModuleHandle {
         return val(emscripten::typed_memory_view(size_t(aw::NumelChecked(p.shape)), module_->Param(name)));
     return val::undefined();
   }
+  // A loaded model's resolved config as JSON (models/load_model.h ModelInfoJson); "{}" for a layer.
+  std::string info() const { return aw::ModelInfoJson(*module_, kind_ == std::string("CausalLM") ? "causal_lm" : ""); }
   std::unique_ptr<CallResult> loadStateDict(val names, val ptrs, val shapes) {
     std::vector<aw::NamedTensor> entries;
     const int n = names["length"].as<int>();
@@ -232,6 +236,13 @@ class ModuleHandle {
 
 std::unique_ptr<ModuleHandle> Wrap(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind) {
   return std::make_unique<ModuleHandle>(s, s.ok() ? std::move(m) : nullptr, kind);
+}
+
+template <class M, class... A>
+std::unique_ptr<CallResult> Forward(ModuleHandle& h, A&&... args) {
+  aw::Buffer y; aw::Shape ys;
+  aw::Status s = h.as<M>().Forward(std::forward<A>(args)..., &y, &ys);
+  return One(s, std::move(y), ys);
 }
 
 // A new module M, M::Init(args…) (which validates them).
@@ -303,33 +314,21 @@ std::unique_ptr<ModuleHandle> CreateLinear(val a) {
   aw::Rng rng;
   return Create<aw::Linear>("Linear", Int(a, "inFeatures"), Int(a, "outFeatures"), Flag(a, "bias"), rng);
 }
-std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::Linear>().Forward(TensorArg(x), &y, &ys);
-  return One(s, std::move(y), ys);
-}
+std::unique_ptr<CallResult> LinearForward(ModuleHandle& h, val x) { return Forward<aw::Linear>(h, TensorArg(x)); }
 
 // { normalizedShape, eps, elementwiseAffine, bias }
 std::unique_ptr<ModuleHandle> CreateLayerNorm(val a) {
   return Create<aw::LayerNorm>("LayerNorm", Int(a, "normalizedShape"), Num(a, "eps"), Flag(a, "elementwiseAffine"),
                                Flag(a, "bias"));
 }
-std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::LayerNorm>().Forward(TensorArg(x), &y, &ys);
-  return One(s, std::move(y), ys);
-}
+std::unique_ptr<CallResult> LayerNormForward(ModuleHandle& h, val x) { return Forward<aw::LayerNorm>(h, TensorArg(x)); }
 
 // { normalizedShape (array), eps (null = torch's None), elementwiseAffine }
 std::unique_ptr<ModuleHandle> CreateRMSNorm(val cfg) {
   const std::optional<double> eps = cfg["eps"].isNull() ? std::nullopt : std::optional<double>(Num(cfg, "eps"));
   return Create<aw::RMSNorm>("RMSNorm", ShapeFrom(cfg["normalizedShape"]), eps, Flag(cfg, "elementwiseAffine"));
 }
-std::unique_ptr<CallResult> RMSNormForward(ModuleHandle& h, val x) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::RMSNorm>().Forward(TensorArg(x), &y, &ys);
-  return One(s, std::move(y), ys);
-}
+std::unique_ptr<CallResult> RMSNormForward(ModuleHandle& h, val x) { return Forward<aw::RMSNorm>(h, TensorArg(x)); }
 
 // { dim, maxSeqLen, base, interleaved }
 std::unique_ptr<ModuleHandle> CreateRotary(val a) {
@@ -338,13 +337,11 @@ std::unique_ptr<ModuleHandle> CreateRotary(val a) {
 }
 // { x, inputPos (Int32 (B, S) or (S), or null) }
 std::unique_ptr<CallResult> RotaryForward(ModuleHandle& h, val a) {
-  aw::Buffer y; aw::Shape ys;
   const val pos = a["inputPos"];
   const bool has_pos = !pos.isNull();
-  aw::Status s = h.as<aw::RotaryPositionalEmbeddings>().Forward(
-      TensorArg(a["x"]), has_pos ? reinterpret_cast<const int32_t*>(uintptr_t(pos["ptr"].as<double>())) : nullptr,
-      has_pos ? ShapeFrom(pos["shape"]) : aw::Shape(), &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::RotaryPositionalEmbeddings>(
+      h, TensorArg(a["x"]), has_pos ? reinterpret_cast<const int32_t*>(uintptr_t(pos["ptr"].as<double>())) : nullptr,
+      has_pos ? ShapeFrom(pos["shape"]) : aw::Shape());
 }
 
 // { numEmbeddings, embeddingDim, paddingIdx (null: none) }
@@ -355,10 +352,8 @@ std::unique_ptr<ModuleHandle> CreateEmbedding(val a) {
                                has_padding_idx ? Int(a, "paddingIdx") : 0, has_padding_idx, rng);
 }
 std::unique_ptr<CallResult> EmbeddingForward(ModuleHandle& h, val ids) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::Embedding>().Forward(reinterpret_cast<const int32_t*>(uintptr_t(ids["ptr"].as<double>())),
-                                               ShapeFrom(ids["shape"]), &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::Embedding>(h, reinterpret_cast<const int32_t*>(uintptr_t(ids["ptr"].as<double>())),
+                                ShapeFrom(ids["shape"]));
 }
 
 // activation: "relu" | "gelu" | "gelu_tanh" | "silu" (layers/activation.h). Elementwise, no module.
@@ -380,9 +375,7 @@ aw::EncoderLayerForward EncoderArgs(const val& a, const char* mask_key) {
   return o;
 }
 std::unique_ptr<CallResult> EncoderLayerForward(ModuleHandle& h, val a) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::TransformerEncoderLayer>().Forward(TensorArg(a["src"]), EncoderArgs(a, "srcMask"), &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::TransformerEncoderLayer>(h, TensorArg(a["src"]), EncoderArgs(a, "srcMask"));
 }
 
 std::unique_ptr<ModuleHandle> CreateDecoderLayer(val cfg) {
@@ -399,10 +392,7 @@ aw::DecoderLayerForward DecoderArgs(const val& a) {
   return o;
 }
 std::unique_ptr<CallResult> DecoderLayerForward(ModuleHandle& h, val a) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::TransformerDecoderLayer>().Forward(TensorArg(a["tgt"]), TensorArg(a["memory"]),
-                                                             DecoderArgs(a), &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::TransformerDecoderLayer>(h, TensorArg(a["tgt"]), TensorArg(a["memory"]), DecoderArgs(a));
 }
 
 // { layer: a layer config, numLayers, norm: bool, normEps }
@@ -411,9 +401,7 @@ std::unique_ptr<ModuleHandle> CreateEncoder(val a) {
                                              Num(a, "normEps"));
 }
 std::unique_ptr<CallResult> EncoderForward(ModuleHandle& h, val a) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::TransformerEncoder>().Forward(TensorArg(a["src"]), EncoderArgs(a, "mask"), &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::TransformerEncoder>(h, TensorArg(a["src"]), EncoderArgs(a, "mask"));
 }
 
 // Output, then one (N, H, L, L) per-head attention tensor per layer.
@@ -434,10 +422,7 @@ std::unique_ptr<ModuleHandle> CreateDecoder(val a) {
                                              Num(a, "normEps"));
 }
 std::unique_ptr<CallResult> DecoderForward(ModuleHandle& h, val a) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::TransformerDecoder>().Forward(TensorArg(a["tgt"]), TensorArg(a["memory"]), DecoderArgs(a),
-                                                        &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::TransformerDecoder>(h, TensorArg(a["tgt"]), TensorArg(a["memory"]), DecoderArgs(a));
 }
 
 // { layer, numEncoderLayers, numDecoderLayers }
@@ -450,9 +435,7 @@ std::unique_ptr<CallResult> TransformerForward(ModuleHandle& h, val a) {
   o.encoder.src_key_padding_mask = MaskArg(a["srcKeyPaddingMask"]);
   o.encoder.is_causal = Flag(a, "srcIsCausal");
   o.decoder = DecoderArgs(a);
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::Transformer>().Forward(TensorArg(a["src"]), TensorArg(a["tgt"]), o, &y, &ys);
-  return One(s, std::move(y), ys);
+  return Forward<aw::Transformer>(h, TensorArg(a["src"]), TensorArg(a["tgt"]), o);
 }
 
 // { dModel, maxLen, batchFirst }
@@ -466,11 +449,7 @@ std::unique_ptr<ModuleHandle> CreateLearnedPE(val a) {
   return Create<aw::LearnedPositionalEmbedding>("LearnedPositionalEmbedding", Int(a, "maxLen"), Int(a, "dModel"),
                                                 Flag(a, "batchFirst"), rng);
 }
-std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::PositionalAdd>().Forward(TensorArg(x), &y, &ys);
-  return One(s, std::move(y), ys);
-}
+std::unique_ptr<CallResult> PositionalForward(ModuleHandle& h, val x) { return Forward<aw::PositionalAdd>(h, TensorArg(x)); }
 
 // { inChannels, embedDim, patchSize, bias, classToken }
 std::unique_ptr<ModuleHandle> CreatePatchEmbedding(val a) {
@@ -478,11 +457,7 @@ std::unique_ptr<ModuleHandle> CreatePatchEmbedding(val a) {
   return Create<aw::PatchEmbedding>("PatchEmbedding", Int(a, "inChannels"), Int(a, "embedDim"), Int(a, "patchSize"),
                                     Flag(a, "bias"), Flag(a, "classToken"), rng);
 }
-std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) {
-  aw::Buffer y; aw::Shape ys;
-  aw::Status s = h.as<aw::PatchEmbedding>().Forward(TensorArg(x), &y, &ys);
-  return One(s, std::move(y), ys);
-}
+std::unique_ptr<CallResult> PatchEmbeddingForward(ModuleHandle& h, val x) { return Forward<aw::PatchEmbedding>(h, TensorArg(x)); }
 
 // ---- models (models/load_model.h, translator.h, vit_classifier.h) ----
 
@@ -634,13 +609,7 @@ std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string&
 
 // { ids: { ptr, shape (B, T) } } → logits (B, T, vocab)
 std::unique_ptr<CallResult> LmForward(ModuleHandle& h, val a) {
-  const val ids = a["ids"];
-  const aw::Shape shape = ShapeFrom(ids["shape"]);
-  aw::Buffer logits;
-  aw::Status s = aw::CheckShape("ids", shape);
-  if (s.ok() && shape.size() != 2) s = aw::ShapeError("ids: expected (batch, tokens), got " + aw::ShapeStr(shape));
-  if (s.ok()) s = h.as<aw::CausalLm>().Forward(Ids(ids), shape[0], shape[1], &logits);
-  return One(s, std::move(logits), {s.ok() ? shape[0] : 0, s.ok() ? shape[1] : 0, h.as<aw::CausalLm>().config().vocab});
+  return Forward<aw::CausalLm>(h, Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]));
 }
 
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
@@ -666,27 +635,19 @@ std::unique_ptr<KvCacheHandle> LmBegin(ModuleHandle& h, double batch, double cap
 // { ids: { ptr, shape (batch, T) }, window, attention: bool } → logits (batch, vocab) [, attention (batch,
 // layers, heads, positions)]
 std::unique_ptr<CallResult> LmAppend(ModuleHandle& h, KvCacheHandle& c, val a) {
-  aw::CausalLm& lm = h.as<aw::CausalLm>();
-  const aw::CausalLmConfig& cfg = lm.config();
-  const val ids = a["ids"];
-  const aw::Shape shape = ShapeFrom(ids["shape"]);
-  const bool want_attention = Flag(a, "attention");
   aw::Buffer logits, attention;
-  aw::Status s = aw::CheckShape("ids", shape);
-  const size_t B = c.cache().batch;
-  if (s.ok() && (shape.size() != 2 || size_t(shape[0]) != B))
-    s = aw::ShapeError("ids: expected (" + std::to_string(B) + ", tokens), got " + aw::ShapeStr(shape));
-  const size_t T = s.ok() ? size_t(shape[1]) : 0, S = c.cache().len + T;
-  if (s.ok()) s = logits.Resize(B * size_t(cfg.vocab), "logits");
-  if (s.ok() && want_attention) s = attention.Resize(B * size_t(cfg.layers * cfg.heads) * S, "attention");
-  const int64_t window = Int(a, "window");
-  if (s.ok() && window < 0) s = aw::OutOfRangeError("attentionWindow: expected an integer >= 0 (0: all keys), got " +
-                                                   std::to_string(window));
-  if (s.ok()) s = lm.Append(&c.cache(), Ids(ids), T, size_t(window), logits.data(),
-                            want_attention ? attention.data() : nullptr);
-  auto res = One(s, std::move(logits), {int64_t(B), cfg.vocab});
-  if (s.ok() && want_attention) res->Add(std::move(attention), {int64_t(B), cfg.layers, cfg.heads, int64_t(S)});
+  aw::Shape ls, as;
+  const bool want_attention = Flag(a, "attention");
+  aw::Status s = h.as<aw::CausalLm>().Append(&c.cache(), Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]), Int(a, "window"),
+                                             want_attention, &logits, &ls, &attention, &as);
+  auto res = One(s, std::move(logits), ls);
+  if (s.ok() && want_attention) res->Add(std::move(attention), as);
   return res;
+}
+
+// The attention window rule (models/causal_lm.h CheckAttentionWindow), for generate()'s option before it runs.
+std::unique_ptr<CallResult> CheckAttentionWindow(double window) {
+  return std::make_unique<CallResult>(aw::CheckAttentionWindow(int64_t(window)));
 }
 
 // A TransformerEncoder / TransformerDecoder stack: every layer a copy of
@@ -711,6 +672,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("paramNames", &ModuleHandle::paramNames)
       .function("paramShape", &ModuleHandle::paramShape)
       .function("paramData", &ModuleHandle::paramData)
+      .function("info", &ModuleHandle::info)
       .function("loadStateDict", &ModuleHandle::loadStateDict);
   emscripten::class_<StResult>("StResult")
       .function("code", &StResult::code)
@@ -757,6 +719,7 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("lmForward", &LmForward);
   emscripten::function("lmBegin", &LmBegin);
   emscripten::function("lmAppend", &LmAppend);
+  emscripten::function("checkAttentionWindow", &CheckAttentionWindow);
   emscripten::function("createDecoder", &CreateDecoder);
   emscripten::function("decoderForward", &DecoderForward);
   emscripten::function("createTransformer", &CreateTransformer);

@@ -7,6 +7,7 @@
 // rt) reads SDPA's attnMask (a mask tensor or a CausalBias). Types only here:
 // every range rule is native (src/layers/rms_norm.cpp, rotary.cpp,
 // src/ops/scaled_dot_product_attention.cpp CheckCausalBias).
+import { CAUSAL_BIAS } from './native_constants.js';
 import { checkBool, checkInteger, checkNumber, checkOptions, checkTensor } from './checks.js';
 
 /**
@@ -25,7 +26,7 @@ export class CausalBias {
   }
 }
 
-const VARIANT_CODES = { upperLeft: 1, lowerRight: 2 };  // SdpaOptions::causal_bias (CausalBias enum)
+const VARIANT_CODES = { upperLeft: CAUSAL_BIAS.UPPER_LEFT, lowerRight: CAUSAL_BIAS.LOWER_RIGHT };  // SdpaOptions::causal_bias
 
 /**
  * scaledDotProductAttention's attnMask: null, a mask tensor, or a CausalBias.
@@ -39,7 +40,7 @@ export function sdpaMask(attnMask, rt) {
     };
   }
   const mask = attnMask == null ? null : checkTensor(attnMask, 'attnMask', 'mask', rt);
-  return { mask, causal: { causalBias: 0, causalL: 0, causalS: 0 } };
+  return { mask, causal: { causalBias: CAUSAL_BIAS.NONE, causalL: 0, causalS: 0 } };
 }
 
 /** The functions of the runtime: silu, causalUpperLeft, causalLowerRight. */

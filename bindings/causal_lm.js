@@ -8,7 +8,7 @@
 // runs one step per token against a KV cache sized to prompt + maxNewTokens,
 // and gives the event loop a turn between tokens.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
-import { checkBool, checkInteger, checkNumber, checkOptions, checkTensor, nativeError, DTYPE } from './checks.js';
+import { checkBool, checkInteger, checkNumber, checkOptions, checkTensor, DTYPE } from './checks.js';
 
 /**
  * A character-level tokenizer (the "chars" tokenizer of a file's
@@ -236,27 +236,30 @@ export function makeCausalLm(rt, classes) {
    * Face checkpoint with its config.json. Owns native memory: call dispose().
    */
   class CausalLM extends classes.Module {
-    /** Internal: built by loadModel from a handle of rt._core.createModel. */
-    constructor(handle, info, fileBytes) {
+    /**
+     * Internal: built by loadModel from a handle of rt._core.createModel. Every number comes from the handle
+     * (the native config as the model runs it: the one source); `hfConfig` is config.json as given, kept for
+     * the user to read.
+     */
+    constructor(handle, { hfConfig, tokenizer }, fileBytes) {
       super();
       this._adopt(handle, 'CausalLM');
-      const c = info.hfConfig;
-      /** @readonly the Hugging Face config (config.json's keys). */
-      this.config = c;
+      const info = JSON.parse(handle.info());
+      /** @readonly the Hugging Face config (config.json's keys, as given or as the file holds it). */
+      this.config = hfConfig;
       /** @readonly */ this.fileBytes = fileBytes;
-      /** @readonly */ this.modelType = c.model_type;
-      /** @readonly */ this.vocabSize = c.vocab_size;
-      /** @readonly */ this.numLayers = c.num_hidden_layers;
-      /** @readonly */ this.numHeads = c.num_attention_heads;
+      /** @readonly */ this.modelType = info.modelType;
+      /** @readonly */ this.vocabSize = info.vocabSize;
+      /** @readonly */ this.numLayers = info.numLayers;
+      /** @readonly */ this.numHeads = info.numHeads;
       /** @readonly positions a sequence may reach (max_position_embeddings; HF's default when absent). */
-      this.maxPositions = c.max_position_embeddings ?? (c.model_type === 'qwen2' ? 32768 : 2048);
+      this.maxPositions = info.maxPositions;
       /** @readonly the number of keys each query attends to by default in generate() (the file's attentionWindow), or null: all. */
-      this.attentionWindow = info.attentionWindow ?? null;
+      this.attentionWindow = info.attentionWindow;
       /** @readonly a CharTokenizer, an 'attnwasm/tokenizer' Tokenizer, or null (ids in, ids out). */
-      this.tokenizer = info.tokenizer ?? null;
-      const eos = info.tokenizer instanceof CharTokenizer && info.tokenizer.eos !== null ? info.tokenizer.eos : c.eos_token_id;
+      this.tokenizer = tokenizer ?? null;
       /** @readonly the ids generate() stops at by default: the tokenizer's eos or config.json's eos_token_id. */
-      this.eosTokenIds = eos == null ? [] : Array.isArray(eos) ? [...eos] : [eos];
+      this.eosTokenIds = tokenizer instanceof CharTokenizer && tokenizer.eos !== null ? [tokenizer.eos] : info.eosTokenIds;
     }
 
     /**
@@ -339,8 +342,11 @@ export function makeCausalLm(rt, classes) {
       if (signal !== undefined && !(signal && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
         throw typeError(`signal: expected an AbortSignal, got ${describe(signal)}`);
       }
-      const window = o.attentionWindow === undefined ? (this.attentionWindow ?? 0)
-        : o.attentionWindow === null ? 0 : checkInteger(o.attentionWindow, 'attentionWindow', { min: 1, max: 2 ** 31 - 1 });
+      let window = o.attentionWindow === undefined ? (this.attentionWindow ?? 0) : o.attentionWindow ?? 0;
+      if (o.attentionWindow != null) {
+        checkInteger(window, 'attentionWindow');
+        rt._take(rt._core.checkAttentionWindow(window));  // the rule is native (models/causal_lm.h CheckAttentionWindow)
+      }
       const attention = checkBool(o.attention, 'attention', false);
       const promptIds = this._promptIds(prompt);
       if (promptIds.length >= this.maxPositions) {
@@ -428,12 +434,7 @@ export function makeCausalLm(rt, classes) {
       try {
         const h = this._lm._handle();
         if (!this._cache) {
-          const c = rt._core.lmBegin(h, 1, this._capacity);
-          if (c.code() !== 0) {
-            const e = nativeError(c.code(), c.message());
-            c.delete();
-            throw e;
-          }
+          const c = rt._checked(rt._core.lmBegin(h, 1, this._capacity));
           rt._own(c);
           this._cache = c;
         }

@@ -6,17 +6,9 @@
 // lives once, natively (src/core/rules.h, src/core/limits.h and the
 // Init/Forward that apply them); its errors come back through nativeError.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { NATIVE_CODES, DTYPE } from './native_constants.js';
 
-/** Stable error codes, by the numeric code of src/core/status.h. */
-export const NATIVE_CODES = [
-  'OK',
-  'ERR_INVALID_ARGUMENT',
-  'ERR_SHAPE',
-  'ERR_DTYPE',
-  'ERR_STATE_DICT',
-  'ERR_OUT_OF_MEMORY',
-  'ERR_OUT_OF_RANGE',
-];
+export { NATIVE_CODES, DTYPE };
 
 /**
  * The Error for a native (code, message): ERR_OUT_OF_RANGE is a RangeError,
@@ -76,8 +68,6 @@ export function optionalMask(m, name, rt) {
   return m == null ? null : checkTensor(m, name, 'mask', rt);
 }
 
-/** The element types a tensor crosses the boundary with: src/core/tensor.h DType. */
-export const DTYPE = Object.freeze({ F32: 0, BOOL: 1, I32: 2 });
 
 /**
  * Validates a tensor argument. kind 'float': Float32Array data; kind 'mask':

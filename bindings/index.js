@@ -25,6 +25,7 @@ import './translator.js';
 import './classifier.js';
 import './causal_lm.js';
 import './numberwords.js';
+import './native_constants.js';
 import '../dist/attnwasm_core.mjs';
 
 /**

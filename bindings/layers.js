@@ -4,7 +4,7 @@
 // encodings and PatchEmbedding. makeLayers(rt) binds them to one runtime.
 import { AttnWasmError } from './errors.js';
 import {
-  nativeError, disposeSymbol, checkBool, checkInteger, checkNumber, checkOptions, checkProbability, optionalMask, checkTensor,
+  disposeSymbol, checkBool, checkInteger, checkNumber, checkOptions, checkProbability, optionalMask, checkTensor,
   stateDictEntries,
 } from './checks.js';
 
@@ -17,19 +17,13 @@ export function makeLayers(rt) {
   class Module {
     /** Takes ownership of a freshly created native handle, or throws its error. */
     _adopt(h, kind, args = null) {
-      if (h.code() !== 0) {
-        let message = h.message();
+      rt._checked(h, (message) => {
         // Name the constructor arguments when the native message cannot (e.g. a
         // parameter too large to allocate): "Linear(inFeatures=…, …): …". A
         // message that starts with an argument ("dropout: …") names it already.
         const named = /^[A-Za-z_$][\w$]*[.[:]/.test(message) || (args && Object.keys(args).some((k) => message.includes(k)));
-        if (args && !named) {
-          message = `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}`;
-        }
-        const err = nativeError(h.code(), message);
-        h.delete();
-        throw err;
-      }
+        return args && !named ? `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}` : message;
+      });
       this._h = h;
       this._kind = kind;
       rt._own(h);

@@ -19,7 +19,7 @@
 // fills its parameters straight from the bytes.
 
 import { AttnWasmError, typeError, describe } from './errors.js';
-import { nativeError, isNode, checkOptions } from './checks.js';
+import { isNode, checkOptions } from './checks.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 import { makeCausalLm, CharTokenizer } from './causal_lm.js';
@@ -120,29 +120,23 @@ export function makeModels(rt, classes) {
     const tokenizer = o.tokenizer === undefined ? null : await readTokenizer(o.tokenizer);
     const bytes = await readSource(source, o.onProgress);
     return rt._withFile(bytes, 'source', (file, metadata) => {
-      const handle = rt._core.createModel(file, expected, config);
-      if (handle.code() !== 0) {
-        const e = nativeError(handle.code(), handle.message());
-        handle.delete();
-        throw e;
-      }
-      // Validated natively by createModel: the config passed, or the file's.
+      const handle = rt._checked(rt._core.createModel(file, expected, config));
+      // Validated natively by createModel: the config passed, or the file's (keys unique, so JSON.parse reads
+      // what the native reader read). The model's numbers come from the handle (CausalLM).
       const own = config ? null : JSON.parse(metadata['attnwasm.config']);
       if (config || own.model === 'causal_lm') {
         const hfConfig = config ? JSON.parse(config) : own.hf_config;
         let tok = tokenizer;
         if (!tok && own?.tokenizer) tok = new CharTokenizer(own.tokenizer);
-        if (tok && tok.vocabSize > hfConfig.vocab_size) {
+        const { vocabSize } = JSON.parse(handle.info());
+        const problem = !tok ? null
+          : tok.vocabSize > vocabSize ? `it has ${tok.vocabSize} ids, more than the model's vocab_size (${vocabSize})`
+            : (tok._maxId ?? 0) >= vocabSize ? `its largest id is ${tok._maxId}, past the model's vocab_size (${vocabSize})` : null;
+        if (problem) {
           handle.delete();
-          throw new AttnWasmError('ERR_INVALID_ARGUMENT',
-            `tokenizer: it has ${tok.vocabSize} ids, more than the model's vocab_size (${hfConfig.vocab_size})`);
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
         }
-        if (tok && (tok._maxId ?? 0) >= hfConfig.vocab_size) {
-          handle.delete();
-          throw new AttnWasmError('ERR_INVALID_ARGUMENT',
-            `tokenizer: its largest id is ${tok._maxId}, past the model's vocab_size (${hfConfig.vocab_size})`);
-        }
-        return new CausalLM(handle, { hfConfig, tokenizer: tok, attentionWindow: own?.attentionWindow }, bytes.byteLength);
+        return new CausalLM(handle, { hfConfig, tokenizer: tok }, bytes.byteLength);
       }
       if (tokenizer) {
         handle.delete();

@@ -3,6 +3,7 @@
 // decided from the options and the environment before anything loads. The
 // loading itself, and the fallbacks when a build does not start, are
 // loader.js's.
+import { MAX_THREADS } from './native_constants.js';
 import { isNode, checkInteger } from './checks.js';
 import { RELAXED_SIMD_SUPPORTED } from './wasm_load.js';
 
@@ -16,7 +17,6 @@ import { RELAXED_SIMD_SUPPORTED } from './wasm_load.js';
 const NODE_OS = 'node:os';
 /** Most threads `threads: 'auto'` picks (only 2-core machines were measured). */
 const AUTO_MAX_THREADS = 4;
-const MAX_THREADS = 64; // src/core/parallel.h kMaxThreads
 
 async function logicalCores() {
   if (isNode) {

@@ -149,6 +149,17 @@ export class AttnWasm {
     });
   }
 
+  /**
+   * A native object just made (a layer or model handle, a KV cache, a parsed file): returned when it holds
+   * what was asked for; otherwise deleted and its error thrown, its message passed through `reword` first.
+   */
+  _checked(h, reword = (m) => m) {
+    if (h.code() === 0) return h;
+    const e = nativeError(h.code(), reword(h.message()));
+    h.delete();
+    throw e;
+  }
+
   /** Turns a native CallResult into output tensors (copied out) or a thrown error; deletes it. */
   _take(res) {
     try {
@@ -232,9 +243,8 @@ export class AttnWasm {
     else if (ArrayBuffer.isView(bytes)) u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     else throw typeError(`${name}: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
     return this._withInputs([{ data: u8 }], ([p]) => {
-      const r = this._core.readSafetensors(p, u8.byteLength);
+      const r = this._checked(this._core.readSafetensors(p, u8.byteLength), (m) => `${name}: ${m}`);
       try {
-        if (r.code() !== 0) throw nativeError(r.code(), `${name}: ${r.message()}`);
         const out = {};
         for (let i = 0; i < r.count(); i++) {
           const view = r.data(i);
@@ -258,9 +268,8 @@ export class AttnWasm {
   _withFile(bytes, name, fn) {
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     return this._withInputs([{ data: u8 }], ([p]) => {
-      const file = this._core.parseSafetensorsFile(p, u8.byteLength);
+      const file = this._checked(this._core.parseSafetensorsFile(p, u8.byteLength), (m) => `${name}: ${m}`);
       try {
-        if (file.code() !== 0) throw nativeError(file.code(), `${name}: ${file.message()}`);
         return fn(file, file.metadata());
       } finally {
         file.delete();

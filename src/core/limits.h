@@ -20,5 +20,10 @@ constexpr int64_t kMaxVocab = 1'000'000;      // a model file's vocabulary
 constexpr int64_t kMaxImageSize = 4096;       // a model file's image side; a PatchEmbedding's patch side
 constexpr int64_t kMaxChannels = 16;          // a model file's image channels
 constexpr int64_t kMaxClasses = 100'000;      // a model file's classes
+// The causal LM family (config.json): wider models, longer contexts.
+constexpr int64_t kMaxLmWidth = 4 * kMaxModelWidth;     // hidden_size
+constexpr int64_t kMaxHeadDim = 1024;                   // head_dim
+constexpr int64_t kMaxPositions = 16 * kMaxSequence;    // max_position_embeddings
+constexpr int64_t kMaxAttentionWindow = 2147483647;     // attentionWindow (a file's, generate()'s): any int32
 
 }  // namespace aw

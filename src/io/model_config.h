@@ -17,7 +17,7 @@
 //                 layerNormEps, labels, mean, std (optional: the JS layer
 //                 defaults labels to "0".."numClasses-1", mean to 0, std to 1)
 //   "causal_lm"   hf_config (required: a Hugging Face config.json of a Llama or
-//                 Qwen2 causal LM, the keys of CheckCausalLm); tokenizer
+//                 Qwen2 causal LM, io/causal_lm_config.h); tokenizer
 //                 ({"type": "chars", "vocab": [one string per id], "bos",
 //                 "eos"}) and attentionWindow (optional)
 // Keys not listed (documentation strings such as "decoding", "tokenize",
@@ -31,18 +31,10 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "io/causal_lm_config.h"
+#include "io/json.h"
 
 namespace aw {
-
-// A causal LM's Hugging Face config.json (LlamaForCausalLM / Qwen2ForCausalLM), read into the fields the
-// family needs, HF's defaults for absent keys (models/causal_lm.h).
-struct CausalLmSpec {
-  std::string model_type;  // "llama" or "qwen2"
-  int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
-  int64_t max_positions = 0;
-  double rms_eps = 1e-6, rope_theta = 10000.0;
-  bool tied = false, qkv_bias = false, o_bias = false, mlp_bias = false;
-};
 
 // A validated config, read into the fields the model families need (the
 // optional keys take the defaults torch or the exporter use).
@@ -62,16 +54,16 @@ struct ModelSpec {
   // "vit"
   int64_t image_size = 0, patch_size = 0, in_channels = 0, num_layers = 0, num_classes = 0;
   double mean = 0.0, std = 1.0;
-  // "causal_lm": the HF config (hf_config) and the attention window generation uses by default (0: none)
-  CausalLmSpec lm;
-  int64_t attention_window = 0;
+  // "causal_lm": the HF config (hf_config) and the file's attentionWindow (io/causal_lm_config.h; its
+  // ranges are CausalLm::Init's)
+  CausalLmConfig lm;
 };
 
-// A config.json passed beside a checkpoint (aw.loadModel(bytes, { config })): validated as a file's hf_config is,
-// errors naming "config.<key>", then read.
-Status ParseCausalLmConfig(std::string_view json_text, CausalLmSpec* out);
+// Reads a parsed "attnwasm.config" object into *out (expected_model as below). For a causal_lm file only the
+// kinds, the types and the file's own fields are checked here: the HF config's ranges are CausalLm::Init's.
+Status ReadModelConfig(const io::JsonValue& root, std::string_view expected_model, ModelSpec* out);
 
-// ValidateModelConfig, then the fields into *out.
+// Parses the text, then ReadModelConfig.
 Status ParseModelConfig(std::string_view json_text, std::string_view expected_model, ModelSpec* out);
 
 // Validates the "attnwasm.config" JSON text of a model file. expected_model is

@@ -127,22 +127,20 @@ Status TransformerDecoderLayer::RunPiece(float* x, const Shape& shape, const Ten
   });
 }
 
-Status TransformerDecoderLayer::BeginSteps(const float* memory, size_t S, size_t max_beams, size_t max_len,
-                                           StepCache* c) const {
+Status TransformerDecoderLayer::ProjectMemory(const float* memory, size_t S, CrossKv* c) const {
   const size_t E = size_t(cfg_.d_model);
-  c->max_beams = max_beams; c->max_len = max_len; c->S = S;
-  AW_RETURN_IF_ERROR(c->k_self.Resize(max_beams * max_len * E, "self-attention key cache"));
-  AW_RETURN_IF_ERROR(c->v_self.Resize(max_beams * max_len * E, "self-attention value cache"));
-  AW_RETURN_IF_ERROR(c->k_mem.Resize(S * E, "cross-attention keys"));
-  AW_RETURN_IF_ERROR(c->v_mem.Resize(S * E, "cross-attention values"));
-  multihead_attn_.Project(Proj::kK, S, memory, E, c->k_mem.data(), E);
-  multihead_attn_.Project(Proj::kV, S, memory, E, c->v_mem.data(), E);
+  c->S = S;
+  AW_RETURN_IF_ERROR(c->k.Resize(S * E, "cross-attention keys"));
+  AW_RETURN_IF_ERROR(c->v.Resize(S * E, "cross-attention values"));
+  multihead_attn_.Project(Proj::kK, S, memory, E, c->k.data(), E);
+  multihead_attn_.Project(Proj::kV, S, memory, E, c->v.data(), E);
   return Status::OK();
 }
 
-Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights) {
-  const size_t E = size_t(cfg_.d_model);
-  const size_t ld = c->max_len * E;  // one sequence's cache rows
+Status TransformerDecoderLayer::Step(float* x, size_t B, KvCache* self, size_t l, const CrossKv& cross,
+                                     float* cross_weights) {
+  const size_t E = size_t(cfg_.d_model), t = self->len;
+  const size_t ld = self->seq_stride();  // one sequence's cache rows
   ScratchScope scope;
   float *q = nullptr, *a = nullptr;
   AW_RETURN_IF_ERROR(scope.Take(B * E, "step queries", &q));
@@ -152,15 +150,15 @@ Status TransformerDecoderLayer::Step(float* x, size_t B, size_t t, StepCache* c,
   // Self-attention over positions 0..t (the cache is causal by construction).
   AW_RETURN_IF_ERROR(res.Block(norm1_, x, [&](const float* in, float* out) {
     self_attn_.Project(Proj::kQ, B, in, E, q, E);
-    self_attn_.Project(Proj::kK, B, in, E, c->k_self.data() + t * E, ld);
-    self_attn_.Project(Proj::kV, B, in, E, c->v_self.data() + t * E, ld);
-    AW_RETURN_IF_ERROR(self_attn_.AttendSteps(B, q, c->k_self.data(), c->v_self.data(), ld, t + 1, a, nullptr));
+    self_attn_.Project(Proj::kK, B, in, E, self->keys(l, 0, t), ld);
+    self_attn_.Project(Proj::kV, B, in, E, self->values(l, 0, t), ld);
+    AW_RETURN_IF_ERROR(self_attn_.AttendSteps(B, q, self->keys(l, 0, 0), self->values(l, 0, 0), ld, t + 1, a, nullptr));
     self_attn_.OutProject(B, a, out);
     return Status::OK();
   }));
   AW_RETURN_IF_ERROR(res.Block(norm2_, x, [&](const float* in, float* out) {
     multihead_attn_.Project(Proj::kQ, B, in, E, q, E);
-    AW_RETURN_IF_ERROR(multihead_attn_.AttendSteps(B, q, c->k_mem.data(), c->v_mem.data(), 0, c->S, a, cross_weights));
+    AW_RETURN_IF_ERROR(multihead_attn_.AttendSteps(B, q, cross.k.data(), cross.v.data(), 0, cross.S, a, cross_weights));
     multihead_attn_.OutProject(B, a, out);
     return Status::OK();
   }));

@@ -4,6 +4,7 @@
 //   pre-norm:   x = x + SA(norm1(x));  x = x + MHA(norm2(x), mem);  x = x + FF(norm3(x))
 // state_dict keys: self_attn.*, multihead_attn.*, linear1.*, linear2.*, norm1-3.*.
 #pragma once
+#include "layers/kv_cache.h"
 #include "layers/transformer_encoder_layer.h"
 
 namespace aw {
@@ -34,16 +35,16 @@ class TransformerDecoderLayer : public Module {
                  size_t* fixed) const;
 
   // ---- Incremental decoding: one new token per sequence per call ----
-  struct StepCache {
-    size_t max_beams = 0, max_len = 0, S = 0;
-    Buffer k_self, v_self;  // (max_beams, max_len, E): keys/values of the tokens so far
-    Buffer k_mem, v_mem;    // (S, E): projected memory, shared by every sequence
+  // The cross-attention's keys and values: memory (S, E) projected once per source, shared by every sequence.
+  struct CrossKv {
+    size_t S = 0;
+    Buffer k, v;  // (S, E)
   };
-  // Sizes the cache and projects memory (S, E) into the cross-attention keys/values.
-  Status BeginSteps(const float* memory, size_t S, size_t max_beams, size_t max_len, StepCache* c) const;
-  // x (B, E) in place: the layer applied to position t of B sequences whose
-  // positions < t are in c (position t is added). cross_weights (B, H, S) if non-null.
-  Status Step(float* x, size_t B, size_t t, StepCache* c, float* cross_weights);
+  Status ProjectMemory(const float* memory, size_t S, CrossKv* c) const;
+  // x (B, E) in place: the layer applied to position t = self->len of B sequences whose positions < t are
+  // layer l of `self` (position t is written there; the caller advances len once every layer has run).
+  // cross_weights (B, H, S) if non-null.
+  Status Step(float* x, size_t B, KvCache* self, size_t l, const CrossKv& cross, float* cross_weights);
 
  private:
   MhaForwardOptions SelfOptions(const DecoderLayerForward& o) const;

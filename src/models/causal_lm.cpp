@@ -50,19 +50,45 @@ Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
   return Status::OK();
 }
 
-Status CausalLm::Init(const CausalLmConfig& c, Rng& rng) {
-  AW_RETURN_IF_ERROR(IntInRange("vocab_size", c.vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(IntInRange("hidden_size", c.hidden, 1, kMaxModelWidth * 4));
-  AW_RETURN_IF_ERROR(IntInRange("intermediate_size", c.intermediate, 1, kMaxFeedforward));
-  AW_RETURN_IF_ERROR(IntInRange("num_hidden_layers", c.layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(IntInRange("num_attention_heads", c.heads, 1, c.hidden));
-  AW_RETURN_IF_ERROR(IntInRange("num_key_value_heads", c.kv_heads, 1, c.heads));
-  AW_RETURN_IF_ERROR(DivisibleBy("num_attention_heads", c.heads, "num_key_value_heads", c.kv_heads));
-  AW_RETURN_IF_ERROR(IntInRange("head_dim", c.head_dim, 2, 1024));
-  AW_RETURN_IF_ERROR(DivisibleBy("head_dim", c.head_dim, "2 (RoPE pairs)", 2));
-  AW_RETURN_IF_ERROR(PositiveFinite("rms_norm_eps", c.rms_eps));
-  AW_RETURN_IF_ERROR(PositiveFinite("rope_theta", c.rope_theta));
-  AW_RETURN_IF_ERROR(IntInRange("max_position_embeddings", c.max_positions, 1, kMaxSequence * 16));
+Status CheckAttentionWindow(int64_t window) {
+  return IntInRange("attentionWindow", window, 1, kMaxAttentionWindow);
+}
+
+Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src) {
+  const io::ConfigRules r(src);
+  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
+  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
+  AW_RETURN_IF_ERROR(r.Divisor("num_key_value_heads", c.kv_heads, "num_attention_heads", c.heads));
+  if (c.head_dim == 0 && !r.Has("head_dim")) {  // absent, and hidden_size / num_attention_heads is not an even integer
+    return r.Fail("head_dim", "a number, or hidden_size / num_attention_heads an even integer (" +
+                                    std::to_string(c.hidden) + " / " + std::to_string(c.heads) + ")", 0);
+  } else {
+    AW_RETURN_IF_ERROR(r.Int("head_dim", c.head_dim, 2, kMaxHeadDim));
+    if (c.head_dim % 2) return r.Fail("head_dim", "an even number (RoPE pairs)", double(c.head_dim));
+  }
+  AW_RETURN_IF_ERROR(r.Positive("rms_norm_eps", c.rms_eps));
+  AW_RETURN_IF_ERROR(r.Positive(c.rope_theta_key, c.rope_theta));
+  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, 1, kMaxPositions));
+  // Special tokens: ids of the vocabulary (generate() stops at eos_token_id by default).
+  const std::string ids = "an id in [0, " + std::to_string(c.vocab - 1) + "] (vocab_size " + std::to_string(c.vocab) + ")";
+  for (const char* key : {"bos_token_id", "pad_token_id"}) {
+    const std::optional<int64_t>& v = std::string(key) == "bos_token_id" ? c.bos_id : c.pad_id;
+    if (v && !(*v >= 0 && *v < c.vocab)) return r.Fail(key, ids + " or null", double(*v));
+  }
+  for (size_t i = 0; i < c.eos_ids.size(); ++i) {
+    const int64_t v = c.eos_ids[i];
+    if (v >= 0 && v < c.vocab) continue;
+    if (r.IsList("eos_token_id") || (!src && c.eos_ids.size() > 1)) return r.FailItem("eos_token_id", i, ids, double(v));
+    return r.Fail("eos_token_id", ids + " or null, or a list of ids", double(v));
+  }
+  return Status::OK();  // attention_window: a file's own field, checked where the file is read (io/model_config.cpp)
+}
+
+Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource* src) {
+  AW_RETURN_IF_ERROR(CheckCausalLmConfig(c, src));
   cfg_ = c;
   AW_RETURN_IF_ERROR(embed_tokens_.Init(c.vocab, c.hidden, 0, false, rng));
   model_.Add("embed_tokens", &embed_tokens_);
@@ -96,19 +122,7 @@ void CausalLm::OnParamsLoaded() {
 Status CausalLm::Begin(size_t batch, size_t capacity, KvCache* c) const {
   AW_RETURN_IF_ERROR(IntInRange("batch", int64_t(batch), 1, kMaxBeams));
   AW_RETURN_IF_ERROR(IntInRange("positions", int64_t(capacity), 1, cfg_.max_positions));
-  const size_t KD = size_t(cfg_.kv_heads * cfg_.head_dim);
-  c->batch = batch;
-  c->capacity = capacity;
-  c->len = 0;
-  c->k.clear();
-  c->v.clear();
-  c->k.resize(layers_.size());
-  c->v.resize(layers_.size());
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    AW_RETURN_IF_ERROR(c->k[l].Resize(batch * capacity * KD, "key cache"));
-    AW_RETURN_IF_ERROR(c->v[l].Resize(batch * capacity * KD, "value cache"));
-  }
-  return Status::OK();
+  return c->Init(layers_.size(), batch, capacity, size_t(cfg_.kv_heads * cfg_.head_dim));
 }
 
 Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention) {
@@ -132,14 +146,14 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   AttnShape probe;
   probe.L = step ? 1 : T; probe.S = S; probe.hd = probe.hdv = D; probe.weights = attention != nullptr;
   const size_t slabs = size_t(std::max<int64_t>(AttnScratchFloats(probe), 0)) * size_t(NumThreads()) * sizeof(float);
-  const size_t per_row = (2 * E + 2 * QD + 2 * I + (window && !step ? S : 0)) * sizeof(float) +
+  const size_t per_row = (2 * E + 2 * QD + 2 * I) * sizeof(float) +
                          (attention ? H * S * sizeof(float) : 0);
   const size_t chunk = step ? nseq : WorkPieceEntries(T, per_row, slabs);
   const float scale = float(1.0 / std::sqrt(double(D)));
 
   for (size_t l = 0; l < L; ++l) {
     CausalLmLayer& ly = *layers_[l];
-    float* kc = cache->k[l].data();
+    float* kc = cache->k[l].data();  // (batch, cap, KD)
     float* vc = cache->v[l].data();
     for (size_t b0 = 0; b0 < nseq; b0 += step ? nseq : 1) {
       for (size_t t0 = 0; t0 < T; t0 += chunk) {
@@ -166,49 +180,38 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
           rope_.Rotate(gl, table + t0 * D, q + s * gl * QD, H, D, QD);
           rope_.Rotate(gl, table + t0 * D, krow, Hkv, D, KD);
         }
-        // Keys a query of this group may see: [first, len + t0 + i] with a window, else from 0.
-        const size_t end = len + t0 + gl;                        // keys written so far (of these sequences)
-        const size_t first = window && end > window && step ? end - window : 0;
-        float* mask = nullptr;                                   // a window over a chunk: per-row lower bounds
-        if (window && !step && end > window) {
-          AW_RETURN_IF_ERROR(g.Take(gl * end, "window mask", &mask));
-          const float neg_inf = -std::numeric_limits<float>::infinity();
-          for (size_t i = 0; i < gl; ++i) {
-            const size_t pos_i = len + t0 + i, lo = pos_i + 1 > window ? pos_i + 1 - window : 0;
-            for (size_t j = 0; j < end; ++j) mask[i * end + j] = j < lo ? neg_inf : 0.0f;
-          }
-        }
+        // Every query of the group over its sequence's keys up to its own position (and, with a window, from
+        // `window` keys back: the core skips the chunks before it).
+        const size_t end = len + t0 + gl;  // keys written so far (of these sequences)
         float* wbuf = nullptr;
-        if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * (end - first), "attention weights", &wbuf));
+        if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * end, "attention weights", &wbuf));
         AttnShape sh;
-        sh.L = gl; sh.S = end - first; sh.hd = sh.hdv = D;
-        sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end - first;
+        sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
+        sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
         sh.scale = scale;
         sh.causal = true;
-        sh.causal_offset = int64_t(end - first) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-        sh.masked_keys = end - first;
-        sh.add_ld = end;
+        sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
+        sh.window = window;
+        sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
+        sh.masked_keys = end;
         sh.weights = attention != nullptr;
         const size_t group = H / Hkv;
         auto head = [&](size_t s, size_t hh) {
           const size_t b = b0 + s, kvh = hh / group;
           AttnHead at;
           at.q = q + s * gl * QD + hh * D;
-          at.k = kc + (b * cap + first) * KD + kvh * D;
-          at.v = vc + (b * cap + first) * KD + kvh * D;
+          at.k = kc + b * cap * KD + kvh * D;
+          at.v = vc + b * cap * KD + kvh * D;
           at.out = a + s * gl * QD + hh * D;
-          if (mask) at.add = mask;
-          if (wbuf) at.weights = wbuf + (s * H + hh) * gl * (end - first);
+          if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
           return at;
         };
         AW_RETURN_IF_ERROR(Attend(sh, gs, H, head));
         if (attention && t0 + gl == T) {  // the last new token's row of every head: (batch, L, H, S)
           for (size_t s = 0; s < gs; ++s)
             for (size_t hh = 0; hh < H; ++hh) {
-              float* dst = attention + (((b0 + s) * L + l) * H + hh) * S;
-              std::fill(dst, dst + first, 0.0f);
-              const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * (end - first);
-              std::copy(row, row + (end - first), dst + first);
+              const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * end;
+              std::copy(row, row + end, attention + (((b0 + s) * L + l) * H + hh) * S);
             }
         }
         ly.o_proj.Apply(rows, a, QD, y, E);
@@ -240,14 +243,7 @@ Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logit
   for (int64_t b = 0; b < B; ++b) {
     ScratchScope seq;
     KvCache cache;
-    cache.batch = 1; cache.capacity = size_t(T); cache.len = 0;
-    cache.k.resize(layers_.size());
-    cache.v.resize(layers_.size());
-    const size_t KD = size_t(cfg_.kv_heads * cfg_.head_dim);
-    for (size_t l = 0; l < layers_.size(); ++l) {
-      AW_RETURN_IF_ERROR(cache.k[l].Resize(size_t(T) * KD, "keys"));
-      AW_RETURN_IF_ERROR(cache.v[l].Resize(size_t(T) * KD, "values"));
-    }
+    AW_RETURN_IF_ERROR(Begin(1, size_t(T), &cache));
     float* x = nullptr;
     AW_RETURN_IF_ERROR(seq.Take(size_t(T) * E, "hidden rows", &x));
     embed_tokens_.Lookup(size_t(T), ids + b * T, x, E);
@@ -282,6 +278,30 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
   norm_.Apply(B, last, E, last, E);
   if (cfg_.tied) ParallelGemmPacked(B, V, E, logits, V, last, E, packed_embed_.data(), V, 0, nullptr, 1.0f);
   else lm_head_.Apply(B, last, E, logits, V);
+  return Status::OK();
+}
+
+Status CausalLm::Forward(const int32_t* ids, const Shape& shape, Buffer* logits, Shape* logits_shape) {
+  AW_RETURN_IF_ERROR(CheckShape("ids", shape));
+  if (shape.size() != 2) return ShapeError("ids: expected (batch, tokens), got " + ShapeStr(shape));
+  AW_RETURN_IF_ERROR(Forward(ids, shape[0], shape[1], logits));
+  *logits_shape = {shape[0], shape[1], cfg_.vocab};
+  return Status::OK();
+}
+
+Status CausalLm::Append(KvCache* cache, const int32_t* ids, const Shape& shape, int64_t window, bool want_attention,
+                        Buffer* logits, Shape* logits_shape, Buffer* attention, Shape* attention_shape) {
+  AW_RETURN_IF_ERROR(CheckShape("ids", shape));
+  const size_t B = cache->batch;
+  if (shape.size() != 2 || size_t(shape[0]) != B)
+    return ShapeError("ids: expected (" + std::to_string(B) + ", tokens), got " + ShapeStr(shape));
+  if (window != 0) AW_RETURN_IF_ERROR(CheckAttentionWindow(window));
+  const size_t T = size_t(shape[1]), S = cache->len + T;
+  AW_RETURN_IF_ERROR(logits->Resize(B * size_t(cfg_.vocab), "logits"));
+  if (want_attention) AW_RETURN_IF_ERROR(attention->Resize(B * size_t(cfg_.layers * cfg_.heads) * S, "attention"));
+  AW_RETURN_IF_ERROR(Append(cache, ids, T, size_t(window), logits->data(), want_attention ? attention->data() : nullptr));
+  *logits_shape = {int64_t(B), cfg_.vocab};
+  if (want_attention) *attention_shape = {int64_t(B), cfg_.layers, cfg_.heads, int64_t(S)};
   return Status::OK();
 }
 

@@ -31,29 +31,26 @@
 #include "core/buffer.h"
 #include "core/module.h"
 #include "core/rng.h"
+#include "io/causal_lm_config.h"
+#include "io/json_fields.h"
 #include "layers/embedding.h"
+#include "layers/kv_cache.h"
 #include "layers/linear.h"
 #include "layers/rms_norm.h"
 #include "layers/rotary.h"
 
 namespace aw {
 
-struct CausalLmConfig {
-  int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0;
-  int64_t heads = 0, kv_heads = 0, head_dim = 0;
-  double rms_eps = 1e-6;
-  double rope_theta = 10000.0;
-  int64_t max_positions = 2048;  // positions a sequence may reach (the KV cache's bound)
-  bool tied = false;             // lm_head = embed_tokens
-  bool qkv_bias = false, o_bias = false, mlp_bias = false;
-};
+// The family's range rules, each written once, every bound in core/limits.h: Init applies them first. With a
+// source (the config.json or file it was read from) an error names the field as the file does
+// ("config.vocab_size: expected an integer in [1, 1000000], got 0", ERR_INVALID_ARGUMENT); without,
+// the field alone (ERR_OUT_OF_RANGE).
+Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src = nullptr);
 
-// The keys and values of `batch` sequences, per layer (batch, capacity, Hkv·D), after RoPE. Owned by the caller
-// of CausalLm::Begin (the JS generator); `len` positions are filled, the same for every sequence.
-struct KvCache {
-  size_t batch = 0, capacity = 0, len = 0;
-  std::vector<Buffer> k, v;
-};
+// The window of an attention (generate()'s attentionWindow; a file's is read with the same bound): the keys
+// a query sees, itself included, in [1, kMaxAttentionWindow]; "attentionWindow: expected an integer in [1, …],
+// got v". (Internally 0 stands for no window: every key.)
+Status CheckAttentionWindow(int64_t window);
 
 class CausalLmLayer : public Module {
  public:
@@ -69,19 +66,27 @@ class CausalLmLayer : public Module {
 
 class CausalLm : public Module {
  public:
-  Status Init(const CausalLmConfig& c, Rng& rng);
+  // c checked by CheckCausalLmConfig(c, src) first.
+  Status Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource* src = nullptr);
   const CausalLmConfig& config() const { return cfg_; }
 
   // ids (B, T), every id in [0, vocab) → logits (B, T, vocab), positions 0 … T−1, causal. B·T·vocab <= 2^29.
+  // One sequence at a time through a cache of its own length (Begin, then the layers as Append runs them).
   Status Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits);
+  // The same from an ids tensor of any shape: (batch, tokens) required, named "ids" in errors.
+  Status Forward(const int32_t* ids, const Shape& shape, Buffer* logits, Shape* logits_shape);
 
-  // A cache for `batch` sequences of up to `capacity` positions (<= max_positions).
+  // A cache for `batch` sequences of up to `capacity` positions (<= max_positions). The caller owns it.
   Status Begin(size_t batch, size_t capacity, KvCache* cache) const;
   // Appends T tokens to each of the cache's sequences (ids (batch, T)) at positions len … len+T−1 and fills
   // logits (batch, vocab) of each sequence's last new token. window > 0: each query sees its last `window` keys
   // only (itself included; the demo model was trained on windows). attention (optional):
   // (batch, layers, heads, len+T) the attention of the last new token over every key (zeros outside the window).
   Status Append(KvCache* cache, const int32_t* ids, size_t T, size_t window, float* logits, float* attention);
+  // The same from an ids tensor (batch, T) and a window (0: none, else CheckAttentionWindow); the outputs sized here:
+  // logits (batch, vocab), attention (batch, layers, heads, len + T) when want_attention.
+  Status Append(KvCache* cache, const int32_t* ids, const Shape& shape, int64_t window, bool want_attention,
+                Buffer* logits, Shape* logits_shape, Buffer* attention, Shape* attention_shape);
 
  private:
   // The layers over `rows` = nseq·T token rows x (rows, E) in place; positions pos0 … pos0+T−1 for each sequence.

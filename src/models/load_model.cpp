@@ -15,6 +15,11 @@ const char* ModelClassName(std::string_view kind) {
   return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : "Translator";
 }
 
+std::string ModelInfoJson(const Module& m, std::string_view kind) {
+  if (kind == "causal_lm") return CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
+  return "{}";
+}
+
 namespace {
 
 // The families' Transformer layers, from the config's fields.
@@ -32,22 +37,13 @@ TransformerLayerConfig LayerOf(const ModelSpec& s) {
   return l;
 }
 
-template <class M, class C>
-Status Make(const C& c, std::unique_ptr<Module>* out) {
+template <class M, class C, class... A>
+Status Make(const C& c, std::unique_ptr<Module>* out, A... args) {
   Rng rng = Rng::ForLoading();  // every parameter comes from the file: no random values, no packing of them
   auto m = std::make_unique<M>();
-  AW_RETURN_IF_ERROR(m->Init(c, rng));
+  AW_RETURN_IF_ERROR(m->Init(c, rng, args...));
   *out = std::move(m);
   return Status::OK();
-}
-
-CausalLmConfig LmOf(const CausalLmSpec& s) {
-  CausalLmConfig c;
-  c.vocab = s.vocab; c.hidden = s.hidden; c.intermediate = s.intermediate; c.layers = s.layers;
-  c.heads = s.heads; c.kv_heads = s.kv_heads; c.head_dim = s.head_dim;
-  c.rms_eps = s.rms_eps; c.rope_theta = s.rope_theta; c.max_positions = s.max_positions;
-  c.tied = s.tied; c.qkv_bias = s.qkv_bias; c.o_bias = s.o_bias; c.mlp_bias = s.mlp_bias;
-  return c;
 }
 
 // A causal LM's tensors, read as Hugging Face reads a checkpoint: older
@@ -84,8 +80,9 @@ Status LoadCausalLm(CausalLm* m, const uint8_t* bytes, size_t size, const io::St
   return Status::OK();
 }
 
-Status Build(const ModelSpec& s, std::unique_ptr<Module>* out) {
-  if (s.model == "causal_lm") return Make<CausalLm>(LmOf(s.lm), out);
+// lm_source: where a causal LM's config was read from (its range errors name the file's fields).
+Status Build(const ModelSpec& s, const io::ConfigSource& lm_source, std::unique_ptr<Module>* out) {
+  if (s.model == "causal_lm") return Make<CausalLm>(s.lm, out, &lm_source);
   if (s.model == "translator") {
     TranslatorConfig c;
     c.layer = LayerOf(s);
@@ -116,13 +113,17 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
                  std::string_view config_json, std::unique_ptr<Module>* out, std::string* kind) {
   out->reset();
   ModelSpec spec;
+  io::JsonValue root;  // the config read, alive while the model is built (its errors quote it)
+  io::ConfigSource lm_source;
   if (!config_json.empty()) {
     // A checkpoint with its Hugging Face config.json beside it: a causal LM.
     if (!expected_model.empty() && expected_model != "causal_lm")
       return ArgError("config: only a causal LM is loaded with a config.json; this loader expects a \"" +
                       std::string(expected_model) + "\" model");
-    AW_RETURN_IF_ERROR(ParseCausalLmConfig(config_json, &spec.lm));
+    AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", &root));
+    AW_RETURN_IF_ERROR(ReadCausalLmConfig(root, "config", &spec.lm));
     spec.model = "causal_lm";
+    lm_source = {&root, "config"};
   } else {
     const std::string* json = nullptr;
     for (const auto& kv : file.metadata)
@@ -130,11 +131,18 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
     if (!json)
       return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py, "
                       "or pass a Hugging Face checkpoint's config.json: loadModel(bytes, { config }))");
-    Status s = ParseModelConfig(*json, expected_model, &spec);
+    Status s = io::ParseJson(*json, &root);
+    if (!s.ok()) {
+      std::string m = s.message();
+      if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
+      s = ArgError("attnwasm.config: not valid JSON: " + m);
+    }
+    if (s.ok()) s = ReadModelConfig(root, expected_model, &spec);
     if (!s.ok()) return Status(s.code(), "source: " + s.message());
+    if (spec.model == "causal_lm") lm_source = {root.Find("hf_config"), "source: attnwasm.config.hf_config"};
   }
   std::unique_ptr<Module> m;
-  AW_RETURN_IF_ERROR(Build(spec, &m));
+  AW_RETURN_IF_ERROR(Build(spec, lm_source, &m));
   const char* what = ModelClassName(spec.model);
   if (spec.model == "causal_lm") {
     AW_RETURN_IF_ERROR(LoadCausalLm(static_cast<CausalLm*>(m.get()), bytes, size, file));

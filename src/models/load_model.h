@@ -34,4 +34,9 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
 // The class name a kind's errors use ("Translator", "Classifier", "CausalLM").
 const char* ModelClassName(std::string_view kind);
 
+// A loaded model's resolved config as a JSON object, what its JS face reads (the handle is the one source):
+// a causal LM's vocabSize, maxPositions, eosTokenIds, attentionWindow, …; "{}" for the other kinds, whose JS
+// faces read their vocabularies and labels from the file's attnwasm.config.
+std::string ModelInfoJson(const Module& m, std::string_view kind);
+
 }  // namespace aw

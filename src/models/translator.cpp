@@ -8,6 +8,7 @@
 
 #include "core/limits.h"
 #include "core/rules.h"
+#include "core/workspace.h"
 #include "kernels/elementwise.h"
 #include "kernels/softmax.h"
 
@@ -29,7 +30,6 @@ Status Translator::Init(const TranslatorConfig& c, Rng& rng) {
   AddChild("tgt_embed", &tgt_embed_);
   AddChild("transformer", &transformer_);
   AddChild("generator", &generator_);
-  caches_.resize(size_t(c.num_decoder_layers));
   return Status::OK();
 }
 
@@ -44,56 +44,52 @@ Status Translator::Embed(const Embedding& e, const int32_t* ids, size_t n, int64
   return Status::OK();
 }
 
-Status Translator::Encode(const int32_t* src, size_t S, size_t max_beams) {
+Status Translator::Encode(const int32_t* src, size_t S, size_t max_beams, TranslatorState* st) {
   if (S == 0 || S > size_t(cfg_.max_len))
     return ShapeError("text: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(S));
   AW_RETURN_IF_ERROR(IntInRange("beamSize", int64_t(max_beams), 1, kMaxBeams));
-  const size_t E = size_t(cfg_.layer.d_model);
-  AW_RETURN_IF_ERROR(memory_.Resize(S * E, "memory"));
-  AW_RETURN_IF_ERROR(Embed(src_embed_, src, S, -1, "source", memory_.data()));
-  AW_RETURN_IF_ERROR(transformer_.encoder().Run(memory_.data(), {int64_t(S), int64_t(E)}, EncoderLayerForward()));
-  for (size_t l = 0; l < caches_.size(); ++l)
-    AW_RETURN_IF_ERROR(transformer_.decoder().layer(l).BeginSteps(memory_.data(), S, max_beams, size_t(cfg_.max_len), &caches_[l]));
-  S_ = S; t_ = 0; beams_ = max_beams; B_ = 0;
-  return Status::OK();
-}
-
-Status Translator::Step(const int32_t* tokens, size_t B, Buffer* logits, Buffer* cross) {
-  if (S_ == 0) return ArgError("step: call encode() first");
-  if (B == 0 || B > beams_) return ArgError("tokens: expected 1 to " + std::to_string(beams_) + " sequences, got " + std::to_string(B));
-  if (t_ >= size_t(cfg_.max_len)) return ArgError("step: the target reached maxLen = " + std::to_string(cfg_.max_len) + " tokens");
-  const size_t E = size_t(cfg_.layer.d_model), V = size_t(cfg_.tgt_vocab), H = size_t(cfg_.layer.nhead);
-  const size_t L = caches_.size();
-  AW_RETURN_IF_ERROR(x_.Resize(B * E, "step activations"));
-  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tokens, B, int64_t(t_), "tokens", x_.data()));
-  AW_RETURN_IF_ERROR(cross->Resize(L * B * H * S_, "cross-attention weights"));
+  const size_t E = size_t(cfg_.layer.d_model), L = size_t(cfg_.num_decoder_layers);
+  AW_RETURN_IF_ERROR(st->memory.Resize(S * E, "memory"));
+  AW_RETURN_IF_ERROR(Embed(src_embed_, src, S, -1, "source", st->memory.data()));
+  AW_RETURN_IF_ERROR(transformer_.encoder().Run(st->memory.data(), {int64_t(S), int64_t(E)}, EncoderLayerForward()));
+  AW_RETURN_IF_ERROR(st->self.Init(L, max_beams, size_t(cfg_.max_len), E, "self-attention KV cache"));
+  st->cross.resize(L);
   for (size_t l = 0; l < L; ++l)
-    AW_RETURN_IF_ERROR(transformer_.decoder().layer(l).Step(x_.data(), B, t_, &caches_[l], cross->data() + l * B * H * S_));
-  transformer_.decoder().FinalNorm(x_.data(), {int64_t(B), int64_t(E)});
-  AW_RETURN_IF_ERROR(logits->Resize(B * V, "logits"));
-  generator_.Apply(B, x_.data(), E, logits->data(), V);
-  ++t_;
-  B_ = B;
+    AW_RETURN_IF_ERROR(transformer_.decoder().layer(l).ProjectMemory(st->memory.data(), S, &st->cross[l]));
+  st->S = S; st->beams = max_beams; st->B = 0;
   return Status::OK();
 }
 
-Status Translator::Reorder(const int32_t* parents, size_t B) {
-  if (B == 0 || B > beams_) return ArgError("parents: expected 1 to " + std::to_string(beams_) + " entries, got " + std::to_string(B));
+Status Translator::Step(TranslatorState* st, const int32_t* tokens, size_t B, float* logits, float* cross) {
+  if (st->S == 0) return ArgError("step: call encode() first");
+  if (B == 0 || B > st->beams)
+    return ArgError("tokens: expected 1 to " + std::to_string(st->beams) + " sequences, got " + std::to_string(B));
+  const size_t t = st->self.len;
+  if (t >= size_t(cfg_.max_len)) return ArgError("step: the target reached maxLen = " + std::to_string(cfg_.max_len) + " tokens");
+  const size_t E = size_t(cfg_.layer.d_model), V = size_t(cfg_.tgt_vocab), H = size_t(cfg_.layer.nhead);
+  const size_t L = st->cross.size(), S = st->S;
+  ScratchScope scope;
+  float* x = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(B * E, "step activations", &x));
+  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tokens, B, int64_t(t), "tokens", x));
+  for (size_t l = 0; l < L; ++l)
+    AW_RETURN_IF_ERROR(transformer_.decoder().layer(l).Step(x, B, &st->self, l, st->cross[l], cross + l * B * H * S));
+  st->self.len = t + 1;
+  transformer_.decoder().FinalNorm(x, {int64_t(B), int64_t(E)});
+  generator_.Apply(B, x, E, logits, V);
+  st->B = B;
+  return Status::OK();
+}
+
+Status Translator::Reorder(TranslatorState* st, const int32_t* parents, size_t B) {
+  if (B == 0 || B > st->beams)
+    return ArgError("parents: expected 1 to " + std::to_string(st->beams) + " entries, got " + std::to_string(B));
   for (size_t b = 0; b < B; ++b)
-    if (parents[b] < 0 || size_t(parents[b]) >= B_)
+    if (parents[b] < 0 || size_t(parents[b]) >= st->B)
       return ArgError("parents: entry " + std::to_string(b) + " = " + std::to_string(parents[b]) +
-                      " is not one of the " + std::to_string(B_) + " current sequences");
-  const size_t E = size_t(cfg_.layer.d_model);
-  const size_t rows = t_ * E;  // filled part of one sequence's cache
-  AW_RETURN_IF_ERROR(tmp_.Resize(B * rows, "reorder scratch"));
-  for (auto& c : caches_) {
-    const size_t ld = c.max_len * E;
-    for (Buffer* buf : {&c.k_self, &c.v_self}) {
-      for (size_t b = 0; b < B; ++b) std::memcpy(tmp_.data() + b * rows, buf->data() + size_t(parents[b]) * ld, rows * sizeof(float));
-      for (size_t b = 0; b < B; ++b) std::memcpy(buf->data() + b * ld, tmp_.data() + b * rows, rows * sizeof(float));
-    }
-  }
-  B_ = B;
+                      " is not one of the " + std::to_string(st->B) + " current sequences");
+  AW_RETURN_IF_ERROR(st->self.Reorder(parents, B));
+  st->B = B;
   return Status::OK();
 }
 
@@ -101,16 +97,19 @@ Status Translator::ForwardFull(const int32_t* src, size_t S, const int32_t* tgt,
                                Shape* logits_shape) {
   if (T == 0 || T > size_t(cfg_.max_len))
     return ShapeError("targetIds: expected 1 to maxLen = " + std::to_string(cfg_.max_len) + " tokens, got " + std::to_string(T));
-  AW_RETURN_IF_ERROR(Encode(src, S, 1));
+  TranslatorState st;
+  AW_RETURN_IF_ERROR(Encode(src, S, 1, &st));
   const size_t E = size_t(cfg_.layer.d_model), V = size_t(cfg_.tgt_vocab);
-  AW_RETURN_IF_ERROR(full_tgt_.Resize(T * E, "target activations"));
-  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tgt, T, -1, "targetIds", full_tgt_.data()));
+  ScratchScope scope;
+  float* x = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(T * E, "target activations", &x));
+  AW_RETURN_IF_ERROR(Embed(tgt_embed_, tgt, T, -1, "targetIds", x));
   DecoderLayerForward o;
   o.tgt_causal = true;
-  AW_RETURN_IF_ERROR(transformer_.decoder().Run(full_tgt_.data(), {int64_t(T), int64_t(E)},
-                                                TensorView{memory_.data(), {int64_t(S), int64_t(E)}}, o));
+  AW_RETURN_IF_ERROR(transformer_.decoder().Run(x, {int64_t(T), int64_t(E)},
+                                                TensorView{st.memory.data(), {int64_t(S), int64_t(E)}}, o));
   AW_RETURN_IF_ERROR(logits->Resize(T * V, "logits"));
-  generator_.Apply(T, full_tgt_.data(), E, logits->data(), V);
+  generator_.Apply(T, x, E, logits->data(), V);
   if (logits_shape) *logits_shape = {int64_t(T), int64_t(V)};
   return Status::OK();
 }
@@ -141,38 +140,57 @@ Status Translator::Decode(const int32_t* src, size_t S, const DecodeOptions& o, 
   AW_RETURN_IF_ERROR(IntInRange("beamSize", o.beam_size, 1, kMaxBeams));
   AW_RETURN_IF_ERROR(Finite("lengthPenalty", o.length_penalty));
   AW_RETURN_IF_ERROR(IntInRange("firstToken", o.first_token, 0, cfg_.tgt_vocab - 1));
-  AW_RETURN_IF_ERROR(Encode(src, S, size_t(o.beam_size)));
+  TranslatorState st;
+  AW_RETURN_IF_ERROR(Encode(src, S, size_t(o.beam_size), &st));
   *out = DecodeResult();
-  AW_RETURN_IF_ERROR(o.beam_size == 1 && !o.beam_search ? Greedy(o, out) : Beam(o, out));
+  AW_RETURN_IF_ERROR(o.beam_size == 1 && !o.beam_search ? Greedy(&st, o, out) : Beam(&st, o, out));
   out->cross_shape = {cfg_.num_decoder_layers, cfg_.layer.nhead, int64_t(out->ids.size()), int64_t(S)};
   return Status::OK();
 }
 
-Status Translator::Greedy(const DecodeOptions& o, DecodeResult* out) {
+namespace {
+
+// A step's outputs, reused by every step of a decoding: logits (beams, V), cross-attention (L, beams, H, S).
+struct StepOutputs {
+  float* logits = nullptr;
+  float* cross = nullptr;
+  Status Take(ScratchScope* scope, const TranslatorConfig& c, const TranslatorState& st) {
+    AW_RETURN_IF_ERROR(scope->Take(st.beams * size_t(c.tgt_vocab), "logits", &logits));
+    return scope->Take(size_t(c.num_decoder_layers * c.layer.nhead) * st.beams * st.S, "cross-attention weights", &cross);
+  }
+};
+
+}  // namespace
+
+Status Translator::Greedy(TranslatorState* st, const DecodeOptions& o, DecodeResult* out) {
   const size_t V = size_t(cfg_.tgt_vocab), LH = size_t(cfg_.num_decoder_layers * cfg_.layer.nhead);
+  const size_t S = st->S;
+  ScratchScope scope;
+  StepOutputs step;
+  AW_RETURN_IF_ERROR(step.Take(&scope, cfg_, *st));
   std::vector<float> steps;
   std::vector<double> lp;
   int32_t tok = o.first_token;
   for (int64_t t = 0; t < o.max_length; ++t) {
     const double t0 = NowMs();
-    AW_RETURN_IF_ERROR(Step(&tok, 1, &logits_, &step_cross_));
+    AW_RETURN_IF_ERROR(Step(st, &tok, 1, step.logits, step.cross));
     out->step_ms.push_back(float(NowMs() - t0));
-    const float* l = logits_.data();
+    const float* l = step.logits;
     size_t best = 0;
     for (size_t j = 1; j < V; ++j)
       if (l[j] > l[best]) best = j;
     lp.resize(V);
     kernels::f32_log_softmax_f64(V, l, lp.data());
     out->score += lp[best];
-    steps.insert(steps.end(), step_cross_.data(), step_cross_.data() + LH * S_);
+    steps.insert(steps.end(), step.cross, step.cross + LH * S);
     out->ids.push_back(int32_t(best));
     if (int64_t(best) == cfg_.eos) break;
     tok = int32_t(best);
   }
-  return StepsToLayout(steps, out->ids.size(), LH, S_, out);
+  return StepsToLayout(steps, out->ids.size(), LH, S, out);
 }
 
-Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
+Status Translator::Beam(TranslatorState* st, const DecodeOptions& o, DecodeResult* out) {
   struct Hyp {
     std::vector<int32_t> ids;
     std::vector<float> steps;  // per step: L·H·S cross-attention rows
@@ -184,7 +202,10 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
     double score;
   };
   const size_t V = size_t(cfg_.tgt_vocab), H = size_t(cfg_.layer.nhead), L = size_t(cfg_.num_decoder_layers);
-  const size_t HS = H * S_;
+  const size_t S = st->S, HS = H * S;
+  ScratchScope scope;
+  StepOutputs step;
+  AW_RETURN_IF_ERROR(step.Take(&scope, cfg_, *st));
   auto norm = [&](double score, size_t len) { return score / std::pow(double(len), o.length_penalty); };
   std::vector<Hyp> beams(1), finished, next;
   std::vector<int32_t> last{o.first_token}, parents;
@@ -194,13 +215,13 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
   for (int64_t t = 0; t < o.max_length && !beams.empty(); ++t) {
     const size_t B = beams.size();
     const double t0 = NowMs();
-    AW_RETURN_IF_ERROR(Step(last.data(), B, &logits_, &step_cross_));
+    AW_RETURN_IF_ERROR(Step(st, last.data(), B, step.logits, step.cross));
     out->step_ms.push_back(float(NowMs() - t0));
     const size_t width = size_t(o.beam_size) - finished.size();
     cand.clear();
     for (size_t b = 0; b < B; ++b) {
       lp.resize(V);
-      kernels::f32_log_softmax_f64(V, logits_.data() + b * V, lp.data());
+      kernels::f32_log_softmax_f64(V, step.logits + b * V, lp.data());
       // Each beam's top `width` tokens contain the global top `width` continuations.
       // (Selection loops, not std::sort: width <= 16, and the .wasm stays small.)
       taken.assign(V, 0);
@@ -232,7 +253,7 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
       h.ids.push_back(c.token);
       h.steps = p.steps;
       for (size_t l = 0; l < L; ++l) {  // this step's cross-attention of the parent beam
-        const float* row = step_cross_.data() + (l * B + size_t(c.parent)) * HS;
+        const float* row = step.cross + (l * B + size_t(c.parent)) * HS;
         h.steps.insert(h.steps.end(), row, row + HS);
       }
       h.score = c.score;
@@ -252,7 +273,7 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
         parents.push_back(h.parent);
         last.push_back(h.ids.back());
       }
-      AW_RETURN_IF_ERROR(Reorder(parents.data(), parents.size()));
+      AW_RETURN_IF_ERROR(Reorder(st, parents.data(), parents.size()));
     }
   }
   for (Hyp& h : beams) {
@@ -265,7 +286,7 @@ Status Translator::Beam(const DecodeOptions& o, DecodeResult* out) {
   Hyp& best = finished[win];
   out->ids = std::move(best.ids);
   out->score = best.score;
-  return StepsToLayout(best.steps, out->ids.size(), L * H, S_, out);
+  return StepsToLayout(best.steps, out->ids.size(), L * H, S, out);
 }
 
 }  // namespace aw

@@ -10,7 +10,8 @@
 // self-attention keys/values grow by one row per step, the cross-attention
 // keys/values are projected from memory once per source. Up to max_beams
 // sequences (beam search) step together; Reorder gathers their histories.
-// Decode runs a whole greedy or beam search natively (one call from JS).
+// Decode runs a whole greedy or beam search natively (one call from JS); the
+// decoding state is the caller's (TranslatorState), scratch the workspace's.
 // One source at a time (unbatched), as the demo and the CLI use it.
 // Built from a model file's "attnwasm.config" by models/load_model.h.
 #pragma once
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "layers/embedding.h"
+#include "layers/kv_cache.h"
 #include "layers/linear.h"
 #include "layers/positional_encoding.h"
 #include "layers/transformer.h"
@@ -51,18 +53,27 @@ struct DecodeResult {
   double score = 0.0;            // summed log probability of ids (beam: before the length penalty)
 };
 
+// The decoding state of one source: its memory, the decoder's KV cache and the projected memory of every
+// decoder layer. Owned by the caller of Encode (Decode keeps one per call); freed with it.
+struct TranslatorState {
+  Buffer memory;                                          // (S, E)
+  KvCache self;                                           // the decoder's self-attention, (beams, maxLen, E)
+  std::vector<TransformerDecoderLayer::CrossKv> cross;    // per decoder layer
+  size_t S = 0, beams = 0, B = 0;                         // source length, sequences allowed, in use
+};
+
 class Translator : public Module {
  public:
   Status Init(const TranslatorConfig& c, Rng& rng);
   const TranslatorConfig& config() const { return cfg_; }
 
-  // Encodes a source and resets decoding for up to max_beams sequences.
-  Status Encode(const int32_t* src, size_t S, size_t max_beams);
-  // Feeds one token per sequence (B <= max_beams) at the next position;
-  // logits (B, V); cross (num_decoder_layers, B, H, S) cross-attention weights.
-  Status Step(const int32_t* tokens, size_t B, Buffer* logits, Buffer* cross);
+  // Encodes a source into *st, ready for up to max_beams sequences.
+  Status Encode(const int32_t* src, size_t S, size_t max_beams, TranslatorState* st);
+  // Feeds one token per sequence (B <= max_beams) at the next position: logits (B, V); cross
+  // (num_decoder_layers, B, H, S) the cross-attention weights.
+  Status Step(TranslatorState* st, const int32_t* tokens, size_t B, float* logits, float* cross);
   // Sequence b continues the history of parents[b] (beam search).
-  Status Reorder(const int32_t* parents, size_t B);
+  Status Reorder(TranslatorState* st, const int32_t* parents, size_t B);
 
   // Greedy (argmax) or beam search from source ids, against the KV cache.
   // Beam: each step ranks every continuation of the live beams by summed log
@@ -79,10 +90,10 @@ class Translator : public Module {
                      Shape* logits_shape = nullptr);
 
  private:
+  Status Greedy(TranslatorState* st, const DecodeOptions& o, DecodeResult* out);
+  Status Beam(TranslatorState* st, const DecodeOptions& o, DecodeResult* out);
   // out (n, E) = embedding(ids) · embed_scale + PE: row i at position
   // i (a sequence) or, with step_pos >= 0, every row at position step_pos.
-  Status Greedy(const DecodeOptions& o, DecodeResult* out);
-  Status Beam(const DecodeOptions& o, DecodeResult* out);
   Status Embed(const Embedding& e, const int32_t* ids, size_t n, int64_t step_pos, const char* what, float* out);
 
   TranslatorConfig cfg_;
@@ -90,11 +101,6 @@ class Translator : public Module {
   Transformer transformer_;
   Linear generator_;
   SinusoidalPositionalEncoding pe_;
-  // Decoding state.
-  Buffer memory_;                                   // (S, E)
-  std::vector<TransformerDecoderLayer::StepCache> caches_;
-  size_t S_ = 0, t_ = 0, beams_ = 0, B_ = 0;
-  Buffer x_, tmp_, full_tgt_, logits_, step_cross_;
 };
 
 }  // namespace aw

@@ -58,6 +58,12 @@ size_t CausalEnd(const AttnShape& sh, size_t i) {
   return end <= 0 ? 0 : std::min(size_t(end), sh.S);
 }
 
+// With a window, the first key query row i sees: CausalEnd − window (0 when that is negative).
+size_t WindowStart(const AttnShape& sh, size_t i) {
+  const size_t end = CausalEnd(sh, i);
+  return sh.window && end > sh.window ? end - sh.window : 0;
+}
+
 // The masks of `head` on scores s (rows lds apart) of query rows
 // [i0, i0 + rows) and keys [c0, c0 + n).
 void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, size_t c0, size_t n, float* s,
@@ -71,6 +77,8 @@ void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, 
       const size_t from = std::max(c0, CausalEnd(sh, i)) - c0;
       kernels::f32_fill(nm - from, row + from, kNegInf);
     }
+    if (sh.causal && sh.window && WindowStart(sh, i) > c0)  // keys before the window
+      kernels::f32_fill(std::min(nm, WindowStart(sh, i) - c0), row, kNegInf);
     if (h.add) {
       const float* a = h.add + i * sh.add_ld;
       if (sh.add_cs) {
@@ -107,6 +115,7 @@ bool InputsFinite(const AttnShape& sh, const AttnHead& h, size_t r0, size_t r1) 
 void LiveKeys(const AttnShape& sh, const AttnHead& h, size_t i, size_t* lo_out, size_t* hi_out) {
   size_t lo = 0, hi = sh.masked_keys;
   if (sh.causal) hi = std::min(hi, CausalEnd(sh, i));
+  if (sh.causal && sh.window) lo = std::min(WindowStart(sh, i), hi);
   auto narrow_f = [&](const float* row, size_t cs) {
     if (!cs) {
       if (row[0] == kNegInf) hi = lo;
@@ -183,7 +192,7 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
   for (size_t hh = h0; hh < h1; ++hh) {
     const AttnHead h = head_of(ctx, g, hh);
     // Skipping masked chunks is exact only without NaN or inf in the head's inputs.
-    const bool skip = HasMasks(sh, h) && InputsFinite(sh, h, r0, r1);
+    const bool skip = HasMasks(sh, h) && (sh.masked_unread || InputsFinite(sh, h, r0, r1));
     // The chunks some row of the piece attends to, packed once for the piece.
     NeededChunks(sh, h, skip, r0, r1 - r0, chunks, need);
     for (size_t c = 0; c < chunks; ++c) {

@@ -20,7 +20,8 @@
 // (f32_softmax_finish) — so asking for the weights does not change the
 // output by a single bit.
 // Chunks that every row of a block has masked (causal with any diagonal
-// offset, or -inf / false over a whole chunk, e.g. key padding) are skipped, in both ways, when the head's
+// offset, a sliding window's start, or -inf / false over a whole chunk, e.g. key padding) are skipped, in both
+// ways, when the head's
 // Q, K and V are finite (a NaN or inf would otherwise have reached the output
 // through 0 · NaN, as it does in torch). A causal attention does about half
 // the work.
@@ -51,6 +52,9 @@ struct AttnShape {
   bool causal = false;      // key j masked for query row i when j > i + causal_offset
   int64_t causal_offset = 0;  // the diagonal: 0 upper-left aligned (torch's is_causal), S - L lower-right
                               // (causal_lower_right); negative: rows i < -offset have no key (zeros)
+  size_t window = 0;        // with causal: query row i sees only its last `window` keys, [end − window, end),
+                            // end = i + causal_offset + 1 (a sliding window; 0: no limit). Chunks wholly before
+                            // every row's window are skipped, as causal skips those past the diagonal.
   size_t masked_keys = 0;   // masks and causal cover keys [0, masked_keys); later keys (MHA's bias_k, zero
                             // attention) are never masked. Set it to S otherwise.
   // Additive mask: key j of query row i at add[i·add_ld + j·add_cs] (add_ld 0: one row for every query;
@@ -60,6 +64,10 @@ struct AttnShape {
   // "true = take part"); true: a nonzero byte masks it (MultiheadAttention's "true = masked").
   size_t keep_ld = 0, keep_cs = 1;
   bool keep_drops = false;
+  bool masked_unread = false;  // skip masked chunks without first checking Q, K and V for NaN / inf (an O(S)
+                               // scan per piece): a NaN in a skipped chunk then does not reach the output, where
+                               // torch's matmul would carry it. The causal LM's cache sets it: its hidden keys are
+                               // before a window, and a decoding step should not read the whole context.
   bool weights = false;     // write the softmax weights (head.weights)
   bool average = false;     // with weights: every head of a group gives the same weights pointer, and the
                             // group's weights are the mean over its heads (MultiheadAttention's default)

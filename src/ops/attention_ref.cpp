@@ -3,7 +3,8 @@
 // against. Not meant to be fast.
 //   scores[j] = scale · Σ_p q[p]·k[j][p]   (float, p in order; scale on the
 //               query, as Attend packs it)
-//   masks (keys < masked_keys): causal (j > i + causal_offset) → -inf, add,
+//   masks (keys < masked_keys): causal (j > i + causal_offset) → -inf, the window (j <= i + causal_offset −
+//   window) → -inf, add,
 //   keep == 0 → -inf, key_add
 //   P = f32_softmax_inplace_ref(scores)      O = Σ_j P[j]·v[j]   (j in order)
 #include <cmath>
@@ -27,6 +28,7 @@ void AttendRef(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head
           for (size_t t = 0; t < sh.hd; ++t) sum += (sh.scale * h.q[i * sh.ldq + t]) * h.k[j * sh.ldk + t];
           if (j < sh.masked_keys) {
             if (sh.causal && int64_t(j) > int64_t(i) + sh.causal_offset) sum = neg_inf;
+            if (sh.causal && sh.window && int64_t(j) + int64_t(sh.window) <= int64_t(i) + sh.causal_offset) sum = neg_inf;
             if (h.add) sum += h.add[i * sh.add_ld + j];
             if (h.keep && h.keep[i * sh.keep_ld + j] == 0) sum = neg_inf;
             if (h.key_add) sum += h.key_add[j];

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config_test_util.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,38 +20,6 @@ constexpr char kVitConfig[] = R"json({"model": "vit", "imageSize": 28, "patchSiz
 // The "attnwasm.config" of models/translator/translator.safetensors.
 constexpr char kTranslatorConfig[] = R"json({"model": "translator", "dModel": 64, "nhead": 4, "numEncoderLayers": 2, "numDecoderLayers": 2, "dimFeedforward": 128, "activation": "relu", "normFirst": true, "layerNormEps": 1e-05, "maxLen": 64, "embedScale": 8.0, "positionalEncoding": "sinusoidal: pe[pos, 2i] = sin(pos * exp(2i * -ln(10000)/d)), pe[pos, 2i+1] = cos(same), float32, added after scaling; no dropout", "srcVocab": ["<pad>", "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "-", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand"], "tgtVocab": ["<pad>", "<eos>", "<fr>", "<de>", "z\u00e9ro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze", "treize", "quatorze", "quinze", "seize", "-", "vingt", "et", "trente", "quarante", "cinquante", "soixante", "vingts", "cent", "cents", "mille", "null", "eins", "zwei", "drei", "vier", "f\u00fcnf", "sechs", "sieben", "acht", "neun", "zehn", "elf", "zw\u00f6lf", "dreizehn", "vierzehn", "f\u00fcnfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn", "zwanzig", "ein", "und", "drei\u00dfig", "vierzig", "f\u00fcnfzig", "sechzig", "siebzig", "achtzig", "neunzig", "hundert", "tausend"], "pad": 0, "eos": 1, "langTokens": {"fr": 2, "de": 3}, "srcAddsEos": false, "srcPad": 0, "maxSrcTokens": 11, "maxTgtTokens": 19, "languages": {"fr": "French", "de": "German"}, "detokenize": {"en": "hyphen-join", "fr": "hyphen-join", "de": "concat"}, "detokenizeRules": {"hyphen-join": "join tokens with single spaces, except no space before or after a '-' token", "concat": "join tokens with no separator (German morphemes -> one word)"}, "tokenize": {"en": "split on spaces, then split each word at '-' keeping '-' as its own token; source = English token ids, padded with pad (0); no BOS/EOS on the source"}, "decoding": "decoder input starts with langTokens[lang] (no BOS); greedy argmax until eos or maxTgtTokens + 1 steps; output = tokens between the language token and eos", "dtype": "F16", "params": 177984})json";
 
-// A config as (key, JSON literal) pairs, so a test can change one key.
-using Members = std::vector<std::pair<std::string, std::string>>;
-
-std::string Json(const Members& ms) {
-  std::string out = "{";
-  for (size_t i = 0; i < ms.size(); ++i) {
-    out += (i ? ", \"" : "\"") + ms[i].first + "\": " + ms[i].second;
-  }
-  return out + "}";
-}
-
-// ms with `key` set to `literal` (replaced in place, or appended).
-Members Set(Members ms, const std::string& key, const std::string& literal) {
-  for (auto& m : ms) {
-    if (m.first == key) {
-      m.second = literal;
-      return ms;
-    }
-  }
-  ms.emplace_back(key, literal);
-  return ms;
-}
-
-Members Without(Members ms, const std::string& key) {
-  Members out;
-  for (auto& m : ms)
-    if (m.first != key) out.push_back(m);
-  EXPECT_NE(out.size(), ms.size()) << "no key " << key;
-  return out;
-}
-
-// Only the required keys.
 const Members kMinTranslator = {
     {"model", "\"translator\""}, {"dModel", "64"}, {"nhead", "4"}, {"numEncoderLayers", "2"},
     {"numDecoderLayers", "1"}, {"dimFeedforward", "128"}, {"maxLen", "64"},
@@ -61,18 +31,6 @@ const Members kMinTranslator = {
 const Members kMinVit = {{"model", "\"vit\""},  {"imageSize", "28"}, {"patchSize", "4"},
                          {"inChannels", "1"},    {"dModel", "96"},    {"nhead", "4"},
                          {"numLayers", "4"},     {"dimFeedforward", "192"}, {"numClasses", "3"}};
-
-void ExpectValid(const std::string& json, const std::string& kind) {
-  const Status s = ValidateModelConfig(json, kind);
-  EXPECT_TRUE(s.ok()) << "kind '" << kind << "': " << s.message() << "\nconfig: " << json;
-}
-
-void ExpectInvalid(const std::string& json, const std::string& kind, const std::string& message) {
-  const Status s = ValidateModelConfig(json, kind);
-  ASSERT_FALSE(s.ok()) << "accepted: " << json;
-  EXPECT_EQ(s.code(), Code::kInvalidArgument);
-  EXPECT_EQ(s.message(), message) << "config: " << json;
-}
 
 TEST(ModelConfigTest, ShippedConfigsAreValid) {
   ExpectValid(kVitConfig, "vit");
@@ -346,225 +304,6 @@ TEST(ModelConfigTest, ParseReadsTheFieldsWithTheirDefaults) {
   EXPECT_EQ(v.std, 0.5);
   const Status bad = ParseModelConfig(Json(kMinVit), "translator", &t);
   EXPECT_EQ(bad.message(), "attnwasm.config: expected a \"translator\" model, got \"vit\"");
-}
-
-// ---- causal LMs: a Hugging Face config.json (ParseCausalLmConfig) and a file's {"model": "causal_lm", …} ----
-
-// The keys a Llama config.json needs (HF's defaults for the rest).
-const Members kMinLlama = {{"model_type", "\"llama\""},      {"vocab_size", "98"},         {"hidden_size", "128"},
-                           {"intermediate_size", "384"},      {"num_hidden_layers", "4"},   {"num_attention_heads", "4"}};
-
-void ExpectHfInvalid(const Members& ms, const std::string& message) {
-  CausalLmSpec spec;
-  const Status s = ParseCausalLmConfig(Json(ms), &spec);
-  ASSERT_FALSE(s.ok()) << "accepted: " << Json(ms);
-  EXPECT_EQ(s.code(), Code::kInvalidArgument);
-  EXPECT_EQ(s.message(), message) << "config: " << Json(ms);
-}
-
-TEST(ModelConfigTest, CausalLmConfigJsonReadWithHuggingFaceDefaults) {
-  CausalLmSpec l;
-  ASSERT_TRUE(ParseCausalLmConfig(Json(kMinLlama), &l).ok());
-  EXPECT_EQ(l.model_type, "llama");
-  EXPECT_EQ(l.kv_heads, 4);        // num_key_value_heads absent: = num_attention_heads
-  EXPECT_EQ(l.head_dim, 32);       // hidden_size / num_attention_heads
-  EXPECT_EQ(l.rms_eps, 1e-6);
-  EXPECT_EQ(l.rope_theta, 10000.0);
-  EXPECT_EQ(l.max_positions, 2048);
-  EXPECT_FALSE(l.tied || l.qkv_bias || l.o_bias || l.mlp_bias);
-  Members b = Set(Set(kMinLlama, "attention_bias", "true"), "mlp_bias", "true");
-  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(b, "num_key_value_heads", "2"), "head_dim", "64")), &l).ok());
-  EXPECT_TRUE(l.qkv_bias && l.o_bias && l.mlp_bias);
-  EXPECT_EQ(l.kv_heads, 2);
-  EXPECT_EQ(l.head_dim, 64);
-  // Qwen2: q, k, v biased always, o and the MLP never; 32768 positions by default.
-  CausalLmSpec q;
-  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "tie_word_embeddings", "true")), &q).ok());
-  EXPECT_TRUE(q.qkv_bias && !q.o_bias && !q.mlp_bias && q.tied);
-  EXPECT_EQ(q.max_positions, 32768);
-  // Keys it does not read are ignored; rope_scaling null or default is no scaling.
-  ASSERT_TRUE(ParseCausalLmConfig(Json(Set(Set(kMinLlama, "architectures", "[\"LlamaForCausalLM\"]"), "rope_scaling",
-                                           "{\"rope_type\": \"default\"}")), &l).ok());
-}
-
-TEST(ModelConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
-  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"mistral\""),
-                  "config.model_type: expected \"llama\" or \"qwen2\", got \"mistral\"");
-  ExpectHfInvalid(Set(kMinLlama, "hidden_act", "\"gelu\""), "config.hidden_act: expected \"silu\", got \"gelu\"");
-  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}"),
-                  "config.rope_scaling: expected null or {\"rope_type\": \"default\"} (scaled RoPE is not supported), "
-                  "got an object with 2 keys");
-  ExpectHfInvalid(Set(kMinLlama, "num_key_value_heads", "3"),
-                  "config.num_key_value_heads: expected a divisor of num_attention_heads (4), got 3");
-  ExpectHfInvalid(Set(kMinLlama, "head_dim", "33"), "config.head_dim: expected an even number (RoPE pairs), got 33");
-  ExpectHfInvalid(Set(kMinLlama, "num_attention_heads", "3"),
-                  "config.head_dim: expected a number, or hidden_size / num_attention_heads an even integer (128 / 3), "
-                  "got nothing");
-  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "use_sliding_window", "true"),
-                  "config.use_sliding_window: expected false (sliding-window attention is not supported), got true");
-  ExpectHfInvalid(Set(kMinLlama, "vocab_size", "0"), "config.vocab_size: expected an integer in [1, 1000000], got 0");
-  ExpectHfInvalid(Without(kMinLlama, "hidden_size"), "config.hidden_size: expected an integer in [1, 16384], got nothing");
-  ExpectHfInvalid(Set(kMinLlama, "tie_word_embeddings", "1"), "config.tie_word_embeddings: expected a boolean, got 1");
-  CausalLmSpec spec;
-  EXPECT_EQ(ParseCausalLmConfig("[1]", &spec).message(),
-            "config: expected a JSON object (a Hugging Face config.json), got an array of 1 element");
-  EXPECT_EQ(ParseCausalLmConfig("{", &spec).code(), Code::kInvalidArgument);
-}
-
-void ExpectHfOk(const Members& ms, CausalLmSpec* out = nullptr) {
-  CausalLmSpec spec;
-  const Status s = ParseCausalLmConfig(Json(ms), out ? out : &spec);
-  EXPECT_TRUE(s.ok()) << Json(ms) << ": " << s.message();
-}
-
-// The RoPE base from either generation of config.json: transformers 4.x writes rope_theta, 5.x only
-// rope_parameters.rope_theta (issue 28: it was ignored, and every 5.x save of a model whose base is not
-// 10 000 gave wrong logits). Both may be given when they agree.
-TEST(ModelConfigTest, CausalLmRopeBaseFromEitherGeneration) {
-  CausalLmSpec l;
-  ExpectHfOk(Set(kMinLlama, "rope_theta", "500000.0"), &l);
-  EXPECT_EQ(l.rope_theta, 500000.0);
-  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "rope_type": "default"})"), &l);
-  EXPECT_EQ(l.rope_theta, 500000.0);
-  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"type": "default", "rope_theta": 1e6, "partial_rotary_factor": 1.0})"), &l);
-  EXPECT_EQ(l.rope_theta, 1e6);
-  ExpectHfOk(Set(Set(kMinLlama, "rope_theta", "100000"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 1e5})"), &l);
-  EXPECT_EQ(l.rope_theta, 1e5);
-  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default"})"), &l);
-  EXPECT_EQ(l.rope_theta, 10000.0);
-  ExpectHfOk(Set(kMinLlama, "rope_parameters", "null"), &l);
-  EXPECT_EQ(l.rope_theta, 10000.0);
-  ExpectHfInvalid(Set(Set(kMinLlama, "rope_theta", "10000.0"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 500000.0})"),
-                  "config.rope_parameters.rope_theta: expected the same base as rope_theta (10000.0) when both are given, "
-                  "got 500000.0");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": 0})"),
-                  "config.rope_parameters.rope_theta: expected a finite number > 0, got 0");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": -10000})"),
-                  "config.rope_parameters.rope_theta: expected a finite number > 0, got -10000");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": "1e6"})"),
-                  "config.rope_parameters.rope_theta: expected a finite number > 0, got \"1e6\"");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0})"),
-                  "config.rope_parameters.rope_type: expected \"default\" (scaled RoPE is not supported), got \"llama3\"");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "factor": 8.0})"),
-                  "config.rope_parameters.factor: expected no such key (the default RoPE has rope_type, rope_theta and "
-                  "partial_rotary_factor; scaled RoPE is not supported), got 8.0");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "partial_rotary_factor": 0.5})"),
-                  "config.rope_parameters.partial_rotary_factor: expected 1 (RoPE on every dim), got 0.5");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", "\"default\""),
-                  "config.rope_parameters: expected null or an object, got \"default\"");
-  ExpectHfInvalid(Set(kMinLlama, "rope_theta", "0"), "config.rope_theta: expected a finite number > 0, got 0");
-}
-
-// bos/eos/pad ids: integers in [0, vocab_size) or null; eos_token_id also a list. Tested at both edges of the
-// range (the last valid id and the first invalid one), and with what is not an id at all.
-TEST(ModelConfigTest, CausalLmTokenIdsAreIdsOfTheVocabulary) {
-  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
-    SCOPED_TRACE(key);
-    const std::string field = std::string("config.") + key + ": expected an id in [0, 97] (vocab_size 98) or null" +
-                              (std::string(key) == "eos_token_id" ? ", or a list of ids" : "") + ", got ";
-    ExpectHfOk(Set(kMinLlama, key, "null"));
-    ExpectHfOk(Set(kMinLlama, key, "0"));
-    ExpectHfOk(Set(kMinLlama, key, "97"));
-    ExpectHfOk(Set(kMinLlama, key, "97.0"));
-    ExpectHfInvalid(Set(kMinLlama, key, "98"), field + "98");
-    ExpectHfInvalid(Set(kMinLlama, key, "-1"), field + "-1");
-    ExpectHfInvalid(Set(kMinLlama, key, "\"two\""), field + "\"two\"");
-    ExpectHfInvalid(Set(kMinLlama, key, "1.5"), field + "1.5");
-    ExpectHfInvalid(Set(kMinLlama, key, "true"), field + "true");
-    ExpectHfInvalid(Set(kMinLlama, key, "1e300"), field + "1e300");
-  }
-  ExpectHfOk(Set(kMinLlama, "eos_token_id", "[0, 97]"));
-  ExpectHfOk(Set(kMinLlama, "eos_token_id", "[]"));
-  ExpectHfInvalid(Set(kMinLlama, "eos_token_id", "[0, 98]"), "config.eos_token_id[1]: expected an id in [0, 97] (vocab_size 98), got 98");
-  ExpectHfInvalid(Set(kMinLlama, "eos_token_id", "[\"two\"]"), "config.eos_token_id[0]: expected an id in [0, 97] (vocab_size 98), got \"two\"");
-  ExpectHfInvalid(Set(kMinLlama, "bos_token_id", "[1]"),
-                  "config.bos_token_id: expected an id in [0, 97] (vocab_size 98) or null, got an array of 1 element");
-}
-
-// A key given twice is read one way by JSON.parse (the last) and another by this reader (the first), so it is
-// refused, at any depth (issue 28: vocab_size 256 then 100 gave 256-wide logits and a vocabSize of 100).
-TEST(ModelConfigTest, DuplicateKeysAreRefusedAtAnyDepth) {
-  ExpectHfInvalid(Set(kMinLlama, "vocab_size\": 256, \"vocab_size", "100"),
-                  "config: expected unique keys, got \"vocab_size\" more than once");
-  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 1e6, "rope_theta": 1e4})"),
-                  "config.rope_parameters: expected unique keys, got \"rope_theta\" more than once");
-  ExpectHfInvalid(Set(kMinLlama, "task_specific_params", R"({"a": [{"b": 1, "b": 2}]})"),
-                  "config.task_specific_params.a[0]: expected unique keys, got \"b\" more than once");
-  const std::string file = "{\"model\": \"causal_lm\", \"hf_config\": " + Json(Set(kMinLlama, "vocab_size\": 256, \"vocab_size", "100")) + "}";
-  ExpectInvalid(file, "", "attnwasm.config.hf_config: expected unique keys, got \"vocab_size\" more than once");
-}
-
-// Every range the config reader applies, at its edges: the last valid value passes, the first invalid one is
-// refused naming the key (a hand-made mutation run found range checks whose tests only used far-off values).
-TEST(ModelConfigTest, CausalLmConfigRangesAtTheirEdges) {
-  const Members base = Set(kMinLlama, "head_dim", "32");  // so that hidden_size and the heads vary alone
-  struct Edge { const char* key; const char* ok; const char* bad; const char* expected; };
-  const Edge edges[] = {
-      {"vocab_size", "1", "0", "an integer in [1, 1000000]"},
-      {"vocab_size", "1000000", "1000001", "an integer in [1, 1000000]"},
-      {"hidden_size", "1", "0", "an integer in [1, 16384]"},
-      {"hidden_size", "16384", "16385", "an integer in [1, 16384]"},
-      {"intermediate_size", "1", "0", "an integer in [1, 65536]"},
-      {"intermediate_size", "65536", "65537", "an integer in [1, 65536]"},
-      {"num_hidden_layers", "1", "0", "an integer in [1, 1000]"},
-      {"num_hidden_layers", "1000", "1001", "an integer in [1, 1000]"},
-      {"num_attention_heads", "1", "0", "an integer in [1, 128]"},
-      {"num_attention_heads", "128", "129", "an integer in [1, 128]"},
-      {"num_key_value_heads", "4", "5", "a divisor of num_attention_heads (4)"},
-      {"num_key_value_heads", "1", "0", "a divisor of num_attention_heads (4)"},
-      {"head_dim", "2", "1", "an integer in [2, 1024]"},
-      {"head_dim", "1024", "1025", "an integer in [2, 1024]"},
-      {"head_dim", "1024", "1026", "an integer in [2, 1024]"},
-      {"max_position_embeddings", "1", "0", "an integer in [1, 1048576]"},
-      {"max_position_embeddings", "1048576", "1048577", "an integer in [1, 1048576]"},
-      {"rms_norm_eps", "1e-300", "0", "a finite number > 0"},
-      {"rope_theta", "1e-300", "0", "a finite number > 0"},
-  };
-  for (const Edge& e : edges) {
-    SCOPED_TRACE(std::string(e.key) + " " + e.ok + " / " + e.bad);
-    // num_attention_heads may not exceed hidden_size: one head for the smallest width.
-    const Members b = std::string(e.key) == "hidden_size" ? Set(base, "num_attention_heads", "1") : base;
-    ExpectHfOk(Set(b, e.key, e.ok));
-    ExpectHfInvalid(Set(b, e.key, e.bad), std::string("config.") + e.key + ": expected " + e.expected + ", got " + e.bad);
-  }
-}
-
-// A file's config: the HF config under hf_config, an optional "chars" tokenizer and attention window.
-std::string LmFile(const std::string& tokenizer, const std::string& window = "") {
-  return "{\"model\": \"causal_lm\", \"hf_config\": " +
-         Json(Set(Set(kMinLlama, "vocab_size", "4"), "tie_word_embeddings", "true")) +
-         (tokenizer.empty() ? "" : ", \"tokenizer\": " + tokenizer) + (window.empty() ? "" : ", \"attentionWindow\": " + window) +
-         "}";
-}
-
-TEST(ModelConfigTest, CausalLmFileConfig) {
-  const std::string tok = R"({"type": "chars", "vocab": ["<eos>", "a", "b", "\u00e9"], "special": [0], "bos": 0, "eos": 0, "unknown": "refuse"})";
-  ExpectValid(LmFile(""), "causal_lm");
-  ExpectValid(LmFile(tok, "128"), "");
-  ModelSpec s;
-  ASSERT_TRUE(ParseModelConfig(LmFile(tok, "128"), "causal_lm", &s).ok());
-  EXPECT_EQ(s.model, "causal_lm");
-  EXPECT_EQ(s.attention_window, 128);
-  EXPECT_EQ(s.lm.vocab, 4);
-  EXPECT_TRUE(s.lm.tied);
-  ExpectInvalid(LmFile(tok), "vit", "attnwasm.config: expected a \"vit\" model, got \"causal_lm\"");
-  ExpectInvalid("{\"model\": \"causal_lm\"}", "", "attnwasm.config.hf_config: expected a Hugging Face config.json object, got nothing");
-  ExpectInvalid(LmFile("", "0"), "", "attnwasm.config.attentionWindow: expected an integer in [1, 1048576], got 0");
-  ExpectInvalid("{\"model\": \"causal_lm\", \"hf_config\": " + Json(Set(kMinLlama, "hidden_act", "\"relu\"")) + "}", "",
-                "attnwasm.config.hf_config.hidden_act: expected \"silu\", got \"relu\"");
-  ExpectInvalid(LmFile(R"({"type": "bpe"})"), "", "attnwasm.config.tokenizer.type: expected \"chars\", got \"bpe\"");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["a", "b"]})"), "",
-                "attnwasm.config.tokenizer.vocab: expected an array of vocab_size (4) strings, got an array of 2 elements");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"]})"), "",
-                "attnwasm.config.tokenizer.vocab[0]: expected one character (an id not in special), got \"<eos>\"");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["x", "a", "b", "a"]})"), "",
-                "attnwasm.config.tokenizer.vocab[3]: expected an entry listed once, got \"a\" again");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0, 4]})"), "",
-                "attnwasm.config.tokenizer.special[1]: expected an id in [0, 3], listed once, got 4");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0], "eos": 1})"), "",
-                "attnwasm.config.tokenizer.eos: expected null or an id listed in special, got 1");
-  ExpectInvalid(LmFile(R"({"type": "chars", "vocab": ["<eos>", "a", "b", "c"], "special": [0], "unknown": "drop"})"), "",
-                "attnwasm.config.tokenizer.unknown: expected \"refuse\" or \"skip\", got \"drop\"");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // TransformerDecoderLayer (src/layers/transformer_decoder_layer.*), natively:
-// its KV-cache step (BeginSteps + Step, one position per call, what the
+// its KV-cache step (ProjectMemory + Step on a KvCache, one position per call, what the
 // translator decodes with) equals the full recomputation of the whole target
 // with a causal self-attention (Run), position by position, for post- and
 // pre-norm, one and two sequences, the cross-attention weights included.
@@ -41,13 +41,16 @@ TEST(TransformerDecoderLayer, StepsEqualTheFullRecomputation) {
         o.tgt_causal = true;
         ASSERT_TRUE(layer.Run(full.back().data(), {T, E}, TensorView{memory.data(), {S, E}}, o).ok());
       }
-      TransformerDecoderLayer::StepCache cache;
-      ASSERT_TRUE(layer.BeginSteps(memory.data(), size_t(S), size_t(B), size_t(T), &cache).ok());
+      KvCache cache;
+      ASSERT_TRUE(cache.Init(1, size_t(B), size_t(T), size_t(E)).ok());
+      TransformerDecoderLayer::CrossKv cross_kv;
+      ASSERT_TRUE(layer.ProjectMemory(memory.data(), size_t(S), &cross_kv).ok());
       std::vector<float> x(size_t(B * E)), cross(size_t(B * H * S));
       for (int64_t t = 0; t < T; ++t) {
         for (int64_t b = 0; b < B; ++b)
           std::copy(tgt[size_t(b)].begin() + t * E, tgt[size_t(b)].begin() + (t + 1) * E, x.begin() + b * E);
-        ASSERT_TRUE(layer.Step(x.data(), size_t(B), size_t(t), &cache, cross.data()).ok());
+        ASSERT_TRUE(layer.Step(x.data(), size_t(B), &cache, 0, cross_kv, cross.data()).ok());
+        cache.len = size_t(t) + 1;
         // The same arithmetic on the same rows: masked keys only add exact zeros in the full path.
         for (int64_t b = 0; b < B; ++b)
           for (int64_t j = 0; j < E; ++j)

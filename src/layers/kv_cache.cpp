@@ -1,0 +1,36 @@
+#include "layers/kv_cache.h"
+
+#include <cstring>
+
+#include "core/workspace.h"
+
+namespace aw {
+
+Status KvCache::Init(size_t layers, size_t b, size_t cap, size_t w, const char* what) {
+  batch = b; capacity = cap; width = w; len = 0;
+  k.clear();
+  v.clear();
+  k.resize(layers);
+  v.resize(layers);
+  for (size_t l = 0; l < layers; ++l) {
+    AW_RETURN_IF_ERROR(k[l].Resize(b * cap * w, what));
+    AW_RETURN_IF_ERROR(v[l].Resize(b * cap * w, what));
+  }
+  return Status::OK();
+}
+
+Status KvCache::Reorder(const int32_t* parents, size_t n) {
+  const size_t rows = len * width;  // the filled part of one sequence
+  ScratchScope scope;
+  float* tmp = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(n * rows, "KV cache reorder", &tmp));
+  for (size_t l = 0; l < k.size(); ++l)
+    for (Buffer* buf : {&k[l], &v[l]}) {
+      for (size_t b = 0; b < n; ++b)
+        std::memcpy(tmp + b * rows, buf->data() + size_t(parents[b]) * seq_stride(), rows * sizeof(float));
+      for (size_t b = 0; b < n; ++b) std::memcpy(buf->data() + b * seq_stride(), tmp + b * rows, rows * sizeof(float));
+    }
+  return Status::OK();
+}
+
+}  // namespace aw
