@@ -26,6 +26,10 @@ import './classifier.js';
 import './causal_lm.js';
 import './numberwords.js';
 import './native_constants.js';
+import './char_tokenizer.js';
+import './sampling.js';
+import './next_task.js';
+import './workers.js';
 import '../dist/attnwasm_core.mjs';
 
 /**

@@ -24,6 +24,9 @@ import { makeBlocks, blockFunctions, sdpaMask } from './blocks.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
+import { saveWorkerGlobal, unrefWorkers } from './workers.js';
+
+export { saveWorkerGlobal, unrefWorkers };
 
 export { AttnWasmError };
 
@@ -372,31 +375,4 @@ export class AttnWasm {
   resetPeakMemory() {
     this._core.resetHeapPeak();
   }
-}
-
-/**
- * Node keeps running while a worker_threads Worker is referenced, and the
- * Emscripten glue never unrefs its pool workers (idle threads wait in
- * Atomics.wait): unref them all, so `node script.mjs` and `node --test` exit.
- */
-export function unrefWorkers(core) {
-  const pt = core.PThread;
-  if (!isNode || !pt) return;
-  for (const w of [...pt.unusedWorkers, ...pt.runningWorkers]) if (typeof w.unref === 'function') w.unref();
-}
-
-/**
- * In Node the pthreads glue sets globalThis.Worker (worker_threads.Worker) for
- * its own use; the user's process should not see it. Saves the global's state
- * so restore() can put it back.
- */
-export function saveWorkerGlobal() {
-  const desc = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
-  return {
-    restore() {
-      if (!isNode) return;
-      if (desc) Object.defineProperty(globalThis, 'Worker', desc);
-      else delete globalThis.Worker;
-    },
-  };
 }

@@ -22,13 +22,26 @@ async function listFiles(path) {
   return out;
 }
 
+/** The paths an entry of "files" names: a path, or a glob whose last segment has * ("bindings/*.js"). */
+async function expand(entry) {
+  if (!entry.includes('*')) return [join(ROOT, entry)];
+  const slash = entry.lastIndexOf('/');
+  const dir = join(ROOT, entry.slice(0, slash));
+  const re = new RegExp(`^${entry.slice(slash + 1).split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  return existsSync(dir) ? (await readdir(dir)).filter((n) => re.test(n)).sort().map((n) => join(dir, n)) : [];
+}
+
 async function contentKey() {
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   const hash = createHash('sha256');
   for (const entry of ['package.json', 'README.md', 'LICENSE', ...pkg.files]) {
-    const path = join(ROOT, entry);
-    if (!existsSync(path)) throw new Error(`package.json "files" names ${entry}, which does not exist (build first: npm run build)`);
-    for (const f of await listFiles(path)) hash.update(f.slice(ROOT.length)).update('\0').update(await readFile(f)).update('\0');
+    const paths = await expand(entry);
+    if (!paths.length || !paths.every((p) => existsSync(p))) {
+      throw new Error(`package.json "files" names ${entry}, which does not exist (build first: npm run build)`);
+    }
+    for (const path of paths) {
+      for (const f of await listFiles(path)) hash.update(f.slice(ROOT.length)).update('\0').update(await readFile(f)).update('\0');
+    }
   }
   return hash.digest('hex').slice(0, 16);
 }

@@ -5,12 +5,16 @@
 # the same two with relaxed SIMD (dist/attnwasm_core_rs.*, dist/attnwasm_core_mt_rs.*;
 # their GEMM by em++ on clang-19, see CMakeLists.txt) and the kernel tests as
 # a wasm program (build/wasm/attnwasm_kernel_tests_rs.js). Incremental.
-# `tools/build.sh bench`: the kernel-timing modules of bench/ only
-# (build/wasm/attnwasm_bench{,_rs}.mjs, not shipped; needs the wasm build set up).
+# Parts: `tools/build.sh native` (build/native), `wasm` (every wasm target), `modules` (only the
+# modules the pages and the package serve: what npm run demo needs), `tests_rs` (the wasm kernel
+# tests), `bench` (the kernel-timing modules of bench/, build/wasm/attnwasm_bench{,_rs}.mjs, not
+# shipped); several may be given. Set AW_RELAXED_SIMD=OFF to build without the relaxed-SIMD
+# modules (no clang-19 or npm binaryen needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
-what=${1:-all}
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(all)
 # npm run (npm test, npm run build) puts node_modules/.bin first on PATH; its
 # wasm-opt (npm binaryen, for the relaxed builds only, called by path) must
 # never be the one em++ finds: em++'s -O3 would minify the glue's import names
@@ -18,21 +22,25 @@ what=${1:-all}
 # ("Import #0 "a" "a": function import requires a callable").
 PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)
 export PATH
+# Debian's emscripten needs NODE_PATH for acorn; Node 20 rejects the default emulator's flag.
+export NODE_PATH=/usr/share/nodejs
 
-if [ "$what" = all ] || [ "$what" = native ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/native -j"$JOBS"
-fi
-if [ "$what" = all ] || [ "$what" = wasm ]; then
-  # Debian's emscripten needs NODE_PATH for acorn; Node 20 rejects the default emulator's flag.
-  export NODE_PATH=/usr/share/nodejs
+wasm_configured() {
   if [ ! -f build/wasm/CMakeCache.txt ]; then
-    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node \
+      -DAW_RELAXED_SIMD="${AW_RELAXED_SIMD:-ON}" >/dev/null
   fi
-  cmake --build build/wasm -j"$JOBS"
-fi
-if [ "$what" = bench ]; then
-  export NODE_PATH=/usr/share/nodejs
-  cmake --build build/wasm -j"$JOBS" --target attnwasm_bench attnwasm_bench_rs
-fi
+}
+for what in "${parts[@]}"; do
+  case "$what" in
+    all | native)
+      cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build build/native -j"$JOBS" ;;&
+    all | wasm) wasm_configured; cmake --build build/wasm -j"$JOBS" ;;
+    modules) wasm_configured; cmake --build build/wasm -j"$JOBS" --target aw_modules ;;
+    tests_rs) wasm_configured; cmake --build build/wasm -j"$JOBS" --target attnwasm_kernel_tests_rs ;;
+    bench) wasm_configured; cmake --build build/wasm -j"$JOBS" --target attnwasm_bench attnwasm_bench_rs ;;
+    native) ;;
+    *) echo "usage: tools/build.sh [all|native|wasm|modules|tests_rs|bench]..." >&2; exit 2 ;;
+  esac
+done

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs everything attnwasm's build and tests need on a fresh Debian 12
-# machine. Idempotent: installs only what is missing, `npm ci` only when
-# node_modules is missing or older than package-lock.json.
+# Installs what attnwasm's build and tests need on a fresh Debian 12 machine.
+# Idempotent: installs only what is missing, `npm ci` only when node_modules
+# differs from package-lock.json. `tools/setup.sh demo` installs only what the
+# demo's modules need (npm run demo: no GoogleTest, Chromium, fuzzing clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes (tools/fuzz.sh, tools/sanitize.sh).
 # clang-19 lld-19 llvm-19: em++ runs on them for the relaxed-SIMD build (build/wasm-relaxed;
 # docs/TOOLCHAIN.md, SIMD), whose .wasm a current wasm-opt from npm (`binaryen`, a devDependency) optimises.
-APT_PACKAGES=(cmake g++ make emscripten libxsimd-dev libgtest-dev wabt chromium nodejs npm
-              clang libclang-rt-14-dev clang-19 lld-19 llvm-19)
+APT_PACKAGES=(cmake make emscripten libxsimd-dev clang-19 lld-19 llvm-19 nodejs npm)
+if [ "${1:-all}" != demo ]; then
+  APT_PACKAGES+=(g++ libgtest-dev wabt chromium clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -98,4 +98,19 @@ class Module {
   std::vector<std::pair<std::string, Module*>> children_;
 };
 
+// A module of named children and no parameters of its own: the containers of torch's state_dict paths
+// ("model", "self_attn", "layers" in Hugging Face's names). The children belong to the list's owner (members
+// or unique_ptrs of the enclosing module); the list only names them.
+class ModuleList : public Module {
+ public:
+  ModuleList() = default;
+  // A child under `name`.
+  void Add(const std::string& name, Module* child) { AddChild(name, child); }
+  // The next child named by its index ("0", "1", …), as torch's nn.ModuleList names them.
+  void Append(Module* child) { AddChild(std::to_string(count_++), child); }
+
+ private:
+  size_t count_ = 0;
+};
+
 }  // namespace aw

@@ -5,6 +5,7 @@
 
 #include "core/limits.h"
 #include "core/rules.h"
+#include "core/workspace.h"
 #include "kernels/gemm.h"
 #include "ops/parallel_gemm.h"
 
@@ -59,11 +60,12 @@ Status PatchEmbedding::Forward(const TensorView& images, Buffer* y, Shape* y_sha
   const int64_t hp = H / p_, wp = W / p_, np = hp * wp, T = np + (cls_ ? 1 : 0), K = C * p_ * p_;
   Shape ys = batched ? Shape{B, T, d_} : Shape{T, d_};
   if (NumelChecked(ys) < 0 || NumelChecked({B * np, K}) < 0) return ShapeError("images: output too large");
-  AW_RETURN_IF_ERROR(cols_.Resize(size_t(B * np * K), "gathered patches"));
+  ScratchScope scope;
+  float* cols = nullptr;  // (B·np, K) gathered patches: row (b, py, px), column (c, ky, kx)
+  AW_RETURN_IF_ERROR(scope.Take(size_t(B * np * K), "gathered patches", &cols));
   AW_RETURN_IF_ERROR(y->Resize(size_t(B * T * d_), "patch embeddings"));
   *y_shape = ys;
-  // cols (B·np, K): row (b, py, px), column (c, ky, kx).
-  float* col = cols_.data();
+  float* col = cols;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t py = 0; py < hp; ++py)
       for (int64_t px = 0; px < wp; ++px)
@@ -79,7 +81,7 @@ Status PatchEmbedding::Forward(const TensorView& images, Buffer* y, Shape* y_sha
       std::memcpy(out, cls_, size_t(d_) * sizeof(float));
       out += d_;
     }
-    ParallelGemmPacked(size_t(np), size_t(d_), size_t(K), out, size_t(d_), cols_.data() + b * np * K, size_t(K),
+    ParallelGemmPacked(size_t(np), size_t(d_), size_t(K), out, size_t(d_), cols + b * np * K, size_t(K),
                        proj_.packed.data(), size_t(d_), 0, proj_.b, 1.0f);
   }
   return Status::OK();

@@ -32,7 +32,6 @@ class PatchEmbedding : public Module {
     Status Init(int64_t c, int64_t d, int64_t p, bool bias, Rng& rng);
     void OnParamsLoaded() override;
   } proj_;
-  Buffer cols_;  // (B·H'·W', C·p·p) gathered patches
 };
 
 }  // namespace aw

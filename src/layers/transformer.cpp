@@ -25,7 +25,7 @@ Status LayerStack<Layer>::Init(const TransformerLayerConfig& layer, int64_t num_
   for (int64_t i = 0; i < num_layers; ++i) {
     layers_.push_back(std::make_unique<Layer>());
     AW_RETURN_IF_ERROR(layers_.back()->Init(layer, rng));
-    list_.Add(std::to_string(i), layers_.back().get());
+    list_.Append(layers_.back().get());
   }
   AddChild("layers", &list_);
   if (has_norm) {

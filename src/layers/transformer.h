@@ -41,9 +41,7 @@ class LayerStack : public Module {
   TransformerLayerConfig layer_cfg_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::unique_ptr<LayerNorm> norm_;
-  struct LayerList : Module {
-    void Add(const std::string& name, Module* m) { AddChild(name, m); }
-  } list_;
+  ModuleList list_;
 };
 
 class TransformerEncoder : public LayerStack<TransformerEncoderLayer> {

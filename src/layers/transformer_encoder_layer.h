@@ -14,6 +14,7 @@
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
 #include "layers/multihead_attention.h"
+#include "layers/residual.h"
 #include "layers/transformer_layer_config.h"
 
 namespace aw {
@@ -68,41 +69,5 @@ class TransformerEncoderLayer : public Module {
 // The feed-forward block shared by encoder and decoder layers:
 // out (rows, E) = linear2(act(linear1(in))), its hidden rows (rows, F) in scratch.
 Status FeedForward(const Linear& l1, const Linear& l2, Activation act, size_t rows, const float* in, float* out);
-
-// The block every Transformer layer is built of: a sublayer with its residual
-// connection and norm, on x (rows, E) in place,
-//   pre-norm:  x = x + f(norm(x))      post-norm:  x = norm(x + f(x)),
-// where f(in, out) writes the sublayer's output rows (rows, E) from in. Begin
-// takes the blocks' scratch (y, and t for the normalised input when pre-norm)
-// from `scope`, shared by every block of the layer.
-class ResidualBlocks {
- public:
-  Status Begin(ScratchScope* scope, bool norm_first, size_t rows, size_t E) {
-    norm_first_ = norm_first; rows_ = rows; E_ = E;
-    if (norm_first) AW_RETURN_IF_ERROR(scope->Take(rows * E, "normalised input", &t_));
-    return scope->Take(rows * E, "sublayer output", &y_);
-  }
-  // The rows of a (…, E) activation of `shape`.
-  static size_t Rows(const Shape& shape, size_t E) { return size_t(NumelChecked(shape)) / E; }
-  template <class F>
-  Status Block(const LayerNorm& norm, float* x, F&& f) {
-    if (norm_first_) {
-      norm.Apply(rows_, x, E_, t_, E_);
-      AW_RETURN_IF_ERROR(f(static_cast<const float*>(t_), y_));
-      kernels::f32_add(rows_ * E_, x, y_);
-    } else {
-      AW_RETURN_IF_ERROR(f(static_cast<const float*>(x), y_));
-      kernels::f32_add(rows_ * E_, x, y_);
-      norm.Apply(rows_, x, E_, x, E_);
-    }
-    return Status::OK();
-  }
-
- private:
-  bool norm_first_ = false;
-  size_t rows_ = 0, E_ = 0;
-  float* t_ = nullptr;
-  float* y_ = nullptr;
-};
 
 }  // namespace aw

@@ -19,6 +19,7 @@
 #include "kernels/activation.h"
 #include "kernels/elementwise.h"
 #include "kernels/gemm.h"
+#include "layers/residual.h"
 #include "ops/attention.h"
 #include "ops/parallel_gemm.h"
 
@@ -95,7 +96,7 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
   for (int64_t i = 0; i < c.layers; ++i) {
     layers_.push_back(std::make_unique<CausalLmLayer>());
     AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng));
-    layer_list_.Add(std::to_string(i), layers_.back().get());
+    layer_list_.Append(layers_.back().get());
   }
   model_.Add("layers", &layer_list_);
   AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true));
@@ -161,69 +162,71 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
         const size_t gs = step ? nseq : 1, gl = step ? 1 : std::min(chunk, T - t0), rows = gs * gl;
         float* xr = x + (b0 * T + t0) * E;
         ScratchScope g;
-        float *h = nullptr, *q = nullptr, *a = nullptr, *y = nullptr, *gu = nullptr;
-        AW_RETURN_IF_ERROR(g.Take(rows * E, "normalised rows", &h));
+        float *q = nullptr, *a = nullptr, *gu = nullptr;
         AW_RETURN_IF_ERROR(g.Take(rows * QD, "queries", &q));
         AW_RETURN_IF_ERROR(g.Take(rows * QD, "attention output", &a));
-        AW_RETURN_IF_ERROR(g.Take(rows * E, "sublayer output", &y));
         AW_RETURN_IF_ERROR(g.Take(rows * 2 * I, "gate and up rows", &gu));
+        ResidualBlocks res;
+        AW_RETURN_IF_ERROR(res.Begin(&g, NormPlace::kPre, rows, E));
         // Attention: keys and values of the group's rows into the cache, then every query of the group
         // over its sequence's keys up to its own position.
-        ly.input_layernorm.Apply(rows, xr, E, h, E);
-        ly.q_proj.Apply(rows, h, E, q, QD);
-        for (size_t s = 0; s < gs; ++s) {
-          const size_t b = b0 + s;
-          float* krow = kc + (b * cap + len + t0) * KD;
-          float* vrow = vc + (b * cap + len + t0) * KD;
-          ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
-          ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
-          rope_.Rotate(gl, table + t0 * D, q + s * gl * QD, H, D, QD);
-          rope_.Rotate(gl, table + t0 * D, krow, Hkv, D, KD);
-        }
-        // Every query of the group over its sequence's keys up to its own position (and, with a window, from
-        // `window` keys back: the core skips the chunks before it).
-        const size_t end = len + t0 + gl;  // keys written so far (of these sequences)
-        float* wbuf = nullptr;
-        if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * end, "attention weights", &wbuf));
-        AttnShape sh;
-        sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
-        sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
-        sh.scale = scale;
-        sh.causal = true;
-        sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-        sh.window = window;
-        sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
-        sh.masked_keys = end;
-        sh.weights = attention != nullptr;
-        const size_t group = H / Hkv;
-        auto head = [&](size_t s, size_t hh) {
-          const size_t b = b0 + s, kvh = hh / group;
-          AttnHead at;
-          at.q = q + s * gl * QD + hh * D;
-          at.k = kc + b * cap * KD + kvh * D;
-          at.v = vc + b * cap * KD + kvh * D;
-          at.out = a + s * gl * QD + hh * D;
-          if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
-          return at;
-        };
-        AW_RETURN_IF_ERROR(Attend(sh, gs, H, head));
-        if (attention && t0 + gl == T) {  // the last new token's row of every head: (batch, L, H, S)
-          for (size_t s = 0; s < gs; ++s)
-            for (size_t hh = 0; hh < H; ++hh) {
-              const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * end;
-              std::copy(row, row + end, attention + (((b0 + s) * L + l) * H + hh) * S);
-            }
-        }
-        ly.o_proj.Apply(rows, a, QD, y, E);
-        kernels::f32_add(rows * E, xr, y);
+        AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, xr, [&](const float* h, float* y) {
+          ly.q_proj.Apply(rows, h, E, q, QD);
+          for (size_t s = 0; s < gs; ++s) {
+            const size_t b = b0 + s;
+            float* krow = kc + (b * cap + len + t0) * KD;
+            float* vrow = vc + (b * cap + len + t0) * KD;
+            ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
+            ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
+            rope_.Rotate(gl, table + t0 * D, q + s * gl * QD, H, D, QD);
+            rope_.Rotate(gl, table + t0 * D, krow, Hkv, D, KD);
+          }
+          // Every query of the group over its sequence's keys up to its own position (and, with a window, from
+          // `window` keys back: the core skips the chunks before it).
+          const size_t end = len + t0 + gl;  // keys written so far (of these sequences)
+          float* wbuf = nullptr;
+          if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * end, "attention weights", &wbuf));
+          AttnShape sh;
+          sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
+          sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
+          sh.scale = scale;
+          sh.causal = true;
+          sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
+          sh.window = window;
+          sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
+          sh.masked_keys = end;
+          sh.weights = attention != nullptr;
+          const size_t group = H / Hkv;
+          auto head = [&](size_t s, size_t hh) {
+            const size_t b = b0 + s, kvh = hh / group;
+            AttnHead at;
+            at.q = q + s * gl * QD + hh * D;
+            at.k = kc + b * cap * KD + kvh * D;
+            at.v = vc + b * cap * KD + kvh * D;
+            at.out = a + s * gl * QD + hh * D;
+            if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
+            return at;
+          };
+          AW_RETURN_IF_ERROR(Attend(sh, gs, H, head));
+          if (attention && t0 + gl == T) {  // the last new token's row of every head: (batch, L, H, S)
+            for (size_t s = 0; s < gs; ++s)
+              for (size_t hh = 0; hh < H; ++hh) {
+                const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * end;
+                std::copy(row, row + end, attention + (((b0 + s) * L + l) * H + hh) * S);
+              }
+          }
+          ly.o_proj.Apply(rows, a, QD, y, E);
+          return Status::OK();
+        }));
         // MLP: down(silu(gate(h)) · up(h)) on the post-attention norm.
-        ly.post_attention_layernorm.Apply(rows, xr, E, h, E);
-        ly.gate_proj.Apply(rows, h, E, gu, I);
-        ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
-        kernels::f32_silu(rows * I, gu);             // the SwiGLU product silu(gate) · up, in gu
-        kernels::f32_mul(rows * I, gu, gu + rows * I);
-        ly.down_proj.Apply(rows, gu, I, y, E);
-        kernels::f32_add(rows * E, xr, y);
+        AW_RETURN_IF_ERROR(res.Block(ly.post_attention_layernorm, xr, [&](const float* h, float* y) {
+          ly.gate_proj.Apply(rows, h, E, gu, I);
+          ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
+          kernels::f32_silu(rows * I, gu);             // the SwiGLU product silu(gate) · up, in gu
+          kernels::f32_mul(rows * I, gu, gu + rows * I);
+          ly.down_proj.Apply(rows, gu, I, y, E);
+          return Status::OK();
+        }));
       }
     }
   }

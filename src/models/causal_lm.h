@@ -59,9 +59,7 @@ class CausalLmLayer : public Module {
   Linear q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj;
 
  private:
-  struct Attn : Module {
-    void Add(const std::string& n, Module* m) { AddChild(n, m); }
-  } self_attn_, mlp_;
+  ModuleList self_attn_, mlp_;
 };
 
 class CausalLm : public Module {
@@ -94,9 +92,7 @@ class CausalLm : public Module {
   Status Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention);
 
   CausalLmConfig cfg_;
-  struct Inner : Module {
-    void Add(const std::string& n, Module* m) { AddChild(n, m); }
-  } model_, layer_list_;
+  ModuleList model_, layer_list_;
   Embedding embed_tokens_;
   std::vector<std::unique_ptr<CausalLmLayer>> layers_;
   RMSNorm norm_;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "core/limits.h"
 #include "core/rules.h"
 #include "kernels/gemm.h"
+#include "core/workspace.h"
 #include "kernels/softmax.h"
 
 namespace aw {
@@ -40,36 +42,44 @@ Status VitClassifier::Classify(const float* image, size_t n, ClassifyResult* out
   if (n != want)
     return ShapeError("image: expected " + std::to_string(C) + "×" + std::to_string(S) + "×" + std::to_string(S) +
                       " = " + std::to_string(want) + " values, got " + std::to_string(n));
-  AW_RETURN_IF_ERROR(x_.Resize(want, "image"));
+  // Scratch from the workspace (the normalised image); the layers' outputs are this call's own buffers.
+  ScratchScope scope;
+  float* x = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(want, "image", &x));
   const float mean = float(cfg_.mean), std = float(cfg_.std);
   for (size_t i = 0; i < want; ++i) {
     if (!std::isfinite(image[i]))
       return ArgError("image: expected finite values, got " + std::string(std::isnan(image[i]) ? "NaN" : "an infinity") +
                       " at index " + std::to_string(i));
-    x_.data()[i] = (image[i] - mean) / std;
+    x[i] = (image[i] - mean) / std;
   }
+  Buffer tokens, enc;
+  std::vector<Buffer> weights;  // per layer (1, H, T, T)
   Shape ts;
-  AW_RETURN_IF_ERROR(patch_.Forward(TensorView{x_.data(), {1, C, S, S}}, &tokens_, &ts));
-  pos_.Run(tokens_.data(), ts);
+  AW_RETURN_IF_ERROR(patch_.Forward(TensorView{x, {1, C, S, S}}, &tokens, &ts));
+  pos_.Run(tokens.data(), ts);
   Shape es;
-  AW_RETURN_IF_ERROR(encoder_.Forward(TensorView{tokens_.data(), ts}, EncoderLayerForward(), &enc_, &es, &weights_));
+  AW_RETURN_IF_ERROR(encoder_.Forward(TensorView{tokens.data(), ts}, EncoderLayerForward(), &enc, &es, &weights));
   const size_t D = size_t(cfg_.layer.d_model), K = size_t(cfg_.num_classes), T = size_t(es[1]), P = T - 1;
-  const size_t L = weights_.size(), H = size_t(cfg_.layer.nhead);
+  const size_t L = weights.size(), H = size_t(cfg_.layer.nhead);
   AW_RETURN_IF_ERROR(out->logits.Resize(K, "logits"));
   AW_RETURN_IF_ERROR(out->probabilities.Resize(K, "probabilities"));
   AW_RETURN_IF_ERROR(out->attention.Resize(L * H * P, "attention"));
   AW_RETURN_IF_ERROR(out->rollout.Resize(P, "rollout"));
-  head_.Apply(1, enc_.data(), D, out->logits.data(), K);  // the class token's row
-  std::vector<double> lp(K);
-  kernels::f32_log_softmax_f64(K, out->logits.data(), lp.data());
+  head_.Apply(1, enc.data(), D, out->logits.data(), K);  // the class token's row
+  // torch.softmax of the logits on the runtime's softmax kernels (the online pass for the maximum and the
+  // sum, then the finish); the index is the first largest logit.
+  float m = -std::numeric_limits<float>::infinity(), l = 0.0f, alpha = 0.0f, *packed = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(kernels::kGemmMR * K, "softmax scratch", &packed));
+  kernels::f32_softmax_online(1, K, out->logits.data(), K, &m, &l, &alpha, packed);
+  std::copy(out->logits.data(), out->logits.data() + K, out->probabilities.data());
+  kernels::f32_softmax_finish(K, out->probabilities.data(), m, l);
   out->index = 0;
-  for (size_t k = 0; k < K; ++k) {
-    out->probabilities.data()[k] = float(std::exp(lp[k]));
-    if (lp[k] > lp[size_t(out->index)]) out->index = int64_t(k);
-  }
+  for (size_t k = 1; k < K; ++k)
+    if (out->logits.data()[k] > out->logits.data()[size_t(out->index)]) out->index = int64_t(k);
   std::vector<const float*> w;
   for (size_t l = 0; l < L; ++l) {
-    w.push_back(weights_[l].data());  // (1, H, T, T): row 0 is the class token's attention
+    w.push_back(weights[l].data());  // (1, H, T, T): row 0 is the class token's attention
     for (size_t h = 0; h < H; ++h)
       std::memcpy(out->attention.data() + (l * H + h) * P, w.back() + h * T * T + 1, P * sizeof(float));
   }

@@ -52,8 +52,6 @@ class VitClassifier : public Module {
   LearnedPositionalEmbedding pos_;
   TransformerEncoder encoder_;
   Linear head_;
-  Buffer x_, tokens_, enc_;
-  std::vector<Buffer> weights_;  // per layer (1, H, T, T)
 };
 
 // Attention rollout over per-layer weights (H, T, T) each: per layer the
