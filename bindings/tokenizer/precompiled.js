@@ -74,7 +74,7 @@ export class PrecompiledCharsmap {
   /** The normalizer: each grapheme of < 6 UTF-8 bytes replaced whole if it matches, else character by character. */
   normalize(text) {
     let out = '';
-    for (const { segment } of graphemes.segment(text)) {
+    for (const segment of graphemeClusters(text)) {
       if (utf8Length(segment) < 6) {
         const whole = this.transform(segment);
         if (whole !== null) {
@@ -85,6 +85,31 @@ export class PrecompiledCharsmap {
       for (const c of segment) out += this.transform(c) ?? c;
     }
     return out;
+  }
+}
+
+/**
+ * The grapheme clusters of a text, segmented by windows of about WINDOW code units: V8's
+ * Intl.Segmenter takes quadratic time on one long string (13 s for 100 000 characters here). Each
+ * window starts at a cluster boundary and its last cluster, which the window's end may have cut, is
+ * read again at the start of the next one; grapheme rules only look inside a cluster, so the
+ * clusters are those of the whole text.
+ */
+const WINDOW = 2048;
+function* graphemeClusters(text) {
+  for (let start = 0; start < text.length;) {
+    const end = start + WINDOW;
+    let last = null;
+    for (const { segment, index } of graphemes.segment(end >= text.length ? text.slice(start) : text.slice(start, end))) {
+      if (last !== null) yield last.segment;
+      last = { segment, index };
+    }
+    if (end >= text.length || last.index === 0) {
+      yield last.segment; // the text's last cluster, or one cluster as long as the window
+      start += last.index + last.segment.length;
+    } else {
+      start += last.index;
+    }
   }
 }
 
