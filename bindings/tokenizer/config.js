@@ -10,6 +10,8 @@ import { bosEosTemplate } from './post_processors.js';
 const FILE = 'tokenizer_config.json';
 /** The tokenizer classes whose fast tokenizer rebuilds its post-processor from add_bos_token / add_eos_token. */
 export const BOS_EOS_CLASSES = ['LlamaTokenizer', 'LlamaTokenizerFast', 'GemmaTokenizer', 'GemmaTokenizerFast'];
+/** Their __init__ defaults for a bos_token / eos_token the config does not write. */
+const DEFAULT_TOKENS = { Llama: { bos_token: '<s>', eos_token: '</s>' }, Gemma: { bos_token: '<bos>', eos_token: '<eos>' } };
 
 function deepFreeze(o) {
   if (o && typeof o === 'object' && !Object.isFrozen(o)) {
@@ -48,7 +50,7 @@ export function readConfig(input, tokenToId) {
     const addEos = flag('add_eos_token', false);
     const id = (key, add) => {
       if (!add) return null;
-      const token = tokenText(config, key);
+      const token = config[key] === undefined ? DEFAULT_TOKENS[config.tokenizer_class.startsWith('Llama') ? 'Llama' : 'Gemma'][key] : tokenText(config, key);
       if (token === null) throw invalid(key, `expected a token, got ${show(config[key])} (add_${key} is true: transformers refuses this too)`, FILE);
       const found = tokenToId(token);
       if (found === undefined) throw invalid(key, `'${token}' is not a token of tokenizer.json`, FILE);
