@@ -587,8 +587,9 @@ export interface StreamDecoder {
 }
 
 /**
- * A byte-level BPE tokenizer read from a Hugging Face tokenizer.json (GPT-2, Llama 3, SmolLM, Qwen2),
- * giving the ids Hugging Face's `tokenizers` gives. Pure JS: `Tokenizer.fromJSON` of 'attnwasm/tokenizer'
+ * A tokenizer read from a Hugging Face tokenizer.json — byte-level BPE (GPT-2, Llama 3, SmolLM, Qwen2),
+ * SentencePiece-style BPE (Llama 2, Gemma), WordPiece (BERT), Unigram (XLM-R) — giving the ids Hugging
+ * Face's `tokenizers` gives; tokenizer.d.ts adds its batch methods. Pure JS: `Tokenizer.fromJSON` of 'attnwasm/tokenizer'
  * (tokenizer.d.ts), no init() needed. Holds no native memory.
  */
 export interface Tokenizer {
@@ -600,7 +601,7 @@ export interface Tokenizer {
   decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
   /** A decoder fed one id at a time; the pushed texts joined with end()'s equal decode(ids). */
   streamDecoder(options?: TokenizerDecodeOptions): StreamDecoder;
-  /** The pre-tokenizer's pieces of text, in byte symbols ('Ġworld'). */
+  /** The pre-tokenizer's pieces of text (byte-level files: in byte symbols, 'Ġworld'). */
   preTokenize(text: string): string[];
   /** The id of a vocabulary entry (in byte symbols, 'Ġthe') or of an added token's content; undefined otherwise. */
   tokenToId(token: string): number | undefined;

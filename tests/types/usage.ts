@@ -4,7 +4,7 @@ import { init, AttnWasmError, CausalBias } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer } from 'attnwasm/tokenizer';
-import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions } from 'attnwasm/tokenizer';
+import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions } from 'attnwasm/tokenizer';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
 async function main(): Promise<void> {
@@ -154,6 +154,14 @@ async function main(): Promise<void> {
   const tok: Tokenizer = Tokenizer.fromJSON('{"model": {}}');
   Tokenizer.fromJSON({ model: {} });
   Tokenizer.fromJSON(new Uint8Array(0));
+  const withConfig: Tokenizer = Tokenizer.fromJSON('{}', { add_bos_token: true, pad_token: { content: '<pad>' } });
+  const batchOptions: TokenizerBatchOptions = { maxLength: 128, truncation: true, padding: 'longest', addSpecialTokens: true };
+  const batch: EncodedBatch = withConfig.encodeBatch(['a', 'b c'], batchOptions);
+  const [rows, width]: [number, number] = batch.shape;
+  const one: EncodedInputs = withConfig.encodeInputs('a', { maxLength: 8 });
+  console.log(rows, width, batch.inputIds[0], batch.attentionMask, batch.tokenTypeIds, batch.lengths[0], one.tokenTypeIds, withConfig.config?.chat_template);
+  // @ts-expect-error padding is 'longest', 'max_length' or false
+  withConfig.encodeBatch(['a'], { padding: true });
   const encOptions: TokenizerEncodeOptions = { addSpecialTokens: false };
   const decOptions: TokenizerDecodeOptions = { skipSpecialTokens: true };
   const ids: Int32Array = tok.encode('Hello world', encOptions);
