@@ -34,7 +34,10 @@ const opt = (name, dflt) => { const i = argv.indexOf(name); return i < 0 ? dflt 
 const RUNS = Number(opt('--runs', 5));
 const DECODE = Number(opt('--decode', 48));
 const THREADS = String(opt('--threads', '1,2')).split(',').map(Number);
+// Weight types: 'bf16' is the file as stored; the others convert while loading (dtype).
+const DTYPES = String(opt('--dtypes', 'f32,bf16,q8,q4')).split(',');
 const JSON_OUT = argv.includes('--json');
+const RELAXED = argv.includes('--relaxed');  // the relaxed-SIMD build (default: the baseline one)
 const PROMPT = 128;
 
 const CONFIG = {
@@ -106,10 +109,10 @@ log(`# checkpoint ${(bytes.length / 2 ** 20).toFixed(0)} MiB BF16 made in ${((pe
 const { init } = await import('../bindings/index.js');
 const kb = await kernelBench();
 const results = [];
-for (const threads of THREADS) {
-  const aw = await init({ threads, relaxedSimd: false });
+for (const threads of THREADS) for (const dtype of DTYPES) {
+  const aw = await init({ threads, relaxedSimd: RELAXED });
   const tl = performance.now();
-  const lm = await aw.loadModel(bytes, { config: CONFIG });
+  const lm = await aw.loadModel(bytes, { config: CONFIG, dtype });
   const loadMs = performance.now() - tl;
   let s = 99;
   const prompt = Int32Array.from({ length: PROMPT }, () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % V; });
@@ -129,16 +132,19 @@ for (const threads of THREADS) {
     + median([0, 1, 2].map(() => kb.gemm(1, V, E, RUNS)));
   const read = await readBandwidth(), copy = copyBandwidth();
   const prefillMs = median(prefill), stepMs = median(steps);
-  const boundMs = weightBytes / read * 1000;
+  const stepBytes = lm.weightBytes - 4 * (2 * L + 1) * E;  // every matrix once (the norms aside)
+  const boundMs = stepBytes / read * 1000;
+  const f32 = results.find((x) => x.threads === threads && x.dtype === 'f32');
   const r = {
-    threads, loadMs: Math.round(loadMs), prefillMs: +prefillMs.toFixed(1), prefillTokensPerSecond: Math.round(PROMPT / prefillMs * 1000),
+    threads, dtype, loadMs: Math.round(loadMs), prefillMs: +prefillMs.toFixed(1), prefillTokensPerSecond: Math.round(PROMPT / prefillMs * 1000),
     gemmMs: +gemmMs.toFixed(1), prefillEfficiency: +(gemmMs / prefillMs).toFixed(3),
     decodeStepMs: +stepMs.toFixed(2), decodeTokensPerSecond: +(1000 / stepMs).toFixed(1),
-    readGBps: +(read / 1e9).toFixed(2), copyGBps: +(copy / 1e9).toFixed(2), copyBoundFraction: +(weightBytes / copy * 1000 / stepMs).toFixed(3), weightMB: +(weightBytes / 1e6).toFixed(1), boundStepMs: +boundMs.toFixed(2),
+    readGBps: +(read / 1e9).toFixed(2), copyGBps: +(copy / 1e9).toFixed(2), copyBoundFraction: +(stepBytes / copy * 1000 / stepMs).toFixed(3), weightMB: +(stepBytes / 1e6).toFixed(1), boundStepMs: +boundMs.toFixed(2),
     fractionOfBound: +(boundMs / stepMs).toFixed(3), heapMB: Math.round(aw.memory().heapBytes / 2 ** 20),
+    decodeVsF32: f32 ? +(f32.decodeStepMs / stepMs).toFixed(2) : null, prefillVsF32: f32 ? +(f32.prefillMs / prefillMs).toFixed(2) : null,
   };
   results.push(r);
-  log(`threads ${threads}: load ${r.loadMs} ms; prefill ${PROMPT} tokens ${r.prefillMs} ms = ${r.prefillTokensPerSecond} tok/s, ` +
+  log(`threads ${threads}, ${dtype}${r.decodeVsF32 ? ` (decode ${r.decodeVsF32}× f32's speed, prefill ${r.prefillVsF32}×)` : ''}: load ${r.loadMs} ms; prefill ${PROMPT} tokens ${r.prefillMs} ms = ${r.prefillTokensPerSecond} tok/s, ` +
     `GEMM of the same products ${r.gemmMs} ms → ${(r.prefillEfficiency * 100).toFixed(0)} % of the GEMM's speed; ` +
     `decode ${r.decodeStepMs} ms/token = ${r.decodeTokensPerSecond} tok/s; read ${r.readGBps} GB/s → bound ${r.boundStepMs} ms ` +
     `(${r.weightMB} MB of weights per token): ${(r.fractionOfBound * 100).toFixed(0)} % of the read bound ` +

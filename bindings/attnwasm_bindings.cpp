@@ -18,7 +18,6 @@
 #include "core/parallel.h"
 #include "core/rules.h"
 #include "core/workspace.h"
-#include "io/load_params.h"
 #include "kernels/gemm.h"
 #include "io/model_config.h"
 #include "io/safetensors.h"
@@ -547,32 +546,55 @@ std::unique_ptr<StResult> ReadSafetensors(uintptr_t p, double size) {
   return std::make_unique<StResult>(reinterpret_cast<const uint8_t*>(p), size_t(size));
 }
 
-// A safetensors file validated and described, not converted: the bytes stay
-// where the caller put them (wasm memory it owns and keeps until this handle
-// is deleted); a model family fills its parameters from them (CreateModel).
-// Owner: the JS model loader.
-class StFileHandle {
+// A model being loaded from files that arrive in chunks (models/load_model.h ModelLoader). Owner: the JS
+// loader (bindings/model_loading.js), which deletes it when the load ends, well or not.
+class LoaderHandle {
  public:
-  StFileHandle(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {
-    status_ = aw::io::ParseSafetensors(bytes, size, &file_);
+  // A file's header: its first n bytes at p (at least 8 + the header length), its size (-1: not known).
+  std::unique_ptr<CallResult> addFile(std::string name, uintptr_t p, double n, double size) {
+    aw::ModelLoader::File f;
+    f.name = std::move(name);
+    f.size = size < 0 ? aw::io::kStUnknownSize : uint64_t(size);
+    aw::Status s = aw::io::ParseSafetensorsHeader(reinterpret_cast<const uint8_t*>(p), size_t(n), f.size, &f.header);
+    if (!s.ok()) s = aw::Status(s.code(), "source: " + f.name + ": " + s.message());
+    if (s.ok()) files_.push_back(std::move(f));
+    return std::make_unique<CallResult>(s);
   }
-  int code() const { return int(status_.code()); }
-  std::string message() const { return status_.message(); }
-  val metadata() const { return MetadataObject(file_); }
-  aw::Status LoadModel(std::string_view expected, std::string_view config, std::unique_ptr<aw::Module>* out,
-                       std::string* kind) const {
-    return aw::LoadModel(bytes_, size_, file_, expected, config, out, kind);
+  // The first file's metadata (a model file's attnwasm.config), once added.
+  val metadata() const { return files_.empty() ? val::object() : MetadataObject(files_[0].header); }
+  std::unique_ptr<CallResult> begin(std::string expected, std::string config, std::string index, std::string dtype) {
+    return std::make_unique<CallResult>(loader_.Begin(expected, config, std::move(files_), index, dtype));
   }
+  std::unique_ptr<CallResult> feed(int file, double offset, uintptr_t p, double n) {
+    return std::make_unique<CallResult>(
+        loader_.Feed(size_t(file), uint64_t(offset), reinterpret_cast<const uint8_t*>(p), size_t(n)));
+  }
+  std::unique_ptr<ModuleHandle> finish() {
+    std::unique_ptr<aw::Module> m;
+    std::string kind;
+    aw::Status s = loader_.Finish(&m, &kind);
+    return Wrap(s, std::move(m), aw::ModelClassName(kind));
+  }
+  double weightBytes() const { return double(loader_.weight_bytes()); }
 
  private:
-  const uint8_t* bytes_;
-  size_t size_;
-  aw::Status status_;
-  aw::io::StFile file_;
+  std::vector<aw::ModelLoader::File> files_;
+  aw::ModelLoader loader_;
 };
 
-std::unique_ptr<StFileHandle> ParseSafetensorsFile(uintptr_t p, double size) {
-  return std::make_unique<StFileHandle>(reinterpret_cast<const uint8_t*>(p), size_t(size));
+std::unique_ptr<LoaderHandle> CreateLoader() { return std::make_unique<LoaderHandle>(); }
+
+// The header length N of a safetensors file from its first bytes (io/safetensors.h SafetensorsHeaderLength):
+// { code, message, n }.
+val HeaderLength(uintptr_t p, double n, double size) {
+  uint64_t len = 0;
+  const aw::Status s = aw::io::SafetensorsHeaderLength(reinterpret_cast<const uint8_t*>(p), size_t(n),
+                                                      size < 0 ? aw::io::kStUnknownSize : uint64_t(size), &len);
+  val o = val::object();
+  o.set("code", int(s.code()));
+  o.set("message", s.message());
+  o.set("n", double(len));
+  return o;
 }
 
 // The heap's bytes in use and their peak (heap_stats.cpp), the workspace
@@ -594,16 +616,6 @@ bool ThreadsSupported() { return aw::ThreadsSupported(); }
 bool RelaxedSimd() { return aw::kernels::f32_gemm_relaxed_madd(); }
 
 }  // namespace
-
-// The model `file` describes (models/load_model.h): expected "translator",
-// "vit", "causal_lm" or "" (any); config: a config.json's text (a causal LM
-// checkpoint) or "".
-std::unique_ptr<ModuleHandle> CreateModel(StFileHandle& file, const std::string& expected, const std::string& config) {
-  std::unique_ptr<aw::Module> m;
-  std::string kind;
-  aw::Status s = file.LoadModel(expected, config, &m, &kind);
-  return Wrap(s, std::move(m), aw::ModelClassName(kind));
-}
 
 // ---- the causal LM family (models/causal_lm.h) ----
 
@@ -684,11 +696,15 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("data", &StResult::data)
       .function("metadata", &StResult::metadata);
   emscripten::function("readSafetensors", &ReadSafetensors);
-  emscripten::class_<StFileHandle>("StFileHandle")
-      .function("code", &StFileHandle::code)
-      .function("message", &StFileHandle::message)
-      .function("metadata", &StFileHandle::metadata);
-  emscripten::function("parseSafetensorsFile", &ParseSafetensorsFile);
+  emscripten::class_<LoaderHandle>("LoaderHandle")
+      .function("addFile", &LoaderHandle::addFile)
+      .function("metadata", &LoaderHandle::metadata)
+      .function("begin", &LoaderHandle::begin)
+      .function("feed", &LoaderHandle::feed)
+      .function("finish", &LoaderHandle::finish)
+      .function("weightBytes", &LoaderHandle::weightBytes);
+  emscripten::function("createLoader", &CreateLoader);
+  emscripten::function("safetensorsHeaderLength", &HeaderLength);
   emscripten::function("stackCopyFrom", &StackCopyFrom, emscripten::allow_raw_pointers());
   emscripten::function("createLinear", &CreateLinear);
   emscripten::function("linearForward", &LinearForward);
@@ -708,7 +724,6 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("createEncoder", &CreateEncoder);
   emscripten::function("encoderForward", &EncoderForward);
   emscripten::function("encoderForwardWithAttention", &EncoderForwardWithAttention);
-  emscripten::function("createModel", &CreateModel);
   emscripten::function("translatorDecode", &TranslatorDecode);
   emscripten::function("translatorForwardFull", &TranslatorForwardFull);
   emscripten::function("classifierClassify", &ClassifierClassify);

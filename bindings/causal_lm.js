@@ -28,7 +28,7 @@ export function makeCausalLm(rt, classes) {
    */
   class CausalLM extends classes.Module {
     /**
-     * Internal: built by loadModel from a handle of rt._core.createModel. Every number comes from the handle
+     * Internal: built by loadModel from a handle of the native loader (model_loading.js). Every number comes from the handle
      * (the native config as the model runs it: the one source); `hfConfig` is config.json as given, kept for
      * the user to read.
      */
@@ -38,7 +38,11 @@ export function makeCausalLm(rt, classes) {
       const info = JSON.parse(handle.info());
       /** @readonly the Hugging Face config (config.json's keys, as given or as the file holds it). */
       this.config = hfConfig;
-      /** @readonly */ this.fileBytes = fileBytes;
+      /** @readonly bytes read from the files */ this.fileBytes = fileBytes;
+      /** @readonly bytes the weights take in memory (as stored, or in the dtype asked for) */
+      this.weightBytes = info.weightBytes;
+      /** @readonly the same by type: { bf16: …, f32: … } */
+      this.weightTypes = info.weightTypes;
       /** @readonly */ this.modelType = info.modelType;
       /** @readonly */ this.vocabSize = info.vocabSize;
       /** @readonly */ this.numLayers = info.numLayers;

@@ -12,12 +12,16 @@ export function makeClassifier(rt, classes) {
    * exported with tools/export_safetensors.py export_vit. Owns native memory: call dispose().
    */
   class Classifier extends classes.Module {
-    /** Internal: built by loadModel / loadClassifier from a handle of rt._core.createModel. */
+    /** Internal: built by loadModel / loadClassifier from a handle of the native loader (model_loading.js). */
     constructor(handle, config, fileBytes) {
       super();
       this._adopt(handle, 'Classifier');
       /** @readonly */ this.config = config;
       /** @readonly */ this.fileBytes = fileBytes;
+      const { weightBytes, weightTypes } = JSON.parse(handle.info());
+      /** @readonly bytes the weights take in memory; weightTypes: the same by type ({ f32: … }). */
+      this.weightBytes = weightBytes;
+      /** @readonly */ this.weightTypes = weightTypes;
       /** @readonly */ this.grid = Math.floor(config.imageSize / config.patchSize);
       /** @readonly */ this.labels = config.labels ?? Array.from({ length: config.numClasses }, (_, i) => String(i));
     }

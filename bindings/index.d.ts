@@ -368,9 +368,33 @@ export class PatchEmbedding extends Module {
   forward(images: Tensor): Tensor;
 }
 
+/** How weights are kept in memory: float32, the checkpoint's 16-bit floats, or quantized in groups of 32. */
+export type WeightType = 'f32' | 'bf16' | 'f16' | 'q8' | 'q4';
+
+/**
+ * Where a model's files come from. One file: a Node path, a URL (http(s):, file:, blob:, data:), bytes, a
+ * Blob/File, a fetch Response or a ReadableStream of bytes. A checkpoint folder (its model.safetensors or the
+ * shards its model.safetensors.index.json names, and config.json, tokenizer.json, tokenizer_config.json beside
+ * them): a Node folder path, a base URL ending in '/', a page's folder pick (a FileList or File[]), or a map of
+ * file names to any of the single-file sources. Files are streamed: never whole in memory.
+ */
+export type ModelSource =
+  | string | URL | Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array>
+  | FileList | File[] | Map<string, ModelFileSource> | Record<string, ModelFileSource>;
+export type ModelFileSource = string | URL | Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array>;
+
 export interface LoadOptions {
-  /** Called as bytes arrive (total null when unknown). */
-  onProgress?: (p: { loaded: number; total: number | null }) => void;
+  /** Called as bytes arrive: loaded and total bytes so far (total null when a stream does not say), and the file being read. */
+  onProgress?: (p: { loaded: number; total: number | null; file: string }) => void;
+  /**
+   * How to keep the weight matrices: as stored (the default: a BF16 checkpoint stays BF16, and its products
+   * give the bits of the same weights widened to float32), or converted to `dtype` while loading. 'q8' / 'q4'
+   * quantize to 8 / 4 bits in groups of 32 (see docs/weights.md). Every weight matrix (projections, MLP,
+   * embedding, LM head) is kept so; norms and biases stay float32.
+   */
+  dtype?: WeightType;
+  /** A tokenizer_config.json (parsed, text or bytes) for `tokenizer`: its added tokens, chat template and special tokens. */
+  tokenizerConfig?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
   /**
    * A Hugging Face checkpoint's config.json (parsed, its text or its bytes): the file is then a causal LM
    * (Llama / Qwen2) of that config, its tensors named as Hugging Face names them. Keys the family cannot
@@ -412,7 +436,12 @@ export interface Translator {
   readonly languages: string[];
   /** How text becomes source tokens: the demo's typed English numbers, or whitespace-split words. */
   readonly sourceText: 'english-numbers' | 'words';
+  /** Bytes read from the model's files. */
   readonly fileBytes: number;
+  /** Bytes the weights take in memory: as stored, or in the `dtype` the load asked for. */
+  readonly weightBytes: number;
+  /** weightBytes by how the weights are kept (types held only): { bf16: 493 M, f32: 0.2 M }. */
+  readonly weightTypes: Partial<Record<WeightType, number>>;
   readonly config: Record<string, unknown>;
   /** Source tokens of the normalised input; throws ERR_NOT_A_NUMBER like translate(). */
   tokenize(text: string): string[];
@@ -452,7 +481,12 @@ export interface ImageLike {
 export interface Classifier {
   readonly labels: string[];
   readonly grid: number;
+  /** Bytes read from the model's files. */
   readonly fileBytes: number;
+  /** Bytes the weights take in memory: as stored, or in the `dtype` the load asked for. */
+  readonly weightBytes: number;
+  /** weightBytes by how the weights are kept (types held only): { bf16: 493 M, f32: 0.2 M }. */
+  readonly weightTypes: Partial<Record<WeightType, number>>;
   readonly config: Record<string, unknown>;
   /**
    * inChannels×imageSize×imageSize values (the digit model: 28×28 ink in [0, 1]), or an ImageData
@@ -547,7 +581,12 @@ export interface CausalLM {
   readonly tokenizer: TextTokenizer | null;
   /** The ids generate() stops at by default. */
   readonly eosTokenIds: number[];
+  /** Bytes read from the model's files. */
   readonly fileBytes: number;
+  /** Bytes the weights take in memory: as stored, or in the `dtype` the load asked for. */
+  readonly weightBytes: number;
+  /** weightBytes by how the weights are kept (types held only): { bf16: 493 M, f32: 0.2 M }. */
+  readonly weightTypes: Partial<Record<WeightType, number>>;
   /** ids (B, T) → logits (B, T, vocab), every position, no cache: the parity path. */
   forward(ids: IdsTensor): { logits: Tensor };
   /** Text → ids with the model's tokenizer. */
@@ -686,14 +725,14 @@ export interface AttnWasm {
    * Loads any model file with an "attnwasm.config" (a Translator, a Classifier or a CausalLM, by the file's
    * "model"), or a Hugging Face causal LM checkpoint with `config` (and `tokenizer`): a CausalLM.
    */
-  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM>;
-  loadModel(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator | Classifier | CausalLM>;
+  loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
-  loadTranslator(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Translator>;
+  loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
-  loadClassifier(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<Classifier>;
+  loadClassifier(source: ModelSource, options?: LoadOptions): Promise<Classifier>;
   /** Loads a causal LM: a "causal_lm" file, or a Hugging Face checkpoint with `config` (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT. */
-  loadCausalLM(source: string | URL | Uint8Array | ArrayBuffer, options?: LoadOptions): Promise<CausalLM>;
+  loadCausalLM(source: ModelSource, options?: LoadOptions): Promise<CausalLM>;
   /** The model classes, for instanceof checks on what loadModel returns (not constructible: use the loaders). */
   readonly Translator: abstract new (...args: never[]) => Translator;
   readonly Classifier: abstract new (...args: never[]) => Classifier;

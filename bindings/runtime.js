@@ -262,24 +262,6 @@ export class AttnWasm {
     });
   }
 
-  /**
-   * Copies safetensors bytes into wasm memory once, validates and describes
-   * them natively (nothing converted), and runs fn(file, metadata) while they
-   * are there: a model family fills its parameters straight from them
-   * (models.js). Errors name the argument `name`.
-   */
-  _withFile(bytes, name, fn) {
-    const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-    return this._withInputs([{ data: u8 }], ([p]) => {
-      const file = this._checked(this._core.parseSafetensorsFile(p, u8.byteLength), (m) => `${name}: ${m}`);
-      try {
-        return fn(file, file.metadata());
-      } finally {
-        file.delete();
-      }
-    });
-  }
-
   /** torch.nn.functional.relu: a new tensor. */
   relu(x) {
     return this._activation('relu', x);

@@ -17,12 +17,16 @@ export function makeTranslator(rt, classes) {
    * tools/export_safetensors.py export_seq2seq. Owns native memory: call dispose().
    */
   class Translator extends classes.Module {
-    /** Internal: built by loadModel / loadTranslator from a handle of rt._core.createModel. */
+    /** Internal: built by loadModel / loadTranslator from a handle of the native loader (model_loading.js). */
     constructor(handle, config, fileBytes) {
       super();
       this._adopt(handle, 'Translator');
       /** @readonly */ this.config = config;
       /** @readonly */ this.fileBytes = fileBytes;
+      const { weightBytes, weightTypes } = JSON.parse(handle.info());
+      /** @readonly bytes the weights take in memory; weightTypes: the same by type ({ f32: … }). */
+      this.weightBytes = weightBytes;
+      /** @readonly */ this.weightTypes = weightTypes;
       /** @readonly */ this.languages = Object.keys(config.langTokens);
       /** @readonly "english-numbers" (the demo: typed English numbers) or "words" (tokens split at whitespace). */
       this.sourceText = config.sourceText ?? 'english-numbers';

@@ -17,12 +17,46 @@ Status Module::AddParam(const std::string& name, const Shape& shape, float** dat
   return Status::OK();
 }
 
+const char* WeightTypeName(WeightType t) {
+  switch (t) {
+    case WeightType::kF32: return "f32";
+    case WeightType::kBF16: return "bf16";
+    case WeightType::kF16: return "f16";
+    case WeightType::kQ8: return "q8";
+    case WeightType::kQ4: return "q4";
+  }
+  return "?";
+}
+
+Status Module::AddStoredParam(const std::string& name, const Shape& shape, ParamStore* store) {
+  if (NumelChecked(shape) < 0)
+    return ArgError("parameter " + name + " of shape " + ShapeStr(shape) + " exceeds 2^29 elements");
+  params_.push_back({name, shape, Buffer(), store});
+  return Status::OK();
+}
+
 void Module::AddChild(const std::string& name, Module* child) { children_.push_back({name, child}); }
 
 void Module::Collect(const std::string& prefix, std::vector<Ref>* out) const {
   for (const OwnParam& p : params_)
-    out->push_back({prefix + p.name, &p.shape, const_cast<Buffer*>(&p.value)});
+    out->push_back({prefix + p.name, &p.shape, const_cast<Buffer*>(&p.value), p.store});
   for (const auto& c : children_) c.second->Collect(prefix + c.first + ".", out);
+}
+
+std::vector<ParamSlot> Module::Slots() {
+  std::vector<Ref> refs;
+  Collect("", &refs);
+  std::vector<ParamSlot> out;
+  for (const Ref& r : refs) out.push_back({r.name, *r.shape, r.store ? nullptr : r.value->data(), r.store});
+  return out;
+}
+
+ParamStore* Module::Store(const std::string& name) {
+  std::vector<Ref> refs;
+  Collect("", &refs);
+  for (const Ref& r : refs)
+    if (r.name == name) return r.store;
+  return nullptr;
 }
 
 std::vector<ParamSpec> Module::Params() const {
@@ -37,7 +71,7 @@ const float* Module::Param(const std::string& name) const {
   std::vector<Ref> refs;
   Collect("", &refs);
   for (const Ref& r : refs)
-    if (r.name == name) return r.value->data();
+    if (r.name == name) return r.store ? nullptr : r.value->data();
   return nullptr;
 }
 
@@ -54,7 +88,7 @@ Status Module::LoadStateDict(const std::vector<NamedTensor>& entries, const char
   return LoadParams(sources, what);
 }
 
-Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* what) {
+Status Module::CheckParams(const std::vector<ParamSpec>& entries, const char* what) const {
   std::vector<Ref> refs;
   Collect("", &refs);
   std::map<std::string, size_t> index;
@@ -65,7 +99,7 @@ Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* w
   auto append = [](std::string* list, const std::string& name) {
     *list += (list->empty() ? "\"" : ", \"") + name + "\"";
   };
-  for (const ParamSource& e : entries) {
+  for (const ParamSpec& e : entries) {
     auto it = index.find(e.name);
     if (it == index.end()) { append(&unexpected, e.name); continue; }
     if (seen[it->second]++) { append(&duplicate, e.name); continue; }
@@ -84,10 +118,49 @@ Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* w
     msg += mismatch;
     return Status(Code::kStateDict, msg);
   }
+  return Status::OK();
+}
+
+size_t Module::ParamBytes() const {
+  size_t bytes = 0;
+  for (size_t b : ParamBytesByType()) bytes += b;
+  return bytes;
+}
+
+std::array<size_t, 5> Module::ParamBytesByType() const {
+  std::vector<Ref> refs;
+  Collect("", &refs);
+  std::array<size_t, 5> bytes{};
+  for (const Ref& r : refs) {
+    if (r.store) {
+      if (r.store->reserved()) bytes[size_t(r.store->type())] += r.store->bytes();
+    } else {
+      bytes[size_t(WeightType::kF32)] += r.value->size() * sizeof(float);
+    }
+  }
+  return bytes;
+}
+
+Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* what) {
+  std::vector<ParamSpec> specs;
+  for (const ParamSource& e : entries) specs.push_back({e.name, e.shape});
+  AW_RETURN_IF_ERROR(CheckParams(specs, what));
+  std::vector<Ref> refs;
+  Collect("", &refs);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < refs.size(); ++i) index[refs[i].name] = i;
   Status s;
   for (const ParamSource& e : entries) {
-    Buffer* dst = refs[index[e.name]].value;
-    if (dst->size()) s = e.fill(dst->data());
+    const Ref& ref = refs[index[e.name]];
+    if (ref.store) {  // a stored parameter: its floats through a staging copy, then row by row (float32 by default)
+      Buffer staged;
+      s = staged.Resize(size_t(NumelChecked(e.shape)), e.name.c_str());
+      if (s.ok() && !ref.store->reserved()) s = ref.store->Reserve(WeightType::kF32);
+      if (s.ok()) s = e.fill(staged.data());
+      for (size_t r = 0; s.ok() && r < ref.store->rows(); ++r) ref.store->PutRow(r, staged.data() + r * ref.store->cols());
+    } else if (ref.value->size()) {
+      s = e.fill(ref.value->data());
+    }
     if (!s.ok()) break;
   }
   ParamsLoaded();  // also after a failed fill: derived forms follow what was written
@@ -102,8 +175,18 @@ void Module::ParamsLoaded() {
 Status Module::CopyParamsFrom(const Module& other) {
   std::vector<Ref> theirs;
   other.Collect("", &theirs);
+  std::vector<Buffer> widened(theirs.size());  // stored parameters as floats
   std::vector<NamedTensor> entries;
-  for (const Ref& r : theirs) entries.push_back({r.name, TensorView{r.value->data(), *r.shape}});
+  for (size_t i = 0; i < theirs.size(); ++i) {
+    const Ref& r = theirs[i];
+    const float* data = r.value->data();
+    if (r.store) {
+      AW_RETURN_IF_ERROR(widened[i].Resize(r.store->rows() * r.store->cols(), r.name.c_str()));
+      for (size_t row = 0; row < r.store->rows(); ++row) r.store->GetRow(row, widened[i].data() + row * r.store->cols());
+      data = widened[i].data();
+    }
+    entries.push_back({r.name, TensorView{data, *r.shape}});
+  }
   return LoadStateDict(entries, "a copy");
 }
 

@@ -8,6 +8,7 @@
 // at the same address for the module's lifetime (forward passes read it in
 // place; nothing is copied per call).
 #pragma once
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +22,36 @@ namespace aw {
 struct ParamSpec {
   std::string name;  // exact torch state_dict key
   Shape shape;
+};
+
+// How a stored parameter keeps its values (layers/packed_weight.h): float32, the 16-bit floats of a
+// checkpoint, or quantized to 8 or 4 bits (kernels/qgemm.h).
+enum class WeightType { kF32, kBF16, kF16, kQ8, kQ4 };
+// "f32", "bf16", "f16", "q8", "q4"
+const char* WeightTypeName(WeightType t);
+
+// A parameter whose only copy is not a float array: a weight matrix (rows, cols) kept in its kernels' layout
+// and in its stored or quantized type (layers/packed_weight.h). Its storage is allocated when a loader knows
+// the type (Reserve); rows go in and come out as floats. Owner: the module that registered it.
+class ParamStore {
+ public:
+  virtual ~ParamStore() = default;
+  virtual size_t rows() const = 0;
+  virtual size_t cols() const = 0;
+  virtual bool reserved() const = 0;
+  virtual Status Reserve(WeightType t) = 0;
+  virtual size_t bytes() const = 0;                            // held (0 before Reserve)
+  virtual WeightType type() const = 0;                         // after Reserve
+  virtual void PutRow(size_t r, const float* row) = 0;        // after Reserve
+  virtual void GetRow(size_t r, float* row) const = 0;         // after Reserve
+};
+
+// A parameter as a loader writes it: float data, or a store (exactly one is set).
+struct ParamSlot {
+  std::string name;  // full key
+  Shape shape;
+  float* data = nullptr;
+  ParamStore* store = nullptr;
 };
 
 struct NamedTensor {
@@ -45,8 +76,12 @@ class Module {
 
   // Every parameter, full keys, in torch's state_dict order.
   std::vector<ParamSpec> Params() const;
-  // Parameter data by full key (numel of its shape floats), or null.
+  // Parameter data by full key (numel of its shape floats), or null (unknown, or a stored parameter).
   const float* Param(const std::string& name) const;
+  // Every parameter as a loader writes it, in state_dict order.
+  std::vector<ParamSlot> Slots();
+  // A stored parameter by full key, or null.
+  ParamStore* Store(const std::string& name);
 
   // Replaces every parameter. All-or-nothing: on error nothing changes.
   // Rejects a shape the shape rule refuses (core/rules.h CheckShape, the
@@ -61,6 +96,15 @@ class Module {
   // right; a fill() that fails (not expected once the source was validated)
   // returns its error with the earlier parameters already replaced.
   Status LoadParams(const std::vector<ParamSource>& entries, const char* what);
+  // LoadParams's checks alone, for a loader that writes the parameters itself (models/load_model.h): every
+  // key present once with its shape, worded as LoadParams words them.
+  Status CheckParams(const std::vector<ParamSpec>& entries, const char* what) const;
+  // Runs OnParamsLoaded over the tree: after a loader wrote the parameters through Slots().
+  void FinishLoad() { ParamsLoaded(); }
+  // Bytes of every parameter (float and stored).
+  size_t ParamBytes() const;
+  // The same, by how they are kept: bytes[int(WeightType)] (float parameters count as kF32).
+  std::array<size_t, 5> ParamBytesByType() const;
 
   // Copies every parameter from a module of identical structure (torch's
   // deepcopy of a layer into a stack). Fails if the keys or shapes differ.
@@ -71,6 +115,8 @@ class Module {
   // Registers and allocates a parameter (contents unspecified until the
   // caller initialises it). `*data` receives its stable address.
   Status AddParam(const std::string& name, const Shape& shape, float** data);
+  // Registers a stored parameter (rows, cols) = shape; the module owns `store`.
+  Status AddStoredParam(const std::string& name, const Shape& shape, ParamStore* store);
   // Registers a child; the derived class owns it (member or unique_ptr).
   void AddChild(const std::string& name, Module* child);
   // Called on every module of the tree after LoadStateDict or CopyParamsFrom
@@ -86,13 +132,15 @@ class Module {
     std::string name;
     const Shape* shape;
     Buffer* value;
+    ParamStore* store;
   };
   void Collect(const std::string& prefix, std::vector<Ref>* out) const;
 
   struct OwnParam {
     std::string name;
     Shape shape;
-    Buffer value;
+    Buffer value;               // empty for a stored parameter
+    ParamStore* store = nullptr;
   };
   std::vector<OwnParam> params_;
   std::vector<std::pair<std::string, Module*>> children_;

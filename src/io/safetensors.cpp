@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "io/json.h"
+#include "kernels/convert.h"
 
 namespace aw::io {
 namespace {
@@ -23,27 +24,6 @@ uint32_t LoadU32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 uint64_t LoadU64(const uint8_t* p) { return uint64_t(LoadU32(p)) | (uint64_t(LoadU32(p + 4)) << 32); }
-
-float BitsToF32(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-// IEEE binary16 -> binary32, exact for every input.
-float F16ToF32(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1F;
-  const uint32_t mant = h & 0x3FF;
-  if (exp == 0) {
-    // Zero or subnormal: mant × 2^-24. mant < 2^10, so the product is exact
-    // (and a normal float32).
-    const float v = float(mant) * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (exp == 31) return BitsToF32(sign | 0x7F800000u | (mant << 13));  // ±inf, NaN (payload kept)
-  return BitsToF32(sign | ((exp + 127 - 15) << 23) | (mant << 13));     // rebias the exponent
-}
 
 Status Err(const std::string& m) { return ArgError("safetensors: " + m); }
 
@@ -198,7 +178,7 @@ Status CheckUniqueNames(const std::vector<StTensor>& ts) {
 
 // Sorted by (begin, end), the tensors must tile [0, data_size) exactly: each
 // starts where the previous ends. Zero-size tensors thus sit at a boundary.
-Status CheckLayout(const std::vector<StTensor>& ts, uint64_t data_size) {
+Status CheckLayout(const std::vector<StTensor>& ts, uint64_t data_size, uint64_t* end) {
   std::vector<size_t> order(ts.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -220,10 +200,11 @@ Status CheckLayout(const std::vector<StTensor>& ts, uint64_t data_size) {
     covered = t.end;
     prev = &t;
   }
-  if (covered != data_size) {
+  if (data_size != kStUnknownSize && covered != data_size) {
     return Err("bytes " + Range(covered, data_size) + " at the end of the data buffer (" +
                std::to_string(data_size) + " bytes) are not covered by any tensor");
   }
+  *end = covered;
   return Status::OK();
 }
 
@@ -271,23 +252,35 @@ size_t StDTypeSize(StDType d) {
   return 0;
 }
 
-Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out) {
-  *out = StFile();
-  if (!bytes && size > 0) return Err("bytes is null");
+Status SafetensorsHeaderLength(const uint8_t* first8, size_t size, uint64_t file_size, uint64_t* n) {
   if (size < 8) {
-    return Err("file is " + std::to_string(size) +
-               " bytes, shorter than the 8-byte header length");
+    return Err("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   }
-  const uint64_t n = LoadU64(bytes);
-  if (n > kStMaxHeaderBytes) {
-    return Err("header length " + std::to_string(n) + " is over the limit of " +
-               std::to_string(kStMaxHeaderBytes) + " bytes");
+  *n = LoadU64(first8);
+  if (*n > kStMaxHeaderBytes) {
+    return Err("header length " + std::to_string(*n) + " is over the limit of " + std::to_string(kStMaxHeaderBytes) +
+               " bytes");
   }
-  if (n > size - 8) {
-    return Err("header length " + std::to_string(n) + " runs past the end of the file (" +
-               std::to_string(size) + " bytes)");
+  if (file_size != kStUnknownSize && *n > file_size - 8) {
+    return Err("header length " + std::to_string(*n) + " runs past the end of the file (" + std::to_string(file_size) +
+               " bytes)");
   }
-  const std::string_view text(reinterpret_cast<const char*>(bytes + 8), size_t(n));
+  return Status::OK();
+}
+
+Status ParseSafetensorsHeader(const uint8_t* head, size_t head_size, uint64_t file_size, StFile* out) {
+  *out = StFile();
+  if (!head && head_size > 0) return Err("bytes is null");
+  uint64_t n = 0;
+  AW_RETURN_IF_ERROR(SafetensorsHeaderLength(head, head_size, file_size, &n));
+  if (n > head_size - 8) {
+    return Err(file_size == kStUnknownSize || file_size > head_size
+                   ? "the header (" + std::to_string(n) + " bytes) is not all in the " + std::to_string(head_size) +
+                         " bytes given"
+                   : "header length " + std::to_string(n) + " runs past the end of the file (" +
+                         std::to_string(head_size) + " bytes)");
+  }
+  const std::string_view text(reinterpret_cast<const char*>(head + 8), size_t(n));
   // The reference implementation requires the '{' first (no leading spaces).
   if (text.empty() || text[0] != '{') return Err("header must be a JSON object starting with '{'");
   JsonValue root;
@@ -301,7 +294,10 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out) {
 
   StFile file;
   file.data_start = 8 + n;
-  const uint64_t data_size = size - file.data_start;
+  // A stream's size is known only at its end: its tensors must still tile the data from 0 with no gap, and
+  // where they end is the size the stream must have.
+  const bool known = file_size != kStUnknownSize;
+  const uint64_t data_size = known ? file_size - file.data_start : (uint64_t(1) << 62);
   bool seen_metadata = false;
   for (const JsonMember& m : root.members) {
     if (m.key == "__metadata__") {
@@ -314,7 +310,9 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out) {
     AW_RETURN_IF_ERROR(ParseEntry(m, data_size, &file.tensors.back()));
   }
   AW_RETURN_IF_ERROR(CheckUniqueNames(file.tensors));
-  AW_RETURN_IF_ERROR(CheckLayout(file.tensors, data_size));
+  uint64_t covered = 0;
+  AW_RETURN_IF_ERROR(CheckLayout(file.tensors, known ? data_size : kStUnknownSize, &covered));
+  file.data_size = covered;
   for (StTensor& t : file.tensors) {  // relative -> absolute
     t.begin += file.data_start;
     t.end += file.data_start;
@@ -323,30 +321,22 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out) {
   return Status::OK();
 }
 
+Status ParseSafetensors(const uint8_t* bytes, size_t size, StFile* out) {
+  *out = StFile();
+  if (!bytes && size > 0) return Err("bytes is null");
+  return ParseSafetensorsHeader(bytes, size, size, out);
+}
+
 Status ReadAsF32(const uint8_t* bytes, size_t size, const StTensor& t, float* out) {
   int64_t numel = 0;
   AW_RETURN_IF_ERROR(CheckReadable(size, t, out, &numel));
   const uint8_t* p = bytes + t.begin;
   const size_t n = size_t(numel);
   switch (t.dtype) {
-    case StDType::kF32:
-      for (size_t i = 0; i < n; ++i) out[i] = BitsToF32(LoadU32(p + 4 * i));
-      return Status::OK();
-    case StDType::kF16:
-      for (size_t i = 0; i < n; ++i) out[i] = F16ToF32(LoadU16(p + 2 * i));
-      return Status::OK();
-    case StDType::kBF16:  // bfloat16 is the top half of a float32
-      for (size_t i = 0; i < n; ++i) out[i] = BitsToF32(uint32_t(LoadU16(p + 2 * i)) << 16);
-      return Status::OK();
-    case StDType::kF64:
-      for (size_t i = 0; i < n; ++i) {
-        const uint64_t bits = LoadU64(p + 8 * i);
-        double d;
-        std::memcpy(&d, &bits, sizeof d);
-        // Round to nearest; beyond the float range gives ±inf (IEEE 754, both targets).
-        out[i] = static_cast<float>(d);
-      }
-      return Status::OK();
+    case StDType::kF32: kernels::f32_from_f32_bytes(n, p, out); return Status::OK();
+    case StDType::kF16: kernels::f32_from_f16_bytes(n, p, out); return Status::OK();
+    case StDType::kBF16: kernels::f32_from_bf16_bytes(n, p, out); return Status::OK();
+    case StDType::kF64: kernels::f32_from_f64_bytes(n, p, out); return Status::OK();
     default:
       return DtypeError("safetensors: tensor " + Quote(t.name) + " has dtype " +
                         StDTypeName(t.dtype) + "; ReadAsF32 reads F64, F32, F16 or BF16");

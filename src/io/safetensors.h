@@ -48,10 +48,24 @@ struct StFile {
   std::vector<StTensor> tensors;  // in header order
   std::vector<std::pair<std::string, std::string>> metadata;  // "__metadata__", in header order
   uint64_t data_start = 0;  // 8 + N: absolute offset of the data buffer
+  uint64_t data_size = 0;   // bytes of the data buffer (where the tensors end): the file is data_start + data_size
 };
 
 // Largest header accepted (the reference implementation's limit).
 constexpr uint64_t kStMaxHeaderBytes = 100'000'000;
+
+// A file size not known yet (a stream): ParseSafetensorsHeader then checks the layout from the header alone.
+constexpr uint64_t kStUnknownSize = ~uint64_t(0);
+
+// The header length N from a file's first 8 bytes (size: how many of them there are), checked against the
+// limit and, when known, the file's size. For reading a file in pieces: its first 8 + N bytes are the header.
+Status SafetensorsHeaderLength(const uint8_t* first8, size_t size, uint64_t file_size, uint64_t* n);
+
+// Validates a file's header from its first bytes (head: at least 8 + N of them) and describes the file in
+// *out, as ParseSafetensors does, without its data: a file of file_size bytes, or kStUnknownSize (a stream:
+// the tensors must still tile the data from 0 without gaps; *out's data_size is where they end, which the
+// reader of the stream checks at its end).
+Status ParseSafetensorsHeader(const uint8_t* head, size_t head_size, uint64_t file_size, StFile* out);
 
 // Validates the whole file (see the top of this file) and describes it in
 // *out, owned by the caller (reset first; left empty on error). Errors are

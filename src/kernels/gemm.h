@@ -14,6 +14,8 @@
 //   f32_gemm_pack_nn:    Bp ← B(k, n)         (V rows)
 //   f32_gemm_packed:     C(m, n) = alpha · A(m, k) · Bp [+ bias(n)]
 //   f32_gemv_packed_window: the same for m = 1 (a decoding step), B read once
+//   h16_*:               the same with B stored as BF16 or F16 (bit-identical results)
+//   (quantized B, q8 / q4: kernels/qgemm.h)
 //
 // Packed layout, in the order the kernel reads it: k is cut into blocks of
 // kGemmKC (the last may be shorter, kc_b); block b starts at bp[b · KC · np]
@@ -34,6 +36,7 @@
 // (ops/parallel_gemm.cpp, threads) gives bit-identical results.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace aw::kernels {
 
@@ -71,6 +74,55 @@ void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, 
 // rows. Its scalar twin is f32_gemm_packed_ref with m = 1.
 void f32_gemv_packed_window(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t j0,
                             const float* bias, float alpha);
+
+// ---- B stored as 16-bit floats (a checkpoint's BF16 or F16 weights, kept as the file holds them) ----
+//
+// uint16_t bit patterns in a layout of their own: k in the same blocks of KC
+// (block b at bp[b · KC · np16], np16 = n rounded up to 16: h16_packed_cols);
+// within a block, panel pairs (columns 16q … 16q + 15) one after the other,
+// pair q at + q · kc_b · 16, its row p at + (p − b · KC) · 16: panel 2q's 8
+// columns then panel 2q + 1's, each 8 in the order 0, 4, 1, 5, 2, 6, 3, 7
+// (h16_slot). Why: the 32-bit lanes of one 16-byte load then hold columns
+// (j, j + 4), which a shift and a mask widen in order (no shuffle), and the
+// GEMV runs two panels, four chains of adds, from one stream — one panel's
+// two chains bound it by the adds' latency at 13 G multiply-adds/s, two reach
+// 16 (Zen 5, wasm). Columns past n are zero. h16_packed_count(n, k) values.
+//
+// The kernels widen B to float32 exactly and run the float32 arithmetic — the
+// GEMM per cache block (a group of panels of one k block widened into a stack
+// buffer, then the same micro-kernel), the GEMV in registers, in the same
+// order — so every result is bit-identical to the float32 kernels on the
+// widened B: storing BF16 weights as BF16 changes no bit of any output.
+enum class Half { kBF16, kF16 };
+constexpr size_t kH16Cols = 2 * kGemmNR;  // columns of a panel pair
+constexpr size_t h16_packed_cols(size_t n) { return (n + kH16Cols - 1) / kH16Cols * kH16Cols; }
+constexpr size_t h16_packed_count(size_t n, size_t k) { return h16_packed_cols(n) * k; }
+// Where column j (0 … 7) of a panel row sits among its 8 stored values.
+constexpr size_t h16_slot(size_t j) { return j < 4 ? 2 * j : 2 * (j - 4) + 1; }
+// Where B[p][r] sits in a 16-bit B of n columns, depth k.
+constexpr size_t h16_index(size_t n, size_t k, size_t r, size_t p) {
+  const size_t b0 = p / kGemmKC * kGemmKC, kc = k - b0 < kGemmKC ? k - b0 : kGemmKC;
+  return b0 * h16_packed_cols(n) + r / kH16Cols * kc * kH16Cols + (p - b0) * kH16Cols + (r / kGemmNR % 2) * kGemmNR +
+         h16_slot(r % kGemmNR);
+}
+// The float32 packed layout of `pairs` panel pairs of one k block of depth kc: dst (2 · pairs panels,
+// 2 · pairs · kc · NR floats) ← src (pairs · kc · 16 values) widened.
+void h16_widen_ref(Half h, size_t kc, size_t pairs, const uint16_t* src, float* dst);
+void h16_widen(Half h, size_t kc, size_t pairs, const uint16_t* src, float* dst);
+// As f32_gemm_packed_window / f32_gemv_packed_window, B stored as h (bp_cols: the n it was packed with; j0 a
+// multiple of 16).
+void h16_gemm_packed_window(Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                            const uint16_t* bp, size_t bp_cols, size_t j0, const float* bias, float alpha);
+void h16_gemv_packed_window(Half h, size_t n, size_t k, float* c, const float* a, const uint16_t* bp, size_t bp_cols,
+                            size_t j0, const float* bias, float alpha);
+
+// ---- one row of B at a time (gemm_rows.cpp: a checkpoint's rows as they load, an embedding's row at lookup) ----
+// Row r of B (its k values) into or out of a packed B of n columns, depth k: float32 (the f32 layout) or
+// 16-bit (the h16 layout; in: rounded to nearest even, out: widened exactly). Scalar, one pass per k block.
+void f32_packed_put_row(size_t n, size_t k, size_t r, const float* w, float* bp);
+void f32_packed_get_row(size_t n, size_t k, size_t r, const float* bp, float* w);
+void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, uint16_t* bp);
+void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w);
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels
 // of depth k, ap[(i / MR)·k·MR + p·MR + i % MR]; rows from m up to the next

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "kernels/convert.h"
+
 namespace aw::kernels {
 
 // ---- packed B (layout in gemm.h) ----
@@ -62,6 +64,16 @@ void f32_gemm_pack_a_ref(size_t m, size_t k, const float* a, size_t lda, float a
   for (size_t i = 0; i < mp; ++i)
     for (size_t p = 0; p < k; ++p)
       ap[(i / kGemmMR) * k * kGemmMR + p * kGemmMR + i % kGemmMR] = i < m ? alpha * a[i * lda + p] : 0.0f;
+}
+
+void h16_widen_ref(Half h, size_t kc, size_t pairs, const uint16_t* src, float* dst) {
+  for (size_t q = 0; q < pairs; ++q)
+    for (size_t half = 0; half < 2; ++half)
+      for (size_t p = 0; p < kc; ++p)
+        for (size_t j = 0; j < kGemmNR; ++j) {
+          const uint16_t v = src[(q * kc + p) * kH16Cols + half * kGemmNR + h16_slot(j)];
+          dst[((2 * q + half) * kc + p) * kGemmNR + j] = h == Half::kBF16 ? bf16_to_f32(v) : f16_to_f32(v);
+        }
 }
 
 }  // namespace aw::kernels

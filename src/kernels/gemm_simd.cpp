@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <smmintrin.h>
 #include <xmmintrin.h>
 #include <xsimd/xsimd.hpp>
 #if defined(__wasm_relaxed_simd__)
@@ -23,6 +24,7 @@
 #endif
 
 #include "core/tiering.h"
+#include "kernels/convert.h"
 
 namespace aw::kernels {
 namespace {
@@ -259,6 +261,65 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
   }
 }
 
+// ---- 16-bit floats widened to float32 (gemm.h "B stored as 16-bit floats") ----
+//
+// Widening is exact, so the float32 kernels run unchanged on the widened
+// values: the GEMV below widens each k step's 8 values in registers, the GEMM
+// (after it) a group of panels of a k block into a stack buffer that then
+// plays the part of the packed float32 block.
+
+#if defined(__SSE4_1__) || defined(__wasm_simd128__)
+// 4 binary16 values (zero-extended in 32-bit lanes) → float32, exact: the
+// exponent and mantissa shifted into place and scaled by 2^112 (normal and
+// subnormal inputs alike: a product by a power of two), ±inf and NaN rebuilt
+// with an all-ones exponent, then the sign.
+inline __m128 f16x4_to_f32(__m128i h) {
+  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+  const __m128i em = _mm_and_si128(h, _mm_set1_epi32(0x7FFF));
+  const __m128i shifted = _mm_slli_epi32(em, 13);
+  const __m128 finite = _mm_mul_ps(_mm_castsi128_ps(shifted), _mm_castsi128_ps(_mm_set1_epi32(0x77800000)));  // × 2^112
+  const __m128i special = _mm_or_si128(shifted, _mm_set1_epi32(0x7F800000));
+  const __m128i is_special = _mm_cmpgt_epi32(em, _mm_set1_epi32(0x7BFF));
+  return _mm_castsi128_ps(_mm_or_si128(_mm_blendv_epi8(_mm_castps_si128(finite), special, is_special), sign));
+}
+
+// 8 stored values (one panel row, columns 0, 4, 1, 5, … : gemm.h h16_slot) → two float32 vectors, columns
+// 0–3 from the low halves of the 32-bit lanes, 4–7 from the high halves: a shift and a mask, no shuffle.
+template <Half H>
+inline void widen8_sse(const uint16_t* src, __m128* lo, __m128* hi) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  if constexpr (H == Half::kBF16) {  // bf16 is the top half of a float32
+    *lo = _mm_castsi128_ps(_mm_slli_epi32(v, 16));
+    *hi = _mm_castsi128_ps(_mm_and_si128(v, _mm_set1_epi32(int(0xFFFF0000u))));
+  } else {
+    *lo = f16x4_to_f32(_mm_and_si128(v, _mm_set1_epi32(0xFFFF)));
+    *hi = f16x4_to_f32(_mm_srli_epi32(v, 16));
+  }
+}
+#endif
+
+template <Half H>
+inline float widen1(uint16_t v) { return H == Half::kBF16 ? bf16_to_f32(v) : f16_to_f32(v); }
+
+// One panel row (NR stored values) as NV batches.
+template <class Arch, Half H>
+inline void widen_row(const uint16_t* src, xsimd::batch<float, Arch>* out) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+#if defined(__SSE4_1__) || defined(__wasm_simd128__)
+  if constexpr (W == 4 && kGemmNR == 8) {
+    __m128 lo, hi;
+    widen8_sse<H>(src, &lo, &hi);
+    out[0] = batch(lo);
+    out[1] = batch(hi);
+    return;
+  }
+#endif
+  alignas(Arch::alignment()) float tmp[kGemmNR];
+  for (size_t j = 0; j < kGemmNR; ++j) tmp[j] = widen1<H>(src[h16_slot(j)]);
+  for (size_t v = 0; v < kGemmNR / W; ++v) out[v] = batch::load_aligned(tmp + v * W);
+}
+
 // ---- M = 1: the matrix-vector product (a decoding step's projections) ----
 //
 // One row of A against packed B, one panel at a time: the panel's NR columns
@@ -275,30 +336,49 @@ void packed_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float
 // alpha then bias on the last one, so C(1, n) is bit-identical to the GEMM's
 // row (gemm.h, "Summation order").
 
-// One panel of one k block (bp: its kc · NR floats) into c (its `cols` <= NR columns).
-template <class Arch>
-inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const float* bp, float* c, size_t cols,
+// B's panel row (NR values) as NV float batches: loaded, or widened from 16-bit floats (exact: the same
+// madd then runs on the same values, so a stored-half B gives the float32 GEMV's bits).
+template <class Arch, Half H>
+inline void load_b_row(const float* row, xsimd::batch<float, Arch>* out) {
+  using batch = xsimd::batch<float, Arch>;
+  unroll<kGemmNR / batch::size>([&](auto v) { out[v] = batch::load_unaligned(row + v * batch::size); });
+}
+template <class Arch, Half H>
+inline void load_b_row(const uint16_t* row, xsimd::batch<float, Arch>* out) {
+  widen_row<Arch, H>(row, out);
+}
+
+// The columns one stream of B holds: a panel of float32, a panel pair of 16-bit values (gemm.h).
+template <class T>
+constexpr size_t kStreamCols = std::is_same_v<T, float> ? kGemmNR : kH16Cols;
+
+// One stream (a panel, or a pair of 16-bit panels) of one k block (bp: its kc rows of kStreamCols<T> values,
+// float32 or H) into c (its `cols` <= kStreamCols<T> columns).
+template <class Arch, Half H, class T>
+inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const T* bp, float* c, size_t cols,
                        float alpha, const float* bias) {
   using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-  constexpr size_t NV = kGemmNR / W;
-  alignas(Arch::alignment()) float tmp[kGemmNR];
+  constexpr size_t W = batch::size, S = kStreamCols<T>;
+  constexpr size_t NV = S / W, PV = kGemmNR / W;  // accumulators; batches per panel
+  alignas(Arch::alignment()) float tmp[S];
   batch acc[NV];
   if (first) {
     unroll<NV>([&](auto v) { acc[v] = batch(0.0f); });
   } else {
-    for (size_t j = 0; j < kGemmNR; ++j) tmp[j] = j < cols ? c[j] : 0.0f;
+    for (size_t j = 0; j < S; ++j) tmp[j] = j < cols ? c[j] : 0.0f;
     unroll<NV>([&](auto v) { acc[v] = batch::load_aligned(tmp + v * W); });
   }
   for (size_t p = 0; p < kc; ++p) {
     const batch av(a[p]);
-    unroll<NV>([&](auto v) { acc[v] = madd<Arch>(av, batch::load_unaligned(bp + p * kGemmNR + v * W), acc[v]); });
+    batch bv[NV];
+    unroll<S / kGemmNR>([&](auto q) { load_b_row<Arch, H>(bp + p * S + q * kGemmNR, bv + q * PV); });
+    unroll<NV>([&](auto v) { acc[v] = madd<Arch>(av, bv[v], acc[v]); });
   }
   if (last) {
     const batch va(alpha);
     unroll<NV>([&](auto v) { acc[v] *= va; });
     if (bias) {
-      for (size_t j = 0; j < kGemmNR; ++j) tmp[j] = j < cols ? bias[j] : 0.0f;
+      for (size_t j = 0; j < S; ++j) tmp[j] = j < cols ? bias[j] : 0.0f;
       unroll<NV>([&](auto v) { acc[v] += batch::load_aligned(tmp + v * W); });
     }
   }
@@ -306,29 +386,92 @@ inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const f
   for (size_t j = 0; j < cols; ++j) c[j] = tmp[j];
 }
 
-// One k block, every panel of the window in order. The unit a first call
+// One k block, every stream of the window in order. The unit a first call
 // tiers up on (core/tiering.h).
-template <class Arch>
-AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const float* block,
+template <class Arch, Half H, class T>
+AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const T* block,
                               float* c, float alpha, const float* bias) {
-  const size_t panels = (n + kGemmNR - 1) / kGemmNR, pstride = kc * kGemmNR;
-  for (size_t jp = 0; jp < panels; ++jp) {
-    const size_t j = jp * kGemmNR;
-    gemv_panel<Arch>(first, last, kc, a, block + jp * pstride, c + j, std::min(kGemmNR, n - j), alpha,
-                     bias ? bias + j : nullptr);
+  constexpr size_t S = kStreamCols<T>;
+  const size_t streams = (n + S - 1) / S, pstride = kc * S;
+  for (size_t js = 0; js < streams; ++js) {
+    const size_t j = js * S;
+    gemv_panel<Arch, H>(first, last, kc, a, block + js * pstride, c + j, std::min(S, n - j), alpha,
+                        bias ? bias + j : nullptr);
   }
 }
 
-template <class Arch>
-void gemv_impl(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t jp0, float alpha,
+// H: the halves' format when T is uint16_t (ignored for float). j0: the window's first column (a multiple of
+// the stream's columns).
+template <class Arch, Half H, class T>
+void gemv_impl(size_t n, size_t k, float* c, const float* a, const T* bp, size_t bp_cols, size_t j0, float alpha,
                const float* bias) {
   if (n == 0) return;
-  const size_t np = f32_gemm_packed_cols(bp_cols);
-  const auto block_fn = TierEntry<&gemv_block<Arch>>();
+  const size_t np = std::is_same_v<T, float> ? f32_gemm_packed_cols(bp_cols) : h16_packed_cols(bp_cols);
+  const auto block_fn = TierEntry<&gemv_block<Arch, H, T>>();
   for (size_t p0 = 0;; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
-    block_fn(p0 == 0, p0 + kc == k, n, kc, a + p0, bp + p0 * np + jp0 * kc * kGemmNR, c, alpha, bias);
+    block_fn(p0 == 0, p0 + kc == k, n, kc, a + p0, bp + p0 * np + j0 * kc, c, alpha, bias);
     if (p0 + kc == k) break;
+  }
+}
+
+// ---- the GEMM with B stored as 16-bit floats ----
+
+// `pairs` panel pairs of a k block of depth kc → the float32 layout of their panels (gemm.h h16_widen).
+template <class Arch, Half H>
+void widen_impl(size_t kc, size_t pairs, const uint16_t* src, float* dst) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size, NV = kGemmNR / W;
+  for (size_t q = 0; q < pairs; ++q)
+    for (size_t half = 0; half < 2; ++half) {
+      const uint16_t* s = src + q * kc * kH16Cols + half * kGemmNR;
+      float* d = dst + (2 * q + half) * kc * kGemmNR;
+      for (size_t p = 0; p < kc; ++p) {
+        batch b[NV];
+        widen_row<Arch, H>(s + p * kH16Cols, b);
+        unroll<NV>([&](auto v) { b[v].store_unaligned(d + p * kGemmNR + v * W); });
+      }
+    }
+}
+
+// Panels of a k block widened at once: kWidenPanels · KC · NR floats (128 KB) on the stack, beside the packed
+// A block; they stay in L2 while the row block's tiles pass over them. Whole pairs: even.
+constexpr size_t kWidenPanels = 8;
+static_assert(kWidenPanels % 2 == 0, "the GEMM widens whole panel pairs");
+
+// One row block of one k block with B stored as H: A packed once, then each group of panels widened and run
+// on the micro-kernel. The unit a first call tiers up on.
+template <class Arch, Half H>
+AW_TIER_ENTRY void rows_block_h16(bool first, bool last, size_t rows, size_t n, size_t kc, const float* a, size_t lda,
+                                  const uint16_t* block, float* c, size_t ldc, float alpha, const float* bias,
+                                  float* apack, float* wide) {
+  pack_a_block<Arch>(rows, kc, a, lda, apack);
+  const size_t panels = (n + kGemmNR - 1) / kGemmNR, pstride = kc * kGemmNR;
+  for (size_t g0 = 0; g0 < panels; g0 += kWidenPanels) {
+    const size_t gp = std::min(kWidenPanels, panels - g0), j = g0 * kGemmNR;
+    widen_impl<Arch, H>(kc, (gp + 1) / 2, block + g0 * pstride, wide);  // pair g0 / 2 starts at g0 · kc · NR
+    packed_block_k<Arch, Start::kZero, true>(first, last, rows, std::min(gp * kGemmNR, n - j), kc, apack,
+                                             kc * kGemmMR, wide, pstride, c + j, ldc, nullptr, alpha,
+                                             bias ? bias + j : nullptr);
+  }
+}
+
+template <class Arch, Half H>
+void packed_h16_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                     const uint16_t* bp, size_t bp_cols, size_t jp0, float alpha, const float* bias) {
+  if (m == 0 || n == 0) return;
+  alignas(16) float apack[kMC * kKC];
+  alignas(16) float wide[kWidenPanels * kKC * kGemmNR];
+  const size_t np = h16_packed_cols(bp_cols);
+  const auto rows_block_fn = TierEntry<&rows_block_h16<Arch, H>>();
+  for (size_t p0 = 0;; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    const bool first = p0 == 0, last = p0 + kc == k;
+    const uint16_t* block = bp + p0 * np + jp0 * kc * kGemmNR;
+    for (size_t i0 = 0; i0 < m; i0 += kMC)
+      rows_block_fn(first, last, std::min(kMC, m - i0), n, kc, a + i0 * lda + p0, lda, block, c + i0 * ldc, ldc,
+                    alpha, bias, apack, wide);
+    if (last) break;
   }
 }
 
@@ -442,7 +585,29 @@ void f32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, 
 void f32_gemv_packed_window(size_t n, size_t k, float* c, const float* a, const float* bp, size_t bp_cols, size_t j0,
                             const float* bias, float alpha) {
   assert(j0 % kGemmNR == 0 && j0 + n <= bp_cols);
-  gemv_impl<xsimd::default_arch>(n, k, c, a, bp, bp_cols, j0 / kGemmNR, alpha, bias);
+  gemv_impl<xsimd::default_arch, Half::kBF16>(n, k, c, a, bp, bp_cols, j0, alpha, bias);
+}
+
+void h16_widen(Half h, size_t kc, size_t pairs, const uint16_t* src, float* dst) {
+  if (h == Half::kBF16) widen_impl<xsimd::default_arch, Half::kBF16>(kc, pairs, src, dst);
+  else widen_impl<xsimd::default_arch, Half::kF16>(kc, pairs, src, dst);
+}
+
+void h16_gemm_packed_window(Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                            const uint16_t* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
+  assert(j0 % kH16Cols == 0 && j0 + n <= bp_cols);
+  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
+  using A = xsimd::default_arch;
+  if (h == Half::kBF16) packed_h16_impl<A, Half::kBF16>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, alpha, bias);
+  else packed_h16_impl<A, Half::kF16>(m, n, k, c, ldc, a, lda, bp, bp_cols, j0 / kGemmNR, alpha, bias);
+}
+
+void h16_gemv_packed_window(Half h, size_t n, size_t k, float* c, const float* a, const uint16_t* bp, size_t bp_cols,
+                            size_t j0, const float* bias, float alpha) {
+  assert(j0 % kH16Cols == 0 && j0 + n <= bp_cols);
+  using A = xsimd::default_arch;
+  if (h == Half::kBF16) gemv_impl<A, Half::kBF16>(n, k, c, a, bp, bp_cols, j0, alpha, bias);
+  else gemv_impl<A, Half::kF16>(n, k, c, a, bp, bp_cols, j0, alpha, bias);
 }
 
 void f32_gemm_pack_a(size_t m, size_t k, const float* a, size_t lda, float alpha, float* ap) {

@@ -16,6 +16,10 @@ Status Embedding::Init(int64_t num_embeddings, int64_t embedding_dim, int64_t pa
   }
   num_ = num_embeddings;
   dim_ = embedding_dim;
+  if (!rng.fills()) {  // loading: the table only as a PackedWeight (the loader reserves its type)
+    table_.SetShape(size_t(num_), size_t(dim_));
+    return AddStoredParam("weight", {num_, dim_}, &table_);
+  }
   AW_RETURN_IF_ERROR(AddParam("weight", {num_, dim_}, &w_));
   rng.FillNormal(w_, num_ * dim_, 1.0);
   if (has_padding_idx) std::memset(w_ + padding_idx * dim_, 0, size_t(dim_) * sizeof(float));
@@ -32,7 +36,10 @@ Status Embedding::CheckIds(const int32_t* ids, int64_t n, const char* what) cons
 }
 
 void Embedding::Lookup(size_t n, const int32_t* ids, float* y, size_t ldy) const {
-  for (size_t i = 0; i < n; ++i) std::memcpy(y + i * ldy, w_ + int64_t(ids[i]) * dim_, size_t(dim_) * sizeof(float));
+  for (size_t i = 0; i < n; ++i) {
+    if (w_) std::memcpy(y + i * ldy, w_ + int64_t(ids[i]) * dim_, size_t(dim_) * sizeof(float));
+    else table_.GetRow(size_t(ids[i]), y + i * ldy);
+  }
 }
 
 Status Embedding::Forward(const int32_t* ids, const Shape& ids_shape, Buffer* y, Shape* y_shape) const {

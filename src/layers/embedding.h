@@ -2,11 +2,14 @@
 // state_dict key: weight (num_embeddings, embedding_dim). Initialised like
 // torch: N(0, 1), the padding_idx row zeroed. An id outside
 // [0, num_embeddings) is an error naming its position (torch raises too).
+// Loaded into a model (Rng::ForLoading), the table is a PackedWeight (num, dim) instead of a float parameter:
+// rows widened (dequantized) at lookup, and the same storage serves as a tied output head (table().Product).
 #pragma once
 #include <cstdint>
 
 #include "core/module.h"
 #include "core/rng.h"
+#include "layers/packed_weight.h"
 
 namespace aw {
 
@@ -18,7 +21,8 @@ class Embedding : public Module {
 
   int64_t num_embeddings() const { return num_; }
   int64_t embedding_dim() const { return dim_; }
-  const float* weight() const { return w_; }
+  const float* weight() const { return w_; }     // null for a loaded model's table
+  const PackedWeight& table() const { return table_; }  // a loaded model's table
 
   // Validated: every id checked before anything is written.
   Status Forward(const int32_t* ids, const Shape& ids_shape, Buffer* y, Shape* y_shape) const;
@@ -30,6 +34,7 @@ class Embedding : public Module {
  private:
   int64_t num_ = 0, dim_ = 0;
   float* w_ = nullptr;
+  PackedWeight table_;
 };
 
 }  // namespace aw

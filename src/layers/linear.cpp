@@ -14,20 +14,27 @@ Status Linear::Init(int64_t in_features, int64_t out_features, bool bias, Rng& r
   AW_RETURN_IF_ERROR(PositiveInt("outFeatures", out_features));
   in_ = in_features;
   out_ = out_features;
-  AW_RETURN_IF_ERROR(AddParam("weight", {out_, in_}, &w_));
+  packed_.SetShape(size_t(out_), size_t(in_));
   const double bound = 1.0 / std::sqrt(double(in_));
-  rng.FillUniform(w_, out_ * in_, bound);
+  if (rng.fills()) {
+    AW_RETURN_IF_ERROR(AddParam("weight", {out_, in_}, &w_));
+    rng.FillUniform(w_, out_ * in_, bound);
+  } else {
+    AW_RETURN_IF_ERROR(AddStoredParam("weight", {out_, in_}, &packed_));  // the loader reserves its type
+  }
   if (bias) {
     AW_RETURN_IF_ERROR(AddParam("bias", {out_}, &b_));
     rng.FillUniform(b_, out_, bound);
   }
-  AW_RETURN_IF_ERROR(packed_.Resize(kernels::f32_gemm_packed_floats(size_t(out_), size_t(in_)), "packed weight"));
-  if (rng.fills()) OnParamsLoaded();  // else the load packs
+  if (w_) {
+    AW_RETURN_IF_ERROR(packed_.Reserve(WeightType::kF32));
+    OnParamsLoaded();
+  }
   return Status::OK();
 }
 
 void Linear::OnParamsLoaded() {
-  kernels::f32_gemm_pack_nt(size_t(out_), size_t(in_), w_, size_t(in_), packed_.data());
+  if (w_) packed_.PackAll(w_, size_t(in_));
 }
 
 void Linear::ZeroBias() {
@@ -35,7 +42,7 @@ void Linear::ZeroBias() {
 }
 
 void Linear::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
-  ParallelGemmPacked(rows, size_t(out_), size_t(in_), y, ldy, x, ldx, packed_.data(), size_t(out_), 0, b_, 1.0f);
+  packed_.Product(rows, x, ldx, y, ldy, b_, 1.0f);
 }
 
 Status Linear::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {

@@ -103,8 +103,10 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
   model_.Add("norm", &norm_);
   AddChild("model", &model_);
   if (c.tied) {
-    AW_RETURN_IF_ERROR(packed_embed_.Resize(kernels::f32_gemm_packed_floats(size_t(c.vocab), size_t(c.hidden)),
-                                            "packed embed_tokens (the tied lm_head)"));
+    if (embed_tokens_.weight()) {  // a model made in code: its float table packed as the head's weight
+      tied_head_.SetShape(size_t(c.vocab), size_t(c.hidden));
+      AW_RETURN_IF_ERROR(tied_head_.Reserve(WeightType::kF32));
+    }
   } else {
     AW_RETURN_IF_ERROR(lm_head_.Init(c.hidden, c.vocab, false, rng));
     AddChild("lm_head", &lm_head_);
@@ -115,9 +117,12 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
 }
 
 void CausalLm::OnParamsLoaded() {
-  if (cfg_.tied && packed_embed_.size())
-    kernels::f32_gemm_pack_nt(size_t(cfg_.vocab), size_t(cfg_.hidden), embed_tokens_.weight(), size_t(cfg_.hidden),
-                              packed_embed_.data());
+  if (cfg_.tied && embed_tokens_.weight()) tied_head_.PackAll(embed_tokens_.weight(), size_t(cfg_.hidden));
+}
+
+const PackedWeight& CausalLm::Head() const {
+  if (!cfg_.tied) return lm_head_.packed();
+  return embed_tokens_.weight() ? tied_head_ : embed_tokens_.table();  // a loaded model: the table itself
 }
 
 Status CausalLm::Begin(size_t batch, size_t capacity, KvCache* c) const {
@@ -253,8 +258,7 @@ Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logit
     AW_RETURN_IF_ERROR(Layers(x, 1, size_t(T), &cache, 0, nullptr));
     norm_.Apply(size_t(T), x, E, x, E);
     float* out = logits->data() + size_t(b * T) * V;
-    if (cfg_.tied) ParallelGemmPacked(size_t(T), V, E, out, V, x, E, packed_embed_.data(), V, 0, nullptr, 1.0f);
-    else lm_head_.Apply(size_t(T), x, E, out, V);
+    Head().Product(size_t(T), x, E, out, V, nullptr, 1.0f);
   }
   return Status::OK();
 }
@@ -279,8 +283,7 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
   AW_RETURN_IF_ERROR(scope.Take(B * E, "last rows", &last));
   for (size_t b = 0; b < B; ++b) std::memcpy(last + b * E, x + (b * T + T - 1) * E, E * sizeof(float));
   norm_.Apply(B, last, E, last, E);
-  if (cfg_.tied) ParallelGemmPacked(B, V, E, logits, V, last, E, packed_embed_.data(), V, 0, nullptr, 1.0f);
-  else lm_head_.Apply(B, last, E, logits, V);
+  Head().Product(B, last, E, logits, V, nullptr, 1.0f);
   return Status::OK();
 }
 

@@ -96,9 +96,13 @@ class CausalLm : public Module {
   Embedding embed_tokens_;
   std::vector<std::unique_ptr<CausalLmLayer>> layers_;
   RMSNorm norm_;
-  Linear lm_head_;         // untied only
-  Buffer packed_embed_;    // tied: embed_tokens packed as lm_head's B (kernels/gemm.h), rebuilt on load
+  Linear lm_head_;          // untied only
+  PackedWeight tied_head_;  // tied, made in code: the float table packed as the head (a loaded model's head is
+                            // the table itself: Head())
   RotaryPositionalEmbeddings rope_;
+
+  // The output head's weight: lm_head, or the embedding table when tied.
+  const PackedWeight& Head() const;
 
   void OnParamsLoaded() override;
 };

@@ -1,8 +1,11 @@
 #include "models/load_model.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 
-#include "io/load_params.h"
+#include "io/json_fields.h"
+#include "kernels/convert.h"
 #include "io/model_config.h"
 #include "layers/activation.h"
 #include "models/causal_lm.h"
@@ -15,10 +18,6 @@ const char* ModelClassName(std::string_view kind) {
   return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : "Translator";
 }
 
-std::string ModelInfoJson(const Module& m, std::string_view kind) {
-  if (kind == "causal_lm") return CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
-  return "{}";
-}
 
 namespace {
 
@@ -43,40 +42,6 @@ Status Make(const C& c, std::unique_ptr<Module>* out, A... args) {
   auto m = std::make_unique<M>();
   AW_RETURN_IF_ERROR(m->Init(c, rng, args...));
   *out = std::move(m);
-  return Status::OK();
-}
-
-// A causal LM's tensors, read as Hugging Face reads a checkpoint: older
-// saves' per-layer rotary_emb.inv_freq buffers are ignored (RoPE is computed),
-// and a tied model's lm_head.weight is accepted only as a copy of the
-// embedding. Every other tensor must be a parameter and every parameter a
-// tensor (Module::LoadParams: missing and unexpected keys by name).
-Status LoadCausalLm(CausalLm* m, const uint8_t* bytes, size_t size, const io::StFile& file) {
-  const std::string rope_buffer = ".rotary_emb.inv_freq";
-  io::StFile kept = file;
-  kept.tensors.clear();
-  const io::StTensor* lm_head = nullptr;
-  for (const io::StTensor& t : file.tensors) {
-    if (t.name.size() > rope_buffer.size() &&
-        t.name.compare(t.name.size() - rope_buffer.size(), rope_buffer.size(), rope_buffer) == 0)
-      continue;
-    if (m->config().tied && t.name == "lm_head.weight") {
-      lm_head = &t;
-      continue;
-    }
-    kept.tensors.push_back(t);
-  }
-  AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m, bytes, size, kept, "", "CausalLM"));
-  if (lm_head) {
-    const CausalLmConfig& c = m->config();
-    const float* embed = m->Param("model.embed_tokens.weight");
-    Buffer head;
-    if (lm_head->shape != Shape{c.vocab, c.hidden} || !head.Resize(size_t(c.vocab * c.hidden), "lm_head.weight").ok() ||
-        !io::ReadAsF32(bytes, size, *lm_head, head.data()).ok() ||
-        !std::equal(head.data(), head.data() + head.size(), embed))
-      return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
-                                      "equal model.embed_tokens.weight (or be absent), and it differs");
-  }
   return Status::OK();
 }
 
@@ -107,63 +72,381 @@ Status Build(const ModelSpec& s, const io::ConfigSource& lm_source, std::unique_
   return Make<VitClassifier>(c, out);
 }
 
-}  // namespace
 
-Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std::string_view expected_model,
-                 std::string_view config_json, std::unique_ptr<Module>* out, std::string* kind) {
-  out->reset();
+// The model a config describes: a config.json's text (a causal LM), else the first file's attnwasm.config.
+// *root keeps the config alive while the model is built (its range errors quote it).
+Status BuildFromConfig(std::string_view expected_model, std::string_view config_json, const io::StFile& first,
+                       io::JsonValue* root, std::unique_ptr<Module>* out, std::string* kind) {
   ModelSpec spec;
-  io::JsonValue root;  // the config read, alive while the model is built (its errors quote it)
   io::ConfigSource lm_source;
   if (!config_json.empty()) {
     // A checkpoint with its Hugging Face config.json beside it: a causal LM.
     if (!expected_model.empty() && expected_model != "causal_lm")
       return ArgError("config: only a causal LM is loaded with a config.json; this loader expects a \"" +
                       std::string(expected_model) + "\" model");
-    AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", &root));
-    AW_RETURN_IF_ERROR(ReadCausalLmConfig(root, "config", &spec.lm));
+    AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", root));
+    AW_RETURN_IF_ERROR(ReadCausalLmConfig(*root, "config", &spec.lm));
     spec.model = "causal_lm";
-    lm_source = {&root, "config"};
+    lm_source = {root, "config"};
   } else {
     const std::string* json = nullptr;
-    for (const auto& kv : file.metadata)
+    for (const auto& kv : first.metadata)
       if (kv.first == "attnwasm.config") json = &kv.second;
     if (!json)
       return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py, "
                       "or pass a Hugging Face checkpoint's config.json: loadModel(bytes, { config }))");
-    Status s = io::ParseJson(*json, &root);
+    Status s = io::ParseJson(*json, root);
     if (!s.ok()) {
       std::string m = s.message();
       if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
       s = ArgError("attnwasm.config: not valid JSON: " + m);
     }
-    if (s.ok()) s = ReadModelConfig(root, expected_model, &spec);
+    if (s.ok()) s = ReadModelConfig(*root, expected_model, &spec);
     if (!s.ok()) return Status(s.code(), "source: " + s.message());
-    if (spec.model == "causal_lm") lm_source = {root.Find("hf_config"), "source: attnwasm.config.hf_config"};
+    if (spec.model == "causal_lm") lm_source = {root->Find("hf_config"), "source: attnwasm.config.hf_config"};
   }
-  std::unique_ptr<Module> m;
-  AW_RETURN_IF_ERROR(Build(spec, lm_source, &m));
-  const char* what = ModelClassName(spec.model);
-  if (spec.model == "causal_lm") {
-    AW_RETURN_IF_ERROR(LoadCausalLm(static_cast<CausalLm*>(m.get()), bytes, size, file));
-  } else {
-    if (spec.model == "vit") {
-      // Named as the classifier's loader always named them (tests/js/model_files.test.mjs).
-      std::string unexpected;
-      const std::vector<ParamSpec> params = m->Params();
-      for (const io::StTensor& t : file.tensors) {
-        bool known = false;
-        for (const auto& p : params) known = known || p.name == t.name;
-        if (!known) unexpected += (unexpected.empty() ? "\"" : ", \"") + t.name + "\"";
-      }
-      if (!unexpected.empty())
-        return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + unexpected);
-    }
-    AW_RETURN_IF_ERROR(io::LoadParamsFromSafetensors(m.get(), bytes, size, file, "", what));
-  }
-  *out = std::move(m);
+  AW_RETURN_IF_ERROR(Build(spec, lm_source, out));
   *kind = spec.model;
   return Status::OK();
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// FNV-1a over 32-bit words: the rows of a tied lm_head and of the embedding, compared at Finish.
+constexpr uint64_t kFnvOffset = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
+uint64_t HashRow(uint64_t h, const float* row, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, &row[i], 4);
+    h = (h ^ b) * kFnvPrime;
+  }
+  return h;
+}
+
+// n elements of a float dtype (little-endian bytes) to float32 (Begin refused the other dtypes).
+void ToF32(io::StDType d, size_t n, const uint8_t* p, float* out) {
+  switch (d) {
+    case io::StDType::kF32: kernels::f32_from_f32_bytes(n, p, out); break;
+    case io::StDType::kBF16: kernels::f32_from_bf16_bytes(n, p, out); break;
+    case io::StDType::kF16: kernels::f32_from_f16_bytes(n, p, out); break;
+    case io::StDType::kF64: kernels::f32_from_f64_bytes(n, p, out); break;
+    default: std::fill(out, out + n, 0.0f); break;
+  }
+}
+
+bool Parse(std::string_view dtype, bool* as_stored, WeightType* t) {
+  *as_stored = dtype.empty();
+  if (dtype.empty()) return true;
+  for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4})
+    if (dtype == WeightTypeName(w)) {
+      *t = w;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+// Every tensor of every file: where its bytes go.
+struct ModelLoader::State {
+  struct Target {
+    size_t file = 0;
+    const io::StTensor* t = nullptr;
+    size_t esize = 0, cols = 0, rows = 0;  // rows of cols elements (a 1-D tensor: one row)
+    float* data = nullptr;                  // a float parameter, or
+    ParamStore* store = nullptr;            // a stored one, or neither (an ignored tensor, a tied copy)
+    bool hash = false;                      // fold its rows into `h` (a tied lm_head and its embedding)
+    uint64_t h = kFnvOffset;
+    uint64_t received = 0;                  // bytes
+  };
+  struct FileState {
+    File f;
+    uint64_t next = 0;                      // bytes fed so far (the next offset expected)
+    std::vector<size_t> order;              // its targets by offset
+    size_t cur = 0;                         // the first target not yet complete
+    BufferT<uint8_t> carry;                 // a row begun in one chunk and ended in the next
+    size_t carry_n = 0;
+  };
+  std::unique_ptr<Module> model;
+  std::string kind;
+  std::vector<FileState> files;
+  std::vector<Target> targets;
+  Buffer row;                               // one row converted
+  int tied_copy = -1, tied_embed = -1;      // targets compared at Finish
+  bool begun = false;
+
+  // Converts `rows` whole rows of t from bytes p (row r first) into its destination.
+  void WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p);
+};
+
+ModelLoader::ModelLoader() : st_(std::make_unique<State>()) {}
+ModelLoader::~ModelLoader() = default;
+
+uint64_t ModelLoader::weight_bytes() const { return st_->model ? st_->model->ParamBytes() : 0; }
+
+Status ModelLoader::Begin(std::string_view expected, std::string_view config_json, std::vector<File> files,
+                          std::string_view index_json, std::string_view dtype) {
+  State& st = *st_;
+  if (st.begun) return ArgError("loader: Begin was called already");
+  st.begun = true;
+  if (files.empty()) return ArgError("source: no safetensors file");
+  bool as_stored = true;
+  WeightType chosen = WeightType::kF32;
+  if (!Parse(dtype, &as_stored, &chosen))
+    return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got '" +
+                    std::string(dtype) + "'");
+  io::JsonValue root;
+  AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files[0].header, &root, &st.model, &st.kind));
+  const char* what = ModelClassName(st.kind);
+  const bool lm = st.kind == "causal_lm";
+  const bool tied = lm && static_cast<CausalLm*>(st.model.get())->config().tied;
+
+  // A sharded checkpoint's index: every tensor of weight_map in the file it names, every file's tensor listed.
+  std::map<std::string, size_t> file_of;  // tensor → file index
+  for (size_t f = 0; f < files.size(); ++f)
+    for (const io::StTensor& t : files[f].header.tensors) {
+      const auto ins = file_of.emplace(t.name, f);
+      if (!ins.second)
+        return ArgError("source: tensor '" + t.name + "' is in two files: " + files[ins.first->second].name + " and " +
+                        files[f].name);
+    }
+  if (!index_json.empty()) {
+    io::JsonValue index;
+    AW_RETURN_IF_ERROR(io::ParseObject(index_json, "index", "a model.safetensors.index.json", &index));
+    const io::JsonValue* map = index.Find("weight_map");
+    if (!map || !map->is_object())
+      return io::FieldError("index", ".weight_map", "an object of tensor name → file name", io::Describe(map));
+    size_t listed = 0;
+    for (const io::JsonMember& m : map->members) {
+      if (!m.value.is_string()) return io::FieldError("index", ".weight_map" + io::KeyPath(m.key), "a file name", io::Describe(&m.value));
+      const auto it = file_of.find(m.key);
+      if (it == file_of.end() || files[it->second].name != m.value.str) {
+        bool shard_given = false;
+        for (const File& f : files) shard_given = shard_given || f.name == m.value.str;
+        return ArgError("index: weight_map names tensor '" + m.key + "' in " + m.value.str + ", " +
+                        (!shard_given ? std::string("a file that was not given")
+                                      : "which does not hold it" +
+                                            (it == file_of.end() ? std::string(" (no file does)") : " (" + files[it->second].name + " does)")));
+      }
+      ++listed;
+    }
+    if (listed != file_of.size())
+      for (const auto& [name, f] : file_of)
+        if (!map->Find(name))
+          return ArgError("index: " + files[f].name + " holds tensor '" + name + "', which weight_map does not list");
+  }
+
+  // Which tensors fill which parameters: every float tensor but the family's ignored ones.
+  std::vector<ParamSpec> specs;
+  std::vector<std::pair<size_t, const io::StTensor*>> used;
+  int lm_head = -1;
+  std::string vit_unexpected;
+  std::vector<ParamSlot> slots = st.model->Slots();
+  std::map<std::string, size_t> slot_of;
+  for (size_t i = 0; i < slots.size(); ++i) slot_of[slots[i].name] = i;
+  for (size_t f = 0; f < files.size(); ++f)
+    for (const io::StTensor& t : files[f].header.tensors) {
+      if (lm && EndsWith(t.name, ".rotary_emb.inv_freq")) {  // older saves' RoPE buffers: HF ignores them too
+        st.targets.push_back({f, &t});
+        continue;
+      }
+      if (tied && t.name == "lm_head.weight") {  // accepted only as a copy of the embedding (checked at Finish)
+        lm_head = int(st.targets.size());
+        st.targets.push_back({f, &t});
+        continue;
+      }
+      if (st.kind == "vit" && !slot_of.count(t.name)) {
+        // Named as the classifier's loader always named them (tests/js/model_files.test.mjs).
+        vit_unexpected += (vit_unexpected.empty() ? "\"" : ", \"") + t.name + "\"";
+        continue;
+      }
+      if (!io::IsFloat(t.dtype))
+        return Status(Code::kDtype, "stateDict: " + t.name + ": expected a float tensor (F32, F16, BF16 or F64), got " +
+                                        io::StDTypeName(t.dtype));
+      specs.push_back({t.name, t.shape});
+      used.push_back({f, &t});
+    }
+  if (!vit_unexpected.empty())
+    return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + vit_unexpected);
+  AW_RETURN_IF_ERROR(st.model->CheckParams(specs, what));
+  if (lm_head >= 0) {
+    const CausalLmConfig& c = static_cast<CausalLm*>(st.model.get())->config();
+    const io::StTensor& t = *st.targets[size_t(lm_head)].t;
+    if (t.shape != Shape{c.vocab, c.hidden} || !io::IsFloat(t.dtype))
+      return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
+                                      "equal model.embed_tokens.weight (or be absent), and it differs");
+  }
+  size_t max_row = 0;
+  for (const auto& [f, t] : used) {
+    const ParamSlot& slot = slots[slot_of[t->name]];
+    State::Target target{f, t};
+    target.data = slot.data;
+    target.store = slot.store;
+    if (target.store) {
+      AW_RETURN_IF_ERROR(target.store->Reserve(as_stored ? (t->dtype == io::StDType::kBF16 ? WeightType::kBF16
+                                                            : t->dtype == io::StDType::kF16 ? WeightType::kF16
+                                                                                            : WeightType::kF32)
+                                                         : chosen));
+    }
+    if (lm_head >= 0 && t->name == "model.embed_tokens.weight") {
+      target.hash = true;
+      st.tied_embed = int(st.targets.size());
+    }
+    st.targets.push_back(target);
+  }
+  if (lm_head >= 0) {
+    st.targets[size_t(lm_head)].hash = true;
+    st.tied_copy = lm_head;
+  }
+  for (size_t i = 0; i < st.targets.size(); ++i) {
+    State::Target& t = st.targets[i];
+    t.esize = io::StDTypeSize(t.t->dtype);
+    const int64_t numel = NumelChecked(t.t->shape);
+    t.cols = t.t->shape.size() >= 2 ? size_t(t.t->shape.back()) : size_t(numel);
+    t.rows = t.cols ? size_t(numel) / t.cols : 0;
+    max_row = std::max(max_row, t.cols);
+  }
+  AW_RETURN_IF_ERROR(st.row.Resize(max_row, "a row being loaded"));
+  st.files.resize(files.size());
+  for (size_t f = 0; f < files.size(); ++f) {
+    State::FileState& fs = st.files[f];
+    fs.f = std::move(files[f]);
+    size_t carry = 0;
+    for (size_t i = 0; i < st.targets.size(); ++i)
+      if (st.targets[i].file == f) {
+        fs.order.push_back(i);
+        carry = std::max(carry, st.targets[i].cols * st.targets[i].esize);
+      }
+    std::sort(fs.order.begin(), fs.order.end(), [&](size_t a, size_t b) { return st.targets[a].t->begin < st.targets[b].t->begin; });
+    AW_RETURN_IF_ERROR(fs.carry.Resize(carry, "a row split between two chunks"));
+  }
+  return Status::OK();
+}
+
+void ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p) {
+  float* buf = row.data();
+  for (size_t i = 0; i < rows; ++i, p += t.cols * t.esize) {
+    // Straight into a float parameter where there is one; else through the row buffer into the store.
+    float* dst = t.data ? t.data + (r + i) * t.cols : buf;
+    ToF32(t.t->dtype, t.cols, p, dst);
+    if (t.hash) t.h = HashRow(t.h, dst, t.cols);
+    if (t.store) t.store->PutRow(r + i, dst);
+  }
+}
+
+Status ModelLoader::Feed(size_t file, uint64_t offset, const uint8_t* bytes, size_t n) {
+  State& st = *st_;
+  if (!st.begun || !st.model) return ArgError("loader: Begin has not succeeded");
+  if (file >= st.files.size()) return ArgError("loader: no file " + std::to_string(file));
+  State::FileState& fs = st.files[file];
+  const std::string& fname = fs.f.name;
+  // The header's bytes need not be fed again: data may start at the data section.
+  if (fs.next == 0 && offset == fs.f.header.data_start) fs.next = offset;
+  if (offset != fs.next)
+    return ArgError("source: " + fname + ": bytes must arrive in order: expected offset " + std::to_string(fs.next) +
+                    ", got " + std::to_string(offset));
+  const uint64_t end_of_file = fs.f.header.data_start + fs.f.header.data_size;
+  if (offset + n > end_of_file)
+    return ArgError("source: " + fname + ": more than the " + std::to_string(end_of_file) +
+                    " bytes its header describes");
+  fs.next = offset + n;
+  const uint64_t lo = offset, hi = offset + n;
+  while (fs.cur < fs.order.size()) {
+    State::Target& t = st.targets[fs.order[fs.cur]];
+    const uint64_t size = t.t->end - t.t->begin;
+    if (t.received == size) { ++fs.cur; continue; }  // complete (or empty)
+    const uint64_t a = t.t->begin + t.received;
+    if (a >= hi) break;
+    const uint64_t b = std::min(hi, t.t->end);
+    const uint8_t* p = bytes + (a - lo);
+    size_t len = size_t(b - a);
+    const size_t unit = t.cols * t.esize;
+    size_t row = size_t(t.received / unit);
+    if (fs.carry_n) {  // a row begun in an earlier chunk: complete it first
+      const size_t take = std::min(len, unit - fs.carry_n);
+      std::memcpy(fs.carry.data() + fs.carry_n, p, take);
+      fs.carry_n += take; p += take; len -= take; t.received += take;
+      if (fs.carry_n == unit) {
+        st.WriteRows(t, row++, 1, fs.carry.data());
+        fs.carry_n = 0;
+      }
+    }
+    const size_t whole = len / unit;
+    if (whole) st.WriteRows(t, row, whole, p);
+    p += whole * unit; len -= whole * unit; t.received += whole * unit;
+    if (len) {  // the start of a row that ends in the next chunk
+      std::memcpy(fs.carry.data(), p, len);
+      fs.carry_n = len;
+      t.received += len;
+    }
+    if (t.received < size) break;  // this chunk ends inside t
+    ++fs.cur;
+  }
+  return Status::OK();
+}
+
+Status ModelLoader::Finish(std::unique_ptr<Module>* out, std::string* kind) {
+  State& st = *st_;
+  out->reset();
+  if (!st.begun || !st.model) return ArgError("loader: Begin has not succeeded");
+  for (const State::FileState& fs : st.files) {
+    const uint64_t want = fs.f.header.data_start + fs.f.header.data_size;
+    if (fs.next < want) {
+      std::string where;
+      for (size_t i : fs.order) {
+        const State::Target& t = st.targets[i];
+        if (t.received < t.t->end - t.t->begin) {
+          where = "; tensor '" + t.t->name + "' has " + std::to_string(t.received) + " of its " +
+                  std::to_string(t.t->end - t.t->begin) + " bytes";
+          break;
+        }
+      }
+      return ArgError("source: " + fs.f.name + " is truncated: " + std::to_string(fs.next) + " of its " +
+                      std::to_string(want) + " bytes arrived" + where);
+    }
+    if (fs.f.size != io::kStUnknownSize && fs.f.size != want)
+      return ArgError("source: " + fs.f.name + " is " + std::to_string(fs.f.size) + " bytes, but its header describes " +
+                      std::to_string(want));
+  }
+  if (st.tied_copy >= 0 && (st.tied_embed < 0 || st.targets[size_t(st.tied_copy)].h != st.targets[size_t(st.tied_embed)].h))
+    return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
+                                    "equal model.embed_tokens.weight (or be absent), and it differs");
+  st.model->FinishLoad();  // derived forms (packed copies of float weights) from the loaded values
+  *out = std::move(st.model);
+  *kind = st.kind;
+  return Status::OK();
+}
+
+Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std::string_view expected_model,
+                 std::string_view config_json, std::unique_ptr<Module>* out, std::string* kind, std::string_view dtype) {
+  out->reset();
+  ModelLoader loader;
+  std::vector<ModelLoader::File> files(1);
+  files[0].name = "source";
+  files[0].header = file;
+  files[0].size = size;
+  AW_RETURN_IF_ERROR(loader.Begin(expected_model, config_json, std::move(files), "", dtype));
+  AW_RETURN_IF_ERROR(loader.Feed(0, 0, bytes, size));
+  return loader.Finish(out, kind);
+}
+
+std::string ModelInfoJson(const Module& m, std::string_view kind) {
+  // weightBytes: in all; weightTypes: by how they are kept ({"bf16": …, "f32": …}, the types held only).
+  const std::array<size_t, 5> by = m.ParamBytesByType();
+  size_t total = 0;
+  std::string types;
+  for (size_t t = 0; t < by.size(); ++t) {
+    total += by[t];
+    if (by[t]) types += std::string(types.empty() ? "" : ", ") + "\"" + WeightTypeName(WeightType(t)) + "\": " + std::to_string(by[t]);
+  }
+  const std::string weights = "\"weightBytes\": " + std::to_string(total) + ", \"weightTypes\": {" + types + "}";
+  if (kind == "causal_lm") {
+    std::string j = CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
+    return j.substr(0, j.size() - 1) + ", " + weights + "}";
+  }
+  return "{" + weights + "}";
 }
 
 }  // namespace aw

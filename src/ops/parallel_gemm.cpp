@@ -62,4 +62,27 @@ void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, cons
   });
 }
 
+void ParallelGemmH16(kernels::Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha) {
+  Split(m, n, k, kernels::kH16Cols, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    if (r1 - r0 == 1) {
+      kernels::h16_gemv_packed_window(h, c1 - c0, k, c + r0 * ldc + c0, a + r0 * lda, bp, bp_cols, c0,
+                                      bias ? bias + c0 : nullptr, alpha);
+      return;
+    }
+    kernels::h16_gemm_packed_window(h, r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, bp_cols, c0,
+                                    bias ? bias + c0 : nullptr, alpha);
+  });
+}
+
+void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                   const uint8_t* bp, const float* bias, float alpha) {
+  // Rows split on the kernel's 4-row tiles, columns on its 8-output panels: every element is computed the same
+  // way wherever its block starts.
+  Split(m, n, k, 8, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    kernels::q_gemm(b, r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, n, c0,
+                    bias ? bias + c0 : nullptr, alpha);
+  });
+}
+
 }  // namespace aw

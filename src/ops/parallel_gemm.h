@@ -9,6 +9,10 @@
 // allocates, never fails.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+
+#include "kernels/gemm.h"
+#include "kernels/qgemm.h"
 
 namespace aw {
 
@@ -17,5 +21,12 @@ namespace aw {
 // multiple of kGemmNR; kernels::f32_gemm_packed_window).
 void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                         const float* bp, size_t bp_cols, size_t j0, const float* bias, float alpha);
+
+// The same split for B stored as 16-bit floats (kernels::h16_*: bit-identical to the float32 product on the
+// widened B) and for quantized B (kernels::q_gemm: A's rows quantized inside the kernel), whole B (j0 = 0).
+void ParallelGemmH16(kernels::Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha);
+void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                   const uint8_t* bp, const float* bias, float alpha);
 
 }  // namespace aw

@@ -5,6 +5,7 @@
 // strided leading dimensions, bias null and not, alpha != 1, row scales,
 // large magnitudes; and that nothing outside C's (m, n) region is written.
 #include "kernels/gemm.h"
+#include "kernels/convert.h"
 
 #include <gtest/gtest.h>
 
@@ -418,6 +419,73 @@ TEST(GemmPacked, GemvEqualsTheGemmRow) {
   report("gemv_packed", worst);
 }
 
+// B stored as BF16 or F16 (h16_*): bit-identical to the float32 kernels on the widened B, GEMM and GEMV, at
+// awkward widths (panel groups of the widening: 8 panels, and their remainders), depths across cache blocks,
+// windows, bias and alpha; B holding subnormals, ±inf and NaN; nothing written outside the output.
+TEST(GemmPacked, HalfStoredBGivesTheBitsOfTheWidenedB) {
+  std::mt19937 rng(2040);
+  for (Half h : {Half::kBF16, Half::kF16})
+    for (size_t k : {1, 7, 33, 512, 530, 1100})
+      for (size_t n : {1, 8, 9, 63, 64, 65, 137})
+        for (size_t m : {1, 3, 4, 13, 80}) {
+          SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                       (h == Half::kBF16 ? " bf16" : " f16"));
+          const std::vector<float> a = random_vec(rng, m * k, -1, 1), bias = random_vec(rng, n, -1, 1);
+          // B's values: random patterns of the format, mostly ordinary numbers, some special.
+          std::vector<uint16_t> b16(n * k);
+          for (size_t i = 0; i < b16.size(); ++i) {
+            const uint32_t r = rng();
+            uint16_t v = h == Half::kBF16 ? f32_to_bf16(std::ldexp(float(int(r % 2001) - 1000) / 1000.0f, int(rng() % 9) - 4))
+                                          : f32_to_f16(std::ldexp(float(int(r % 2001) - 1000) / 1000.0f, int(rng() % 9) - 4));
+            if (i % 997 == 5) v = h == Half::kBF16 ? 0x0003 : 0x0003;   // a subnormal
+            if (i % 1999 == 7) v = h == Half::kBF16 ? 0x7F80 : 0x7C00;  // +inf
+            b16[i] = v;
+          }
+          std::vector<float> b32(n * k);
+          for (size_t i = 0; i < b16.size(); ++i) b32[i] = h == Half::kBF16 ? bf16_to_f32(b16[i]) : f16_to_f32(b16[i]);
+          // The f32 B with the float packer, the 16-bit B by bit patterns where h16_index puts them.
+          std::vector<float> bp32(f32_gemm_packed_floats(n, k));
+          f32_gemm_pack_nt(n, k, b32.data(), k, bp32.data());
+          std::vector<uint16_t> bp16(h16_packed_count(n, k), 0);
+          for (size_t r = 0; r < n; ++r)
+            for (size_t p = 0; p < k; ++p) bp16[h16_index(n, k, r, p)] = b16[r * k + p];
+          // The widening reads each k block's pairs back as the float32 layout of their panels.
+          for (size_t b0 = 0; b0 < k; b0 += kGemmKC) {
+            const size_t kc = std::min(kGemmKC, k - b0), pairs = h16_packed_cols(n) / kH16Cols;
+            std::vector<float> wide(2 * pairs * kc * kGemmNR), simd(wide.size());
+            h16_widen_ref(h, kc, pairs, bp16.data() + b0 * h16_packed_cols(n), wide.data());
+            h16_widen(h, kc, pairs, bp16.data() + b0 * h16_packed_cols(n), simd.data());
+            // The float layout's panels (past them, the last pair's second panel may be padding).
+            const size_t valid = f32_gemm_packed_cols(n) * kc;
+            ASSERT_EQ(0, std::memcmp(wide.data(), bp32.data() + b0 * f32_gemm_packed_cols(n), valid * sizeof(float)));
+            ASSERT_EQ(0, std::memcmp(wide.data(), simd.data(), wide.size() * sizeof(float)));
+          }
+          for (bool with_bias : {false, true}) {
+            const float* bias_p = with_bias ? bias.data() : nullptr;
+            const float alpha = with_bias ? 0.5f : 1.0f;
+            std::vector<float> want(m * n + kGuard, kSentinel), got(m * n + kGuard, kSentinel);
+            f32_gemm_packed_window(m, n, k, want.data(), n, a.data(), k, bp32.data(), n, 0, bias_p, alpha);
+            h16_gemm_packed_window(h, m, n, k, got.data(), n, a.data(), k, bp16.data(), n, 0, bias_p, alpha);
+            ASSERT_TRUE(test::same_bits(m * n, got.data(), want.data()));
+            ASSERT_TRUE(test::guard_intact(got.data() + m * n));
+            std::vector<float> gv(n + kGuard, kSentinel);
+            h16_gemv_packed_window(h, n, k, gv.data(), a.data(), bp16.data(), n, 0, bias_p, alpha);
+            ASSERT_TRUE(test::same_bits(n, gv.data(), want.data()));  // row 0
+            ASSERT_TRUE(test::guard_intact(gv.data() + n));
+          }
+          if (n > kH16Cols) {  // a window of whole panel pairs from the middle, GEMM and GEMV
+            const size_t j0 = kH16Cols;
+            std::vector<float> whole(m * n), part(m * n, kSentinel), row(n, kSentinel);
+            h16_gemm_packed_window(h, m, n, k, whole.data(), n, a.data(), k, bp16.data(), n, 0, bias.data(), 1.0f);
+            h16_gemm_packed_window(h, m, n - j0, k, part.data() + j0, n, a.data(), k, bp16.data(), n, j0, bias.data() + j0, 1.0f);
+            for (size_t i = 0; i < m; ++i)
+              ASSERT_EQ(0, std::memcmp(whole.data() + i * n + j0, part.data() + i * n + j0, (n - j0) * sizeof(float)));
+            h16_gemv_packed_window(h, n - j0, k, row.data() + j0, a.data(), bp16.data(), n, j0, bias.data() + j0, 1.0f);
+            ASSERT_EQ(0, std::memcmp(whole.data() + j0, row.data() + j0, (n - j0) * sizeof(float)));
+          }
+        }
+}
+
 // f32_gemm_pp (A packed by the caller) against its reference, overwrite and
 // accumulate; A packed from a row-major A by hand in the documented layout.
 TEST(GemmPacked, PrePackedAAgainstReference) {
@@ -532,6 +600,39 @@ TEST(GemmPacked, NonFinitePropagates) {
       if (std::isinf(w)) EXPECT_EQ(g, w) << "(" << i << ", " << j << ")";
     }
   EXPECT_TRUE(std::isnan(got[2 * n + 0]));
+}
+
+// Rows one at a time (a loading checkpoint, an embedding lookup): put, the packers' layouts exactly; get, the
+// rows back — across k blocks, at widths that end inside a panel and inside a panel pair.
+TEST(GemmPacked, RowsPutOneAtATimeMatchThePackers) {
+  std::mt19937 rng(2051);
+  for (size_t k : {1, 5, 512, 513, 1100})
+    for (size_t n : {1, 7, 8, 9, 16, 17, 40}) {
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const std::vector<float> w = random_vec(rng, n * k, -1, 1);
+      std::vector<float> packed(f32_gemm_packed_floats(n, k)), rows(packed.size(), 0.0f), back(k);
+      f32_gemm_pack_nt(n, k, w.data(), k, packed.data());
+      for (size_t r = 0; r < n; ++r) f32_packed_put_row(n, k, r, w.data() + r * k, rows.data());
+      ASSERT_EQ(0, std::memcmp(rows.data(), packed.data(), packed.size() * sizeof(float)));
+      for (size_t r = 0; r < n; ++r) {
+        f32_packed_get_row(n, k, r, rows.data(), back.data());
+        ASSERT_EQ(0, std::memcmp(back.data(), w.data() + r * k, k * sizeof(float)));
+      }
+      for (Half h : {Half::kBF16, Half::kF16}) {
+        std::vector<uint16_t> want(h16_packed_count(n, k), 0), got(want.size(), 0);
+        for (size_t r = 0; r < n; ++r)
+          for (size_t p = 0; p < k; ++p)
+            want[h16_index(n, k, r, p)] = h == Half::kBF16 ? f32_to_bf16(w[r * k + p]) : f32_to_f16(w[r * k + p]);
+        for (size_t r = 0; r < n; ++r) h16_packed_put_row(h, n, k, r, w.data() + r * k, got.data());
+        ASSERT_EQ(want, got);
+        for (size_t r = 0; r < n; ++r) {
+          h16_packed_get_row(h, n, k, r, got.data(), back.data());
+          for (size_t p = 0; p < k; ++p)
+            ASSERT_EQ(f32_bits(back[p]), f32_bits(h == Half::kBF16 ? bf16_to_f32(f32_to_bf16(w[r * k + p]))
+                                                                    : f16_to_f32(f32_to_f16(w[r * k + p]))));
+        }
+      }
+    }
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+// A checkpoint as named files: its weights — one safetensors file, or shards listed by
+// model.safetensors.index.json — and, when the source is a folder, the JSON files beside them (config.json,
+// tokenizer.json, tokenizer_config.json, generation_config.json). A folder is a Node path, a base URL ending
+// in '/', or a map of names to sources (an object, a Map, or the File list of a page's folder picker).
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { isNode } from './checks.js';
+import { nodeFs, readText } from './sources.js';
+
+export const INDEX = 'model.safetensors.index.json';
+export const WEIGHTS = 'model.safetensors';
+export const SIDE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json'];
+
+const missing = (what) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${what}`);
+const base = (p) => String(p).split(/[\\/]/).pop();
+
+/** A plain map of names to sources: an object, a Map, or an array / FileList of Files. */
+function asMap(source) {
+  if (source instanceof Map) return new Map([...source].map(([k, v]) => [base(k), v]));
+  if (Array.isArray(source) || (typeof FileList === 'function' && source instanceof FileList)) {
+    const m = new Map();
+    for (const f of source) {
+      if (!(typeof Blob === 'function' && f instanceof Blob) || typeof f.name !== 'string') {
+        throw typeError(`source: expected Files with names in a list, got ${describe(f)}`);
+      }
+      m.set(base(f.name), f);
+    }
+    return m;
+  }
+  if (source && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
+    return new Map(Object.entries(source).map(([k, v]) => [base(k), v]));
+  }
+  return null;
+}
+
+/** The shard names of an index, in the order weight_map first names them. */
+export function shardNames(indexText) {
+  let index;
+  try {
+    index = JSON.parse(indexText);
+  } catch (e) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `index: ${INDEX} is not valid JSON (${e.message})`, { cause: e });
+  }
+  const map = index?.weight_map;
+  if (!map || typeof map !== 'object' || Array.isArray(map)) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `index.weight_map: expected an object of tensor name → file name, got ${describe(map)}`);
+  }
+  return [...new Set(Object.values(map).filter((v) => typeof v === 'string'))];
+}
+
+/**
+ * What a source holds: { weights: [{ name, source }], index: text | null, side: { 'config.json': source, … } }.
+ * A single file's weights are named 'source' in messages.
+ */
+export async function resolveCheckpoint(source) {
+  const map = asMap(source);
+  if (map) return fromFolder((name) => map.get(name), 'the files given');
+  if (typeof source === 'string' || source instanceof URL) {
+    const s = String(source);
+    const remote = /^(https?|blob|data):/i.test(s);
+    if (isNode && !remote) {
+      const fs = await nodeFs();
+      const path = s.startsWith('file:') ? new URL(s) : s;
+      let stat = null;
+      try { stat = await fs.stat(path); } catch { /* openSource reports it */ }
+      if (stat?.isDirectory()) {
+        const dir = String(s.startsWith('file:') ? new URL(s).pathname : s).replace(/[\\/]*$/, '/');
+        const names = new Set(await fs.readdir(dir));
+        return fromFolder((name) => (names.has(name) ? dir + name : undefined), `the folder '${s}'`);
+      }
+      if (s.endsWith('.index.json')) {
+        const dir = String(path instanceof URL ? path.pathname : path).replace(/[^\\/]*$/, '');
+        return fromIndex(await readText(source, INDEX), (name) => dir + name, {});
+      }
+    } else if (s.endsWith('/')) {  // a base URL: its index if there is one, else model.safetensors
+      const index = await readText(s + INDEX, INDEX, { optional: true });
+      const side = Object.fromEntries(SIDE_FILES.map((n) => [n, s + n]));
+      return index === null ? { weights: [{ name: WEIGHTS, source: s + WEIGHTS }], index: null, side, optionalSide: true }
+        : { ...fromIndex(index, (n) => s + n, side), optionalSide: true };
+    } else if (s.endsWith('.index.json')) {
+      const dir = s.replace(/[^/]*$/, '');
+      return fromIndex(await readText(s, INDEX), (n) => dir + n, {});
+    }
+  }
+  return { weights: [{ name: 'source', source }], index: null, side: {} };
+}
+
+async function fromFolder(get, where) {
+  const side = {};
+  for (const n of SIDE_FILES) if (get(n) !== undefined) side[n] = get(n);
+  if (get(INDEX) !== undefined) return fromIndex(await readText(get(INDEX), INDEX), get, side, where);
+  if (get(WEIGHTS) !== undefined) return { weights: [{ name: WEIGHTS, source: get(WEIGHTS) }], index: null, side };
+  const found = SIDE_FILES.filter((n) => side[n]).length ? ` (it has ${Object.keys(side).join(', ')})` : '';
+  throw missing(`${where} hold neither ${WEIGHTS} nor ${INDEX}${found}`);
+}
+
+function fromIndex(indexText, get, side, where = 'the folder') {
+  const shards = shardNames(indexText);
+  const weights = shards.map((name) => {
+    const src = get(name);
+    if (src === undefined) throw missing(`${INDEX} names the shard ${name}, which ${where} do not hold`);
+    return { name, source: src };
+  });
+  return { weights, index: indexText, side };
+}

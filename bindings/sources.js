@@ -1,0 +1,173 @@
+// Where a model's bytes come from, read in pieces: a Node path, a URL (fetch), a Response, a Blob or File,
+// a ReadableStream, or bytes. Every source becomes a ByteSource: read(n) for the first bytes (a header), then
+// chunks() for the rest, so a file of any size (a 2.5 GB checkpoint: Node's readFile refuses files over
+// 2 GiB) passes through without ever being whole in memory. Checkpoint folders (a path, a base URL, or a
+// map of names to sources, as a page gets from a folder picker) are resolved by checkpoint.js.
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { isNode } from './checks.js';
+
+// Held in a variable so bundlers do not resolve a Node built-in for the browser.
+const NODE_FS = 'node:fs/promises';
+const CHUNK = 8 << 20;  // bytes read from a file at a time
+
+const sourceError = (name, message, cause) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${message}`, cause ? { cause } : {});
+
+/** A Node fs module, or null outside Node. */
+export async function nodeFs() {
+  return isNode ? import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS) : null;
+}
+
+const isRemote = (s) => /^(https?|blob|data):/i.test(s);
+
+/**
+ * Bytes read in order from an async iterator of Uint8Array chunks, with what a caller took with read() kept
+ * out of chunks().
+ */
+class ByteSource {
+  constructor(name, size, iterator, close = async () => {}) {
+    /** The source's name in messages. */
+    this.name = name;
+    /** Its size in bytes, or null when a stream does not say. */
+    this.size = size;
+    this._it = iterator;
+    this._pending = [];   // chunks read ahead
+    this._close = close;
+    this.loaded = 0;      // bytes handed out
+  }
+
+  async _next() {
+    if (this._pending.length) return this._pending.shift();
+    let r;
+    try {
+      r = await this._it.next();
+    } catch (e) {
+      throw sourceError(this.name, `reading failed after ${this.loaded} bytes: ${e?.message ?? e}`, e);
+    }
+    return r.done ? null : r.value;
+  }
+
+  /** The next n bytes (fewer only at the end). */
+  async read(n) {
+    const out = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const c = await this._next();
+      if (!c) break;
+      const take = Math.min(c.byteLength, n - at);
+      out.set(c.subarray(0, take), at);
+      if (take < c.byteLength) this._pending.unshift(c.subarray(take));
+      at += take;
+    }
+    this.loaded += at;
+    return at === n ? out : out.subarray(0, at);
+  }
+
+  /** The rest of the bytes, in chunks. */
+  async *chunks() {
+    for (;;) {
+      const c = await this._next();
+      if (!c) return;
+      this.loaded += c.byteLength;
+      yield c;
+    }
+  }
+
+  async close() { await this._close(); }
+}
+
+async function* streamChunks(stream) {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value instanceof Uint8Array ? value : new Uint8Array(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+async function* bytesChunks(u8) {
+  for (let at = 0; at < u8.byteLength; at += CHUNK) yield u8.subarray(at, Math.min(u8.byteLength, at + CHUNK));
+}
+
+/** A ByteSource over a Node file, read CHUNK bytes at a time. */
+async function nodeFile(path, name) {
+  const fs = await nodeFs();
+  let fh;
+  try {
+    fh = await fs.open(path, 'r');
+  } catch (e) {
+    throw sourceError(name, `cannot read '${path}': ${e.message}`, e);
+  }
+  const { size } = await fh.stat();
+  async function* chunks() {
+    for (let at = 0; at < size;) {
+      const { bytesRead, buffer } = await fh.read({ buffer: new Uint8Array(Math.min(CHUNK, size - at)), position: at });
+      if (bytesRead === 0) break;
+      at += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  }
+  return new ByteSource(name, size, chunks(), () => fh.close());
+}
+
+async function fetched(url, name) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw sourceError(name, `cannot fetch '${url}': ${e.message}`, e);
+  }
+  return fromResponse(res, name, url);
+}
+
+function fromResponse(res, name, url = res.url) {
+  if (!res.ok) throw sourceError(name, `fetching '${url}' gave HTTP ${res.status}`);
+  const size = Number(res.headers.get('content-length')) || null;
+  const body = res.body ?? null;
+  if (body && body.getReader) return new ByteSource(name, size, streamChunks(body));
+  return new ByteSource(name, size, (async function* () { yield new Uint8Array(await res.arrayBuffer()); })());
+}
+
+/**
+ * Opens a source of one file's bytes. `name` names it in messages (a shard's file name, or 'source').
+ * @param {string|URL|Uint8Array|ArrayBuffer|Blob|Response|ReadableStream} source
+ * @returns {Promise<ByteSource>}
+ */
+export async function openSource(source, name = 'source') {
+  if (source instanceof Uint8Array) return new ByteSource(name, source.byteLength, bytesChunks(source));
+  if (source instanceof ArrayBuffer) return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source)));
+  if (ArrayBuffer.isView(source)) {
+    return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source.buffer, source.byteOffset, source.byteLength)));
+  }
+  if (typeof Blob === 'function' && source instanceof Blob) return new ByteSource(name, source.size, streamChunks(source.stream()));
+  if (typeof Response === 'function' && source instanceof Response) return fromResponse(source, name);
+  if (typeof ReadableStream === 'function' && source instanceof ReadableStream) return new ByteSource(name, null, streamChunks(source));
+  if (typeof source === 'string' || source instanceof URL) {
+    const s = String(source);
+    if (isNode && !isRemote(s)) return nodeFile(s.startsWith('file:') ? new URL(s) : s, name === 'source' ? `'${s}'` : name);
+    return fetched(s, name);
+  }
+  throw typeError(`source: expected a path or URL, bytes (Uint8Array/ArrayBuffer), a Blob or File, a Response, a ReadableStream, or a checkpoint folder, got ${describe(source)}`);
+}
+
+/** The whole text of a small source (config.json, tokenizer.json, an index), or null when `optional` and absent. */
+export async function readText(source, name, { optional = false } = {}) {
+  let src;
+  try {
+    src = await openSource(source, name);
+  } catch (e) {
+    if (optional && /HTTP 404|ENOENT/.test(e.message)) return null;
+    throw e;
+  }
+  const parts = [];
+  for await (const c of src.chunks()) parts.push(c);
+  await src.close();
+  const n = parts.reduce((a, c) => a + c.byteLength, 0);
+  const all = new Uint8Array(n);
+  let at = 0;
+  for (const c of parts) { all.set(c, at); at += c.byteLength; }
+  return new TextDecoder().decode(all);
+}

@@ -1,0 +1,55 @@
+// Single rows of a packed B (kernels/gemm.h, "one row of B at a time"): the loader writes a checkpoint's rows
+// as they arrive, an embedding reads one row per token. Each k block of the row is a strided run (NR floats,
+// or 16 values, apart), walked once.
+#include <algorithm>
+
+#include "kernels/convert.h"
+#include "kernels/gemm.h"
+
+namespace aw::kernels {
+namespace {
+
+// f(p, i): for each input p of row r, its index i in a packed B whose k blocks hold `cols` columns and whose
+// rows within a stream are `stride` apart (the f32 layout: cols = np, stride = NR; h16: np16, 16).
+template <class F>
+inline void each_in_row(size_t k, size_t cols, size_t stride, size_t first, F&& f) {
+  for (size_t b0 = 0; b0 < k; b0 += kGemmKC) {
+    const size_t kc = std::min(kGemmKC, k - b0);
+    size_t i = b0 * cols + first * kc;  // the stream's start in this block (first: its offset in rows of width 1)
+    for (size_t p = b0; p < b0 + kc; ++p, i += stride) f(p, i);
+  }
+}
+
+}  // namespace
+
+// Row r sits in panel r / NR at column r % NR: i = b0 · np + (r / NR) · kc · NR + (p − b0) · NR + r % NR.
+void f32_packed_put_row(size_t n, size_t k, size_t r, const float* w, float* bp) {
+  float* base = bp + r % kGemmNR;
+  each_in_row(k, f32_gemm_packed_cols(n), kGemmNR, r / kGemmNR * kGemmNR, [&](size_t p, size_t i) { base[i] = w[p]; });
+}
+
+void f32_packed_get_row(size_t n, size_t k, size_t r, const float* bp, float* w) {
+  const float* base = bp + r % kGemmNR;
+  each_in_row(k, f32_gemm_packed_cols(n), kGemmNR, r / kGemmNR * kGemmNR, [&](size_t p, size_t i) { w[p] = base[i]; });
+}
+
+// In the h16 layout (h16_index): pair r / 16, panel (r / 8) % 2 of it, slot h16_slot(r % 8).
+void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, uint16_t* bp) {
+  uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
+  const size_t first = r / kH16Cols * kH16Cols;
+  if (h == Half::kBF16)
+    each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { base[i] = f32_to_bf16(w[p]); });
+  else
+    each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { base[i] = f32_to_f16(w[p]); });
+}
+
+void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w) {
+  const uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
+  const size_t first = r / kH16Cols * kH16Cols;
+  if (h == Half::kBF16)
+    each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { w[p] = bf16_to_f32(base[i]); });
+  else
+    each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { w[p] = f16_to_f32(base[i]); });
+}
+
+}  // namespace aw::kernels

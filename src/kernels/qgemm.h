@@ -1,0 +1,85 @@
+// Quantized matrix products: B (a weight, n outputs × k inputs) quantized to
+// 8 or 4 bits in groups of 32 along k, the activations A quantized per row to
+// int16, products summed in int32 per group. Scalar references in
+// qgemm_ref.cpp, SIMD versions in qgemm_simd.cpp (SSE4.1 intrinsics, which
+// Emscripten maps to SIMD128: pmaddwd is i32x4.dot_i16x8_s). Kernels know
+// numbers only: they never allocate and never fail.
+//
+// The arithmetic (README "Quantized weights"; tools/causal_lm.py quantize_*):
+//   weights   per output row r and group g of 32 inputs: s = max|w| / Q (Q = 127 for q8, 7 for q4) in
+//             float32, q = round_half_even(w / s) in [−Q, Q] (0 where s = 0): w ≈ q · s
+//   inputs    per row i of A: t = max|a| / 32767 in float32, x = round_half_even(a · (32767 / max|a|)),
+//             int16 (all 0 where max|a| = 0; a row with a NaN or ±inf gets t = NaN)
+//   product   per group: an exact int32 sum Σ x·q (|x·q| ≤ 32767 · 127, 16 pairs: no overflow);
+//             acc += float(sum) · s over the groups in order (one rounded product and add each, or
+//             one fused multiply-add in the relaxed-SIMD build); c = acc · t · alpha [+ bias]
+// So c differs from the float product of the dequantized weights with the
+// float activations by the activations' rounding (|Δa| ≤ max|a| / 65534) and
+// float32 rounding: tools/causal_lm.py reproduces it within 1e-4.
+//
+// Layout of a quantized B (q_packed_bytes): k padded to a multiple of 32 (kq;
+// zeros past k, G = kq / 32 groups), n to whole panels of kGemmNR = 8 outputs
+// (NP panels; zero rows past n). The groups come in blocks of 16 (512 inputs,
+// the last block shorter), and a block holds every panel's groups of it, panel
+// by panel: panel j, group g (block g0 = g − g % 16 of gbs groups) is at
+// bp + (g0 · NP + j · gbs + g − g0) · group_bytes (q_group_offset), so that a
+// pass over the panels for one block of inputs, as the kernels make, reads
+// memory in order (a panel-major layout read 2 of every 18 groups per pass
+// and streamed at 9 GB/s against 30+). Each group:
+//   8 float32 scales (one per output of the panel), then
+//   q8: 16 k-pairs × 16 bytes: pair p holds, for outputs c = 0 … 7, q(c, 2p) and q(c, 2p+1) at
+//       bytes 2c, 2c + 1 (int8)                                     → 32 + 256 = 288 bytes
+//   q4: 8 chunks of 16 bytes, a nibble u = q + 8 (1 … 15) per weight: chunk 2o + h holds inputs
+//       8o … 8o + 7 of outputs 4h … 4h + 3, output 4h + c in the chunk's 32-bit lane c with
+//       input 8o + 2i at bits 4i and input 8o + 2i + 1 at bits 16 + 4i   → 32 + 128 = 160 bytes
+// so that one 16-byte load gives the pairs of four outputs that one pmaddwd
+// multiplies with an input pair: q8 after widening to int16 (outputs 0–3 and
+// 4–7 of pair p), q4 after one shift and one mask (lane >> 4i & 0x000F000F:
+// the pair 4o + i as int16, unsigned; the kernel takes 8 · Σx of the group's
+// inputs off each sum, exactly: Σ x·q = Σ x·u − 8·Σ x). Fewer operations per
+// weight, not fewer bytes, is what bounds these kernels (README).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace aw::kernels {
+
+constexpr size_t kQGroup = 32;  // inputs per quantization group
+enum class QBits { kQ8, kQ4 };
+
+constexpr size_t kQBlockGroups = 16;  // groups per block of inputs (the layout's and the kernels' unit)
+constexpr size_t q_padded_k(size_t k) { return (k + kQGroup - 1) / kQGroup * kQGroup; }
+constexpr size_t q_group_bytes(QBits b) { return b == QBits::kQ8 ? 32 + 256 : 32 + 128; }
+// Bytes of a quantized B of n outputs and k inputs.
+constexpr size_t q_packed_bytes(QBits b, size_t n, size_t k) {
+  return (n + 7) / 8 * (q_padded_k(k) / kQGroup) * q_group_bytes(b);
+}
+// Byte offset of panel jp's group g in a quantized B of n outputs and k inputs (the layout above).
+constexpr size_t q_group_offset(QBits b, size_t n, size_t k, size_t jp, size_t g) {
+  const size_t G = q_padded_k(k) / kQGroup, NP = (n + 7) / 8, g0 = g - g % kQBlockGroups;
+  const size_t gbs = G - g0 < kQBlockGroups ? G - g0 : kQBlockGroups;
+  return (g0 * NP + jp * gbs + (g - g0)) * q_group_bytes(b);
+}
+
+// Quantizes output row r of B (k floats) into bp (of n outputs, k inputs). Rows past n in a panel stay as
+// the caller zeroed them.
+void q_pack_row(QBits b, size_t n, size_t k, size_t r, const float* w, uint8_t* bp);
+// Row r of B as its dequantized floats q · s (k of them).
+void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, float* w);
+
+// A's rows as int16 (x, kq per row: zeros past k) and their scales t (rows of A lda apart).
+void i16_quantize_rows_ref(size_t m, size_t k, const float* a, size_t lda, int16_t* x, float* t);
+void i16_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int16_t* x, float* t);
+
+// C(m, n) = alpha · (A · Bᵀ) [+ bias] for the outputs [j0, j0 + n) (j0 a multiple of 8) of a B of bn outputs and k inputs,
+// A (m, k) float rows lda apart, quantized inside as i16_quantize_rows does (so no scratch: a tile's rows are
+// quantized into a stack block as the product goes). c, bias point at output j0. One row (m = 1, a decoding
+// step) gives the GEMM's row bit for bit.
+// fused: each group's acc += float(sum) · s with one rounding (std::fma), as the relaxed-SIMD build's
+// f32x4.relaxed_madd computes it where the engine fuses it.
+void q_gemm_ref(QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+                const uint8_t* bp, size_t bn, size_t j0, const float* bias, float alpha, bool fused = false);
+void q_gemm(QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
+            const uint8_t* bp, size_t bn, size_t j0, const float* bias, float alpha);
+
+}  // namespace aw::kernels

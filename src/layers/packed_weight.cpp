@@ -1,0 +1,83 @@
+#include "layers/packed_weight.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm.h"
+#include "kernels/qgemm.h"
+#include "ops/parallel_gemm.h"
+
+namespace aw {
+namespace {
+
+kernels::QBits Bits(WeightType t) { return t == WeightType::kQ8 ? kernels::QBits::kQ8 : kernels::QBits::kQ4; }
+kernels::Half Half(WeightType t) { return t == WeightType::kBF16 ? kernels::Half::kBF16 : kernels::Half::kF16; }
+
+}  // namespace
+
+Status PackedWeight::Reserve(WeightType t) {
+  type_ = t;
+  size_t bytes = 0;
+  switch (t) {
+    case WeightType::kF32: bytes = kernels::f32_gemm_packed_floats(n_, k_) * 4; break;
+    case WeightType::kBF16:
+    case WeightType::kF16: bytes = kernels::h16_packed_count(n_, k_) * 2; break;
+    case WeightType::kQ8:
+    case WeightType::kQ4: bytes = kernels::q_packed_bytes(Bits(t), n_, k_); break;
+  }
+  const std::string what = std::string("a ") + WeightTypeName(t) + " weight (" + std::to_string(n_) + ", " +
+                           std::to_string(k_) + ")";
+  // 64 bytes more: the SIMD loads of the last panel may read up to a vector past its end.
+  AW_RETURN_IF_ERROR(bytes_.Resize(bytes + 64, what.c_str()));
+  std::memset(bytes_.data(), 0, bytes_.size());
+  reserved_ = true;
+  return Status::OK();
+}
+
+void PackedWeight::PutRow(size_t r, const float* w) {
+  uint8_t* b = bytes_.data();
+  switch (type_) {
+    case WeightType::kF32: kernels::f32_packed_put_row(n_, k_, r, w, reinterpret_cast<float*>(b)); break;
+    case WeightType::kBF16:
+    case WeightType::kF16: kernels::h16_packed_put_row(Half(type_), n_, k_, r, w, reinterpret_cast<uint16_t*>(b)); break;
+    case WeightType::kQ8:
+    case WeightType::kQ4: kernels::q_pack_row(Bits(type_), n_, k_, r, w, b); break;
+  }
+}
+
+void PackedWeight::GetRow(size_t r, float* w) const {
+  const uint8_t* b = bytes_.data();
+  switch (type_) {
+    case WeightType::kF32: kernels::f32_packed_get_row(n_, k_, r, reinterpret_cast<const float*>(b), w); break;
+    case WeightType::kBF16:
+    case WeightType::kF16: kernels::h16_packed_get_row(Half(type_), n_, k_, r, reinterpret_cast<const uint16_t*>(b), w); break;
+    case WeightType::kQ8:
+    case WeightType::kQ4: kernels::q_unpack_row(Bits(type_), n_, k_, r, b, w); break;
+  }
+}
+
+void PackedWeight::PackAll(const float* w, size_t ldw) {
+  if (type_ == WeightType::kF32) {  // the float packer (SIMD transposes)
+    kernels::f32_gemm_pack_nt(n_, k_, w, ldw, reinterpret_cast<float*>(bytes_.data()));
+    return;
+  }
+  for (size_t r = 0; r < n_; ++r) PutRow(r, w + r * ldw);
+}
+
+void PackedWeight::Product(size_t m, const float* x, size_t ldx, float* y, size_t ldy, const float* bias,
+                           float alpha) const {
+  const uint8_t* b = bytes_.data();
+  switch (type_) {
+    case WeightType::kF32:
+      ParallelGemmPacked(m, n_, k_, y, ldy, x, ldx, reinterpret_cast<const float*>(b), n_, 0, bias, alpha);
+      break;
+    case WeightType::kBF16:
+    case WeightType::kF16:
+      ParallelGemmH16(Half(type_), m, n_, k_, y, ldy, x, ldx, reinterpret_cast<const uint16_t*>(b), n_, bias, alpha);
+      break;
+    case WeightType::kQ8:
+    case WeightType::kQ4: ParallelQGemm(Bits(type_), m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
+  }
+}
+
+}  // namespace aw

@@ -1,0 +1,52 @@
+// PackedWeight: a weight matrix W (n outputs × k inputs: torch's Linear weight (out, in), an embedding table
+// (num, dim)) in the layout its matrix kernels read, stored once, in one of five types:
+//   f32, bf16, f16   packed panels of kernels/gemm.h (16-bit floats kept as the checkpoint holds them: the
+//                    products are bit-identical to float32 on the widened values)
+//   q8, q4           groups of 32 inputs quantized symmetrically, round to nearest even (kernels/qgemm.h)
+// It is the parameter's only copy in a loaded model: rows go in as floats (PutRow: from any file dtype, the
+// conversion to the type here exact for a 16-bit float written back as itself) and come out as floats
+// (GetRow: embedding lookups, the tied head's check). Products: Product() below (one call per projection,
+// split over the thread pool, bit-identical for any thread count).
+// Owner: the layer holding it (a Linear, an Embedding); its bytes are allocated by Reserve.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/buffer.h"
+#include "core/module.h"
+
+namespace aw {
+
+class PackedWeight : public ParamStore {
+ public:
+  // The shape: n outputs, k inputs. Allocates nothing.
+  void SetShape(size_t n, size_t k) { n_ = n; k_ = k; }
+  // Allocates the storage for type t, zeroed (the padding the kernels read must be 0). ERR_OUT_OF_MEMORY
+  // names the weight by its shape and type.
+  Status Reserve(WeightType t) override;
+  bool reserved() const override { return reserved_; }
+  WeightType type() const override { return type_; }
+  size_t rows() const override { return n_; }
+  size_t cols() const override { return k_; }
+  size_t n() const { return n_; }
+  size_t k() const { return k_; }
+  // Bytes held (0 before Reserve).
+  size_t bytes() const override { return bytes_.size(); }
+
+  void PutRow(size_t r, const float* w) override;
+  void GetRow(size_t r, float* w) const override;
+  // Every row from float32 rows ldw apart (a layer made in code, after its float parameter changed).
+  void PackAll(const float* w, size_t ldw);
+
+  // y (m, n) rows ldy apart = alpha · x (m, k) · Wᵀ [+ bias], x rows ldx apart; the outputs [j0, j0 + cols)
+  // only with Window. One row (a decoding step) runs the matrix-vector kernels.
+  void Product(size_t m, const float* x, size_t ldx, float* y, size_t ldy, const float* bias, float alpha) const;
+
+ private:
+  size_t n_ = 0, k_ = 0;
+  WeightType type_ = WeightType::kF32;
+  bool reserved_ = false;
+  BufferT<uint8_t> bytes_;
+};
+
+}  // namespace aw
