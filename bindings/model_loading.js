@@ -29,7 +29,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
       const src = await openSource(w.source, w.name);
       sources.push(src);
       const first = await src.read(8);
-      const known = src.size ?? -1;
+      const known = src.exact ? src.size : -1;  // -1: not known (checked against the header as bytes arrive)
       const { code, message, n } = withHeap(rt, first, (p) => core.safetensorsHeaderLength(p, first.byteLength, known));
       if (code !== 0) throw nativeError(code, `source: ${w.name}: ${message}`);
       const rest = await src.read(n);
@@ -57,7 +57,14 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
         filled = 0;
         progress(src.name);
       };
-      for await (const c of src.chunks()) {
+      // The next chunk is asked for before this one is fed, so the read overlaps the native work.
+      const it = src.chunks()[Symbol.asyncIterator]();
+      for (let next = it.next(); ;) {
+        const r = await next;
+        if (r.done) break;
+        next = it.next();
+        next.catch(() => {});  // a failed read surfaces at its await above, not as an unhandled rejection
+        const c = r.value;
         for (let at = 0; at < c.byteLength;) {
           const take = Math.min(STAGING - filled, c.byteLength - at);
           core.HEAPU8.set(c.subarray(at, at + take), staging + filled);  // re-read: memory may have grown

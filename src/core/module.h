@@ -43,6 +43,9 @@ class ParamStore {
   virtual size_t bytes() const = 0;                            // held (0 before Reserve)
   virtual WeightType type() const = 0;                         // after Reserve
   virtual void PutRow(size_t r, const float* row) = 0;        // after Reserve
+  // Row r as the little-endian 16-bit patterns of type t (a BF16 or F16 row of a file, kept as stored),
+  // without a pass through float32; false (nothing written) where the store does not hold type t.
+  virtual bool PutRowBits(size_t r, const uint8_t* bits, WeightType t) { (void)r; (void)bits; (void)t; return false; }
   virtual void GetRow(size_t r, float* row) const = 0;         // after Reserve
 };
 

@@ -123,6 +123,8 @@ void f32_packed_put_row(size_t n, size_t k, size_t r, const float* w, float* bp)
 void f32_packed_get_row(size_t n, size_t k, size_t r, const float* bp, float* w);
 void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, uint16_t* bp);
 void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w);
+// The same from the row's 16-bit patterns as bytes (little-endian, any alignment: a file's row), copied.
+void h16_packed_put_row_bits(size_t n, size_t k, size_t r, const uint8_t* bits, uint16_t* bp);
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels
 // of depth k, ap[(i / MR)·k·MR + p·MR + i % MR]; rows from m up to the next

@@ -21,8 +21,9 @@ class PackedWeight : public ParamStore {
  public:
   // The shape: n outputs, k inputs. Allocates nothing.
   void SetShape(size_t n, size_t k) { n_ = n; k_ = k; }
-  // Allocates the storage for type t, zeroed (the padding the kernels read must be 0). ERR_OUT_OF_MEMORY
-  // names the weight by its shape and type.
+  // Allocates the storage for type t, its padding zeroed (the kernels read it); the rows 0 … n − 1 hold
+  // whatever the allocator left until PutRow writes them. ERR_OUT_OF_MEMORY names the weight by its shape
+  // and type.
   Status Reserve(WeightType t) override;
   bool reserved() const override { return reserved_; }
   WeightType type() const override { return type_; }
@@ -34,6 +35,7 @@ class PackedWeight : public ParamStore {
   size_t bytes() const override { return bytes_.size(); }
 
   void PutRow(size_t r, const float* w) override;
+  bool PutRowBits(size_t r, const uint8_t* bits, WeightType t) override;
   void GetRow(size_t r, float* w) const override;
   // Every row from float32 rows ldw apart (a layer made in code, after its float parameter changed).
   void PackAll(const float* w, size_t ldw);

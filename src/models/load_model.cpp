@@ -327,7 +327,12 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
 
 void ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p) {
   float* buf = row.data();
+  // A 16-bit row kept as stored goes in as its bits (no hash: a tied head's check reads floats).
+  const WeightType bits = t.t->dtype == io::StDType::kBF16 ? WeightType::kBF16 : WeightType::kF16;
+  const bool raw = t.store && !t.hash && (t.t->dtype == io::StDType::kBF16 || t.t->dtype == io::StDType::kF16) &&
+                   t.store->type() == bits;
   for (size_t i = 0; i < rows; ++i, p += t.cols * t.esize) {
+    if (raw && t.store->PutRowBits(r + i, p, bits)) continue;
     // Straight into a float parameter where there is one; else through the row buffer into the store.
     float* dst = t.data ? t.data + (r + i) * t.cols : buf;
     ToF32(t.t->dtype, t.cols, p, dst);

@@ -625,6 +625,16 @@ TEST(GemmPacked, RowsPutOneAtATimeMatchThePackers) {
             want[h16_index(n, k, r, p)] = h == Half::kBF16 ? f32_to_bf16(w[r * k + p]) : f32_to_f16(w[r * k + p]);
         for (size_t r = 0; r < n; ++r) h16_packed_put_row(h, n, k, r, w.data() + r * k, got.data());
         ASSERT_EQ(want, got);
+        // From a file's bytes (little-endian patterns, an odd address): the same layout.
+        std::vector<uint8_t> file(1 + n * k * 2);
+        for (size_t i = 0; i < n * k; ++i) {
+          const uint16_t v = h == Half::kBF16 ? f32_to_bf16(w[i]) : f32_to_f16(w[i]);
+          file[1 + 2 * i] = uint8_t(v & 0xFF);
+          file[2 + 2 * i] = uint8_t(v >> 8);
+        }
+        std::vector<uint16_t> raw(want.size(), 0);
+        for (size_t r = 0; r < n; ++r) h16_packed_put_row_bits(n, k, r, file.data() + 1 + r * k * 2, raw.data());
+        ASSERT_EQ(want, raw);
         for (size_t r = 0; r < n; ++r) {
           h16_packed_get_row(h, n, k, r, got.data(), back.data());
           for (size_t p = 0; p < k; ++p)
