@@ -65,6 +65,9 @@ API (everything returns fresh tensors owned by the caller):
   expected_param_shapes(cfg) -> OrderedDict name -> shape (HF order)
   hf_config_dict(cfg, torch_dtype, ...) -> the config.json dict HF's save_pretrained writes
   load_state_dict_hf(model, sd)               strict, HF names; tied lm_head dropped
+  quantize_weight(w, bits) / quantize_activations(a) / quantize_model(model, bits)
+                                              the twin of attnwasm's q8 / q4 weights (loadModel's dtype):
+                                              see "Quantized weights" below and src/kernels/qgemm.h
   self-test: /usr/bin/python3 tools/causal_lm.py
 """
 
@@ -513,6 +516,7 @@ class CausalLM(nn.Module):
             layer.self_attn.window = attention_window
         self.lm_head = None if self.cfg.tie_word_embeddings else nn.Linear(
             self.cfg.hidden_size, self.cfg.vocab_size, bias=False)
+        self.quantized = None         # "q8" / "q4" after quantize_model: the head's input is quantized too
 
     def hidden(self, ids, positions=None, cache=None, attentions=None):
         """Final-normed hidden states (B, T, E). positions default to P .. P+T-1 (P = cache length).
@@ -529,6 +533,8 @@ class CausalLM(nn.Module):
     def forward(self, ids, positions=None, cache=None, attentions=None):
         h = self.hidden(ids, positions, cache, attentions)
         w = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
+        if self.quantized is not None:
+            h = quantize_activations(h)
         return F.linear(h, w)
 
 
@@ -560,6 +566,109 @@ def hf_state_dict(model):
     """The HF-named tensors of a CausalLM (no lm_head when tied), in expected_param_shapes order."""
     sd = model.state_dict()
     return collections.OrderedDict((k, sd[k]) for k in expected_param_shapes(model.cfg))
+
+
+# ------------------------------------------------------------------------------------------------
+# Quantized weights: the twin of attnwasm's loadModel(..., { dtype: "q8" | "q4" })
+# ------------------------------------------------------------------------------------------------
+# The arithmetic is specified at the top of src/kernels/qgemm.h (the scalar reference is
+# src/kernels/qgemm_ref.cpp); in short:
+#   weights      per output row and group of 32 consecutive inputs (k padded with zeros to a multiple
+#                of 32): s = float32(max|w| / Q), Q = 127 (q8) or 7 (q4); q = round_half_even(float32(w / s))
+#                clamped to [-Q, Q], 0 where s = 0. Every matrix: q/k/v/o, gate/up/down, the embedding
+#                table (a looked-up row is float32(q * s)) and the head, tied or not. Norms and biases
+#                stay float32.
+#   activations  per input row of each of those products: t = float32(max|a| / 32767),
+#                x = round_half_even(float32(a * float32(32767 / max|a|))) as int16 (all 0 when max|a| = 0).
+#   product      exact integer sums per group, scaled by s and accumulated in float32, then * t (+ bias).
+# So the model is the float model run with W = q * s and a' = x * t: this twin computes exactly that
+# (in float64 after model.double(), or float32). It differs from the runtime by float32 rounding, and
+# that is amplified: an activation within a rounding error of a half-step goes to either int16
+# neighbour, each such flip moves the next product's inputs by a step t, and after a layer or two any
+# two correct implementations (this twin in float32 and in float64, too) differ by up to ~5e-5 of the
+# logits' size, not ~1e-7 (measured, and the goldens' tolerance: tests/data/make_lm_quant_goldens.py).
+# Every float32 quotient and product below is formed in float64 and rounded once to float32, which
+# is the correctly rounded float32 result (53 >= 2 * 24 + 2 bits), whatever torch's kernels do.
+
+QGROUP = 32                                   # inputs per weight group (kernels::kQGroup)
+QMAX = {"q8": 127.0, "q4": 7.0}               # largest |q| per weight type
+A_QMAX = 32767.0                              # largest |x| of a quantized activation (int16)
+
+
+def quantize_weight(w, bits, parts=False):
+    """attnwasm's q8 / q4 quantization of a weight matrix w (n outputs, k inputs), as q_pack_row in
+    src/kernels/qgemm_ref.cpp: per row and group of 32 inputs, s = float32(max|w| / Q) and
+    q = round_half_even(float32(w / s)) in [-Q, Q] (0 where s = 0; a group holding a NaN or inf gets
+    s = NaN, so its products are NaN). Returns W = q * s (n, k) in w's dtype: float32 rounds each
+    product as q_unpack_row does (the runtime's embedding rows), float64 holds it exactly (what the
+    integer products compute). parts=True: (W, q int8 (n, kq), s float32 (n, kq / 32)), kq = k
+    rounded up to a multiple of 32."""
+    if bits not in QMAX:
+        raise ValueError(f"bits: expected one of {tuple(QMAX)}, got {bits!r}")
+    if w.dim() != 2:
+        raise ValueError(f"w: expected a matrix (n, k), got shape {tuple(w.shape)}")
+    Q = QMAX[bits]
+    n, k = w.shape
+    kq = -(-k // QGROUP) * QGROUP
+    w32 = F.pad(w.detach().float(), (0, kq - k)).view(n, kq // QGROUP, QGROUP)
+    finite = torch.isfinite(w32).all(-1, keepdim=True)
+    amax = w32.abs().nan_to_num(0.0, 0.0, 0.0).amax(-1, keepdim=True)
+    s = torch.where(finite, (amax.double() / Q).float(), torch.tensor(float("nan")))
+    ratio = (w32.double() / s.double()).float()                  # float32 w / s, rounded once
+    q = torch.where(s > 0, torch.round(ratio).clamp(-Q, Q), torch.zeros(()))
+    W = (q.to(w.dtype) * s.to(w.dtype)).view(n, kq)[:, :k]       # q * s in w's dtype
+    if not parts:
+        return W.contiguous()
+    return W.contiguous(), q.view(n, kq).to(torch.int8), s.view(n, kq // QGROUP)
+
+
+def quantize_activations(a, parts=False):
+    """attnwasm's int16 quantization of a product's input rows (the last dim of a), as
+    i16_quantize_rows_ref in src/kernels/qgemm_ref.cpp: a is taken as float32 (the runtime's
+    activations are float32), t = float32(max|a| / 32767), x = round_half_even(float32(a * inv)) with
+    inv = float32(32767 / max|a|), clamped to [-32767, 32767]; x = 0 where max|a| = 0; a row with a NaN
+    or inf gets t = NaN. Returns a' = x * t in a's dtype (float64: exactly); parts=True: (a', x int16, t
+    float32 (..., 1))."""
+    a32 = a.float()
+    finite = torch.isfinite(a32).all(-1, keepdim=True)
+    amax = a32.abs().nan_to_num(0.0, 0.0, 0.0).amax(-1, keepdim=True)
+    t = torch.where(finite, (amax.double() / A_QMAX).float(), torch.tensor(float("nan")))
+    inv = (A_QMAX / amax.double()).float()                       # inf where amax = 0 (masked below)
+    x = torch.round((a32.double() * inv.double()).float()).clamp(-A_QMAX, A_QMAX)
+    x = torch.where((amax > 0) & finite, x, torch.zeros(()))
+    out = (x.double() * t.double()).to(a.dtype)
+    return (out, x.to(torch.int16), t) if parts else out
+
+
+def _quantize_input(module, args):
+    return (quantize_activations(args[0]),) + tuple(args[1:])
+
+
+def _round_row_to_float32(module, args, out):
+    return out.float().to(out.dtype)
+
+
+@torch.no_grad()
+def quantize_model(model, bits):
+    """The CausalLM as attnwasm runs it when loaded with dtype bits ("q8" or "q4"), in place:
+    every nn.Linear's weight and the embedding table replaced by quantize_weight's q * s (so a
+    tied head uses the quantized table, an untied lm_head its own), every Linear's input and the
+    head's input quantized by quantize_activations, and each looked-up embedding row rounded to
+    float32 (the runtime's float32(q * s)). Norm weights and biases are untouched. For the float64
+    path call model.double() first (W = q * s is then exact). Returns the model."""
+    if bits not in QMAX:
+        raise ValueError(f"bits: expected one of {tuple(QMAX)}, got {bits!r}")
+    if getattr(model, "quantized", None) is not None:
+        raise ValueError(f"model: already quantized ({model.quantized})")
+    for mod in model.modules():
+        if isinstance(mod, nn.Linear):
+            mod.weight.copy_(quantize_weight(mod.weight, bits))
+            mod.register_forward_pre_hook(_quantize_input)   # lm_head: CausalLM.forward quantizes h itself
+    emb = model.model.embed_tokens
+    emb.weight.copy_(quantize_weight(emb.weight, bits))
+    emb.register_forward_hook(_round_row_to_float32)
+    model.quantized = bits
+    return model
 
 
 # ------------------------------------------------------------------------------------------------
@@ -670,7 +779,86 @@ def _self_test():
         assert torch.equal(win[:, :3], full[:, :3]) and not torch.allclose(win[:, 3:], full[:, 3:])
         assert (cached_logits(mw3, ids, 4) - win).abs().max() < 1e-5
     assert torch.equal(causal_window(2, 5, 2), torch.tensor([[0, 0, 1, 1, 0], [0, 0, 0, 1, 1]], dtype=torch.bool))
+    _self_test_quantized()
     print("causal_lm self-test passed")
+
+
+def _self_test_quantized():
+    import numpy as np
+
+    def weight_ref(w, Q):          # q_pack_row + q_unpack_row element by element, numpy float32
+        w = w.numpy().astype(np.float32)
+        out = np.zeros_like(w)
+        for r in range(w.shape[0]):
+            for g0 in range(0, w.shape[1], QGROUP):
+                grp = w[r, g0:g0 + QGROUP]
+                s = np.float32(np.abs(grp).max()) / np.float32(Q)
+                for i, v in enumerate(grp):
+                    q = 0.0 if s == 0 else min(max(np.rint(v / s), -Q), Q)
+                    out[r, g0 + i] = np.float32(q) * s
+        return torch.from_numpy(out)
+
+    def act_ref(a):                # i16_quantize_rows_ref element by element, numpy float32
+        a = a.numpy().astype(np.float32)
+        out = np.zeros(a.shape, np.float64)
+        for i, row in enumerate(a):
+            m = np.float32(np.abs(row).max())
+            if m == 0:
+                continue
+            t, inv = m / np.float32(32767), np.float32(32767) / m
+            out[i] = np.clip(np.rint(row * inv), -32767, 32767).astype(np.float64) * np.float64(t)
+        return torch.from_numpy(out)
+
+    g = torch.Generator().manual_seed(7)
+    for bits in ("q8", "q4"):
+        w = torch.randn(5, 72, generator=g)                 # k = 72: the last group is 8 inputs + 24 zeros
+        w[1, 32:64] = 0                                     # an all-zero group: s = 0, q = 0
+        W, q, s = quantize_weight(w, bits, parts=True)
+        assert q.shape == (5, 96) and s.shape == (5, 3) and torch.equal(q[:, 72:], torch.zeros(5, 24, dtype=torch.int8))
+        assert torch.equal(W, weight_ref(w, QMAX[bits])), bits
+        assert s[1, 1] == 0 and torch.equal(W[1, 32:64], torch.zeros(32))
+        assert int(q.abs().max()) == QMAX[bits] and ((W - w).abs() <= s.repeat_interleave(QGROUP, 1)[:, :72] / 2 * (1 + 1e-6)).all()
+        W64 = quantize_weight(w.double(), bits)
+        assert W64.dtype == torch.float64 and (W64 - W.double()).abs().max() <= 1e-6 * W.abs().max()
+    # Ties go to even: amax 7 -> s = 1 (q4); 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -2.5 -> -2.
+    ties = torch.tensor([[7.0, 0.5, 1.5, 2.5, -0.5, -2.5, 3.5, -6.5]])
+    assert quantize_weight(ties, "q4").tolist() == [[7.0, 0.0, 2.0, 2.0, -0.0, -2.0, 4.0, -6.0]]
+    bad = torch.ones(2, 40)
+    bad[0, 3] = float("inf")
+    Wb = quantize_weight(bad, "q8")
+    assert Wb[0, :32].isnan().all() and torch.equal(Wb[0, 32:], torch.ones(8)) and torch.equal(Wb[1], torch.ones(40))
+    a = torch.randn(4, 72, generator=g) * 3
+    a[2] = 0
+    ap, x, t = quantize_activations(a, parts=True)
+    assert ap.dtype == torch.float32 and x.dtype == torch.int16 and int(x.abs().max()) == 32767
+    assert torch.equal(quantize_activations(a.double()), act_ref(a)) and torch.equal(ap[2], torch.zeros(72))
+    # |a' - a| <= t/2 plus the float32 roundings of inv, t and a * inv (a few ulps of 32767 t)
+    assert ((quantize_activations(a.double()) - a.double()).abs() <= t.double() * 0.51).all()
+    # A model: quantize_model is the float model with W = q * s and a' = x * t; float32 and float64
+    # twins agree; q8 is close to the float model, q4 further; the original is untouched.
+    for mt, tied in (("llama", True), ("qwen2", False)):
+        cfg = {"model_type": mt, "vocab_size": 37, "hidden_size": 72, "intermediate_size": 40,
+               "num_hidden_layers": 2, "num_attention_heads": 3, "num_key_value_heads": 1,
+               "tie_word_embeddings": tied, "rms_norm_eps": 1e-5}
+        m = CausalLM(cfg).eval()
+        ids = torch.randint(0, 37, (2, 7), generator=g)
+        with torch.no_grad():
+            ref = m(ids).double()
+            d = {}
+            for bits in ("q8", "q4"):
+                m64 = load_state_dict_hf(CausalLM(cfg).double().eval(), hf_state_dict(m))
+                m32 = load_state_dict_hf(CausalLM(cfg).eval(), hf_state_dict(m))
+                quantize_model(m64, bits), quantize_model(m32, bits)
+                got = m64(ids)
+                # float32 and float64 activations round to different int16 values here and there (a chain:
+                # each flip moves the next layer's inputs by about one step t): ~1e-5 of the logits' size.
+                d32 = float((m32(ids).double() - got).abs().max())
+                assert d32 < 1e-4 * max(1.0, float(got.abs().max())), (mt, bits, d32)
+                assert (cached_logits(m64, ids, 3) - got).abs().max() < 1e-9, (mt, bits)
+                d[bits] = float((got - ref).abs().max())
+                e = m64.model.embed_tokens.weight
+                assert torch.equal(e, quantize_weight(hf_state_dict(m)["model.embed_tokens.weight"].double(), bits))
+            assert 0 < d["q8"] < d["q4"] < 0.5 * float(ref.abs().max()), (mt, d)
 
 
 if __name__ == "__main__":
