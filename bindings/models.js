@@ -64,6 +64,7 @@ export function makeModels(rt, classes) {
     if (o.dtype !== undefined && typeof o.dtype !== 'string') {
       throw typeError(`dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4', got ${describe(o.dtype)}`);
     }
+    if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
     const cp = await resolveCheckpoint(source);
     // A folder's own config.json and tokenizer files, unless the options give them.
     const side = async (name, given) => (given !== undefined ? given

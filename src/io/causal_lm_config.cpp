@@ -1,6 +1,7 @@
-// ReadCausalLmConfig: the kinds first (what the family can run at all, each
-// refusal naming its key), then the fields into the struct. Ranges are
-// CausalLm::Init's (models/causal_lm.cpp).
+// ReadCausalLmConfig: the family first (its recipe: HF's defaults and the
+// features its modelling code has), then the kinds it can run (each refusal
+// naming its key), then the fields into the struct. Ranges are
+// CheckCausalLmConfig's (models/causal_lm.cpp).
 #include "io/causal_lm_config.h"
 
 #include <cmath>
@@ -16,76 +17,53 @@ using io::FieldReader;
 using io::JsonType;
 using io::JsonValue;
 
-// A family of config.json: the model_type and HF's defaults that differ.
+// How a family's config.json says which layers slide.
+enum class Sliding {
+  kNone,     // every layer full (llama)
+  kAll,      // sliding_window, when set, on every layer (mistral, phi3)
+  kQwen,     // use_sliding_window: layers from max_window_layers on (qwen2, qwen3, smollm3)
+  kPattern,  // every sliding_window_pattern-th layer full, the others sliding (gemma3_text)
+};
+
+// A family of config.json: HF's defaults (its configuration_*.py) and its modelling code's features.
 struct Recipe {
   const char* model_type;
-  int64_t default_max_positions;  // max_position_embeddings when absent
+  int64_t max_positions;           // max_position_embeddings when absent
+  double rms_eps, rope_theta;
+  int64_t head_dim;                // head_dim when absent (0: hidden_size / num_attention_heads)
+  bool tied;                       // tie_word_embeddings when absent
+  const char* act_key;             // "hidden_act" or "hidden_activation"
+  const char* act;                 // the activation its MLP has
+  bool qkv_bias_always, attention_bias, mlp_bias;  // Qwen2's q/k/v biases; the keys it reads
+  bool qk_norm, gemma, fused, no_rope, partial_rotary;
+  Sliding sliding;
+  std::optional<int64_t> window;   // sliding_window when absent
 };
-constexpr Recipe kRecipes[] = {{"llama", 2048}, {"qwen2", 32768}};
+constexpr Recipe kRecipes[] = {
+    {"llama", 2048, 1e-6, 10000.0, 0, false, "hidden_act", "silu", false, true, true, false, false, false, false, false,
+     Sliding::kNone, std::nullopt},
+    {"qwen2", 32768, 1e-6, 10000.0, 0, false, "hidden_act", "silu", true, false, false, false, false, false, false,
+     false, Sliding::kQwen, 4096},
+    {"qwen3", 32768, 1e-6, 10000.0, 128, false, "hidden_act", "silu", false, true, false, true, false, false, false,
+     false, Sliding::kQwen, 4096},
+    {"mistral", 4096 * 32, 1e-6, 10000.0, 0, false, "hidden_act", "silu", false, false, false, false, false, false,
+     false, false, Sliding::kAll, 4096},
+    {"gemma3_text", 131072, 1e-6, 1000000.0, 256, true, "hidden_activation", "gelu_pytorch_tanh", false, true, false,
+     true, true, false, false, false, Sliding::kPattern, 4096},
+    {"phi3", 4096, 1e-5, 10000.0, 0, false, "hidden_act", "silu", false, false, false, false, false, true, false, true,
+     Sliding::kAll, std::nullopt},
+    {"smollm3", 32768, 1e-6, 2000000.0, 0, true, "hidden_act", "silu", false, true, true, false, false, false, true,
+     false, Sliding::kQwen, std::nullopt},
+};
 
-// rope_parameters (transformers 5.x; null or absent in 4.x files): for the default RoPE it holds rope_type
-// ("default"; "type" in older saves), rope_theta and perhaps partial_rotary_factor (1 here). Any other key
-// belongs to a scaled RoPE and is refused by name: never ignored.
-Status CheckRopeParameters(const FieldReader& c) {
-  const JsonValue* rp = c.Get("rope_parameters");
-  if (!rp || rp->type == JsonType::kNull) return Status::OK();
-  if (!rp->is_object()) return c.Fail(".rope_parameters", "null or an object", Describe(rp));
-  for (const io::JsonMember& m : rp->members) {
-    const std::string at = ".rope_parameters" + io::KeyPath(m.key);
-    const JsonValue& v = m.value;
-    if (m.key == "rope_type" || m.key == "type") {
-      if (!(v.is_string() && v.str == "default")) return c.Fail(at, "\"default\" (scaled RoPE is not supported)", Describe(&v));
-    } else if (m.key == "partial_rotary_factor") {
-      if (!(v.is_number() && v.number == 1.0)) return c.Fail(at, "1 (RoPE on every dim)", Describe(&v));
-    } else if (m.key != "rope_theta") {
-      return c.Fail(at, "no such key (the default RoPE has rope_type, rope_theta and partial_rotary_factor; "
-                        "scaled RoPE is not supported)", Describe(&v));
-    }
-  }
-  const JsonValue* top = c.Get("rope_theta");
-  const JsonValue* inner = rp->Find("rope_theta");
-  // (A base that is no base at all, 0 or "1e6", is Init's to refuse first: its range rule.)
-  if (top && inner && top->is_number() && inner->is_number() && inner->number > 0 && std::isfinite(inner->number) &&
-      top->number != inner->number)
-    return c.Fail(".rope_parameters.rope_theta", "the same base as rope_theta (" + Describe(top) + ") when both are given",
-                  Describe(inner));
-  return Status::OK();
+std::string FamilyList() {
+  std::string s;
+  for (size_t i = 0; i < std::size(kRecipes); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == std::size(kRecipes) ? " or " : ", ") + "\"" + kRecipes[i].model_type + "\"";
+  return s;
 }
 
-// The kinds of model this family runs; refusals name the key.
-Status CheckKinds(const FieldReader& c, const Recipe** recipe) {
-  const JsonValue* mt = c.Get("model_type");
-  *recipe = nullptr;
-  for (const Recipe& r : kRecipes)
-    if (mt && mt->is_string() && mt->str == r.model_type) *recipe = &r;
-  if (!*recipe) return c.Fail(".model_type", "\"llama\" or \"qwen2\"", Describe(mt));
-  AW_RETURN_IF_ERROR(c.OptionalEnum("hidden_act", {"silu"}));
-  auto default_rope = [](const JsonValue* v) {
-    if (!v || v->type == JsonType::kNull) return true;
-    if (!v->is_object()) return false;
-    for (const io::JsonMember& m : v->members)
-      if ((m.key != "rope_type" && m.key != "type") || !(m.value.is_string() && m.value.str == "default")) return false;
-    return true;
-  };
-  if (!default_rope(c.Get("rope_scaling")))
-    return c.FailAt("rope_scaling", "null or {\"rope_type\": \"default\"} (scaled RoPE is not supported)");
-  AW_RETURN_IF_ERROR(CheckRopeParameters(c));
-  if (const JsonValue* f = c.Get("partial_rotary_factor"); f && !(f->is_number() && f->number == 1.0))
-    return c.FailAt("partial_rotary_factor", "1 (RoPE on every dim)");
-  if (const JsonValue* tp = c.Get("pretraining_tp"); tp && !(tp->is_number() && tp->number == 1.0))
-    return c.FailAt("pretraining_tp", "1");
-  if (const JsonValue* w = c.Get("use_sliding_window"); w && !(w->type == JsonType::kBool && !w->boolean))
-    return c.FailAt("use_sliding_window", "false (sliding-window attention is not supported)");
-  if (const JsonValue* lt = c.Get("layer_types"); lt && lt->is_array())
-    for (size_t i = 0; i < lt->items.size(); ++i)
-      if (!(lt->items[i].is_string() && lt->items[i].str == "full_attention"))
-        return c.Fail(".layer_types[" + std::to_string(i) + "]", "\"full_attention\"", Describe(&lt->items[i]));
-  AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
-  AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
-  return c.OptionalBool("mlp_bias");
-}
-
-// An integer field as written, or io::kUnreadInt (absent, null, not an integer, beyond ±2^53): Init names it.
+// An integer field as written, or io::kUnreadInt (null, not an integer, beyond ±2^53): Init names it.
 int64_t IntOr(const JsonValue* v, int64_t absent) {
   if (!v || v->type == JsonType::kNull) return absent;
   int64_t out = 0;
@@ -104,40 +82,303 @@ bool BoolOr(const FieldReader& c, const char* key, bool def) {
   return v && v->type == JsonType::kBool ? v->boolean : def;
 }
 
+const char* const kRopeTypes = "\"default\", \"linear\", \"dynamic\", \"yarn\", \"llama3\" or \"longrope\"";
+
+// One RoPE spec from an object (rope_scaling, rope_parameters or one of its layer types) at `path` (".rope_scaling"):
+// its type ("rope_type", or "type" in older saves) and that type's fields, each named if of the wrong kind or not
+// the type's. theta_ok: "rope_theta" may be in it (5.x). top_omax: the config's own
+// original_max_position_embeddings (Phi-3 writes it beside rope_scaling), or 0.
+Status ReadRopeSpec(const FieldReader& c, const JsonValue& o, const std::string& path, bool theta_ok,
+                    int64_t top_omax, RopeSpec* s, double* theta, bool* has_theta, double* partial) {
+  const JsonValue* t1 = o.Find("rope_type");
+  const JsonValue* t2 = o.Find("type");
+  if (t1 && t2 && !(t1->is_string() && t2->is_string() && t1->str == t2->str))
+    return c.Fail(path + ".type", "the same type as rope_type (" + Describe(t1) + ") when both are given", Describe(t2));
+  const JsonValue* t = t1 ? t1 : t2;
+  const std::string tkey = path + (t1 ? ".rope_type" : ".type");
+  s->type = "default";
+  if (t) {
+    if (!t->is_string()) return c.Fail(tkey, std::string("one of ") + kRopeTypes, Describe(t));
+    s->type = t->str;
+  }
+  const std::string& ty = s->type;
+  const bool known = ty == "default" || ty == "linear" || ty == "dynamic" || ty == "yarn" || ty == "llama3" || ty == "longrope";
+  if (!known) return c.Fail(tkey, std::string("one of ") + kRopeTypes, Describe(t));
+  // The fields each type reads (HF ignores others with a warning; here they are refused: a field that is
+  // not read is a field whose meaning the file and the model could disagree on).
+  auto allowed = [&](const std::string& k) {
+    if (k == "rope_type" || k == "type") return true;
+    if (k == "rope_theta" || k == "partial_rotary_factor") return theta_ok;
+    if (ty == "linear" || ty == "dynamic") return k == "factor";
+    if (ty == "yarn")
+      return k == "factor" || k == "attention_factor" || k == "beta_fast" || k == "beta_slow" || k == "mscale" ||
+             k == "mscale_all_dim" || k == "original_max_position_embeddings" || k == "truncate";
+    if (ty == "llama3")
+      return k == "factor" || k == "low_freq_factor" || k == "high_freq_factor" || k == "original_max_position_embeddings";
+    if (ty == "longrope")
+      return k == "short_factor" || k == "long_factor" || k == "factor" || k == "attention_factor" ||
+             k == "original_max_position_embeddings";
+    return false;
+  };
+  for (const io::JsonMember& m : o.members)
+    if (!allowed(m.key))
+      return c.Fail(path + io::KeyPath(m.key), "no such key (rope_type \"" + ty + "\" reads " +
+                                                  (ty == "default" ? std::string("rope_theta only")
+                                                                   : "its own fields: docs/families.md") + ")",
+                    Describe(&m.value));
+  auto num = [&](const char* key, double def) { return NumberOr(o.Find(key), def); };
+  auto opt = [&](const char* key) -> std::optional<double> {
+    const JsonValue* v = o.Find(key);
+    if (!v || v->type == JsonType::kNull) return std::nullopt;
+    return NumberOr(v, 0);
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (const JsonValue* th = o.Find("rope_theta")) {
+    *theta = NumberOr(th, 0);
+    *has_theta = true;
+  }
+  if (const JsonValue* p = o.Find("partial_rotary_factor")) *partial = NumberOr(p, nan);
+  if (ty == "linear" || ty == "dynamic" || ty == "llama3") s->factor = num("factor", nan);
+  if (ty == "yarn" || ty == "longrope") s->factor = num("factor", 0);  // absent: max / original
+  if (ty == "llama3") {
+    s->low_freq_factor = num("low_freq_factor", nan);
+    s->high_freq_factor = num("high_freq_factor", nan);
+  }
+  if (ty == "yarn") {
+    s->attention_factor = opt("attention_factor");
+    // `or 32` / `or 1`: null and 0 give the defaults
+    const double bf = num("beta_fast", 0), bs = num("beta_slow", 0);
+    s->beta_fast = bf == 0 ? 32.0 : bf;
+    s->beta_slow = bs == 0 ? 1.0 : bs;
+    s->mscale = opt("mscale");
+    s->mscale_all_dim = opt("mscale_all_dim");
+    if (const JsonValue* tr = o.Find("truncate")) {
+      if (tr->type != JsonType::kBool) return c.Fail(path + ".truncate", "a boolean", Describe(tr));
+      s->truncate = tr->boolean;
+    }
+  }
+  if (ty == "longrope") {
+    s->attention_factor = opt("attention_factor");
+    for (auto [key, list] : {std::pair{"short_factor", &s->short_factor}, std::pair{"long_factor", &s->long_factor}}) {
+      const JsonValue* v = o.Find(key);
+      if (!v || !v->is_array()) return c.Fail(path + "." + key, "a list of numbers (one per rotated pair)", Describe(v));
+      for (size_t i = 0; i < v->items.size(); ++i) {
+        const JsonValue& x = v->items[i];
+        if (!(x.is_number() && x.number > 0 && std::isfinite(x.number)))
+          return c.Fail(path + "." + key + "[" + std::to_string(i) + "]", "a number > 0", Describe(&x));
+        list->push_back(x.number);
+      }
+    }
+  }
+  if (ty == "yarn" || ty == "llama3" || ty == "longrope") {
+    const JsonValue* om = o.Find("original_max_position_embeddings");
+    s->original_max = om ? IntOr(om, io::kUnreadInt) : top_omax;
+    if (ty == "llama3" && !om) s->original_max = io::kUnreadInt;  // required
+  }
+  return Status::OK();
+}
+
+// The layer types of a 5.x config: "full_attention" or "sliding_attention" per layer.
+Status ReadLayerTypes(const FieldReader& c, const JsonValue& lt, std::vector<uint8_t>* sliding) {
+  if (!lt.is_array()) return c.Fail(".layer_types", "a list of \"full_attention\" / \"sliding_attention\"", Describe(&lt));
+  for (size_t i = 0; i < lt.items.size(); ++i) {
+    const JsonValue& x = lt.items[i];
+    if (!(x.is_string() && (x.str == "full_attention" || x.str == "sliding_attention")))
+      return c.Fail(".layer_types[" + std::to_string(i) + "]", "\"full_attention\" or \"sliding_attention\"", Describe(&x));
+    sliding->push_back(x.str == "sliding_attention");
+  }
+  return Status::OK();
+}
+
+// The RoPE fields of either generation into s: the base, the spec(s), partial rotary.
+Status ReadRope(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
+  const int64_t top_omax = r.partial_rotary ? IntOr(c.Get("original_max_position_embeddings"), 0) : 0;
+  const JsonValue* rs = c.Get("rope_scaling");
+  const JsonValue* rp = c.Get("rope_parameters");
+  const bool has_rs = rs && rs->type != JsonType::kNull, has_rp = rp && rp->type != JsonType::kNull;
+  if (has_rs && !rs->is_object()) return c.FailAt("rope_scaling", "null or an object");
+  if (has_rp && !rp->is_object()) return c.FailAt("rope_parameters", "null or an object");
+  const JsonValue* top_theta = c.Get("rope_theta");
+  s->rope.theta = NumberOr(top_theta, r.rope_theta);
+  double partial = NumberOr(c.Get("partial_rotary_factor"), 1.0);
+  bool has_theta = false;
+  double theta = 0;
+  if (has_rp) {
+    // 5.x. Gemma 3: one per layer type ({"full_attention": {…}, "sliding_attention": {…}}).
+    const JsonValue* full = rp->Find("full_attention");
+    const JsonValue* local = rp->Find("sliding_attention");
+    if (r.gemma && (full || local)) {
+      for (const io::JsonMember& m : rp->members)
+        if (m.key != "full_attention" && m.key != "sliding_attention")
+          return c.Fail(".rope_parameters" + io::KeyPath(m.key), "no such key (Gemma 3's rope_parameters has "
+                                                                 "full_attention and sliding_attention)", Describe(&m.value));
+      if (full) {
+        if (!full->is_object()) return c.Fail(".rope_parameters.full_attention", "an object", Describe(full));
+        AW_RETURN_IF_ERROR(ReadRopeSpec(c, *full, ".rope_parameters.full_attention", true, 0, &s->rope, &theta, &has_theta, &partial));
+        s->rope_key = "rope_parameters.full_attention";
+        if (has_theta) { s->rope.theta = theta; s->rope_theta_key = "rope_parameters.full_attention.rope_theta"; }
+      }
+      if (local) {
+        if (!local->is_object()) return c.Fail(".rope_parameters.sliding_attention", "an object", Describe(local));
+        bool lt = false;
+        double ltheta = 0;
+        AW_RETURN_IF_ERROR(ReadRopeSpec(c, *local, ".rope_parameters.sliding_attention", true, 0, &s->rope_local, &ltheta, &lt, &partial));
+        if (lt) { s->rope_local.theta = ltheta; s->local_theta_key = "rope_parameters.sliding_attention.rope_theta"; }
+      }
+    } else {
+      AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rp, ".rope_parameters", true, top_omax, &s->rope, &theta, &has_theta, &partial));
+      s->rope_key = "rope_parameters";
+      if (has_theta) {
+        // Both generations' bases given: they must agree. (A base that is no base at all, 0 or "1e6", is
+        // Init's to refuse first: its range rule.)
+        if (top_theta && top_theta->is_number() && theta > 0 && std::isfinite(theta) && top_theta->number != theta)
+          return c.Fail(".rope_parameters.rope_theta", "the same base as rope_theta (" + Describe(top_theta) +
+                                                           ") when both are given", io::Describe(rp->Find("rope_theta")));
+        s->rope.theta = theta;
+        s->rope_theta_key = "rope_parameters.rope_theta";
+      }
+    }
+    if (has_rs) {  // both generations: the same spec, or refused
+      RopeSpec other;
+      double t2 = 0, p2 = 1;
+      bool h2 = false;
+      AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rs, ".rope_scaling", false, top_omax, &other, &t2, &h2, &p2));
+      if (other.type != "default" && other.type != s->rope.type)
+        return c.Fail(".rope_scaling", "the same RoPE as rope_parameters (rope_type \"" + s->rope.type + "\") when both "
+                                       "are given", Describe(rs));
+    }
+  } else if (has_rs) {  // 4.x
+    AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rs, ".rope_scaling", false, top_omax, &s->rope, &theta, &has_theta, &partial));
+  }
+  if (r.gemma && s->local_theta_key == "rope_local_base_freq")
+    s->rope_local.theta = NumberOr(c.Get("rope_local_base_freq"), 10000.0);
+  s->has_local_rope = r.gemma;
+  if (partial != 1.0 && !r.partial_rotary)
+    return c.Fail(has_rp && rp->Find("partial_rotary_factor") ? ".rope_parameters.partial_rotary_factor" : ".partial_rotary_factor",
+                  "1 (RoPE on every dim: only phi3 rotates part of a head)",
+                  Describe(has_rp && rp->Find("partial_rotary_factor") ? rp->Find("partial_rotary_factor") : c.Get("partial_rotary_factor")));
+  s->partial_rotary_factor = partial;
+  return Status::OK();
+}
+
+// Which layers slide, per the family's way of saying it (5.x layer_types wins where given).
+Status ReadLayers(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
+  const int64_t L = s->layers > 0 && s->layers <= 4096 ? s->layers : 0;
+  const JsonValue* sw = c.Get("sliding_window");
+  const bool window_set = sw ? sw->type != JsonType::kNull : r.window.has_value();
+  const int64_t window = sw ? IntOr(sw, 0) : r.window.value_or(0);
+  std::vector<uint8_t> sliding;
+  if (const JsonValue* lt = c.Get("layer_types"); lt && lt->type != JsonType::kNull) {
+    AW_RETURN_IF_ERROR(ReadLayerTypes(c, *lt, &sliding));
+    if (int64_t(sliding.size()) != L && L > 0)
+      return c.Fail(".layer_types", "a list of num_hidden_layers (" + std::to_string(L) + ") entries", Describe(lt));
+  } else if (r.sliding == Sliding::kAll) {
+    if (window_set) sliding.assign(size_t(L), 1);
+  } else if (r.sliding == Sliding::kQwen) {
+    AW_RETURN_IF_ERROR(c.OptionalBool("use_sliding_window"));
+    if (BoolOr(c, "use_sliding_window", false) && window_set) {
+      const int64_t from = IntOr(c.Get("max_window_layers"), 28);
+      for (int64_t i = 0; i < L; ++i) sliding.push_back(i >= from);
+    }
+  } else if (r.sliding == Sliding::kPattern) {
+    const int64_t pattern = IntOr(c.Get("sliding_window_pattern"), 6);
+    if (pattern < 1) return c.FailAt("sliding_window_pattern", "an integer >= 1");
+    for (int64_t i = 0; i < L; ++i) sliding.push_back((i + 1) % pattern != 0);
+  } else if (sw && sw->type != JsonType::kNull) {
+    return c.FailAt("sliding_window", "null (\"" + std::string(r.model_type) + "\" has no sliding-window layers)");
+  }
+  bool any = false;
+  for (uint8_t v : sliding) any = any || v;
+  if (any) {
+    if (!window_set) return c.FailAt("sliding_window", "an integer (layer_types has sliding layers)");
+    s->sliding_window = window;
+    s->layer_sliding = std::move(sliding);
+  }
+  if (r.no_rope) {  // SmolLM3: no_rope_layers[i] = 1 for a layer with RoPE; default every 4th without
+    if (const JsonValue* nr = c.Get("no_rope_layers"); nr && nr->type != JsonType::kNull) {
+      if (!nr->is_array() || int64_t(nr->items.size()) != L)
+        return c.Fail(".no_rope_layers", "a list of num_hidden_layers (" + std::to_string(L) + ") 0s and 1s", Describe(nr));
+      for (size_t i = 0; i < nr->items.size(); ++i) {
+        const JsonValue& x = nr->items[i];
+        if (!(x.is_number() && (x.number == 0 || x.number == 1)))
+          return c.Fail(".no_rope_layers[" + std::to_string(i) + "]", "0 or 1", Describe(&x));
+        s->layer_rope.push_back(x.number == 1);
+      }
+    } else {
+      const int64_t interval = IntOr(c.Get("no_rope_layer_interval"), 4);
+      if (interval < 1) return c.FailAt("no_rope_layer_interval", "an integer >= 1");
+      for (int64_t i = 0; i < L; ++i) s->layer_rope.push_back((i + 1) % interval != 0);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+const char* CausalLmFamilies() {
+  static const std::string s = FamilyList();
+  return s.c_str();
+}
 
 Status ReadCausalLmConfig(const JsonValue& hf, const std::string& root, CausalLmConfig* out) {
   const FieldReader c(hf, root);
+  const JsonValue* mt = c.Get("model_type");
   const Recipe* recipe = nullptr;
-  AW_RETURN_IF_ERROR(CheckKinds(c, &recipe));
+  for (const Recipe& r : kRecipes)
+    if (mt && mt->is_string() && mt->str == r.model_type) recipe = &r;
+  if (!recipe) {
+    if (mt && mt->is_string() && mt->str == "gemma3")
+      return c.Fail(".model_type", FamilyList() + " (\"gemma3\" is the multimodal model: its text model's config has "
+                                                  "\"gemma3_text\")", Describe(mt));
+    return c.Fail(".model_type", FamilyList(), Describe(mt));
+  }
+  const Recipe& r = *recipe;
   CausalLmConfig s;
-  s.model_type = recipe->model_type;
-  const bool qwen2 = s.model_type == "qwen2";
+  s.model_type = r.model_type;
+  AW_RETURN_IF_ERROR(c.OptionalEnum(r.act_key, {r.act}));
+  s.act = r.gemma ? LmActivation::kGeluTanh : LmActivation::kSilu;
+  if (const JsonValue* tp = c.Get("pretraining_tp"); tp && !(tp->is_number() && tp->number == 1.0))
+    return c.FailAt("pretraining_tp", "1");
+  AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
+  if (r.attention_bias) AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
+  if (r.mlp_bias) AW_RETURN_IF_ERROR(c.OptionalBool("mlp_bias"));
   s.vocab = IntOr(c.Get("vocab_size"), io::kUnreadInt);
   s.hidden = IntOr(c.Get("hidden_size"), io::kUnreadInt);
   s.intermediate = IntOr(c.Get("intermediate_size"), io::kUnreadInt);
   s.layers = IntOr(c.Get("num_hidden_layers"), io::kUnreadInt);
   s.heads = IntOr(c.Get("num_attention_heads"), io::kUnreadInt);
   s.kv_heads = IntOr(c.Get("num_key_value_heads"), s.heads);
-  // head_dim absent: hidden_size / num_attention_heads when that is an even integer; else 0, which Init refuses
-  // naming both.
+  // head_dim absent: the family's default, else hidden_size / num_attention_heads when that is an even integer;
+  // else 0, which Init refuses naming both.
   const bool even_split = s.hidden > 0 && s.heads > 0 && s.hidden % s.heads == 0 && (s.hidden / s.heads) % 2 == 0;
-  s.head_dim = IntOr(c.Get("head_dim"), even_split ? s.hidden / s.heads : 0);
-  s.max_positions = IntOr(c.Get("max_position_embeddings"), recipe->default_max_positions);
-  s.rms_eps = NumberOr(c.Get("rms_norm_eps"), 1e-6);
-  // The RoPE base: rope_parameters.rope_theta (5.x), else rope_theta (4.x), else HF's default.
-  const JsonValue* rp = c.Get("rope_parameters");
-  if (const JsonValue* inner = rp && rp->is_object() ? rp->Find("rope_theta") : nullptr) {
-    s.rope_theta = NumberOr(inner, 0);
-    s.rope_theta_key = "rope_parameters.rope_theta";
-  } else {
-    s.rope_theta = NumberOr(c.Get("rope_theta"), 10000.0);
-  }
-  s.tied = BoolOr(c, "tie_word_embeddings", false);
-  const bool attention_bias = !qwen2 && BoolOr(c, "attention_bias", false);
-  s.qkv_bias = qwen2 || attention_bias;  // Qwen2: q, k, v always; Llama: all four with attention_bias
+  s.head_dim = IntOr(c.Get("head_dim"), r.head_dim ? r.head_dim : even_split ? s.hidden / s.heads : 0);
+  s.max_positions = IntOr(c.Get("max_position_embeddings"), r.max_positions);
+  s.rms_eps = NumberOr(c.Get("rms_norm_eps"), r.rms_eps);
+  s.tied = BoolOr(c, "tie_word_embeddings", r.tied);
+  const bool attention_bias = r.attention_bias && BoolOr(c, "attention_bias", false);
+  s.qkv_bias = r.qkv_bias_always || attention_bias;  // Qwen2: q, k, v always; the others: all four with attention_bias
   s.o_bias = attention_bias;
-  s.mlp_bias = !qwen2 && BoolOr(c, "mlp_bias", false);
+  s.mlp_bias = r.mlp_bias && BoolOr(c, "mlp_bias", false);
+  s.fused_qkv = s.fused_gate_up = r.fused;
+  s.qk_norm = r.qk_norm;
+  s.norm_unit_offset = s.sandwich = r.gemma;
+  if (r.gemma) {
+    s.embed_scale = std::sqrt(double(s.hidden > 0 ? s.hidden : 1));
+    const double qpas = NumberOr(c.Get("query_pre_attn_scalar"), 256.0);
+    s.query_scale = qpas > 0 ? std::pow(qpas, -0.5) : std::numeric_limits<double>::quiet_NaN();
+    for (auto [key, dst] : {std::pair{"attn_logit_softcapping", &s.attn_softcap},
+                            std::pair{"final_logit_softcapping", &s.final_softcap}}) {
+      const JsonValue* v = c.Get(key);
+      *dst = !v || v->type == JsonType::kNull ? 0.0 : NumberOr(v, std::numeric_limits<double>::quiet_NaN());
+      if (!(*dst == 0.0 || (*dst > 0 && std::isfinite(*dst)))) return c.FailAt(key, "null or a number > 0");
+    }
+  } else {
+    for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
+      if (!c.Missing(key)) return c.FailAt(key, "null (\"" + std::string(r.model_type) + "\" has no soft-capping)");
+  }
+  AW_RETURN_IF_ERROR(ReadRope(c, r, &s));
+  AW_RETURN_IF_ERROR(ReadLayers(c, r, &s));
+  if (!s.has_local_rope) s.rope_local = s.rope;
   if (!c.Missing("bos_token_id")) s.bos_id = IntOr(c.Get("bos_token_id"), 0);
   if (!c.Missing("pad_token_id")) s.pad_id = IntOr(c.Get("pad_token_id"), 0);
   if (const JsonValue* eos = c.Get("eos_token_id"); eos && eos->is_array()) {
@@ -159,6 +400,8 @@ std::string CausalLmConfigJson(const CausalLmConfig& c) {
          ", \"numHeads\": " + std::to_string(c.heads) + ", \"numKeyValueHeads\": " + std::to_string(c.kv_heads) +
          ", \"headDim\": " + std::to_string(c.head_dim) + ", \"maxPositions\": " + std::to_string(c.max_positions) +
          ", \"attentionWindow\": " + (c.attention_window > 0 ? std::to_string(c.attention_window) : "null") +
+         ", \"slidingWindow\": " + (c.sliding_window > 0 ? std::to_string(c.sliding_window) : "null") +
+         ", \"ropeType\": \"" + c.rope.type + "\"" +
          ", \"eosTokenIds\": " + eos + ", \"bosTokenId\": " + id(c.bos_id) + ", \"padTokenId\": " + id(c.pad_id) +
          ", \"tied\": " + (c.tied ? "true" : "false") + "}";
 }

@@ -1,19 +1,21 @@
-// The causal LM family's config: one struct, read from a Hugging Face
-// config.json (LlamaForCausalLM / Qwen2ForCausalLM) as transformers 4.x and
-// 5.x write it. This reader reads: it checks types and the kinds the family
-// can run (model_type, hidden_act, RoPE kind, sliding windows, …) and refuses
-// the rest by key; every range rule is models/causal_lm.cpp CausalLm::Init's
-// (bounds in core/limits.h), which words its errors from the same source
-// (io/json_fields.h ConfigSource). Keys the family does not read are ignored,
-// as HF's modelling code ignores them (architectures, torch_dtype / dtype,
-// initializer_range, use_cache, …).
+// The causal LM families' config: one struct, read from a Hugging Face
+// config.json as transformers 4.x and 5.x write it, for the decoder-only
+// families of models/causal_lm.h — llama (Llama 2/3.x, SmolLM2, TinyLlama),
+// qwen2, qwen3, mistral, gemma3_text (Gemma 3 text), phi3 (Phi-3/3.5,
+// Phi-4-mini) and smollm3 (docs/families.md). This reader reads: it checks
+// types and the kinds a family can run (model_type, activation, RoPE type,
+// layer types, …) and refuses the rest by key; every range rule is
+// models/causal_lm.cpp CheckCausalLmConfig's (bounds in core/limits.h),
+// worded from the same source (io/json_fields.h ConfigSource). Keys a family
+// does not read are ignored, as HF's modelling code ignores them
+// (architectures, torch_dtype / dtype, initializer_range, use_cache, …).
 //
-// Where 4.x and 5.x differ (README "What config.json fields are read"):
-//   RoPE base   rope_theta (4.x) or rope_parameters.rope_theta (5.x); both with
-//               two values: refused, naming both
-//   RoPE kind   rope_scaling null / {"rope_type": "default"} (4.x) or
-//               rope_parameters.rope_type "default" (5.x)
-//   layers      Qwen2's layer_types (5.x): every one "full_attention"
+// Where 4.x and 5.x differ (docs/families.md):
+//   RoPE        rope_theta + rope_scaling (4.x) or rope_parameters (5.x: rope_type, rope_theta, the type's
+//               fields; Gemma 3: one per layer type); a base or field given in both with two values: refused
+//   local RoPE  Gemma 3: rope_local_base_freq (4.x) or rope_parameters.sliding_attention (5.x)
+//   layers      sliding_window_pattern / use_sliding_window + max_window_layers (4.x) or layer_types (5.x)
+//   partial     partial_rotary_factor at the top (4.x) or in rope_parameters (5.x)
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -23,30 +25,59 @@
 
 #include "core/status.h"
 #include "io/json.h"
+#include "layers/rope_scaling.h"
 
 namespace aw {
 
+enum class LmActivation { kSilu, kGeluTanh };
+
 struct CausalLmConfig {
-  std::string model_type;  // "llama" or "qwen2"
+  std::string model_type;  // "llama", "qwen2", "qwen3", "mistral", "gemma3_text", "phi3", "smollm3"
   // Integers the reader could not read as integers are io::kUnreadInt: Init refuses them by name.
   int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0, heads = 0;
   int64_t kv_heads = 0;            // num_key_value_heads; absent or null: heads
-  int64_t head_dim = 0;            // absent: hidden / heads if that is an even integer, else 0 (refused)
+  int64_t head_dim = 0;            // absent: the family's default, else hidden / heads if an even integer, else 0
   int64_t max_positions = 0;       // positions a sequence may reach (the KV cache's bound)
   double rms_eps = 1e-6;
-  double rope_theta = 10000.0;
-  std::string rope_theta_key = "rope_theta";  // where the base was read: "rope_theta" or "rope_parameters.rope_theta"
+  LmActivation act = LmActivation::kSilu;  // the MLP's gate: SwiGLU (silu) or GeGLU (gelu tanh, Gemma)
   bool tied = false;               // lm_head = embed_tokens
   bool qkv_bias = false, o_bias = false, mlp_bias = false;
+  // Family features (docs/families.md):
+  bool fused_qkv = false, fused_gate_up = false;  // Phi-3: qkv_proj (q, k, v rows) and gate_up_proj (gate, up)
+  bool qk_norm = false;            // Qwen3, Gemma 3: an RMSNorm over head_dim on every q and k head, before RoPE
+  bool norm_unit_offset = false;   // Gemma: every RMSNorm scales by (1 + w)
+  bool sandwich = false;           // Gemma: post_attention_layernorm on the attention's output, then
+                                   // pre_feedforward_layernorm / post_feedforward_layernorm around the MLP
+  double embed_scale = 0;          // Gemma: embeddings × float32(√hidden); 0: none
+  double query_scale = 0;          // the scores' scale: query_pre_attn_scalar^-½ (Gemma); 0: head_dim^-½
+  double attn_softcap = 0, final_softcap = 0;  // Gemma: cap · tanh(x / cap) on the scores / the logits; 0: none
+  // RoPE: the spec of full-attention layers and, for Gemma 3, of sliding ones; the rotated dims of a head:
+  // int(head_dim · partial_rotary_factor) (Phi-3, Phi-4-mini rotate part of each head).
+  RopeSpec rope, rope_local;
+  bool has_local_rope = false;
+  double partial_rotary_factor = 1.0;
+  std::string rope_key = "rope_scaling";      // where rope's type and fields were read (messages)
+  std::string rope_theta_key = "rope_theta";  // where the base was read: "rope_theta" or "rope_parameters…"
+  std::string local_theta_key = "rope_local_base_freq";
+  // Layers: sliding ones see their last sliding_window keys (HF: key j with i − j < window); no_rope ones skip
+  // RoPE (SmolLM3). Both empty: every layer full, with RoPE.
+  int64_t sliding_window = 0;
+  std::vector<uint8_t> layer_sliding, layer_rope;
   // Special tokens: none for null / absent. eos_token_id may be a list (Llama 3's).
   std::optional<int64_t> bos_id, pad_id;
   std::vector<int64_t> eos_ids;
   int64_t attention_window = 0;    // a file's attentionWindow: the window generate() uses by default (0: all keys)
+
+  bool sliding(size_t layer) const { return layer < layer_sliding.size() && layer_sliding[layer]; }
+  bool uses_rope(size_t layer) const { return layer >= layer_rope.size() || layer_rope[layer]; }
 };
+
+// The model_types read, for messages: "\"llama\", \"qwen2\", …".
+const char* CausalLmFamilies();
 
 // Reads a config.json object (root names it in messages: "config",
 // "attnwasm.config.hf_config") into *out, HF's defaults for absent keys
-// (LlamaConfig / Qwen2Config; tools/causal_lm.py _DEFAULTS).
+// (each family's configuration_*.py; tools/causal_lm.py, tools/families.py).
 Status ReadCausalLmConfig(const io::JsonValue& hf, const std::string& root, CausalLmConfig* out);
 
 // The resolved config as a JSON object (what a loaded model's JS face reads:

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <string_view>
+#include <tuple>
 
 #include "io/json.h"
 #include "kernels/convert.h"
@@ -141,6 +143,14 @@ Status ParseEntry(const JsonMember& m, uint64_t data_size, StTensor* t) {
   return Status::OK();
 }
 
+// The first of the strings that occurs twice (sorted in place), or null.
+const std::string_view* FirstRepeated(std::vector<std::string_view>* v) {
+  std::sort(v->begin(), v->end());
+  for (size_t i = 1; i < v->size(); ++i)
+    if ((*v)[i] == (*v)[i - 1]) return &(*v)[i];
+  return nullptr;
+}
+
 Status ParseMetadata(const JsonValue& v, std::vector<std::pair<std::string, std::string>>* out) {
   if (!v.is_object()) {
     return Err("__metadata__ must be an object of strings, got " + Describe(v));
@@ -152,41 +162,25 @@ Status ParseMetadata(const JsonValue& v, std::vector<std::pair<std::string, std:
     }
     out->emplace_back(m.key, m.value.str);
   }
-  std::vector<size_t> order(out->size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return (*out)[a].first < (*out)[b].first; });
-  for (size_t i = 1; i < order.size(); ++i) {
-    if ((*out)[order[i]].first == (*out)[order[i - 1]].first) {
-      return Err("duplicate __metadata__ key " + Quote((*out)[order[i]].first));
-    }
-  }
+  std::vector<std::string_view> keys;
+  for (const auto& kv : *out) keys.push_back(kv.first);
+  if (const std::string_view* d = FirstRepeated(&keys)) return Err("duplicate __metadata__ key " + Quote(std::string(*d)));
   return Status::OK();
 }
 
 Status CheckUniqueNames(const std::vector<StTensor>& ts) {
-  std::vector<size_t> order(ts.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ts[a].name < ts[b].name; });
-  for (size_t i = 1; i < order.size(); ++i) {
-    if (ts[order[i]].name == ts[order[i - 1]].name) {
-      return Err("duplicate tensor name " + Quote(ts[order[i]].name));
-    }
-  }
+  std::vector<std::string_view> names;
+  for (const StTensor& t : ts) names.push_back(t.name);
+  if (const std::string_view* d = FirstRepeated(&names)) return Err("duplicate tensor name " + Quote(std::string(*d)));
   return Status::OK();
 }
 
 // Sorted by (begin, end), the tensors must tile [0, data_size) exactly: each
 // starts where the previous ends. Zero-size tensors thus sit at a boundary.
 Status CheckLayout(const std::vector<StTensor>& ts, uint64_t data_size, uint64_t* end) {
-  std::vector<size_t> order(ts.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ts[a].begin != ts[b].begin ? ts[a].begin < ts[b].begin : ts[a].end < ts[b].end;
-  });
   uint64_t covered = 0;  // [0, covered) is tiled so far
   const StTensor* prev = nullptr;
-  for (size_t i : order) {
+  for (size_t i : OrderByRange(ts)) {
     const StTensor& t = ts[i];
     if (t.begin < covered) {
       return Err("tensors " + Quote(prev->name) + " at " + Range(prev->begin, prev->end) + " and " +
@@ -408,6 +402,15 @@ Status ReadSafetensors(const uint8_t* bytes, size_t size, StConverted* out) {
     }
   }
   return Status::OK();
+}
+
+std::vector<size_t> OrderByRange(const std::vector<StTensor>& ts) {
+  std::vector<std::tuple<uint64_t, uint64_t, size_t>> keys;
+  for (size_t i = 0; i < ts.size(); ++i) keys.emplace_back(ts[i].begin, ts[i].end, i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order;
+  for (const auto& k : keys) order.push_back(std::get<2>(k));
+  return order;
 }
 
 }  // namespace aw::io

@@ -104,4 +104,7 @@ const char* StDTypeName(StDType d);
 // Bytes per element: 8, 4, 2, 2, 8, 4, 2, 1, 1, 1.
 size_t StDTypeSize(StDType d);
 
+// The indices of ts in the order of their data: by (begin, end), ties by index.
+std::vector<size_t> OrderByRange(const std::vector<StTensor>& ts);
+
 }  // namespace aw::io

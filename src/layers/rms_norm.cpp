@@ -9,7 +9,8 @@
 
 namespace aw {
 
-Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine) {
+Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine,
+                     bool unit_offset) {
   if (normalized_shape.empty())
     return OutOfRangeError("normalizedShape: expected at least one dim, got " + ShapeStr(normalized_shape));
   for (size_t i = 0; i < normalized_shape.size(); ++i)
@@ -21,15 +22,25 @@ Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, b
   shape_ = normalized_shape;
   n_ = NumelChecked(normalized_shape);
   eps_ = eps ? float(*eps) : FLT_EPSILON;  // torch: torch.finfo(x.dtype).eps when None
+  unit_offset_ = unit_offset && elementwise_affine;
   if (elementwise_affine) {
     AW_RETURN_IF_ERROR(AddParam("weight", shape_, &w_));
-    kernels::f32_fill(size_t(n_), w_, 1.0f);
+    kernels::f32_fill(size_t(n_), w_, unit_offset_ ? 0.0f : 1.0f);
+  }
+  if (unit_offset_) {
+    AW_RETURN_IF_ERROR(scale_.Resize(size_t(n_), "RMSNorm 1 + weight"));
+    OnParamsLoaded();
   }
   return Status::OK();
 }
 
+void RMSNorm::OnParamsLoaded() {
+  if (!unit_offset_) return;
+  for (size_t i = 0; i < size_t(n_); ++i) scale_.data()[i] = 1.0f + w_[i];
+}
+
 void RMSNorm::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
-  kernels::f32_rmsnorm(rows, size_t(n_), y, ldy, x, ldx, w_, eps_);
+  kernels::f32_rmsnorm(rows, size_t(n_), y, ldy, x, ldx, unit_offset_ ? scale_.data() : w_, eps_);
 }
 
 Status RMSNorm::Forward(const TensorView& x, Buffer* y, Shape* y_shape) const {

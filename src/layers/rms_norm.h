@@ -16,8 +16,12 @@ class RMSNorm : public Module {
  public:
   RMSNorm() = default;
   // normalized_shape: at least one dim, each >= 1 (ERR_OUT_OF_RANGE naming
-  // normalizedShape); eps: a finite number >= 0, or none.
-  Status Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine);
+  // normalizedShape); eps: a finite number >= 0, or none. unit_offset: Gemma's
+  // form, y = (x · rsqrt(mean(x²) + eps)) · (1 + weight), 1 + weight formed in
+  // float32 once the weight is loaded (HF: `output * (1.0 + self.weight.float())`);
+  // the weight then starts at zeros, as Gemma's does.
+  Status Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine,
+              bool unit_offset = false);
 
   int64_t size() const { return n_; }  // elements normalised together: the product of normalized_shape
   float eps() const { return eps_; }
@@ -30,10 +34,14 @@ class RMSNorm : public Module {
   Status Forward(const TensorView& x, Buffer* y, Shape* y_shape) const;
 
  private:
+  void OnParamsLoaded() override;
+
   Shape shape_;
   int64_t n_ = 0;
   float eps_ = 0.0f;
   float* w_ = nullptr;
+  bool unit_offset_ = false;
+  Buffer scale_;  // 1 + weight, with unit_offset
 };
 
 }  // namespace aw

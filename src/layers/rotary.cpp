@@ -14,6 +14,7 @@
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "kernels/rope.h"
+#include "layers/rope_scaling.h"
 
 namespace aw {
 
@@ -59,22 +60,7 @@ Status RotaryPositionalEmbeddings::CheckPositions(const std::string& name, const
 }
 
 void RotaryPositionalEmbeddings::FillTable(size_t n, const int32_t* pos, float* table) const {
-  const size_t h = size_t(dim_ / 2), D = size_t(dim_);
-  const float* theta = theta_.data();
-  // A position costs dim/2 cos and sin in double (~dim · 20 ns): chunks of >= ~8 µs.
-  const size_t grain = 512 / D + 1;
-  ParallelFor(n, grain, [&](size_t t0, size_t t1, int) {
-    for (size_t t = t0; t < t1; ++t) {
-      const float p = float(pos[t]);
-      float* c = table + t * D;
-      float* s = c + h;
-      for (size_t i = 0; i < h; ++i) {
-        const float angle = p * theta[i];  // one float32 product, as torch
-        c[i] = float(std::cos(double(angle)));
-        s[i] = float(std::sin(double(angle)));
-      }
-    }
-  });
+  RopeTable(n, pos, dim_, theta_.data(), 1.0f, table);
 }
 
 void RotaryPositionalEmbeddings::Rotate(size_t tokens, const float* table, float* x, size_t heads, size_t ld_head,

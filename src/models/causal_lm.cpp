@@ -20,36 +20,105 @@
 #include "kernels/elementwise.h"
 #include "kernels/gemm.h"
 #include "layers/residual.h"
+#include "layers/rope_scaling.h"
+#include "kernels/rope.h"
 #include "ops/attention.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {
 
 Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
-  const int64_t E = c.hidden, QD = c.heads * c.head_dim, KD = c.kv_heads * c.head_dim, I = c.intermediate;
-  AW_RETURN_IF_ERROR(q_proj.Init(E, QD, c.qkv_bias, rng));
-  AW_RETURN_IF_ERROR(k_proj.Init(E, KD, c.qkv_bias, rng));
-  AW_RETURN_IF_ERROR(v_proj.Init(E, KD, c.qkv_bias, rng));
+  const int64_t E = c.hidden, D = c.head_dim, QD = c.heads * D, KD = c.kv_heads * D, I = c.intermediate;
+  const bool gemma = c.norm_unit_offset;
+  // Hugging Face's order: self_attn (projections, then q_norm, k_norm), mlp, then the layer's norms.
+  if (c.fused_qkv) {
+    AW_RETURN_IF_ERROR(qkv_proj.Init(E, QD + 2 * KD, c.qkv_bias, rng));
+    self_attn_.Add("qkv_proj", &qkv_proj);
+  } else {
+    AW_RETURN_IF_ERROR(q_proj.Init(E, QD, c.qkv_bias, rng));
+    AW_RETURN_IF_ERROR(k_proj.Init(E, KD, c.qkv_bias, rng));
+    AW_RETURN_IF_ERROR(v_proj.Init(E, KD, c.qkv_bias, rng));
+    self_attn_.Add("q_proj", &q_proj);
+    self_attn_.Add("k_proj", &k_proj);
+    self_attn_.Add("v_proj", &v_proj);
+  }
   AW_RETURN_IF_ERROR(o_proj.Init(QD, E, c.o_bias, rng));
-  AW_RETURN_IF_ERROR(gate_proj.Init(E, I, c.mlp_bias, rng));
-  AW_RETURN_IF_ERROR(up_proj.Init(E, I, c.mlp_bias, rng));
-  AW_RETURN_IF_ERROR(down_proj.Init(I, E, c.mlp_bias, rng));
-  AW_RETURN_IF_ERROR(input_layernorm.Init({E}, c.rms_eps, true));
-  AW_RETURN_IF_ERROR(post_attention_layernorm.Init({E}, c.rms_eps, true));
-  // Hugging Face's order: self_attn, mlp, input_layernorm, post_attention_layernorm.
-  self_attn_.Add("q_proj", &q_proj);
-  self_attn_.Add("k_proj", &k_proj);
-  self_attn_.Add("v_proj", &v_proj);
   self_attn_.Add("o_proj", &o_proj);
-  mlp_.Add("gate_proj", &gate_proj);
-  mlp_.Add("up_proj", &up_proj);
+  if (c.qk_norm) {
+    AW_RETURN_IF_ERROR(q_norm.Init({D}, c.rms_eps, true, gemma));
+    AW_RETURN_IF_ERROR(k_norm.Init({D}, c.rms_eps, true, gemma));
+    self_attn_.Add("q_norm", &q_norm);
+    self_attn_.Add("k_norm", &k_norm);
+  }
+  if (c.fused_gate_up) {
+    AW_RETURN_IF_ERROR(gate_up_proj.Init(E, 2 * I, c.mlp_bias, rng));
+    mlp_.Add("gate_up_proj", &gate_up_proj);
+  } else {
+    AW_RETURN_IF_ERROR(gate_proj.Init(E, I, c.mlp_bias, rng));
+    AW_RETURN_IF_ERROR(up_proj.Init(E, I, c.mlp_bias, rng));
+    mlp_.Add("gate_proj", &gate_proj);
+    mlp_.Add("up_proj", &up_proj);
+  }
+  AW_RETURN_IF_ERROR(down_proj.Init(I, E, c.mlp_bias, rng));
   mlp_.Add("down_proj", &down_proj);
   AddChild("self_attn", &self_attn_);
   AddChild("mlp", &mlp_);
+  AW_RETURN_IF_ERROR(input_layernorm.Init({E}, c.rms_eps, true, gemma));
+  AW_RETURN_IF_ERROR(post_attention_layernorm.Init({E}, c.rms_eps, true, gemma));
   AddChild("input_layernorm", &input_layernorm);
   AddChild("post_attention_layernorm", &post_attention_layernorm);
+  if (c.sandwich) {
+    AW_RETURN_IF_ERROR(pre_feedforward_layernorm.Init({E}, c.rms_eps, true, gemma));
+    AW_RETURN_IF_ERROR(post_feedforward_layernorm.Init({E}, c.rms_eps, true, gemma));
+    AddChild("pre_feedforward_layernorm", &pre_feedforward_layernorm);
+    AddChild("post_feedforward_layernorm", &post_feedforward_layernorm);
+  }
   return Status::OK();
 }
+
+namespace {
+
+// The rotated dims of a head: int(head_dim · partial_rotary_factor), as HF forms it.
+int64_t RotaryDim(const CausalLmConfig& c) {
+  return c.partial_rotary_factor == 1.0 ? c.head_dim : int64_t(double(c.head_dim) * c.partial_rotary_factor);
+}
+
+// One RoPE spec's fields (key: where they were read, "rope_scaling" or "rope_parameters…").
+Status CheckRope(const io::ConfigRules& r, const RopeSpec& s, const std::string& key, const std::string& theta_key,
+                 int64_t rot) {
+  AW_RETURN_IF_ERROR(r.Positive(theta_key, s.theta));
+  const std::string k = key + ".";
+  const std::string& t = s.type;
+  if (t == "linear" || t == "dynamic" || t == "llama3" || ((t == "yarn" || t == "longrope") && s.factor != 0))
+    AW_RETURN_IF_ERROR(r.Positive(k + "factor", s.factor));
+  if (t == "llama3") {
+    AW_RETURN_IF_ERROR(r.Positive(k + "low_freq_factor", s.low_freq_factor));
+    AW_RETURN_IF_ERROR(r.Positive(k + "high_freq_factor", s.high_freq_factor));
+    if (!(s.high_freq_factor > s.low_freq_factor))
+      return r.Fail(k + "high_freq_factor", "a number > low_freq_factor (" + NumStr(s.low_freq_factor) + ")",
+                    s.high_freq_factor);
+  }
+  if (t == "llama3" || t == "longrope" || (t == "yarn" && s.original_max != 0)) {
+    const std::string om = r.Has(k + "original_max_position_embeddings") || t != "longrope"
+                               ? k + "original_max_position_embeddings" : "original_max_position_embeddings";
+    AW_RETURN_IF_ERROR(r.Int(om, s.original_max, 1, kMaxPositions));
+  }
+  if (s.attention_factor) AW_RETURN_IF_ERROR(r.Positive(k + "attention_factor", *s.attention_factor));
+  if (t == "yarn") {
+    AW_RETURN_IF_ERROR(r.Positive(k + "beta_fast", s.beta_fast));
+    AW_RETURN_IF_ERROR(r.Positive(k + "beta_slow", s.beta_slow));
+    for (auto [name, v] : {std::pair{"mscale", s.mscale}, std::pair{"mscale_all_dim", s.mscale_all_dim}})
+      if (v && !std::isfinite(*v)) return r.Fail(k + name, "a number", *v);
+  }
+  if (t == "longrope")
+    for (auto [name, list] : {std::pair{"short_factor", &s.short_factor}, std::pair{"long_factor", &s.long_factor}})
+      if (int64_t(list->size()) != rot / 2)
+        return r.Fail(k + name, "a list of rotary dims / 2 = " + std::to_string(rot / 2) + " numbers",
+                      double(list->size()));
+  return Status::OK();
+}
+
+}  // namespace
 
 Status CheckAttentionWindow(int64_t window) {
   return IntInRange("attentionWindow", window, 1, kMaxAttentionWindow);
@@ -71,8 +140,22 @@ Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src)
     if (c.head_dim % 2) return r.Fail("head_dim", "an even number (RoPE pairs)", double(c.head_dim));
   }
   AW_RETURN_IF_ERROR(r.Positive("rms_norm_eps", c.rms_eps));
-  AW_RETURN_IF_ERROR(r.Positive(c.rope_theta_key, c.rope_theta));
   AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, 1, kMaxPositions));
+  // RoPE: the rotated dims, then each spec's fields.
+  if (!(c.partial_rotary_factor > 0 && c.partial_rotary_factor <= 1))
+    return r.Fail(r.Has("rope_parameters.partial_rotary_factor") ? "rope_parameters.partial_rotary_factor"
+                                                                  : "partial_rotary_factor",
+                  "a number in (0, 1]", c.partial_rotary_factor);
+  const int64_t rot = RotaryDim(c);
+  if (rot < 2 || rot % 2)
+    return r.Fail("partial_rotary_factor", "a factor giving an even number of rotated dims >= 2 (head_dim " +
+                                               std::to_string(c.head_dim) + " × factor = " + std::to_string(rot) + ")",
+                  c.partial_rotary_factor);
+  AW_RETURN_IF_ERROR(CheckRope(r, c.rope, c.rope_key, c.rope_theta_key, rot));
+  if (c.has_local_rope) AW_RETURN_IF_ERROR(CheckRope(r, c.rope_local, "rope_parameters.sliding_attention", c.local_theta_key, rot));
+  if (!c.layer_sliding.empty()) AW_RETURN_IF_ERROR(r.Int("sliding_window", c.sliding_window, 1, kMaxAttentionWindow));
+  if (c.query_scale != 0 && !(c.query_scale > 0 && std::isfinite(c.query_scale)))
+    return r.Fail("query_pre_attn_scalar", "a number > 0", c.query_scale);
   // Special tokens: ids of the vocabulary (generate() stops at eos_token_id by default).
   const std::string ids = "an id in [0, " + std::to_string(c.vocab - 1) + "] (vocab_size " + std::to_string(c.vocab) + ")";
   for (const char* key : {"bos_token_id", "pad_token_id"}) {
@@ -99,7 +182,7 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
     layer_list_.Append(layers_.back().get());
   }
   model_.Add("layers", &layer_list_);
-  AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true));
+  AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true, c.norm_unit_offset));
   model_.Add("norm", &norm_);
   AddChild("model", &model_);
   if (c.tied) {
@@ -111,7 +194,6 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
     AW_RETURN_IF_ERROR(lm_head_.Init(c.hidden, c.vocab, false, rng));
     AddChild("lm_head", &lm_head_);
   }
-  AW_RETURN_IF_ERROR(rope_.Init(c.head_dim, c.max_positions, c.rope_theta, /*interleaved=*/false));
   if (rng.fills()) OnParamsLoaded();  // else the load packs
   return Status::OK();
 }
@@ -135,15 +217,22 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   const CausalLmConfig& c = cfg_;
   const size_t E = size_t(c.hidden), H = size_t(c.heads), Hkv = size_t(c.kv_heads), D = size_t(c.head_dim);
   const size_t QD = H * D, KD = Hkv * D, I = size_t(c.intermediate), L = layers_.size();
+  const size_t R = size_t(RotaryDim(c));
   const size_t len = cache->len, S = len + T, cap = cache->capacity;
   ScratchScope scope;
-  // RoPE angles of positions len … len+T−1, shared by every layer and sequence.
-  float* table = nullptr;
+  // RoPE tables of positions len … len+T−1, shared by every layer and sequence: the full layers' spec and, for
+  // Gemma 3, the sliding layers'. Frequencies that depend on the length are formed from this call's (S).
   int32_t* pos = nullptr;
-  AW_RETURN_IF_ERROR(scope.Take(rope_.TableFloats(T), "RoPE table", &table));
   AW_RETURN_IF_ERROR(scope.Take(T, "positions", &pos));
   for (size_t t = 0; t < T; ++t) pos[t] = int32_t(len + t);
-  rope_.FillTable(T, pos, table);
+  float* tables[2] = {nullptr, nullptr};
+  for (int which = 0; which < (c.has_local_rope ? 2 : 1); ++which) {
+    float *inv = nullptr, factor = 1.0f;
+    AW_RETURN_IF_ERROR(scope.Take(R / 2, "RoPE frequencies", &inv));
+    AW_RETURN_IF_ERROR(scope.Take(T * R, "RoPE table", &tables[which]));
+    RopeFrequencies(which ? c.rope_local : c.rope, int64_t(R), c.max_positions, int64_t(S), inv, &factor);
+    RopeTable(T, pos, int64_t(R), inv, factor, tables[which]);
+  }
 
   // Row groups: with one token per sequence (a step), every sequence's row
   // at once (the projections are then GEMMs of nseq rows); otherwise chunks
@@ -152,42 +241,69 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   AttnShape probe;
   probe.L = step ? 1 : T; probe.S = S; probe.hd = probe.hdv = D; probe.weights = attention != nullptr;
   const size_t slabs = size_t(std::max<int64_t>(AttnScratchFloats(probe), 0)) * size_t(NumThreads()) * sizeof(float);
-  const size_t per_row = (2 * E + 2 * QD + 2 * I) * sizeof(float) +
+  const size_t per_row = (2 * E + 2 * QD + 2 * I + (c.fused_qkv ? QD + 2 * KD : 0)) * sizeof(float) +
                          (attention ? H * S * sizeof(float) : 0);
   const size_t chunk = step ? nseq : WorkPieceEntries(T, per_row, slabs);
-  const float scale = float(1.0 / std::sqrt(double(D)));
+  const float scale = float(c.query_scale > 0 ? c.query_scale : 1.0 / std::sqrt(double(D)));
+  auto rotate = [&](const float* table, size_t tokens, float* rows, size_t heads, size_t ld_token) {
+    for (size_t t = 0; t < tokens; ++t)
+      kernels::f32_rope_half(heads, R, rows + t * ld_token, D, table + t * R, table + t * R + R / 2);
+  };
 
   for (size_t l = 0; l < L; ++l) {
     CausalLmLayer& ly = *layers_[l];
     float* kc = cache->k[l].data();  // (batch, cap, KD)
     float* vc = cache->v[l].data();
+    // This layer's keys: a sliding layer's window (and the caller's, if narrower); its RoPE table, or none.
+    const size_t sw = c.sliding(l) ? size_t(c.sliding_window) : 0;
+    const size_t win = sw && window ? std::min(sw, window) : sw ? sw : window;
+    const float* table = !c.uses_rope(l) ? nullptr : tables[c.has_local_rope && c.sliding(l) ? 1 : 0];
     for (size_t b0 = 0; b0 < nseq; b0 += step ? nseq : 1) {
       for (size_t t0 = 0; t0 < T; t0 += chunk) {
         // The group: rows of sequences [b0, b0 + gs), positions t0 … t0 + gl − 1 of each.
         const size_t gs = step ? nseq : 1, gl = step ? 1 : std::min(chunk, T - t0), rows = gs * gl;
         float* xr = x + (b0 * T + t0) * E;
         ScratchScope g;
-        float *q = nullptr, *a = nullptr, *gu = nullptr;
+        float *q = nullptr, *a = nullptr, *gu = nullptr, *qkv = nullptr;
         AW_RETURN_IF_ERROR(g.Take(rows * QD, "queries", &q));
         AW_RETURN_IF_ERROR(g.Take(rows * QD, "attention output", &a));
         AW_RETURN_IF_ERROR(g.Take(rows * 2 * I, "gate and up rows", &gu));
+        if (c.fused_qkv) AW_RETURN_IF_ERROR(g.Take(rows * (QD + 2 * KD), "q, k and v rows", &qkv));
         ResidualBlocks res;
-        AW_RETURN_IF_ERROR(res.Begin(&g, NormPlace::kPre, rows, E));
+        AW_RETURN_IF_ERROR(res.Begin(&g, c.sandwich ? NormPlace::kSandwich : NormPlace::kPre, rows, E));
         // Attention: keys and values of the group's rows into the cache, then every query of the group
         // over its sequence's keys up to its own position.
-        AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, xr, [&](const float* h, float* y) {
-          ly.q_proj.Apply(rows, h, E, q, QD);
+        auto attend = [&](const float* h, float* y) -> Status {
+          const size_t QKV = QD + 2 * KD;
+          if (c.fused_qkv) ly.qkv_proj.Apply(rows, h, E, qkv, QKV);
+          else ly.q_proj.Apply(rows, h, E, q, QD);
           for (size_t s = 0; s < gs; ++s) {
             const size_t b = b0 + s;
             float* krow = kc + (b * cap + len + t0) * KD;
             float* vrow = vc + (b * cap + len + t0) * KD;
-            ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
-            ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
-            rope_.Rotate(gl, table + t0 * D, q + s * gl * QD, H, D, QD);
-            rope_.Rotate(gl, table + t0 * D, krow, Hkv, D, KD);
+            float* qs = q + s * gl * QD;
+            if (c.fused_qkv) {  // Phi-3: each row q | k | v
+              for (size_t t = 0; t < gl; ++t) {
+                const float* row = qkv + (s * gl + t) * QKV;
+                std::memcpy(qs + t * QD, row, QD * sizeof(float));
+                std::memcpy(krow + t * KD, row + QD, KD * sizeof(float));
+                std::memcpy(vrow + t * KD, row + QD + KD, KD * sizeof(float));
+              }
+            } else {
+              ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
+              ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
+            }
+            if (c.qk_norm) {  // every head's row of D, before RoPE
+              ly.q_norm.Apply(gl * H, qs, D, qs, D);
+              ly.k_norm.Apply(gl * Hkv, krow, D, krow, D);
+            }
+            if (table) {
+              rotate(table + t0 * R, gl, qs, H, QD);
+              rotate(table + t0 * R, gl, krow, Hkv, KD);
+            }
           }
           // Every query of the group over its sequence's keys up to its own position (and, with a window, from
-          // `window` keys back: the core skips the chunks before it).
+          // `win` keys back: the core skips the chunks before it).
           const size_t end = len + t0 + gl;  // keys written so far (of these sequences)
           float* wbuf = nullptr;
           if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * end, "attention weights", &wbuf));
@@ -195,9 +311,10 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
           sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
           sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
           sh.scale = scale;
+          sh.softcap = float(c.attn_softcap);
           sh.causal = true;
           sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-          sh.window = window;
+          sh.window = win;
           sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
           sh.masked_keys = end;
           sh.weights = attention != nullptr;
@@ -222,20 +339,58 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
           }
           ly.o_proj.Apply(rows, a, QD, y, E);
           return Status::OK();
-        }));
-        // MLP: down(silu(gate(h)) · up(h)) on the post-attention norm.
-        AW_RETURN_IF_ERROR(res.Block(ly.post_attention_layernorm, xr, [&](const float* h, float* y) {
-          ly.gate_proj.Apply(rows, h, E, gu, I);
-          ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
-          kernels::f32_silu(rows * I, gu);             // the SwiGLU product silu(gate) · up, in gu
-          kernels::f32_mul(rows * I, gu, gu + rows * I);
-          ly.down_proj.Apply(rows, gu, I, y, E);
+        };
+        // MLP: down(act(gate(h)) · up(h)), act silu (SwiGLU) or gelu tanh (GeGLU); Phi-3's gate_up rows are
+        // gate | up.
+        auto mlp = [&](const float* h, float* y) -> Status {
+          const auto act = c.act == LmActivation::kGeluTanh ? kernels::f32_gelu_tanh : kernels::f32_silu;
+          if (c.fused_gate_up) {
+            ly.gate_up_proj.Apply(rows, h, E, gu, 2 * I);
+            for (size_t r = 0; r < rows; ++r) {
+              act(I, gu + r * 2 * I);
+              kernels::f32_mul(I, gu + r * 2 * I, gu + r * 2 * I + I);
+            }
+            ly.down_proj.Apply(rows, gu, 2 * I, y, E);
+          } else {
+            ly.gate_proj.Apply(rows, h, E, gu, I);
+            ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
+            act(rows * I, gu);  // the gated product act(gate) · up, in gu
+            kernels::f32_mul(rows * I, gu, gu + rows * I);
+            ly.down_proj.Apply(rows, gu, I, y, E);
+          }
           return Status::OK();
-        }));
+        };
+        if (c.sandwich) {  // Gemma: x += post(f(pre(x))) for both blocks
+          AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, ly.post_attention_layernorm, xr, attend));
+          AW_RETURN_IF_ERROR(res.Block(ly.pre_feedforward_layernorm, ly.post_feedforward_layernorm, xr, mlp));
+        } else {
+          AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, xr, attend));
+          AW_RETURN_IF_ERROR(res.Block(ly.post_attention_layernorm, xr, mlp));
+        }
       }
     }
   }
   return Status::OK();
+}
+
+void CausalLm::Embed(size_t n, const int32_t* ids, float* x) const {
+  const size_t E = size_t(cfg_.hidden);
+  embed_tokens_.Lookup(n, ids, x, E);
+  // Gemma: × the scale as a float32 tensor (HF's torch.tensor(hidden ** 0.5)), one rounded product each.
+  if (cfg_.embed_scale > 0) {
+    const float scale = float(cfg_.embed_scale);
+    for (size_t i = 0; i < n * E; ++i) x[i] = x[i] * scale;
+  }
+}
+
+void CausalLm::Logits(size_t n, float* x, float* logits) const {
+  const size_t E = size_t(cfg_.hidden), V = size_t(cfg_.vocab);
+  norm_.Apply(n, x, E, x, E);
+  Head().Product(n, x, E, logits, V, nullptr, 1.0f);
+  if (cfg_.final_softcap > 0) {  // Gemma: logits / cap, tanh, × cap (float32, as HF)
+    const float cap = float(cfg_.final_softcap);
+    for (size_t i = 0; i < n * V; ++i) logits[i] = std::tanh(logits[i] / cap) * cap;
+  }
 }
 
 Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits) {
@@ -254,11 +409,9 @@ Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logit
     AW_RETURN_IF_ERROR(Begin(1, size_t(T), &cache));
     float* x = nullptr;
     AW_RETURN_IF_ERROR(seq.Take(size_t(T) * E, "hidden rows", &x));
-    embed_tokens_.Lookup(size_t(T), ids + b * T, x, E);
+    Embed(size_t(T), ids + b * T, x);
     AW_RETURN_IF_ERROR(Layers(x, 1, size_t(T), &cache, 0, nullptr));
-    norm_.Apply(size_t(T), x, E, x, E);
-    float* out = logits->data() + size_t(b * T) * V;
-    Head().Product(size_t(T), x, E, out, V, nullptr, 1.0f);
+    Logits(size_t(T), x, logits->data() + size_t(b * T) * V);
   }
   return Status::OK();
 }
@@ -275,15 +428,14 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
   ScratchScope scope;
   float* x = nullptr;
   AW_RETURN_IF_ERROR(scope.Take(B * T * E, "hidden rows", &x));
-  embed_tokens_.Lookup(B * T, ids, x, E);
+  Embed(B * T, ids, x);
   AW_RETURN_IF_ERROR(Layers(x, B, T, cache, window, attention));
   cache->len += T;
   // Each sequence's last row: the final norm and the logits.
   float* last = nullptr;
   AW_RETURN_IF_ERROR(scope.Take(B * E, "last rows", &last));
   for (size_t b = 0; b < B; ++b) std::memcpy(last + b * E, x + (b * T + T - 1) * E, E * sizeof(float));
-  norm_.Apply(B, last, E, last, E);
-  Head().Product(B, last, E, logits, V, nullptr, 1.0f);
+  Logits(B, last, logits);
   return Status::OK();
 }
 

@@ -1,27 +1,37 @@
-// CausalLm: a decoder-only language model of the Llama / Qwen2 architecture
-// (Hugging Face's LlamaForCausalLM / Qwen2ForCausalLM), the model family of
-// aw.loadModel for causal LMs; tools/causal_lm.py is its PyTorch twin.
+// CausalLm: a decoder-only language model of the families Hugging Face's
+// transformers runs as LlamaForCausalLM, Qwen2/Qwen3ForCausalLM,
+// MistralForCausalLM, Gemma3ForCausalLM (text), Phi3ForCausalLM and
+// SmolLM3ForCausalLM: the model family of aw.loadModel for causal LMs;
+// tools/causal_lm.py and tools/families.py are its PyTorch twins, and
+// docs/families.md says what each family reads and computes.
 //
-//   ids (B, T) → x = embed_tokens[ids]                                  (B, T, E)
-//   per layer:  h = input_layernorm(x)                                   RMSNorm
-//               q = q_proj(h) (B, T, H, D); k, v = k_proj(h), v_proj(h) (B, T, Hkv, D)
-//               q, k = RoPE(q), RoPE(k) at their positions               rotate_half
-//               a = softmax(q Kᵀ · D^-½ + causal) V                      query head j reads kv head j / (H / Hkv)
-//               x += o_proj(a)
-//               x += down_proj(silu(gate_proj(h')) · up_proj(h')),  h' = post_attention_layernorm(x)
-//   logits = lm_head(norm(x))             lm_head = embed_tokens when tied (tie_word_embeddings)
+//   ids (B, T) → x = embed_tokens[ids] [× √hidden, Gemma]                (B, T, E)
+//   per layer:  h = input_layernorm(x)                                   RMSNorm [(1 + w), Gemma]
+//               q, k, v = q_proj(h), k_proj(h), v_proj(h)                [qkv_proj(h) split, Phi-3]
+//               q, k = q_norm(q), k_norm(k) per head                     [Qwen3, Gemma 3]
+//               q, k = RoPE(q), RoPE(k) at their positions               rotate_half on the first rotary_dim
+//                                                                        dims; the layer's spec; none on
+//                                                                        SmolLM3's no-RoPE layers
+//               a = softmax(cap(q Kᵀ · scale) + causal [+ window]) V    query head j reads kv head j / (H / Hkv)
+//               x += o_proj(a)                        [x += post_attention_layernorm(o_proj(a)), Gemma]
+//               x += down(act(gate(h')) · up(h'))     h' = post_attention_layernorm(x) [pre_feedforward_layernorm,
+//                                                     and post_feedforward_layernorm on the MLP's output, Gemma];
+//                                                     act silu [gelu tanh, Gemma]; [gate_up_proj split, Phi-3]
+//   logits = lm_head(norm(x)) [cap(·), Gemma]  lm_head = embed_tokens when tied (tie_word_embeddings)
 //
-// state_dict keys: Hugging Face's — model.embed_tokens.weight,
-// model.layers.{i}.self_attn.{q,k,v,o}_proj.{weight,bias}, model.layers.{i}.mlp.{gate,up,down}_proj.{weight,bias},
-// model.layers.{i}.{input,post_attention}_layernorm.weight, model.norm.weight, lm_head.weight (not when tied).
-// Biases: q/k/v with qkv_bias (Qwen2 always; Llama with attention_bias, which also biases o_proj), gate/up/down
-// with mlp_bias (Llama).
+// state_dict keys: Hugging Face's — model.embed_tokens.weight, model.layers.{i}.self_attn.{q,k,v,o}_proj.{weight,
+// bias} (Phi-3: qkv_proj, o_proj), self_attn.{q,k}_norm.weight (Qwen3, Gemma 3),
+// model.layers.{i}.mlp.{gate,up,down}_proj.{weight,bias} (Phi-3: gate_up_proj, down_proj),
+// model.layers.{i}.{input,post_attention}_layernorm.weight (Gemma 3 also {pre,post}_feedforward_layernorm),
+// model.norm.weight, lm_head.weight (not when tied).
 //
 // Two ways through, the same arithmetic row by row:
 //   Forward: whole sequences, causal, no cache: logits for every position (the parity path);
 //   Append:  tokens added to sequences held in a KvCache (keys after RoPE, values), logits of each sequence's
 //            last new token: a prompt (prefill, many tokens) then one token per step (decode). Every
-//            projection of a step is a matrix-vector product (kernels/gemm.h f32_gemv_packed_window).
+//            projection of a step is a matrix-vector product.
+// RoPE frequencies that depend on the sequence's length (dynamic, longrope) are formed per call from its last
+// position, as HF forms them per forward call (layers/rope_scaling.h).
 // Scratch from the workspace; batches and long prompts in pieces within the budget (core/workspace.h).
 #pragma once
 #include <cstdint>
@@ -37,7 +47,6 @@
 #include "layers/kv_cache.h"
 #include "layers/linear.h"
 #include "layers/rms_norm.h"
-#include "layers/rotary.h"
 
 namespace aw {
 
@@ -52,11 +61,13 @@ Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src 
 // got v". (Internally 0 stands for no window: every key.)
 Status CheckAttentionWindow(int64_t window);
 
+// One layer; which members are parameters depends on the family (c's features): the others stay empty.
 class CausalLmLayer : public Module {
  public:
   Status Init(const CausalLmConfig& c, Rng& rng);
-  RMSNorm input_layernorm, post_attention_layernorm;
-  Linear q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj;
+  RMSNorm input_layernorm, post_attention_layernorm, pre_feedforward_layernorm, post_feedforward_layernorm;
+  RMSNorm q_norm, k_norm;
+  Linear q_proj, k_proj, v_proj, qkv_proj, o_proj, gate_proj, up_proj, gate_up_proj, down_proj;
 
  private:
   ModuleList self_attn_, mlp_;
@@ -87,9 +98,13 @@ class CausalLm : public Module {
                 Buffer* logits, Shape* logits_shape, Buffer* attention, Shape* attention_shape);
 
  private:
-  // The layers over `rows` = nseq·T token rows x (rows, E) in place; positions pos0 … pos0+T−1 for each sequence.
+  // The layers over `rows` = nseq·T token rows x (rows, E) in place; positions len … len+T−1 for each sequence.
   // With a cache: keys and values go to cache rows len … and attention reads every cached row.
   Status Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention);
+  // The rows' embeddings (x (n, E)), scaled where the family scales them.
+  void Embed(size_t n, const int32_t* ids, float* x) const;
+  // Logits of rows x (n, E), normalised here in place: the head's product, soft-capped where the family caps.
+  void Logits(size_t n, float* x, float* logits) const;
 
   CausalLmConfig cfg_;
   ModuleList model_, layer_list_;
@@ -99,7 +114,6 @@ class CausalLm : public Module {
   Linear lm_head_;          // untied only
   PackedWeight tied_head_;  // tied, made in code: the float table packed as the head (a loaded model's head is
                             // the table itself: Head())
-  RotaryPositionalEmbeddings rope_;
 
   // The output head's weight: lm_head, or the embedding table when tied.
   const PackedWeight& Head() const;

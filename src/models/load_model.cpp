@@ -1,9 +1,12 @@
 #include "models/load_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 
+#include "core/rules.h"
 #include "io/json_fields.h"
 #include "kernels/convert.h"
 #include "io/model_config.h"
@@ -136,6 +139,20 @@ void ToF32(io::StDType d, size_t n, const uint8_t* p, float* out) {
   }
 }
 
+// A row's finite values must stay finite in the store's type: float16 holds up to 65504 (values from 65520 on
+// round to inf), bfloat16 up to float32's largest but for the last half ulp.
+Status CheckFits(const io::StTensor& t, size_t row, size_t n, const float* v, WeightType type) {
+  if (type != WeightType::kF16 && type != WeightType::kBF16) return Status::OK();
+  const float limit = type == WeightType::kF16 ? 65520.0f : 3.3961775e38f;  // the first values rounding to inf
+  for (size_t j = 0; j < n; ++j)
+    if (std::fabs(v[j]) >= limit && std::isfinite(v[j]))
+      return ArgError("dtype: '" + std::string(WeightTypeName(type)) + "' cannot hold " + t.name + "'s value " +
+                      NumStr(double(v[j])) + " (row " + std::to_string(row) + ", column " + std::to_string(j) +
+                      "): its largest is " + (type == WeightType::kF16 ? "65504" : "3.39e38") +
+                      "; load with dtype 'f32' or 'bf16' (or as stored)");
+  return Status::OK();
+}
+
 bool Parse(std::string_view dtype, bool* as_stored, WeightType* t) {
   *as_stored = dtype.empty();
   if (dtype.empty()) return true;
@@ -178,7 +195,8 @@ struct ModelLoader::State {
   bool begun = false;
 
   // Converts `rows` whole rows of t from bytes p (row r first) into its destination.
-  void WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p);
+  // An error when a value does not fit the store's type (a float32 weight of 1e6 made float16 is inf).
+  Status WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p);
 };
 
 ModelLoader::ModelLoader() : st_(std::make_unique<State>()) {}
@@ -313,19 +331,23 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
   for (size_t f = 0; f < files.size(); ++f) {
     State::FileState& fs = st.files[f];
     fs.f = std::move(files[f]);
+    // The file's targets in the order of their data (each tensor of the file is at most one target).
+    const std::vector<io::StTensor>& ts = fs.f.header.tensors;
+    std::vector<size_t> target_of(ts.size(), SIZE_MAX);
     size_t carry = 0;
     for (size_t i = 0; i < st.targets.size(); ++i)
       if (st.targets[i].file == f) {
-        fs.order.push_back(i);
+        target_of[size_t(st.targets[i].t - ts.data())] = i;
         carry = std::max(carry, st.targets[i].cols * st.targets[i].esize);
       }
-    std::sort(fs.order.begin(), fs.order.end(), [&](size_t a, size_t b) { return st.targets[a].t->begin < st.targets[b].t->begin; });
+    for (size_t k : io::OrderByRange(ts))
+      if (target_of[k] != SIZE_MAX) fs.order.push_back(target_of[k]);
     AW_RETURN_IF_ERROR(fs.carry.Resize(carry, "a row split between two chunks"));
   }
   return Status::OK();
 }
 
-void ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p) {
+Status ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p) {
   float* buf = row.data();
   // A 16-bit row kept as stored goes in as its bits (no hash: a tied head's check reads floats).
   const WeightType bits = t.t->dtype == io::StDType::kBF16 ? WeightType::kBF16 : WeightType::kF16;
@@ -337,8 +359,12 @@ void ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8
     float* dst = t.data ? t.data + (r + i) * t.cols : buf;
     ToF32(t.t->dtype, t.cols, p, dst);
     if (t.hash) t.h = HashRow(t.h, dst, t.cols);
-    if (t.store) t.store->PutRow(r + i, dst);
+    if (t.store) {
+      AW_RETURN_IF_ERROR(CheckFits(*t.t, r + i, t.cols, dst, t.store->type()));
+      t.store->PutRow(r + i, dst);
+    }
   }
+  return Status::OK();
 }
 
 Status ModelLoader::Feed(size_t file, uint64_t offset, const uint8_t* bytes, size_t n) {
@@ -374,12 +400,12 @@ Status ModelLoader::Feed(size_t file, uint64_t offset, const uint8_t* bytes, siz
       std::memcpy(fs.carry.data() + fs.carry_n, p, take);
       fs.carry_n += take; p += take; len -= take; t.received += take;
       if (fs.carry_n == unit) {
-        st.WriteRows(t, row++, 1, fs.carry.data());
+        AW_RETURN_IF_ERROR(st.WriteRows(t, row++, 1, fs.carry.data()));
         fs.carry_n = 0;
       }
     }
     const size_t whole = len / unit;
-    if (whole) st.WriteRows(t, row, whole, p);
+    if (whole) AW_RETURN_IF_ERROR(st.WriteRows(t, row, whole, p));
     p += whole * unit; len -= whole * unit; t.received += whole * unit;
     if (len) {  // the start of a row that ends in the next chunk
       std::memcpy(fs.carry.data(), p, len);

@@ -65,6 +65,8 @@ FILES
       refuse before using any weight, with an error message containing "errorMentions" (the config
       key or tensor name), or accept ("expect": "accepted"); tools/causal_lm.py does the same.
 
+  quant/  the q8 / q4 goldens: written by tests/data/make_lm_quant_goldens.py, not by this script.
+
 TOLERANCES  |got - expected| <= atol + rtol * |expected| elementwise: 1e-5 / 1e-5 for RMSNorm,
 SiLU, RoPE (float32 rounding of a few operations); 1e-4 / 1e-4 for attention and whole models
 (matmuls, softmax, many layers; summation order may differ). The issue's targets.
@@ -522,12 +524,12 @@ def refusal_cases():
     """(name, base, config patch (None value = delete the key), tensor edits, expect, errorMentions, note)."""
     L1 = "model.layers.1."
     return [
-        ("rope_scaling_linear", "llama", {"rope_scaling": {"rope_type": "linear", "factor": 2.0}}, {}, "refused",
-         "rope_scaling", "scaled RoPE"),
-        ("rope_scaling_llama3", "llama", {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
-                                                           "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                                                           "original_max_position_embeddings": 8192}}, {},
-         "refused", "rope_scaling", "Llama 3.1's RoPE"),
+        ("rope_scaling_unknown_type", "llama", {"rope_scaling": {"rope_type": "su", "factor": 2.0}}, {}, "refused",
+         "rope_scaling", "a RoPE type HF does not have"),
+        ("rope_scaling_llama3_incomplete", "llama", {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+                                                                      "high_freq_factor": 4.0,
+                                                                      "original_max_position_embeddings": 8192}}, {},
+         "refused", "rope_scaling", "Llama 3.1's RoPE without its low_freq_factor"),
         ("rope_scaling_default", "llama", {"rope_scaling": {"rope_type": "default"}}, {}, "accepted", None,
          "an explicit default RoPE is the default RoPE"),
         ("rope_parameters_theta_zero", "llama", {"rope_theta": None, "rope_parameters": {"rope_theta": 0, "rope_type": "default"}},
@@ -537,18 +539,18 @@ def refusal_cases():
          {}, "refused", "rope_parameters.rope_theta", None),
         ("rope_parameters_disagrees", "llama", {"rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}},
          {}, "refused", "rope_parameters.rope_theta", "rope_theta 10000 and rope_parameters.rope_theta 500000"),
-        ("rope_parameters_llama3", "llama", {"rope_theta": None, "rope_parameters": {
-            "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-            "original_max_position_embeddings": 8192}}, {}, "refused", "rope_parameters", "5.x's Llama 3.1 RoPE"),
+        ("rope_parameters_unknown_type", "llama", {"rope_theta": None, "rope_parameters": {
+            "rope_type": "su", "rope_theta": 500000.0, "factor": 8.0}}, {}, "refused", "rope_parameters",
+         "5.x's form of an unknown RoPE type"),
         ("eos_token_id_string", "llama", {"eos_token_id": "two"}, {}, "refused", "eos_token_id",
          "issue 28: accepted, and generation never stopped"),
         ("eos_token_id_past_vocab", "llama", {"eos_token_id": [2, 8]}, {}, "refused", "eos_token_id[1]",
          "vocab_size 8: ids 0-7"),
         ("pad_token_id_past_vocab", "llama", {"pad_token_id": 8}, {}, "refused", "pad_token_id", None),
         ("hidden_act_gelu", "llama", {"hidden_act": "gelu"}, {}, "refused", "hidden_act", None),
-        ("model_type_mistral", "llama", {"model_type": "mistral"}, {}, "refused", "model_type", None),
-        ("qwen2_sliding_window", "qwen2", {"use_sliding_window": True, "sliding_window": 4}, {}, "refused",
-         "use_sliding_window", "sliding-window attention"),
+        ("model_type_gpt2", "llama", {"model_type": "gpt2"}, {}, "refused", "model_type", None),
+        ("qwen2_sliding_window_not_boolean", "qwen2", {"use_sliding_window": "yes", "sliding_window": 4}, {},
+         "refused", "use_sliding_window", None),
         ("kv_heads_not_a_divisor", "llama", {"num_attention_heads": 2, "num_key_value_heads": 3}, {}, "refused",
          "num_key_value_heads", None),
         ("partial_rotary_factor", "llama", {"partial_rotary_factor": 0.5}, {}, "refused", "partial_rotary_factor",
@@ -672,8 +674,9 @@ def verify_model(folder):
 
 def main():
     torch.set_num_threads(1)
-    if os.path.isdir(OUT_DIR):
-        shutil.rmtree(OUT_DIR)            # every file here is made by this script
+    for sub in ("blocks", "models", "refusals"):   # every file in these is made by this script (quant/: by
+        if os.path.isdir(os.path.join(OUT_DIR, sub)):   # make_lm_quant_goldens.py, left alone)
+            shutil.rmtree(os.path.join(OUT_DIR, sub))
     os.makedirs(os.path.join(OUT_DIR, "blocks"))
     rows = []
     for name, build in block_cases() + rope_cases() + sdpa_cases():

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "config_test_util.h"
 #include "io/json_fields.h"
 #include "models/causal_lm.h"
@@ -44,7 +46,7 @@ TEST(CausalLmConfigTest, CausalLmConfigJsonReadWithHuggingFaceDefaults) {
   EXPECT_EQ(l.kv_heads, 4);        // num_key_value_heads absent: = num_attention_heads
   EXPECT_EQ(l.head_dim, 32);       // hidden_size / num_attention_heads
   EXPECT_EQ(l.rms_eps, 1e-6);
-  EXPECT_EQ(l.rope_theta, 10000.0);
+  EXPECT_EQ(l.rope.theta, 10000.0);
   EXPECT_EQ(l.max_positions, 2048);
   EXPECT_FALSE(l.tied || l.qkv_bias || l.o_bias || l.mlp_bias);
   Members b = Set(Set(kMinLlama, "attention_bias", "true"), "mlp_bias", "true");
@@ -63,20 +65,34 @@ TEST(CausalLmConfigTest, CausalLmConfigJsonReadWithHuggingFaceDefaults) {
 }
 
 TEST(CausalLmConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
-  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"mistral\""),
-                  "config.model_type: expected \"llama\" or \"qwen2\", got \"mistral\"");
+  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"gpt2\""),
+                  "config.model_type: expected \"llama\", \"qwen2\", \"qwen3\", \"mistral\", \"gemma3_text\", "
+                  "\"phi3\" or \"smollm3\", got \"gpt2\"");
+  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"gemma3\""),
+                  "config.model_type: expected \"llama\", \"qwen2\", \"qwen3\", \"mistral\", \"gemma3_text\", "
+                  "\"phi3\" or \"smollm3\" (\"gemma3\" is the multimodal model: its text model's config has "
+                  "\"gemma3_text\"), got \"gemma3\"");
   ExpectHfInvalid(Set(kMinLlama, "hidden_act", "\"gelu\""), "config.hidden_act: expected \"silu\", got \"gelu\"");
-  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}"),
-                  "config.rope_scaling: expected null or {\"rope_type\": \"default\"} (scaled RoPE is not supported), "
-                  "got an object with 2 keys");
+  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"su\", \"factor\": 2.0}"),
+                  "config.rope_scaling.rope_type: expected one of \"default\", \"linear\", \"dynamic\", \"yarn\", "
+                  "\"llama3\" or \"longrope\", got \"su\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\"}"),
+                  "config.rope_scaling.factor: expected a finite number > 0, got nothing");
+  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0, \"beta_fast\": 8}"),
+                  "config.rope_scaling.beta_fast: expected no such key (rope_type \"linear\" reads its own fields: "
+                  "docs/families.md), got 8");
   ExpectHfInvalid(Set(kMinLlama, "num_key_value_heads", "3"),
                   "config.num_key_value_heads: expected a divisor of num_attention_heads (4), got 3");
   ExpectHfInvalid(Set(kMinLlama, "head_dim", "33"), "config.head_dim: expected an even number (RoPE pairs), got 33");
   ExpectHfInvalid(Set(kMinLlama, "num_attention_heads", "3"),
                   "config.head_dim: expected a number, or hidden_size / num_attention_heads an even integer (128 / 3), "
                   "got nothing");
-  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "use_sliding_window", "true"),
-                  "config.use_sliding_window: expected false (sliding-window attention is not supported), got true");
+  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "use_sliding_window", "1"),
+                  "config.use_sliding_window: expected a boolean, got 1");
+  ExpectHfInvalid(Set(kMinLlama, "sliding_window", "4"),
+                  "config.sliding_window: expected null (\"llama\" has no sliding-window layers), got 4");
+  ExpectHfInvalid(Set(kMinLlama, "final_logit_softcapping", "30.0"),
+                  "config.final_logit_softcapping: expected null (\"llama\" has no soft-capping), got 30.0");
   ExpectHfInvalid(Set(kMinLlama, "vocab_size", "0"), "config.vocab_size: expected an integer in [1, 1000000], got 0");
   ExpectHfInvalid(Without(kMinLlama, "hidden_size"), "config.hidden_size: expected an integer in [1, 16384], got nothing");
   ExpectHfInvalid(Set(kMinLlama, "tie_word_embeddings", "1"), "config.tie_word_embeddings: expected a boolean, got 1");
@@ -98,17 +114,17 @@ void ExpectHfOk(const Members& ms, CausalLmConfig* out = nullptr) {
 TEST(CausalLmConfigTest, CausalLmRopeBaseFromEitherGeneration) {
   CausalLmConfig l;
   ExpectHfOk(Set(kMinLlama, "rope_theta", "500000.0"), &l);
-  EXPECT_EQ(l.rope_theta, 500000.0);
+  EXPECT_EQ(l.rope.theta, 500000.0);
   ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "rope_type": "default"})"), &l);
-  EXPECT_EQ(l.rope_theta, 500000.0);
+  EXPECT_EQ(l.rope.theta, 500000.0);
   ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"type": "default", "rope_theta": 1e6, "partial_rotary_factor": 1.0})"), &l);
-  EXPECT_EQ(l.rope_theta, 1e6);
+  EXPECT_EQ(l.rope.theta, 1e6);
   ExpectHfOk(Set(Set(kMinLlama, "rope_theta", "100000"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 1e5})"), &l);
-  EXPECT_EQ(l.rope_theta, 1e5);
+  EXPECT_EQ(l.rope.theta, 1e5);
   ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default"})"), &l);
-  EXPECT_EQ(l.rope_theta, 10000.0);
+  EXPECT_EQ(l.rope.theta, 10000.0);
   ExpectHfOk(Set(kMinLlama, "rope_parameters", "null"), &l);
-  EXPECT_EQ(l.rope_theta, 10000.0);
+  EXPECT_EQ(l.rope.theta, 10000.0);
   ExpectHfInvalid(Set(Set(kMinLlama, "rope_theta", "10000.0"), "rope_parameters", R"({"rope_type": "default", "rope_theta": 500000.0})"),
                   "config.rope_parameters.rope_theta: expected the same base as rope_theta (10000.0) when both are given, "
                   "got 500000.0");
@@ -119,15 +135,90 @@ TEST(CausalLmConfigTest, CausalLmRopeBaseFromEitherGeneration) {
   ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "rope_theta": "1e6"})"),
                   "config.rope_parameters.rope_theta: expected a finite number > 0, got \"1e6\"");
   ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0})"),
-                  "config.rope_parameters.rope_type: expected \"default\" (scaled RoPE is not supported), got \"llama3\"");
+                  "config.rope_parameters.low_freq_factor: expected a finite number > 0, got nothing");
+  ExpectHfOk(Set(kMinLlama, "rope_parameters", R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0,
+      "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})"), &l);
+  EXPECT_EQ(l.rope.type, "llama3");
+  EXPECT_EQ(l.rope.factor, 32.0);
+  EXPECT_EQ(l.rope.original_max, 8192);
+  ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0,
+      "low_freq_factor": 4.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})"),
+                  "config.rope_parameters.high_freq_factor: expected a number > low_freq_factor (4), got 4.0");
   ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_theta": 500000.0, "factor": 8.0})"),
-                  "config.rope_parameters.factor: expected no such key (the default RoPE has rope_type, rope_theta and "
-                  "partial_rotary_factor; scaled RoPE is not supported), got 8.0");
+                  "config.rope_parameters.factor: expected no such key (rope_type \"default\" reads rope_theta only), "
+                  "got 8.0");
   ExpectHfInvalid(Set(kMinLlama, "rope_parameters", R"({"rope_type": "default", "partial_rotary_factor": 0.5})"),
-                  "config.rope_parameters.partial_rotary_factor: expected 1 (RoPE on every dim), got 0.5");
+                  "config.rope_parameters.partial_rotary_factor: expected 1 (RoPE on every dim: only phi3 rotates part "
+                  "of a head), got 0.5");
   ExpectHfInvalid(Set(kMinLlama, "rope_parameters", "\"default\""),
                   "config.rope_parameters: expected null or an object, got \"default\"");
   ExpectHfInvalid(Set(kMinLlama, "rope_theta", "0"), "config.rope_theta: expected a finite number > 0, got 0");
+}
+
+// Each family from its config.json in both generations: the features its modelling code has, the layer types
+// (4.x's patterns and flags, 5.x's layer_types), the second RoPE of Gemma 3, SmolLM3's layers without RoPE.
+TEST(CausalLmConfigTest, FamiliesReadTheirFeatures) {
+  CausalLmConfig c;
+  const Members gemma = Set(Set(Set(kMinLlama, "model_type", "\"gemma3_text\""), "num_hidden_layers", "7"),
+                            "sliding_window", "16");
+  ExpectHfOk(gemma, &c);  // 4.x: sliding_window_pattern 6 by default; rope_local_base_freq 10000
+  EXPECT_TRUE(c.qk_norm && c.norm_unit_offset && c.sandwich && c.tied);
+  EXPECT_EQ(c.act, LmActivation::kGeluTanh);
+  EXPECT_EQ(c.head_dim, 256);
+  EXPECT_EQ(c.embed_scale, std::sqrt(128.0));
+  EXPECT_EQ(c.query_scale, std::pow(256.0, -0.5));
+  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{1, 1, 1, 1, 1, 0, 1}));
+  EXPECT_EQ(c.sliding_window, 16);
+  EXPECT_TRUE(c.has_local_rope);
+  EXPECT_EQ(c.rope.theta, 1e6);
+  EXPECT_EQ(c.rope_local.theta, 10000.0);
+  // 5.x: layer_types and one rope_parameters per layer type.
+  ExpectHfOk(Set(Set(gemma, "layer_types", R"(["full_attention", "sliding_attention", "full_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "full_attention"])"), "rope_parameters", R"({"full_attention": {"rope_type":
+      "linear", "factor": 8.0, "rope_theta": 1000000.0}, "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}})"), &c);
+  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{0, 1, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(c.rope.type, "linear");
+  EXPECT_EQ(c.rope.factor, 8.0);
+  EXPECT_EQ(c.rope_local.type, "default");
+  ExpectHfInvalid(Set(gemma, "layer_types", R"(["full_attention"])"),
+                  "config.layer_types: expected a list of num_hidden_layers (7) entries, got an array of 1 element");
+  ExpectHfInvalid(Set(gemma, "final_logit_softcapping", "-1"),
+                  "config.final_logit_softcapping: expected null or a number > 0, got -1");
+  // Qwen3: q/k norms, head_dim 128 by default; sliding layers from max_window_layers with use_sliding_window.
+  ExpectHfOk(Set(Set(Set(kMinLlama, "model_type", "\"qwen3\""), "use_sliding_window", "true"), "max_window_layers", "2"), &c);
+  EXPECT_TRUE(c.qk_norm && !c.norm_unit_offset && !c.qkv_bias);
+  EXPECT_EQ(c.head_dim, 128);
+  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{0, 0, 1, 1}));
+  EXPECT_EQ(c.sliding_window, 4096);
+  // Mistral: a window on every layer (4096 when absent, as MistralConfig; none when null).
+  ExpectHfOk(Set(kMinLlama, "model_type", "\"mistral\""), &c);
+  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{1, 1, 1, 1}));
+  EXPECT_EQ(c.sliding_window, 4096);
+  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"mistral\""), "sliding_window", "null"), &c);
+  EXPECT_TRUE(c.layer_sliding.empty());
+  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"mistral\""), "sliding_window", "0"),
+                  "config.sliding_window: expected an integer in [1, 2147483647], got 0");
+  // Phi-3: fused projections, partial rotary, longrope with the config's own original_max_position_embeddings.
+  const std::string factors = "[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]";  // head_dim 32 · 0.5 = 16 dims: 8 pairs
+  const Members phi3 = Set(Set(Set(Set(kMinLlama, "model_type", "\"phi3\""), "partial_rotary_factor", "0.5"),
+                               "original_max_position_embeddings", "64"),
+                           "rope_scaling", "{\"type\": \"longrope\", \"short_factor\": " + factors + ", \"long_factor\": " + factors + "}");
+  ExpectHfOk(phi3, &c);
+  EXPECT_TRUE(c.fused_qkv && c.fused_gate_up);
+  EXPECT_EQ(c.rope.type, "longrope");
+  EXPECT_EQ(c.rope.original_max, 64);
+  EXPECT_EQ(c.partial_rotary_factor, 0.5);
+  ExpectHfInvalid(Set(phi3, "partial_rotary_factor", "0.25"),
+                  "config.rope_scaling.short_factor: expected a list of rotary dims / 2 = 4 numbers, got an array of 8 "
+                  "elements");
+  // SmolLM3: every 4th layer without RoPE by default, or as no_rope_layers says.
+  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "num_hidden_layers", "8"), &c);
+  EXPECT_EQ(c.layer_rope, (std::vector<uint8_t>{1, 1, 1, 0, 1, 1, 1, 0}));
+  EXPECT_TRUE(c.tied);
+  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "no_rope_layers", "[0, 1, 1, 0]"), &c);
+  EXPECT_EQ(c.layer_rope, (std::vector<uint8_t>{0, 1, 1, 0}));
+  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "no_rope_layers", "[0, 1, 2, 0]"),
+                  "config.no_rope_layers[2]: expected 0 or 1, got 2");
 }
 
 // bos/eos/pad ids: integers in [0, vocab_size) or null; eos_token_id also a list. Tested at both edges of the

@@ -259,5 +259,36 @@ TEST(ModelLoader, BrokenStreamsAndOptionsAreErrorsNamingTheFileOrTensor) {
   EXPECT_EQ(e.message(), "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got 'q3'");
 }
 
+// A weight that a 16-bit type cannot hold (a float32 1e6 made float16 would be inf, and every logit NaN) is an
+// error naming the tensor, the value and the way out; bf16 and the quantized types hold it. The data may also
+// be fed from the data section on, without the header's bytes (as the JS loader feeds it).
+TEST(ModelLoader, ValuesATypeCannotHoldAreErrors) {
+  Checkpoint c = Read("llama_untied_gqa2_hd8");
+  const std::string name = "model.layers.0.mlp.up_proj.weight";
+  const io::StTensor* t = nullptr;
+  for (const io::StTensor& x : c.file.tensors)
+    if (x.name == name) t = &x;
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->dtype, io::StDType::kF32);
+  const float big = 1e6f;
+  std::memcpy(c.bytes.data() + t->begin + 4 * 3, &big, 4);  // row 0, column 3
+  std::unique_ptr<Module> m;
+  Status e = LoadChunks({&c.bytes}, {"model.safetensors"}, c.config, "", 1 << 20, "f16", &m);
+  EXPECT_EQ(e.message(), "dtype: 'f16' cannot hold " + name + "'s value 1000000 (row 0, column 3): its largest is 65504; "
+                         "load with dtype 'f32' or 'bf16' (or as stored)");
+  EXPECT_FALSE(m);
+  for (const char* ok : {"bf16", "q8", "q4", "f32", ""})
+    EXPECT_TRUE(LoadChunks({&c.bytes}, {"model.safetensors"}, c.config, "", 1 << 20, ok, &m).ok()) << ok;
+  // From the data section on.
+  ModelLoader loader;
+  std::vector<ModelLoader::File> heads(1);
+  heads[0] = {"model.safetensors", c.file, c.bytes.size()};
+  ASSERT_TRUE(loader.Begin("", c.config, std::move(heads), "", "").ok());
+  const size_t start = size_t(c.file.data_start);
+  ASSERT_TRUE(loader.Feed(0, start, c.bytes.data() + start, c.bytes.size() - start).ok());
+  std::string kind;
+  EXPECT_TRUE(loader.Finish(&m, &kind).ok());
+}
+
 }  // namespace
 }  // namespace aw
