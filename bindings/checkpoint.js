@@ -4,7 +4,7 @@
 // in '/', or a map of names to sources (an object, a Map, or the File list of a page's folder picker).
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode } from './checks.js';
-import { nodeFs, readText } from './sources.js';
+import { nodeFs, nodePath, readText } from './sources.js';
 
 export const INDEX = 'model.safetensors.index.json';
 export const WEIGHTS = 'model.safetensors';
@@ -53,23 +53,23 @@ export function shardNames(indexText) {
  */
 export async function resolveCheckpoint(source) {
   const map = asMap(source);
-  if (map) return fromFolder((name) => map.get(name), 'the files given');
+  if (map) return fromFolder((name) => map.get(name), 'among the files given');
   if (typeof source === 'string' || source instanceof URL) {
     const s = String(source);
     const remote = /^(https?|blob|data):/i.test(s);
     if (isNode && !remote) {
       const fs = await nodeFs();
-      const path = s.startsWith('file:') ? new URL(s) : s;
+      const path = await nodePath(s);
       let stat = null;
       try { stat = await fs.stat(path); } catch { /* openSource reports it */ }
       if (stat?.isDirectory()) {
-        const dir = String(s.startsWith('file:') ? new URL(s).pathname : s).replace(/[\\/]*$/, '/');
+        const dir = path.replace(/[\\/]*$/, '/');
         const names = new Set(await fs.readdir(dir));
-        return fromFolder((name) => (names.has(name) ? dir + name : undefined), `the folder '${s}'`);
+        return fromFolder((name) => (names.has(name) ? dir + name : undefined), `in the folder '${s}'`);
       }
       if (s.endsWith('.index.json')) {
-        const dir = String(path instanceof URL ? path.pathname : path).replace(/[^\\/]*$/, '');
-        return fromIndex(await readText(source, INDEX), (name) => dir + name, {});
+        const dir = path.replace(/[^\\/]*$/, '');
+        return fromIndex(await readText(path, INDEX), (name) => dir + name, {});
       }
     } else if (s.endsWith('/')) {  // a base URL: its index if there is one, else model.safetensors
       const index = await readText(s + INDEX, INDEX, { optional: true });
@@ -89,15 +89,15 @@ async function fromFolder(get, where) {
   for (const n of SIDE_FILES) if (get(n) !== undefined) side[n] = get(n);
   if (get(INDEX) !== undefined) return fromIndex(await readText(get(INDEX), INDEX), get, side, where);
   if (get(WEIGHTS) !== undefined) return { weights: [{ name: WEIGHTS, source: get(WEIGHTS) }], index: null, side };
-  const found = SIDE_FILES.filter((n) => side[n]).length ? ` (it has ${Object.keys(side).join(', ')})` : '';
-  throw missing(`${where} hold neither ${WEIGHTS} nor ${INDEX}${found}`);
+  const found = SIDE_FILES.filter((n) => side[n]).length ? ` (there: ${Object.keys(side).join(', ')})` : '';
+  throw missing(`neither ${WEIGHTS} nor ${INDEX} is ${where}${found}`);
 }
 
-function fromIndex(indexText, get, side, where = 'the folder') {
+function fromIndex(indexText, get, side, where = 'in the folder') {
   const shards = shardNames(indexText);
   const weights = shards.map((name) => {
     const src = get(name);
-    if (src === undefined) throw missing(`${INDEX} names the shard ${name}, which ${where} do not hold`);
+    if (src === undefined) throw missing(`${INDEX} names the shard ${name}, which is not ${where}`);
     return { name, source: src };
   });
   return { weights, index: indexText, side };

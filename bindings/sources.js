@@ -8,6 +8,7 @@ import { isNode } from './checks.js';
 
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_FS = 'node:fs/promises';
+const NODE_URL = 'node:url';
 const CHUNK = 8 << 20;  // bytes read from a file at a time
 
 const sourceError = (name, message, cause) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${message}`, cause ? { cause } : {});
@@ -17,6 +18,13 @@ export async function nodeFs() {
   return isNode ? import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS) : null;
 }
 
+/** A Node path: `s` itself, or a file: URL's path (percent-decoded: a folder 'my model' is 'my%20model' in its URL). */
+export async function nodePath(s) {
+  if (!/^file:/i.test(s)) return s;
+  const { fileURLToPath } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_URL);
+  return fileURLToPath(s);
+}
+
 const isRemote = (s) => /^(https?|blob|data):/i.test(s);
 
 /**
@@ -24,11 +32,13 @@ const isRemote = (s) => /^(https?|blob|data):/i.test(s);
  * out of chunks().
  */
 class ByteSource {
-  constructor(name, size, iterator, close = async () => {}) {
+  constructor(name, size, iterator, close = async () => {}, { exact = true } = {}) {
     /** The source's name in messages. */
     this.name = name;
     /** Its size in bytes, or null when a stream does not say. */
     this.size = size;
+    /** Whether `size` is surely the bytes it gives (not so a Response's Content-Length: the server's word). */
+    this.exact = exact && size !== null;
     this._it = iterator;
     this._pending = [];   // chunks read ahead
     this._close = close;
@@ -72,20 +82,54 @@ class ByteSource {
     }
   }
 
-  async close() { await this._close(); }
+  /** Ends the source: what was not read is cancelled (a stream) or closed (a file). Idempotent. */
+  async close() {
+    const close = this._close;
+    this._close = async () => {};
+    await this._it.return?.();
+    await close();
+  }
 }
 
-async function* streamChunks(stream) {
+/**
+ * The chunks of a ReadableStream, locked from now on. return() (ByteSource.close, also after a failed load)
+ * cancels what was not read — a fetch's connection, a file being read — and releases the lock.
+ */
+function streamChunks(stream) {
   const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value instanceof Uint8Array ? value : new Uint8Array(value);
-    }
-  } finally {
+  let open = true;
+  const end = async (cancel) => {
+    if (!open) return;
+    open = false;
+    if (cancel) await reader.cancel().catch(() => {});
     reader.releaseLock();
-  }
+  };
+  return {
+    async next() {
+      if (!open) return { done: true, value: undefined };
+      let r;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        await end(false);
+        throw e;
+      }
+      if (r.done) {
+        await end(false);
+        return r;
+      }
+      const v = r.value;
+      if (v instanceof Uint8Array) return { done: false, value: v };
+      if (v instanceof ArrayBuffer) return { done: false, value: new Uint8Array(v) };
+      if (ArrayBuffer.isView(v)) return { done: false, value: new Uint8Array(v.buffer, v.byteOffset, v.byteLength) };
+      await end(true);
+      throw new TypeError(`expected chunks of bytes (Uint8Array, ArrayBuffer), got ${describe(v)}`);
+    },
+    async return() {
+      await end(true);
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 async function* bytesChunks(u8) {
@@ -124,11 +168,18 @@ async function fetched(url, name) {
 }
 
 function fromResponse(res, name, url = res.url) {
-  if (!res.ok) throw sourceError(name, `fetching '${url}' gave HTTP ${res.status}`);
-  const size = Number(res.headers.get('content-length')) || null;
+  if (!res.ok) {
+    const what = url ? `fetching '${url}' gave` : 'the Response has';  // a Response made in JS has no URL
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${what} HTTP ${res.status}`, { url: url || undefined, status: res.status });
+  }
+  // Content-Length counts the bytes as sent: compressed (Content-Encoding gzip, br) they are not the file's,
+  // and a cross-origin response may hide its encoding; so it only sizes the progress, and the loader checks
+  // the file against its header as it does a stream's.
+  const encoding = (res.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  const size = encoding === 'identity' ? Number(res.headers.get('content-length')) || null : null;
   const body = res.body ?? null;
-  if (body && body.getReader) return new ByteSource(name, size, streamChunks(body));
-  return new ByteSource(name, size, (async function* () { yield new Uint8Array(await res.arrayBuffer()); })());
+  if (body && body.getReader) return new ByteSource(name, size, streamChunks(body), undefined, { exact: false });
+  return new ByteSource(name, size, (async function* () { yield new Uint8Array(await res.arrayBuffer()); })(), undefined, { exact: false });
 }
 
 /**
@@ -159,12 +210,17 @@ export async function readText(source, name, { optional = false } = {}) {
   try {
     src = await openSource(source, name);
   } catch (e) {
-    if (optional && /HTTP 404|ENOENT/.test(e.message)) return null;
+    // Absent: 404 or 410, or 403 as object stores answer for a key that is not there (S3 without list
+    // permission); a 403 that is a real refusal shows again on the weights, which are not optional.
+    if (optional && ([403, 404, 410].includes(e.status) || /ENOENT/.test(e.message))) return null;
     throw e;
   }
   const parts = [];
-  for await (const c of src.chunks()) parts.push(c);
-  await src.close();
+  try {
+    for await (const c of src.chunks()) parts.push(c);
+  } finally {
+    await src.close();
+  }
   const n = parts.reduce((a, c) => a + c.byteLength, 0);
   const all = new Uint8Array(n);
   let at = 0;
