@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/rules.h"
 #include "io/json_fields.h"
 
 namespace aw {
@@ -21,7 +22,8 @@ using io::JsonValue;
 enum class Sliding {
   kNone,     // every layer full (llama)
   kAll,      // sliding_window, when set, on every layer (mistral, phi3)
-  kQwen,     // use_sliding_window: layers from max_window_layers on (qwen2, qwen3, smollm3)
+  kQwen,     // use_sliding_window refused: transformers 4.5x and 5.x disagree on which layers it windows (qwen2, qwen3)
+  kNoRope,   // use_sliding_window: the layers without RoPE slide (smollm3)
   kPattern,  // every sliding_window_pattern-th layer full, the others sliding (gemma3_text)
 };
 
@@ -31,6 +33,7 @@ struct Recipe {
   int64_t max_positions;           // max_position_embeddings when absent
   double rms_eps, rope_theta;
   int64_t head_dim;                // head_dim when absent (0: hidden_size / num_attention_heads)
+  int64_t kv_heads;                // num_key_value_heads when absent (0: num_attention_heads; null is always that)
   bool tied;                       // tie_word_embeddings when absent
   const char* act_key;             // "hidden_act" or "hidden_activation"
   const char* act;                 // the activation its MLP has
@@ -40,20 +43,20 @@ struct Recipe {
   std::optional<int64_t> window;   // sliding_window when absent
 };
 constexpr Recipe kRecipes[] = {
-    {"llama", 2048, 1e-6, 10000.0, 0, false, "hidden_act", "silu", false, true, true, false, false, false, false, false,
-     Sliding::kNone, std::nullopt},
-    {"qwen2", 32768, 1e-6, 10000.0, 0, false, "hidden_act", "silu", true, false, false, false, false, false, false,
+    {"llama", 2048, 1e-6, 10000.0, 0, 0, false, "hidden_act", "silu", false, true, true, false, false, false, false,
+     false, Sliding::kNone, std::nullopt},
+    {"qwen2", 32768, 1e-6, 10000.0, 0, 32, false, "hidden_act", "silu", true, false, false, false, false, false, false,
      false, Sliding::kQwen, 4096},
-    {"qwen3", 32768, 1e-6, 10000.0, 128, false, "hidden_act", "silu", false, true, false, true, false, false, false,
+    {"qwen3", 32768, 1e-6, 10000.0, 128, 32, false, "hidden_act", "silu", false, true, false, true, false, false, false,
      false, Sliding::kQwen, 4096},
-    {"mistral", 4096 * 32, 1e-6, 10000.0, 0, false, "hidden_act", "silu", false, false, false, false, false, false,
+    {"mistral", 4096 * 32, 1e-6, 10000.0, 0, 8, false, "hidden_act", "silu", false, false, false, false, false, false,
      false, false, Sliding::kAll, 4096},
-    {"gemma3_text", 131072, 1e-6, 1000000.0, 256, true, "hidden_activation", "gelu_pytorch_tanh", false, true, false,
-     true, true, false, false, false, Sliding::kPattern, 4096},
-    {"phi3", 4096, 1e-5, 10000.0, 0, false, "hidden_act", "silu", false, false, false, false, false, true, false, true,
-     Sliding::kAll, std::nullopt},
-    {"smollm3", 32768, 1e-6, 2000000.0, 0, true, "hidden_act", "silu", false, true, true, false, false, false, true,
-     false, Sliding::kQwen, std::nullopt},
+    {"gemma3_text", 131072, 1e-6, 1000000.0, 256, 4, true, "hidden_activation", "gelu_pytorch_tanh", false, true,
+     false, true, true, false, false, false, Sliding::kPattern, 4096},
+    {"phi3", 4096, 1e-5, 10000.0, 0, 0, false, "hidden_act", "silu", false, false, false, false, false, true, false,
+     true, Sliding::kAll, std::nullopt},
+    {"smollm3", 32768, 1e-6, 2000000.0, 0, 4, true, "hidden_act", "silu", false, true, true, false, false, false, true,
+     false, Sliding::kNoRope, std::nullopt},
 };
 
 std::string FamilyList() {
@@ -82,13 +85,13 @@ bool BoolOr(const FieldReader& c, const char* key, bool def) {
   return v && v->type == JsonType::kBool ? v->boolean : def;
 }
 
-const char* const kRopeTypes = "\"default\", \"linear\", \"dynamic\", \"yarn\", \"llama3\" or \"longrope\"";
+const char* const kRopeTypes = "\"default\", \"linear\", \"dynamic\", \"yarn\" or \"llama3\"";
 
 // One RoPE spec from an object (rope_scaling, rope_parameters or one of its layer types) at `path` (".rope_scaling"):
 // its type ("rope_type", or "type" in older saves) and that type's fields, each named if of the wrong kind or not
 // the type's. theta_ok: "rope_theta" may be in it (5.x). top_omax: the config's own
 // original_max_position_embeddings (Phi-3 writes it beside rope_scaling), or 0.
-Status ReadRopeSpec(const FieldReader& c, const JsonValue& o, const std::string& path, bool theta_ok,
+Status ReadRopeSpec(const FieldReader& c, const Recipe& r, const JsonValue& o, const std::string& path, bool theta_ok,
                     int64_t top_omax, RopeSpec* s, double* theta, bool* has_theta, double* partial) {
   const JsonValue* t1 = o.Find("rope_type");
   const JsonValue* t2 = o.Find("type");
@@ -101,9 +104,16 @@ Status ReadRopeSpec(const FieldReader& c, const JsonValue& o, const std::string&
     if (!t->is_string()) return c.Fail(tkey, std::string("one of ") + kRopeTypes, Describe(t));
     s->type = t->str;
   }
+  // Phi-3's config renames its older names of longrope ("su", "yarn"), and runs longrope only; longrope is
+  // Phi-3's alone.
+  if (r.partial_rotary && (s->type == "su" || s->type == "yarn")) s->type = "longrope";
   const std::string& ty = s->type;
-  const bool known = ty == "default" || ty == "linear" || ty == "dynamic" || ty == "yarn" || ty == "llama3" || ty == "longrope";
-  if (!known) return c.Fail(tkey, std::string("one of ") + kRopeTypes, Describe(t));
+  if (r.partial_rotary && ty != "default" && ty != "longrope")
+    return c.Fail(tkey, "\"longrope\" (or its older names \"su\" and \"yarn\"): Phi-3 runs no other scaled RoPE", Describe(t));
+  const bool known = ty == "default" || ty == "linear" || ty == "dynamic" || ty == "yarn" || ty == "llama3" ||
+                     (ty == "longrope" && r.partial_rotary);
+  if (!known)
+    return c.Fail(tkey, std::string("one of ") + kRopeTypes + (ty == "longrope" ? " (longrope is Phi-3's)" : ""), Describe(t));
   // The fields each type reads (HF ignores others with a warning; here they are refused: a field that is
   // not read is a field whose meaning the file and the model could disagree on).
   auto allowed = [&](const std::string& k) {
@@ -207,14 +217,17 @@ Status ReadRope(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
     // 5.x. Gemma 3: one per layer type ({"full_attention": {…}, "sliding_attention": {…}}).
     const JsonValue* full = rp->Find("full_attention");
     const JsonValue* local = rp->Find("sliding_attention");
-    if (r.gemma && (full || local)) {
+    if (r.gemma && !full && !local)
+      return c.FailAt("rope_parameters", "an object per layer type ({\"full_attention\": {…}, \"sliding_attention\": "
+                                         "{…}}): Gemma 3's layers have two RoPEs");
+    if (r.gemma) {
       for (const io::JsonMember& m : rp->members)
         if (m.key != "full_attention" && m.key != "sliding_attention")
           return c.Fail(".rope_parameters" + io::KeyPath(m.key), "no such key (Gemma 3's rope_parameters has "
                                                                  "full_attention and sliding_attention)", Describe(&m.value));
       if (full) {
         if (!full->is_object()) return c.Fail(".rope_parameters.full_attention", "an object", Describe(full));
-        AW_RETURN_IF_ERROR(ReadRopeSpec(c, *full, ".rope_parameters.full_attention", true, 0, &s->rope, &theta, &has_theta, &partial));
+        AW_RETURN_IF_ERROR(ReadRopeSpec(c, r, *full, ".rope_parameters.full_attention", true, 0, &s->rope, &theta, &has_theta, &partial));
         s->rope_key = "rope_parameters.full_attention";
         if (has_theta) { s->rope.theta = theta; s->rope_theta_key = "rope_parameters.full_attention.rope_theta"; }
       }
@@ -222,11 +235,11 @@ Status ReadRope(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
         if (!local->is_object()) return c.Fail(".rope_parameters.sliding_attention", "an object", Describe(local));
         bool lt = false;
         double ltheta = 0;
-        AW_RETURN_IF_ERROR(ReadRopeSpec(c, *local, ".rope_parameters.sliding_attention", true, 0, &s->rope_local, &ltheta, &lt, &partial));
+        AW_RETURN_IF_ERROR(ReadRopeSpec(c, r, *local, ".rope_parameters.sliding_attention", true, 0, &s->rope_local, &ltheta, &lt, &partial));
         if (lt) { s->rope_local.theta = ltheta; s->local_theta_key = "rope_parameters.sliding_attention.rope_theta"; }
       }
     } else {
-      AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rp, ".rope_parameters", true, top_omax, &s->rope, &theta, &has_theta, &partial));
+      AW_RETURN_IF_ERROR(ReadRopeSpec(c, r, *rp, ".rope_parameters", true, top_omax, &s->rope, &theta, &has_theta, &partial));
       s->rope_key = "rope_parameters";
       if (has_theta) {
         // Both generations' bases given: they must agree. (A base that is no base at all, 0 or "1e6", is
@@ -238,17 +251,10 @@ Status ReadRope(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
         s->rope_theta_key = "rope_parameters.rope_theta";
       }
     }
-    if (has_rs) {  // both generations: the same spec, or refused
-      RopeSpec other;
-      double t2 = 0, p2 = 1;
-      bool h2 = false;
-      AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rs, ".rope_scaling", false, top_omax, &other, &t2, &h2, &p2));
-      if (other.type != "default" && other.type != s->rope.type)
-        return c.Fail(".rope_scaling", "the same RoPE as rope_parameters (rope_type \"" + s->rope.type + "\") when both "
-                                       "are given", Describe(rs));
-    }
+    if (has_rs) return c.FailAt("rope_scaling", "null when rope_parameters is given (the RoPE of transformers 5.x: "
+                                                "one of the two, not both)");
   } else if (has_rs) {  // 4.x
-    AW_RETURN_IF_ERROR(ReadRopeSpec(c, *rs, ".rope_scaling", false, top_omax, &s->rope, &theta, &has_theta, &partial));
+    AW_RETURN_IF_ERROR(ReadRopeSpec(c, r, *rs, ".rope_scaling", false, top_omax, &s->rope, &theta, &has_theta, &partial));
   }
   if (r.gemma && s->local_theta_key == "rope_local_base_freq")
     s->rope_local.theta = NumberOr(c.Get("rope_local_base_freq"), 10000.0);
@@ -261,47 +267,19 @@ Status ReadRope(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
   return Status::OK();
 }
 
-// Which layers slide, per the family's way of saying it (5.x layer_types wins where given).
+// Which layers slide, per the family's way of saying it (5.x layer_types wins where given), and, for SmolLM3,
+// which have no RoPE.
 Status ReadLayers(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
   const int64_t L = s->layers > 0 && s->layers <= 4096 ? s->layers : 0;
-  const JsonValue* sw = c.Get("sliding_window");
-  const bool window_set = sw ? sw->type != JsonType::kNull : r.window.has_value();
-  const int64_t window = sw ? IntOr(sw, 0) : r.window.value_or(0);
-  std::vector<uint8_t> sliding;
-  if (const JsonValue* lt = c.Get("layer_types"); lt && lt->type != JsonType::kNull) {
-    AW_RETURN_IF_ERROR(ReadLayerTypes(c, *lt, &sliding));
-    if (int64_t(sliding.size()) != L && L > 0)
-      return c.Fail(".layer_types", "a list of num_hidden_layers (" + std::to_string(L) + ") entries", Describe(lt));
-  } else if (r.sliding == Sliding::kAll) {
-    if (window_set) sliding.assign(size_t(L), 1);
-  } else if (r.sliding == Sliding::kQwen) {
-    AW_RETURN_IF_ERROR(c.OptionalBool("use_sliding_window"));
-    if (BoolOr(c, "use_sliding_window", false) && window_set) {
-      const int64_t from = IntOr(c.Get("max_window_layers"), 28);
-      for (int64_t i = 0; i < L; ++i) sliding.push_back(i >= from);
-    }
-  } else if (r.sliding == Sliding::kPattern) {
-    const int64_t pattern = IntOr(c.Get("sliding_window_pattern"), 6);
-    if (pattern < 1) return c.FailAt("sliding_window_pattern", "an integer >= 1");
-    for (int64_t i = 0; i < L; ++i) sliding.push_back((i + 1) % pattern != 0);
-  } else if (sw && sw->type != JsonType::kNull) {
-    return c.FailAt("sliding_window", "null (\"" + std::string(r.model_type) + "\" has no sliding-window layers)");
-  }
-  bool any = false;
-  for (uint8_t v : sliding) any = any || v;
-  if (any) {
-    if (!window_set) return c.FailAt("sliding_window", "an integer (layer_types has sliding layers)");
-    s->sliding_window = window;
-    s->layer_sliding = std::move(sliding);
-  }
   if (r.no_rope) {  // SmolLM3: no_rope_layers[i] = 1 for a layer with RoPE; default every 4th without
     if (const JsonValue* nr = c.Get("no_rope_layers"); nr && nr->type != JsonType::kNull) {
-      if (!nr->is_array() || int64_t(nr->items.size()) != L)
-        return c.Fail(".no_rope_layers", "a list of num_hidden_layers (" + std::to_string(L) + ") 0s and 1s", Describe(nr));
-      for (size_t i = 0; i < nr->items.size(); ++i) {
+      if (!nr->is_array() || int64_t(nr->items.size()) < L)
+        return c.Fail(".no_rope_layers", "a list of at least num_hidden_layers (" + std::to_string(L) + ") 0s and 1s",
+                      Describe(nr));
+      for (size_t i = 0; i < size_t(L); ++i) {
         const JsonValue& x = nr->items[i];
         if (!(x.is_number() && (x.number == 0 || x.number == 1)))
-          return c.Fail(".no_rope_layers[" + std::to_string(i) + "]", "0 or 1", Describe(&x));
+          return c.Fail(".no_rope_layers[" + std::to_string(i) + "]", "0 (no RoPE) or 1 (RoPE)", Describe(&x));
         s->layer_rope.push_back(x.number == 1);
       }
     } else {
@@ -309,6 +287,75 @@ Status ReadLayers(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
       if (interval < 1) return c.FailAt("no_rope_layer_interval", "an integer >= 1");
       for (int64_t i = 0; i < L; ++i) s->layer_rope.push_back((i + 1) % interval != 0);
     }
+  }
+  const JsonValue* sw = c.Get("sliding_window");
+  const bool window_set = sw ? sw->type != JsonType::kNull : r.window.has_value();
+  const int64_t window = sw ? IntOr(sw, 0) : r.window.value_or(0);
+  const JsonValue* lt = c.Get("layer_types");
+  if (lt && lt->type == JsonType::kNull) lt = nullptr;
+  std::vector<uint8_t> sliding;
+  if (lt) {
+    if (r.sliding == Sliding::kAll && !r.partial_rotary)
+      return c.FailAt("layer_types", "absent (MistralModel does not read it; per-layer windows are model_type "
+                                     "\"ministral\")");
+    AW_RETURN_IF_ERROR(ReadLayerTypes(c, *lt, &sliding));
+    if (int64_t(sliding.size()) != L && L > 0)
+      return c.Fail(".layer_types", "a list of num_hidden_layers (" + std::to_string(L) + ") entries", Describe(lt));
+  }
+  switch (r.sliding) {
+    case Sliding::kNone:
+      if (sw && sw->type != JsonType::kNull)
+        return c.FailAt("sliding_window", "null (\"" + std::string(r.model_type) + "\" has no sliding-window layers)");
+      break;
+    case Sliding::kAll: {  // Mistral, Phi-3: the window, when set, on every layer
+      const std::vector<uint8_t> all(size_t(L), window_set ? 1 : 0);
+      if (lt && sliding != all)
+        return c.FailAt("layer_types", std::string("\"") + (window_set ? "sliding" : "full") +
+                                           "_attention\" for every layer (Phi-3's sliding_window is every layer's)");
+      sliding = all;
+      break;
+    }
+    case Sliding::kQwen:
+      AW_RETURN_IF_ERROR(c.OptionalBool("use_sliding_window"));
+      if (BoolOr(c, "use_sliding_window", false))
+        return c.FailAt("use_sliding_window", "false (transformers 4.5x windowed every layer, 5.x only those from "
+                                              "max_window_layers: the generations disagree)");
+      if (lt)
+        for (size_t i = 0; i < sliding.size(); ++i)
+          if (sliding[i]) return c.Fail(".layer_types[" + std::to_string(i) + "]", "\"full_attention\" (use_sliding_window is false)",
+                                        Describe(&lt->items[i]));
+      sliding.clear();
+      break;
+    case Sliding::kNoRope: {  // SmolLM3: with use_sliding_window, the layers without RoPE slide
+      AW_RETURN_IF_ERROR(c.OptionalBool("use_sliding_window"));
+      const bool on = BoolOr(c, "use_sliding_window", false) && window_set;
+      if (!lt) {
+        for (int64_t i = 0; i < L; ++i) sliding.push_back(on && !s->uses_rope(size_t(i)));
+      } else {
+        for (uint8_t v : sliding)
+          if (v && !on) return c.FailAt("use_sliding_window", "true, with a sliding_window (layer_types has sliding layers)");
+      }
+      break;
+    }
+    case Sliding::kPattern: {  // Gemma 3: every pattern-th layer full
+      const JsonValue* pat = c.Get("sliding_window_pattern");
+      const int64_t pattern = IntOr(pat, 6);
+      if (pattern < 1) return c.FailAt("sliding_window_pattern", "an integer >= 1");
+      std::vector<uint8_t> from_pattern;
+      for (int64_t i = 0; i < L; ++i) from_pattern.push_back((i + 1) % pattern != 0);
+      if (lt && pat && pat->type != JsonType::kNull && sliding != from_pattern)
+        return c.FailAt("layer_types", "the layers of sliding_window_pattern " + std::to_string(pattern) +
+                                           " when both are given (transformers 4.50-4.52 read only the pattern)");
+      if (!lt) sliding = from_pattern;
+      break;
+    }
+  }
+  bool any = false;
+  for (uint8_t v : sliding) any = any || v;
+  if (any) {
+    if (!window_set) return c.FailAt("sliding_window", "an integer (layer_types has sliding layers)");
+    s->sliding_window = window;
+    s->layer_sliding = std::move(sliding);
   }
   return Status::OK();
 }
@@ -340,14 +387,25 @@ Status ReadCausalLmConfig(const JsonValue& hf, const std::string& root, CausalLm
   if (const JsonValue* tp = c.Get("pretraining_tp"); tp && !(tp->is_number() && tp->number == 1.0))
     return c.FailAt("pretraining_tp", "1");
   AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
-  if (r.attention_bias) AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
-  if (r.mlp_bias) AW_RETURN_IF_ERROR(c.OptionalBool("mlp_bias"));
+  AW_RETURN_IF_ERROR(c.OptionalBool("attention_bias"));
+  AW_RETURN_IF_ERROR(c.OptionalBool("mlp_bias"));
+  // A bias the family's modelling code does not have: transformers ignores the key; refused, as the file asks for
+  // biases the model would not add.
+  for (auto [key, has] : {std::pair{"attention_bias", r.attention_bias}, std::pair{"mlp_bias", r.mlp_bias}})
+    if (!has && BoolOr(c, key, false))
+      return c.FailAt(key, "false (\"" + std::string(r.model_type) + "\" has no " +
+                               (std::string(key) == "attention_bias" ? "attention" : "MLP") + " biases)");
   s.vocab = IntOr(c.Get("vocab_size"), io::kUnreadInt);
   s.hidden = IntOr(c.Get("hidden_size"), io::kUnreadInt);
   s.intermediate = IntOr(c.Get("intermediate_size"), io::kUnreadInt);
   s.layers = IntOr(c.Get("num_hidden_layers"), io::kUnreadInt);
   s.heads = IntOr(c.Get("num_attention_heads"), io::kUnreadInt);
-  s.kv_heads = IntOr(c.Get("num_key_value_heads"), s.heads);
+  // num_key_value_heads absent: the family's default (its config class's); null: num_attention_heads.
+  const JsonValue* kvh = c.Get("num_key_value_heads");
+  s.kv_heads = !kvh ? (r.kv_heads ? r.kv_heads : s.heads) : IntOr(kvh, s.heads);
+  if (!kvh && r.kv_heads && s.heads > 0 && s.heads % r.kv_heads != 0)
+    return c.FailAt("num_key_value_heads", "a divisor of num_attention_heads (" + std::to_string(s.heads) + "): absent, it is " +
+                                               r.model_type + "'s default " + std::to_string(r.kv_heads));
   // head_dim absent: the family's default, else hidden_size / num_attention_heads when that is an even integer;
   // else 0, which Init refuses naming both.
   const bool even_split = s.hidden > 0 && s.heads > 0 && s.hidden % s.heads == 0 && (s.hidden / s.heads) % 2 == 0;
@@ -366,18 +424,35 @@ Status ReadCausalLmConfig(const JsonValue& hf, const std::string& root, CausalLm
     s.embed_scale = std::sqrt(double(s.hidden > 0 ? s.hidden : 1));
     const double qpas = NumberOr(c.Get("query_pre_attn_scalar"), 256.0);
     s.query_scale = qpas > 0 ? std::pow(qpas, -0.5) : std::numeric_limits<double>::quiet_NaN();
-    for (auto [key, dst] : {std::pair{"attn_logit_softcapping", &s.attn_softcap},
-                            std::pair{"final_logit_softcapping", &s.final_softcap}}) {
-      const JsonValue* v = c.Get(key);
-      *dst = !v || v->type == JsonType::kNull ? 0.0 : NumberOr(v, std::numeric_limits<double>::quiet_NaN());
-      if (!(*dst == 0.0 || (*dst > 0 && std::isfinite(*dst)))) return c.FailAt(key, "null or a number > 0");
-    }
+    const JsonValue* v = c.Get("final_logit_softcapping");
+    s.final_softcap = !v || v->type == JsonType::kNull ? 0.0 : NumberOr(v, std::numeric_limits<double>::quiet_NaN());
+    if (!(s.final_softcap == 0.0 || (s.final_softcap > 0 && std::isfinite(s.final_softcap))))
+      return c.FailAt("final_logit_softcapping", "null or a number > 0");
+    // Gemma3Attention keeps attn_logit_softcapping but never applies it (Gemma 2's does): a value would be
+    // ignored by transformers, so it is refused rather than guessed (Gemma 3's checkpoints have null).
+    if (!c.Missing("attn_logit_softcapping"))
+      return c.FailAt("attn_logit_softcapping", "null (transformers' Gemma 3 does not soft-cap its attention scores)");
+    if (const JsonValue* b = c.Get("use_bidirectional_attention"); b && !(b->type == JsonType::kBool && !b->boolean) &&
+                                                                   b->type != JsonType::kNull)
+      return c.FailAt("use_bidirectional_attention", "false (bidirectional attention is not a causal LM)");
   } else {
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
       if (!c.Missing(key)) return c.FailAt(key, "null (\"" + std::string(r.model_type) + "\" has no soft-capping)");
   }
   AW_RETURN_IF_ERROR(ReadRope(c, r, &s));
   AW_RETURN_IF_ERROR(ReadLayers(c, r, &s));
+  if (r.partial_rotary) {  // Phi-3: head_dim is hidden_size / num_attention_heads; longrope's factor is max / original
+    if (const JsonValue* hd = c.Get("head_dim"); hd && hd->type != JsonType::kNull && s.heads > 0 && s.hidden > 0 &&
+                                                 s.head_dim != s.hidden / s.heads)
+      return c.FailAt("head_dim", "hidden_size / num_attention_heads (" + std::to_string(s.hidden / s.heads) +
+                                      "): Phi-3 derives it");
+    if (s.rope.type == "longrope" && s.rope.factor != 0 && s.rope.original_max > 0 && s.max_positions > 0 &&
+        s.rope.factor != double(s.max_positions) / double(s.rope.original_max))
+      return c.Fail("." + s.rope_key + ".factor", "max_position_embeddings / original_max_position_embeddings (" +
+                                                       NumStr(double(s.max_positions) / double(s.rope.original_max)) +
+                                                       ") or absent: transformers versions read it differently",
+                    Describe(c.Get(s.rope_key) ? c.Get(s.rope_key)->Find("factor") : nullptr));
+  }
   if (!s.has_local_rope) s.rope_local = s.rope;
   if (!c.Missing("bos_token_id")) s.bos_id = IntOr(c.Get("bos_token_id"), 0);
   if (!c.Missing("pad_token_id")) s.pad_id = IntOr(c.Get("pad_token_id"), 0);
@@ -398,7 +473,7 @@ std::string CausalLmConfigJson(const CausalLmConfig& c) {
   return "{\"modelType\": \"" + c.model_type + "\", \"vocabSize\": " + std::to_string(c.vocab) +
          ", \"hiddenSize\": " + std::to_string(c.hidden) + ", \"numLayers\": " + std::to_string(c.layers) +
          ", \"numHeads\": " + std::to_string(c.heads) + ", \"numKeyValueHeads\": " + std::to_string(c.kv_heads) +
-         ", \"headDim\": " + std::to_string(c.head_dim) + ", \"maxPositions\": " + std::to_string(c.max_positions) +
+         ", \"headDim\": " + std::to_string(c.head_dim) + ", \"maxPositions\": " + std::to_string(c.position_limit()) +
          ", \"attentionWindow\": " + (c.attention_window > 0 ? std::to_string(c.attention_window) : "null") +
          ", \"slidingWindow\": " + (c.sliding_window > 0 ? std::to_string(c.sliding_window) : "null") +
          ", \"ropeType\": \"" + c.rope.type + "\"" +

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/status.h"
 #include "io/json.h"
 #include "layers/rope_scaling.h"
@@ -50,7 +51,7 @@ struct CausalLmConfig {
                                    // pre_feedforward_layernorm / post_feedforward_layernorm around the MLP
   double embed_scale = 0;          // Gemma: embeddings × float32(√hidden); 0: none
   double query_scale = 0;          // the scores' scale: query_pre_attn_scalar^-½ (Gemma); 0: head_dim^-½
-  double attn_softcap = 0, final_softcap = 0;  // Gemma: cap · tanh(x / cap) on the scores / the logits; 0: none
+  double final_softcap = 0;        // Gemma: cap · tanh(logits / cap); 0: none
   // RoPE: the spec of full-attention layers and, for Gemma 3, of sliding ones; the rotated dims of a head:
   // int(head_dim · partial_rotary_factor) (Phi-3, Phi-4-mini rotate part of each head).
   RopeSpec rope, rope_local;
@@ -68,6 +69,9 @@ struct CausalLmConfig {
   std::vector<int64_t> eos_ids;
   int64_t attention_window = 0;    // a file's attentionWindow: the window generate() uses by default (0: all keys)
 
+  // Positions a sequence may reach: max_position_embeddings, but for dynamic RoPE, whose point is to go past it
+  // (HF sets no bound: here core/limits.h's).
+  int64_t position_limit() const { return rope.type == "dynamic" ? kMaxPositions : max_positions; }
   bool sliding(size_t layer) const { return layer < layer_sliding.size() && layer_sliding[layer]; }
   bool uses_rope(size_t layer) const { return layer >= layer_rope.size() || layer_rope[layer]; }
 };

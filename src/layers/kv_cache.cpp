@@ -1,5 +1,7 @@
 #include "layers/kv_cache.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "core/workspace.h"
@@ -8,6 +10,7 @@ namespace aw {
 
 Status KvCache::Init(size_t layers, size_t b, size_t cap, size_t w, const char* what) {
   batch = b; capacity = cap; width = w; len = 0;
+  ids.clear();
   k.clear();
   v.clear();
   k.resize(layers);
@@ -30,6 +33,12 @@ Status KvCache::Reorder(const int32_t* parents, size_t n) {
         std::memcpy(tmp + b * rows, buf->data() + size_t(parents[b]) * seq_stride(), rows * sizeof(float));
       for (size_t b = 0; b < n; ++b) std::memcpy(buf->data() + b * seq_stride(), tmp + b * rows, rows * sizeof(float));
     }
+  if (!ids.empty()) {
+    std::vector<int32_t> kept(ids);
+    for (size_t b = 0; b < n; ++b)
+      std::copy(kept.begin() + ptrdiff_t(size_t(parents[b]) * capacity), kept.begin() + ptrdiff_t(size_t(parents[b]) * capacity + len),
+                ids.begin() + ptrdiff_t(b * capacity));
+  }
   return Status::OK();
 }
 

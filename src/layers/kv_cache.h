@@ -19,6 +19,9 @@ namespace aw {
 struct KvCache {
   size_t batch = 0, capacity = 0, width = 0, len = 0;
   std::vector<Buffer> k, v;  // per layer
+  // The ids of the cached positions (batch, capacity), kept by a causal LM whose family may recompute the whole
+  // sequence (Phi-3's longrope, when the sequence passes original_max_position_embeddings); else empty.
+  std::vector<int32_t> ids;
 
   // Sizes the cache for `layers` layers of `batch` sequences of up to `capacity` positions; len = 0.
   // `what` names it in the out-of-memory message.

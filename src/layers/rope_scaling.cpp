@@ -13,10 +13,9 @@ namespace {
 
 // base^(float32(2i) / dim), as `base ** (torch.arange(0, dim, 2).float() / dim)`: the exponent a float32
 // division, the power of float32 operands correctly rounded to float32.
-float PowerOf(double base, size_t i, int64_t dim) {
-  const float e = float(2 * i) / float(dim);
-  return float(std::pow(double(float(base)), double(e)));
-}
+float PowF(float base, float e) { return float(std::pow(double(base), double(e))); }
+
+float PowerOf(double base, size_t i, int64_t dim) { return PowF(float(base), float(2 * i) / float(dim)); }
 
 void DefaultInv(double base, int64_t dim, float* inv) {
   for (size_t i = 0; i < size_t(dim / 2); ++i) inv[i] = 1.0f / PowerOf(base, i, dim);
@@ -34,11 +33,16 @@ void RopeFrequencies(const RopeSpec& s, int64_t dim, int64_t max_positions, int6
     DefaultInv(s.theta, dim, inv);
     for (size_t i = 0; i < h; ++i) inv[i] = inv[i] / float(s.factor);
   } else if (s.type == "dynamic") {
-    // seq_len = max(n, max_position_embeddings); base · ((factor · seq_len / max) − (factor − 1))^(dim / (dim − 2))
-    const double max = double(max_positions);
-    const double seq = std::max(double(n), max);
-    const double base = s.theta * std::pow(s.factor * seq / max - (s.factor - 1.0), double(dim) / double(dim - 2));
-    DefaultInv(base, dim, inv);
+    // Past max_position_embeddings M: the base grown as HF grows it, every operation on float32 tensors (the
+    // call's length n is a tensor there): base · ((factor · n / M) − (factor − 1))^(dim / (dim − 2)).
+    if (n <= max_positions) {
+      DefaultInv(s.theta, dim, inv);
+    } else {
+      const float grown = (float(s.factor) * float(n)) / float(max_positions) - float(s.factor - 1.0);
+      const float power = PowF(grown, float(double(dim) / double(dim - 2)));
+      const float base = float(s.theta) * power;
+      for (size_t i = 0; i < h; ++i) inv[i] = 1.0f / PowF(base, float(2 * i) / float(dim));
+    }
   } else if (s.type == "yarn") {
     const double omax = double(s.original_max > 0 ? s.original_max : max_positions);
     const double factor = s.factor;
@@ -67,15 +71,16 @@ void RopeFrequencies(const RopeSpec& s, int64_t dim, int64_t max_positions, int6
       inv[i] = interpolation * (1.0f - extra) + extrapolation * extra;
     }
   } else if (s.type == "llama3") {
+    // `scalar / tensor` is torch's reciprocal then a product: 2π / inv and original_max / wavelen round twice.
     DefaultInv(s.theta, dim, inv);
     const double old_len = double(s.original_max);
     const double low_wavelen = old_len / s.low_freq_factor, high_wavelen = old_len / s.high_freq_factor;
     const float factor = float(s.factor), lff = float(s.low_freq_factor);
     const float span = float(s.high_freq_factor - s.low_freq_factor);
     for (size_t i = 0; i < h; ++i) {
-      const float wavelen = float(2.0 * M_PI) / inv[i];
+      const float wavelen = (1.0f / inv[i]) * float(2.0 * M_PI);
       const float scaled = wavelen > float(low_wavelen) ? inv[i] / factor : inv[i];  // inv_freq_llama
-      const float smooth = (float(old_len) / wavelen - lff) / span;
+      const float smooth = ((1.0f / wavelen) * float(old_len) - lff) / span;
       const float smoothed = (1.0f - smooth) * scaled / factor + smooth * scaled;
       const bool medium = !(wavelen < float(high_wavelen)) && !(wavelen > float(low_wavelen));
       inv[i] = medium ? smoothed : scaled;

@@ -4,9 +4,8 @@
 //
 //   default    inv[i] = 1 / base^(float32(2i) / dim)                               (rotary.h's theta)
 //   linear     inv / factor
-//   dynamic    the default with base · ((factor · n / max) − (factor − 1))^(dim / (dim − 2)) when the
-//              call's sequence length n > max (max: original_max_position_embeddings, else
-//              max_position_embeddings)
+//   dynamic    the default while the call's sequence length n <= max_position_embeddings M; past it the base
+//              grown to base · ((factor · n / M) − (factor − 1))^(dim / (dim − 2)), in float32 (HF's tensors)
 //   yarn       a blend of inv and inv / factor over a linear ramp between the correction dims of
 //              beta_fast and beta_slow; attention_factor given, or 0.1 · ln(factor) + 1 (mscale forms)
 //   llama3     low frequencies / factor, high ones kept, a smooth blend between (Llama 3.1 / 3.2)
@@ -27,7 +26,7 @@ struct RopeSpec {
   double theta = 10000.0;           // the base
   double factor = 1.0;              // linear, dynamic, yarn, llama3; longrope: the derived scale when absent
   double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
-  int64_t original_max = 0;         // original_max_position_embeddings (llama3, yarn, longrope, dynamic); 0: absent
+  int64_t original_max = 0;         // original_max_position_embeddings (llama3, yarn, longrope); 0: absent
   double beta_fast = 32.0, beta_slow = 1.0;               // yarn
   std::optional<double> attention_factor;                 // yarn, longrope: given, else derived
   std::optional<double> mscale, mscale_all_dim;           // yarn (DeepSeek-style configs)

@@ -209,8 +209,10 @@ const PackedWeight& CausalLm::Head() const {
 
 Status CausalLm::Begin(size_t batch, size_t capacity, KvCache* c) const {
   AW_RETURN_IF_ERROR(IntInRange("batch", int64_t(batch), 1, kMaxBeams));
-  AW_RETURN_IF_ERROR(IntInRange("positions", int64_t(capacity), 1, cfg_.max_positions));
-  return c->Init(layers_.size(), batch, capacity, size_t(cfg_.kv_heads * cfg_.head_dim));
+  AW_RETURN_IF_ERROR(IntInRange("positions", int64_t(capacity), 1, cfg_.position_limit()));
+  AW_RETURN_IF_ERROR(c->Init(layers_.size(), batch, capacity, size_t(cfg_.kv_heads * cfg_.head_dim)));
+  if (cfg_.rope.type == "longrope") c->ids.assign(batch * capacity, 0);  // the sequence may be recomputed (Append)
+  return Status::OK();
 }
 
 Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t window, float* attention) {
@@ -311,7 +313,6 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
           sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
           sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
           sh.scale = scale;
-          sh.softcap = float(c.attn_softcap);
           sh.causal = true;
           sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
           sh.window = win;
@@ -395,7 +396,7 @@ void CausalLm::Logits(size_t n, float* x, float* logits) const {
 
 Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits) {
   AW_RETURN_IF_ERROR(IntInRange("ids.shape[0] (batch)", B, 1, kMaxElements));
-  AW_RETURN_IF_ERROR(IntInRange("ids.shape[1] (tokens)", T, 1, cfg_.max_positions));
+  AW_RETURN_IF_ERROR(IntInRange("ids.shape[1] (tokens)", T, 1, cfg_.position_limit()));
   AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, B * T, "ids"));
   const size_t V = size_t(cfg_.vocab), E = size_t(cfg_.hidden);
   if (NumelChecked({B, T, cfg_.vocab}) < 0)
@@ -426,6 +427,21 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
   const size_t B = cache->batch, E = size_t(cfg_.hidden), V = size_t(cfg_.vocab);
   AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, int64_t(B * T), "ids"));
   ScratchScope scope;
+  if (!cache->ids.empty()) {
+    // Phi-3's longrope: the ids kept; the first time the sequence passes original_max_position_embeddings, the
+    // cache is dropped and every position recomputed with the long factors, as transformers' Phi-3 generate
+    // does (prepare_inputs_for_generation), so that every key carries the same RoPE.
+    const size_t cap = cache->capacity, O = size_t(cfg_.rope.original_max), len = cache->len;
+    for (size_t b = 0; b < B; ++b) std::copy(ids + b * T, ids + (b + 1) * T, cache->ids.begin() + ptrdiff_t(b * cap + len));
+    if (len > 0 && len <= O && len + T > O) {
+      int32_t* all = nullptr;
+      AW_RETURN_IF_ERROR(scope.Take(B * (len + T), "the sequence's ids", &all));
+      for (size_t b = 0; b < B; ++b)
+        std::copy(cache->ids.begin() + ptrdiff_t(b * cap), cache->ids.begin() + ptrdiff_t(b * cap + len + T), all + b * (len + T));
+      cache->len = 0;
+      return Append(cache, all, len + T, window, logits, attention);
+    }
+  }
   float* x = nullptr;
   AW_RETURN_IF_ERROR(scope.Take(B * T * E, "hidden rows", &x));
   Embed(B * T, ids, x);

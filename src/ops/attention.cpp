@@ -64,13 +64,6 @@ size_t WindowStart(const AttnShape& sh, size_t i) {
   return sh.window && end > sh.window ? end - sh.window : 0;
 }
 
-// Gemma's soft-capping of the scores: tanh(s / cap) · cap, in float32 as HF's `attn_weights / softcap`,
-// `torch.tanh`, `* softcap`.
-void SoftCap(size_t rows, size_t n, float* s, size_t lds, float cap) {
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t j = 0; j < n; ++j) s[r * lds + j] = std::tanh(s[r * lds + j] / cap) * cap;
-}
-
 // The masks of `head` on scores s (rows lds apart) of query rows
 // [i0, i0 + rows) and keys [c0, c0 + n).
 void ApplyMasks(const AttnShape& sh, const AttnHead& h, size_t i0, size_t rows, size_t c0, size_t n, float* s,
@@ -240,7 +233,6 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
         if (wb && nl < n)
           for (size_t r = 0; r < rows; ++r) kernels::f32_fill(n - nl, s + r * lds + nl, kNegInf);
         kernels::f32_gemm_pp(rows, nl, sh.hd, s, lds, qp, kpack + c * kC * sh.hd, sh.hd, nullptr, false);
-        if (sh.softcap > 0.0f) SoftCap(rows, nl, s, lds, sh.softcap);
         ApplyMasks(sh, h, i0, rows, c0, nl, s, lds);
         kernels::f32_softmax_online(rows, nl, s, lds, m, l, alpha, pp);
         if (out) kernels::f32_gemm_pp(rows, sh.hdv, nl, out, sh.ldo, pp, vpack + c * hdv_p * kC, n, alpha, !first);

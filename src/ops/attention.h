@@ -49,8 +49,6 @@ struct AttnShape {
   size_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;  // row strides (elements)
   size_t ldw = 0;                             // weights row stride
   float scale = 1.0f;
-  float softcap = 0.0f;     // > 0: each score s becomes tanh(s / softcap) · softcap before the masks (Gemma's
-                            // attn_logit_softcapping); 0: none
   bool causal = false;      // key j masked for query row i when j > i + causal_offset
   int64_t causal_offset = 0;  // the diagonal: 0 upper-left aligned (torch's is_causal), S - L lower-right
                               // (causal_lower_right); negative: rows i < -offset have no key (zeros)

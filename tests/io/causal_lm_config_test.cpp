@@ -56,7 +56,7 @@ TEST(CausalLmConfigTest, CausalLmConfigJsonReadWithHuggingFaceDefaults) {
   EXPECT_EQ(l.head_dim, 64);
   // Qwen2: q, k, v biased always, o and the MLP never; 32768 positions by default.
   CausalLmConfig q;
-  ASSERT_TRUE(ParseHf(Json(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "tie_word_embeddings", "true")), &q).ok());
+  ASSERT_TRUE(ParseHf(Json(Set(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "num_key_value_heads", "2"), "tie_word_embeddings", "true")), &q).ok());
   EXPECT_TRUE(q.qkv_bias && !q.o_bias && !q.mlp_bias && q.tied);
   EXPECT_EQ(q.max_positions, 32768);
   // Keys it does not read are ignored; rope_scaling null or default is no scaling.
@@ -74,8 +74,14 @@ TEST(CausalLmConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
                   "\"gemma3_text\"), got \"gemma3\"");
   ExpectHfInvalid(Set(kMinLlama, "hidden_act", "\"gelu\""), "config.hidden_act: expected \"silu\", got \"gelu\"");
   ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"su\", \"factor\": 2.0}"),
-                  "config.rope_scaling.rope_type: expected one of \"default\", \"linear\", \"dynamic\", \"yarn\", "
-                  "\"llama3\" or \"longrope\", got \"su\"");
+                  "config.rope_scaling.rope_type: expected one of \"default\", \"linear\", \"dynamic\", \"yarn\" or "
+                  "\"llama3\", got \"su\"");
+  ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"longrope\", \"short_factor\": [1], \"long_factor\": [1]}"),
+                  "config.rope_scaling.rope_type: expected one of \"default\", \"linear\", \"dynamic\", \"yarn\" or "
+                  "\"llama3\" (longrope is Phi-3's), got \"longrope\"");
+  ExpectHfInvalid(Set(kMinLlama, "model_type", "\"qwen3\""),
+                  "config.num_key_value_heads: expected a divisor of num_attention_heads (4): absent, it is qwen3's "
+                  "default 32, got nothing");
   ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\"}"),
                   "config.rope_scaling.factor: expected a finite number > 0, got nothing");
   ExpectHfInvalid(Set(kMinLlama, "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0, \"beta_fast\": 8}"),
@@ -87,7 +93,7 @@ TEST(CausalLmConfigTest, CausalLmConfigJsonRefusalsNameTheKey) {
   ExpectHfInvalid(Set(kMinLlama, "num_attention_heads", "3"),
                   "config.head_dim: expected a number, or hidden_size / num_attention_heads an even integer (128 / 3), "
                   "got nothing");
-  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "use_sliding_window", "1"),
+  ExpectHfInvalid(Set(Set(Set(kMinLlama, "model_type", "\"qwen2\""), "num_key_value_heads", "2"), "use_sliding_window", "1"),
                   "config.use_sliding_window: expected a boolean, got 1");
   ExpectHfInvalid(Set(kMinLlama, "sliding_window", "4"),
                   "config.sliding_window: expected null (\"llama\" has no sliding-window layers), got 4");
@@ -184,20 +190,42 @@ TEST(CausalLmConfigTest, FamiliesReadTheirFeatures) {
                   "config.layer_types: expected a list of num_hidden_layers (7) entries, got an array of 1 element");
   ExpectHfInvalid(Set(gemma, "final_logit_softcapping", "-1"),
                   "config.final_logit_softcapping: expected null or a number > 0, got -1");
-  // Qwen3: q/k norms, head_dim 128 by default; sliding layers from max_window_layers with use_sliding_window.
-  ExpectHfOk(Set(Set(Set(kMinLlama, "model_type", "\"qwen3\""), "use_sliding_window", "true"), "max_window_layers", "2"), &c);
+  ExpectHfInvalid(Set(gemma, "attn_logit_softcapping", "50.0"),
+                  "config.attn_logit_softcapping: expected null (transformers' Gemma 3 does not soft-cap its attention "
+                  "scores), got 50.0");
+  ExpectHfInvalid(Set(gemma, "use_bidirectional_attention", "true"),
+                  "config.use_bidirectional_attention: expected false (bidirectional attention is not a causal LM), got true");
+  ExpectHfInvalid(Set(gemma, "rope_parameters", R"({"rope_type": "default", "rope_theta": 10000.0})"),
+                  "config.rope_parameters: expected an object per layer type ({\"full_attention\": {…}, "
+                  "\"sliding_attention\": {…}}): Gemma 3's layers have two RoPEs, got an object with 2 keys");
+  ExpectHfInvalid(Set(Set(gemma, "sliding_window_pattern", "2"), "layer_types", R"(["full_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention"])"),
+                  "config.layer_types: expected the layers of sliding_window_pattern 2 when both are given "
+                  "(transformers 4.50-4.52 read only the pattern), got an array of 7 elements");
+  // Qwen3: q/k norms, head_dim 128 by default; use_sliding_window refused (transformers' generations disagree).
+  const Members qwen3 = Set(Set(kMinLlama, "model_type", "\"qwen3\""), "num_key_value_heads", "2");
+  ExpectHfOk(qwen3, &c);
   EXPECT_TRUE(c.qk_norm && !c.norm_unit_offset && !c.qkv_bias);
   EXPECT_EQ(c.head_dim, 128);
-  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{0, 0, 1, 1}));
-  EXPECT_EQ(c.sliding_window, 4096);
-  // Mistral: a window on every layer (4096 when absent, as MistralConfig; none when null).
-  ExpectHfOk(Set(kMinLlama, "model_type", "\"mistral\""), &c);
+  EXPECT_TRUE(c.layer_sliding.empty());
+  ExpectHfInvalid(Set(qwen3, "use_sliding_window", "true"),
+                  "config.use_sliding_window: expected false (transformers 4.5x windowed every layer, 5.x only those "
+                  "from max_window_layers: the generations disagree), got true");
+  ExpectHfInvalid(Set(qwen3, "mlp_bias", "true"), "config.mlp_bias: expected false (\"qwen3\" has no MLP biases), got true");
+  // Mistral: a window on every layer (4096 when absent, as MistralConfig; none when null); no layer_types.
+  const Members mistral = Set(Set(kMinLlama, "model_type", "\"mistral\""), "num_key_value_heads", "2");
+  ExpectHfOk(mistral, &c);
   EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{1, 1, 1, 1}));
   EXPECT_EQ(c.sliding_window, 4096);
-  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"mistral\""), "sliding_window", "null"), &c);
+  ExpectHfOk(Set(mistral, "sliding_window", "null"), &c);
   EXPECT_TRUE(c.layer_sliding.empty());
-  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"mistral\""), "sliding_window", "0"),
+  ExpectHfInvalid(Set(mistral, "sliding_window", "0"),
                   "config.sliding_window: expected an integer in [1, 2147483647], got 0");
+  ExpectHfInvalid(Set(mistral, "layer_types", R"(["full_attention", "full_attention", "full_attention", "full_attention"])"),
+                  "config.layer_types: expected absent (MistralModel does not read it; per-layer windows are model_type "
+                  "\"ministral\"), got an array of 4 elements");
+  ExpectHfInvalid(Set(mistral, "attention_bias", "true"),
+                  "config.attention_bias: expected false (\"mistral\" has no attention biases), got true");
   // Phi-3: fused projections, partial rotary, longrope with the config's own original_max_position_embeddings.
   const std::string factors = "[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]";  // head_dim 32 · 0.5 = 16 dims: 8 pairs
   const Members phi3 = Set(Set(Set(Set(kMinLlama, "model_type", "\"phi3\""), "partial_rotary_factor", "0.5"),
@@ -208,17 +236,29 @@ TEST(CausalLmConfigTest, FamiliesReadTheirFeatures) {
   EXPECT_EQ(c.rope.type, "longrope");
   EXPECT_EQ(c.rope.original_max, 64);
   EXPECT_EQ(c.partial_rotary_factor, 0.5);
+  ExpectHfOk(Set(phi3, "rope_scaling", "{\"type\": \"su\", \"short_factor\": " + factors + ", \"long_factor\": " + factors + "}"), &c);
+  EXPECT_EQ(c.rope.type, "longrope");  // Phi-3's older name
+  ExpectHfInvalid(Set(phi3, "rope_scaling", "{\"type\": \"linear\", \"factor\": 2.0}"),
+                  "config.rope_scaling.type: expected \"longrope\" (or its older names \"su\" and \"yarn\"): Phi-3 runs "
+                  "no other scaled RoPE, got \"linear\"");
+  ExpectHfInvalid(Set(phi3, "head_dim", "16"),
+                  "config.head_dim: expected hidden_size / num_attention_heads (32): Phi-3 derives it, got 16");
   ExpectHfInvalid(Set(phi3, "partial_rotary_factor", "0.25"),
                   "config.rope_scaling.short_factor: expected a list of rotary dims / 2 = 4 numbers, got an array of 8 "
                   "elements");
   // SmolLM3: every 4th layer without RoPE by default, or as no_rope_layers says.
-  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "num_hidden_layers", "8"), &c);
+  const Members smol = Set(Set(kMinLlama, "model_type", "\"smollm3\""), "num_key_value_heads", "2");
+  ExpectHfOk(Set(smol, "num_hidden_layers", "8"), &c);
   EXPECT_EQ(c.layer_rope, (std::vector<uint8_t>{1, 1, 1, 0, 1, 1, 1, 0}));
   EXPECT_TRUE(c.tied);
-  ExpectHfOk(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "no_rope_layers", "[0, 1, 1, 0]"), &c);
+  ExpectHfOk(Set(smol, "no_rope_layers", "[0, 1, 1, 0]"), &c);
   EXPECT_EQ(c.layer_rope, (std::vector<uint8_t>{0, 1, 1, 0}));
-  ExpectHfInvalid(Set(Set(kMinLlama, "model_type", "\"smollm3\""), "no_rope_layers", "[0, 1, 2, 0]"),
-                  "config.no_rope_layers[2]: expected 0 or 1, got 2");
+  EXPECT_TRUE(c.layer_sliding.empty());
+  // With use_sliding_window, its layers without RoPE slide.
+  ExpectHfOk(Set(Set(Set(smol, "no_rope_layers", "[0, 1, 1, 0]"), "use_sliding_window", "true"), "sliding_window", "8"), &c);
+  EXPECT_EQ(c.layer_sliding, (std::vector<uint8_t>{1, 0, 0, 1}));
+  EXPECT_EQ(c.sliding_window, 8);
+  ExpectHfInvalid(Set(smol, "no_rope_layers", "[0, 1, 2, 0]"), "config.no_rope_layers[2]: expected 0 (no RoPE) or 1 (RoPE), got 2");
 }
 
 // bos/eos/pad ids: integers in [0, vocab_size) or null; eos_token_id also a list. Tested at both edges of the
