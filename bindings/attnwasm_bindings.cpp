@@ -32,6 +32,7 @@
 #include "layers/rotary.h"
 #include "layers/transformer.h"
 #include "models/causal_lm.h"
+#include "models/encoder.h"
 #include "models/load_model.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
@@ -214,7 +215,10 @@ class ModuleHandle {
     return val::undefined();
   }
   // A loaded model's resolved config as JSON (models/load_model.h ModelInfoJson); "{}" for a layer.
-  std::string info() const { return aw::ModelInfoJson(*module_, kind_ == std::string("CausalLM") ? "causal_lm" : ""); }
+  std::string info() const {
+    const std::string k = kind_;
+    return aw::ModelInfoJson(*module_, k == "CausalLM" ? "causal_lm" : k == "Embedder" ? "encoder" : "");
+  }
   std::unique_ptr<CallResult> loadStateDict(val names, val ptrs, val shapes) {
     std::vector<aw::NamedTensor> entries;
     const int n = names["length"].as<int>();
@@ -624,6 +628,32 @@ std::unique_ptr<CallResult> LmForward(ModuleHandle& h, val a) {
   return Forward<aw::CausalLm>(h, Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]));
 }
 
+// An encoder's padded batch: {ids, types?, mask?} (B, T) → lastHiddenState (B, T, E) [, poolerOutput (B, E)].
+std::unique_ptr<CallResult> EmbedderForward(ModuleHandle& h, val a) {
+  const aw::Shape shape = ShapeFrom(a["ids"]["shape"]);
+  if (shape.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape)));
+  auto opt = [&](const char* key) { return a[key].isUndefined() ? nullptr : Ids(a[key]); };
+  aw::Buffer hidden, pooled;
+  auto& m = h.as<aw::Encoder>();
+  aw::Status s = m.Forward(Ids(a["ids"]), opt("types"), opt("mask"), shape[0], shape[1], &hidden, &pooled);
+  auto res = One(s, std::move(hidden), {shape[0], shape[1], m.config().hidden});
+  if (s.ok() && m.config().pooler) res->Add(std::move(pooled), {shape[0], m.config().hidden});
+  return res;
+}
+
+// Sentences of their own lengths: {ids (total), lengths (n), types?, skip?, pooling, normalize} → (n, E).
+std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
+  auto& m = h.as<aw::Encoder>();
+  const size_t n = Len(a["lengths"]);
+  aw::EmbedOptions o;
+  o.pooling = static_cast<aw::Pooling>(a["pooling"].as<int>());
+  o.normalize = Flag(a, "normalize");
+  o.skip = a["skip"].isUndefined() ? nullptr : Ids(a["skip"]);
+  aw::Buffer out;
+  aw::Status s = m.Embed(Ids(a["ids"]), a["types"].isUndefined() ? nullptr : Ids(a["types"]), Ids(a["lengths"]), n, o, &out);
+  return One(s, std::move(out), {int64_t(n), m.config().hidden});
+}
+
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
 class KvCacheHandle {
  public:
@@ -732,6 +762,8 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
       .function("message", &KvCacheHandle::message)
       .function("length", &KvCacheHandle::length);
   emscripten::function("lmForward", &LmForward);
+  emscripten::function("embedderForward", &EmbedderForward);
+  emscripten::function("embedderEmbed", &EmbedderEmbed);
   emscripten::function("lmBegin", &LmBegin);
   emscripten::function("lmAppend", &LmAppend);
   emscripten::function("checkAttentionWindow", &CheckAttentionWindow);

@@ -12,13 +12,15 @@
 #include "io/model_config.h"
 #include "layers/activation.h"
 #include "models/causal_lm.h"
+#include "models/encoder.h"
+#include "io/encoder_config.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
 
 namespace aw {
 
 const char* ModelClassName(std::string_view kind) {
-  return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : "Translator";
+  return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : kind == "encoder" ? "Embedder" : "Translator";
 }
 
 
@@ -76,22 +78,46 @@ Status Build(const ModelSpec& s, const io::ConfigSource& lm_source, std::unique_
 }
 
 
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // The model a config describes: a config.json's text (a causal LM), else the first file's attnwasm.config.
 // *root keeps the config alive while the model is built (its range errors quote it).
-Status BuildFromConfig(std::string_view expected_model, std::string_view config_json, const io::StFile& first,
-                       io::JsonValue* root, std::unique_ptr<Module>* out, std::string* kind) {
+Status BuildFromConfig(std::string_view expected_model, std::string_view config_json,
+                       const std::vector<ModelLoader::File>& files, io::JsonValue* root, std::unique_ptr<Module>* out,
+                       std::string* kind) {
+  const io::StFile& first = files[0].header;
   ModelSpec spec;
   io::ConfigSource lm_source;
   if (!config_json.empty()) {
-    // A checkpoint with its Hugging Face config.json beside it: a causal LM.
-    if (!expected_model.empty() && expected_model != "causal_lm")
-      return ArgError("config: only a causal LM is loaded with a config.json; this loader expects a \"" +
+    // A checkpoint with its Hugging Face config.json beside it: a causal LM, or an encoder (BERT's family).
+    if (!expected_model.empty() && expected_model != "causal_lm" && expected_model != "encoder")
+      return ArgError("config: only a causal LM or an encoder is loaded with a config.json; this loader expects a \"" +
                       std::string(expected_model) + "\" model");
     AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", root));
+    if (IsEncoderConfig(*root)) {
+      if (expected_model == "causal_lm")
+        return ArgError("config.model_type: expected a causal LM's (" + std::string(CausalLmFamilies()) + "), got \"" +
+                        root->Find("model_type")->str + "\", an encoder: load it with loadModel");
+      EncoderConfig ec;
+      AW_RETURN_IF_ERROR(ReadEncoderConfig(*root, "config", &ec));
+      for (const ModelLoader::File& f : files)  // a pooler if the checkpoint has one (BertModel's add_pooling_layer)
+        for (const io::StTensor& t : f.header.tensors) ec.pooler = ec.pooler || EndsWith(t.name, "pooler.dense.weight");
+      const io::ConfigSource src{root, "config"};
+      *kind = "encoder";
+      return Make<Encoder>(ec, out, &src);
+    }
+    if (expected_model == "encoder")
+      return ArgError("config.model_type: expected \"bert\", \"roberta\" or \"xlm-roberta\" (an encoder), got " +
+                      io::Describe(root->Find("model_type")));
     AW_RETURN_IF_ERROR(ReadCausalLmConfig(*root, "config", &spec.lm));
     spec.model = "causal_lm";
     lm_source = {root, "config"};
   } else {
+    if (expected_model == "encoder")
+      return ArgError("config: an encoder is loaded with its Hugging Face config.json (loadModel(weights, { config }) or "
+                      "its folder)");
     const std::string* json = nullptr;
     for (const auto& kv : first.metadata)
       if (kv.first == "attnwasm.config") json = &kv.second;
@@ -113,9 +139,6 @@ Status BuildFromConfig(std::string_view expected_model, std::string_view config_
   return Status::OK();
 }
 
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // FNV-1a over 32-bit words: the rows of a tied lm_head and of the embedding, compared at Finish.
 constexpr uint64_t kFnvOffset = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
@@ -216,7 +239,12 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
     return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got '" +
                     std::string(dtype) + "'");
   io::JsonValue root;
-  AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files[0].header, &root, &st.model, &st.kind));
+  AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files, &root, &st.model, &st.kind));
+  if (st.kind == "encoder")  // Hugging Face's names under a task model's prefix (BertForMaskedLM's "bert.") are the model's
+    for (File& f : files)
+      for (io::StTensor& t : f.header.tensors)
+        for (const char* prefix : {"bert.", "roberta."})
+          if (t.name.rfind(prefix, 0) == 0) t.name.erase(0, std::strlen(prefix));
   const char* what = ModelClassName(st.kind);
   const bool lm = st.kind == "causal_lm";
   const bool tied = lm && static_cast<CausalLm*>(st.model.get())->config().tied;
@@ -266,7 +294,11 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
   for (size_t i = 0; i < slots.size(); ++i) slot_of[slots[i].name] = i;
   for (size_t f = 0; f < files.size(); ++f)
     for (const io::StTensor& t : files[f].header.tensors) {
-      if (lm && EndsWith(t.name, ".rotary_emb.inv_freq")) {  // older saves' RoPE buffers: HF ignores them too
+      // Tensors a task head or an older save adds that the model does not use (HF ignores them too): a masked-LM
+      // head, BERT's position_ids buffer.
+      const bool head = st.kind == "encoder" && (t.name.rfind("cls.", 0) == 0 || t.name.rfind("lm_head.", 0) == 0 ||
+                                                 EndsWith(t.name, "embeddings.position_ids"));
+      if (head || (lm && EndsWith(t.name, ".rotary_emb.inv_freq"))) {  // older saves' RoPE buffers
         st.targets.push_back({f, &t});
         continue;
       }
@@ -473,8 +505,9 @@ std::string ModelInfoJson(const Module& m, std::string_view kind) {
     if (by[t]) types += std::string(types.empty() ? "" : ", ") + "\"" + WeightTypeName(WeightType(t)) + "\": " + std::to_string(by[t]);
   }
   const std::string weights = "\"weightBytes\": " + std::to_string(total) + ", \"weightTypes\": {" + types + "}";
-  if (kind == "causal_lm") {
-    std::string j = CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
+  if (kind == "causal_lm" || kind == "encoder") {
+    std::string j = kind == "encoder" ? EncoderConfigJson(static_cast<const Encoder&>(m).config())
+                                      : CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
     return j.substr(0, j.size() - 1) + ", " + weights + "}";
   }
   return "{" + weights + "}";

@@ -1,0 +1,67 @@
+// ReadEncoderConfig: the kinds first (each refusal naming its key), then the fields.
+#include "io/encoder_config.h"
+
+#include <cmath>
+#include <limits>
+
+#include "io/json_fields.h"
+
+namespace aw {
+namespace {
+
+using io::FieldReader;
+using io::JsonType;
+using io::JsonValue;
+
+int64_t IntOr(const JsonValue* v, int64_t absent) {
+  if (!v || v->type == JsonType::kNull) return absent;
+  int64_t out = 0;
+  constexpr int64_t kExact = int64_t(1) << 53;
+  return io::IntIn(v, -kExact, kExact, &out) ? out : io::kUnreadInt;
+}
+
+}  // namespace
+
+bool IsEncoderConfig(const JsonValue& hf) {
+  const JsonValue* mt = hf.Find("model_type");
+  return mt && mt->is_string() && (mt->str == "bert" || mt->str == "roberta" || mt->str == "xlm-roberta");
+}
+
+Status ReadEncoderConfig(const JsonValue& hf, const std::string& root, EncoderConfig* out) {
+  const FieldReader c(hf, root);
+  if (!IsEncoderConfig(hf))
+    return c.FailAt("model_type", "\"bert\", \"roberta\" or \"xlm-roberta\" (an encoder's config.json)");
+  EncoderConfig s;
+  s.model_type = c.Get("model_type")->str;
+  s.roberta_positions = s.model_type != "bert";
+  // GELU with erf, as BertIntermediate's ACT2FN["gelu"]; the tanh forms would give other numbers.
+  AW_RETURN_IF_ERROR(c.OptionalEnum("hidden_act", {"gelu"}));
+  AW_RETURN_IF_ERROR(c.OptionalEnum("position_embedding_type", {"absolute"}));
+  for (const char* key : {"is_decoder", "add_cross_attention"}) {
+    AW_RETURN_IF_ERROR(c.OptionalBool(key));
+    const JsonValue* v = c.Get(key);
+    if (v && v->type == JsonType::kBool && v->boolean) return c.FailAt(key, "false (an encoder: bidirectional, no memory)");
+  }
+  s.vocab = IntOr(c.Get("vocab_size"), io::kUnreadInt);
+  s.hidden = IntOr(c.Get("hidden_size"), io::kUnreadInt);
+  s.layers = IntOr(c.Get("num_hidden_layers"), io::kUnreadInt);
+  s.heads = IntOr(c.Get("num_attention_heads"), io::kUnreadInt);
+  s.intermediate = IntOr(c.Get("intermediate_size"), io::kUnreadInt);
+  s.max_positions = IntOr(c.Get("max_position_embeddings"), 512);
+  s.type_vocab = IntOr(c.Get("type_vocab_size"), s.roberta_positions ? 1 : 2);
+  s.pad_id = IntOr(c.Get("pad_token_id"), s.roberta_positions ? 1 : 0);
+  const JsonValue* eps = c.Get("layer_norm_eps");
+  s.eps = !eps ? 1e-12 : eps->is_number() ? eps->number : std::numeric_limits<double>::quiet_NaN();
+  *out = std::move(s);
+  return Status::OK();
+}
+
+std::string EncoderConfigJson(const EncoderConfig& c) {
+  return "{\"modelType\": \"" + c.model_type + "\", \"vocabSize\": " + std::to_string(c.vocab) +
+         ", \"hiddenSize\": " + std::to_string(c.hidden) + ", \"numLayers\": " + std::to_string(c.layers) +
+         ", \"numHeads\": " + std::to_string(c.heads) + ", \"maxPositions\": " + std::to_string(c.max_positions) +
+         ", \"typeVocabSize\": " + std::to_string(c.type_vocab) + ", \"padTokenId\": " + std::to_string(c.pad_id) +
+         ", \"pooler\": " + (c.pooler ? "true" : "false") + "}";
+}
+
+}  // namespace aw

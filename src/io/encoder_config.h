@@ -1,0 +1,36 @@
+// The encoder family's config (models/encoder.h): a Hugging Face config.json
+// of BertModel, RobertaModel or XLMRobertaModel (model_type "bert",
+// "roberta", "xlm-roberta"), as transformers 4.x and 5.x write it, HF's
+// defaults for absent keys. This reader refuses by key what the family
+// cannot run exactly (another activation, relative position embeddings, a
+// decoder, cross-attention) and every other model_type, naming the ones it
+// runs; the ranges are CheckEncoderConfig's (models/encoder.cpp), worded
+// from the same source. docs/embeddings.md lists the fields.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+#include "io/json.h"
+
+namespace aw {
+
+struct EncoderConfig {
+  std::string model_type;  // "bert", "roberta", "xlm-roberta"
+  // Integers the reader could not read as integers are io::kUnreadInt: the rules refuse them by name.
+  int64_t vocab = 0, hidden = 0, layers = 0, heads = 0, intermediate = 0;
+  int64_t max_positions = 512;  // max_position_embeddings: the position table's rows
+  int64_t type_vocab = 2;       // type_vocab_size (RoBERTa's: 1)
+  int64_t pad_id = 0;           // pad_token_id; RoBERTa numbers positions from pad_token_id + 1
+  double eps = 1e-12;           // layer_norm_eps
+  bool roberta_positions = false;
+  bool pooler = false;          // the checkpoint has pooler.dense (the loader sets it from the file)
+};
+
+// Whether a config.json is one of this family's (its model_type is "bert", "roberta" or "xlm-roberta").
+bool IsEncoderConfig(const io::JsonValue& hf);
+Status ReadEncoderConfig(const io::JsonValue& hf, const std::string& root, EncoderConfig* out);
+// The resolved config as JSON for the JS face (hiddenSize, maxPositions, …).
+std::string EncoderConfigJson(const EncoderConfig& c);
+
+}  // namespace aw

@@ -1,0 +1,338 @@
+// The encoder family (encoder.h): the layers run piece by piece — a piece is
+// whole sequences whose rows fit the working-memory budget — every projection
+// one GEMM over the piece's rows, attention per run of sequences of one length.
+#include "models/encoder.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "core/limits.h"
+#include "core/parallel.h"
+#include "core/rules.h"
+#include "core/workspace.h"
+#include "kernels/activation.h"
+#include "layers/residual.h"
+#include "ops/attention.h"
+
+namespace aw {
+
+Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src) {
+  const io::ConfigRules r(src);
+  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
+  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
+  if (c.hidden % c.heads)
+    return r.Fail("num_attention_heads", "a divisor of hidden_size (" + std::to_string(c.hidden) + ")", double(c.heads));
+  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(r.Int("type_vocab_size", c.type_vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("pad_token_id", c.pad_id, 0, c.vocab - 1));
+  // RoBERTa's positions start at pad_token_id + 1: a table of max_position_embeddings rows holds
+  // max_position_embeddings − pad_token_id − 1 tokens.
+  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, c.roberta_positions ? c.pad_id + 2 : 1,
+                           kMaxPositions));
+  return r.Positive("layer_norm_eps", c.eps);
+}
+
+Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
+  const int64_t E = c.hidden, I = c.intermediate;
+  for (Linear* l : {&query, &key, &value, &attn_dense}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
+  AW_RETURN_IF_ERROR(intermediate.Init(E, I, true, rng));
+  AW_RETURN_IF_ERROR(output_dense.Init(I, E, true, rng));
+  AW_RETURN_IF_ERROR(attn_norm.Init(E, c.eps, true, true));
+  AW_RETURN_IF_ERROR(output_norm.Init(E, c.eps, true, true));
+  self_.Add("query", &query);
+  self_.Add("key", &key);
+  self_.Add("value", &value);
+  attn_output_.Add("dense", &attn_dense);
+  attn_output_.Add("LayerNorm", &attn_norm);
+  attention_.Add("self", &self_);
+  attention_.Add("output", &attn_output_);
+  intermediate_.Add("dense", &intermediate);
+  output_.Add("dense", &output_dense);
+  output_.Add("LayerNorm", &output_norm);
+  AddChild("attention", &attention_);
+  AddChild("intermediate", &intermediate_);
+  AddChild("output", &output_);
+  return Status::OK();
+}
+
+Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* src) {
+  AW_RETURN_IF_ERROR(CheckEncoderConfig(c, src));
+  cfg_ = c;
+  AW_RETURN_IF_ERROR(word_.Init(c.vocab, c.hidden, c.pad_id, false, rng));
+  AW_RETURN_IF_ERROR(position_.Init(c.max_positions, c.hidden, 0, false, rng));
+  AW_RETURN_IF_ERROR(token_type_.Init(c.type_vocab, c.hidden, 0, false, rng));
+  AW_RETURN_IF_ERROR(embed_norm_.Init(c.hidden, c.eps, true, true));
+  embeddings_.Add("word_embeddings", &word_);
+  embeddings_.Add("position_embeddings", &position_);
+  embeddings_.Add("token_type_embeddings", &token_type_);
+  embeddings_.Add("LayerNorm", &embed_norm_);
+  AddChild("embeddings", &embeddings_);
+  for (int64_t i = 0; i < c.layers; ++i) {
+    layers_.push_back(std::make_unique<EncoderLayer>());
+    AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng));
+    layer_list_.Append(layers_.back().get());
+  }
+  encoder_.Add("layer", &layer_list_);
+  AddChild("encoder", &encoder_);
+  if (c.pooler) {
+    AW_RETURN_IF_ERROR(pooler_dense_.Init(c.hidden, c.hidden, true, rng));
+    pooler_.Add("dense", &pooler_dense_);
+    AddChild("pooler", &pooler_);
+  }
+  return Status::OK();
+}
+
+int64_t Encoder::max_tokens() const {
+  return cfg_.roberta_positions ? cfg_.max_positions - cfg_.pad_id - 1 : cfg_.max_positions;
+}
+
+void Encoder::Positions(size_t T, const int32_t* ids, int32_t* pos) const {
+  if (!cfg_.roberta_positions) {
+    for (size_t t = 0; t < T; ++t) pos[t] = int32_t(t);
+    return;
+  }
+  // create_position_ids_from_input_ids: cumsum(ids != pad) · (ids != pad) + pad.
+  const int32_t pad = int32_t(cfg_.pad_id);
+  int32_t seen = 0;
+  for (size_t t = 0; t < T; ++t) {
+    const bool real = ids[t] != pad;
+    seen += real;
+    pos[t] = real ? seen + pad : pad;
+  }
+}
+
+Status Encoder::Embeddings(size_t n, const int32_t* ids, const int32_t* types, const int32_t* pos, float* x) const {
+  const size_t E = size_t(cfg_.hidden);
+  ScratchScope scope;
+  float* row = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(E, "an embedding row", &row));
+  word_.Lookup(n, ids, x, E);
+  // HF's order: inputs_embeds + token_type_embeddings, then + position_embeddings.
+  static const int32_t kZero = 0;
+  for (size_t i = 0; i < n; ++i) {
+    token_type_.Lookup(1, types ? types + i : &kZero, row, E);
+    float* xi = x + i * E;
+    for (size_t j = 0; j < E; ++j) xi[j] = xi[j] + row[j];
+    position_.Lookup(1, pos + i, row, E);
+    for (size_t j = 0; j < E; ++j) xi[j] = xi[j] + row[j];
+  }
+  embed_norm_.Apply(n, x, E, x, E);
+  return Status::OK();
+}
+
+Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add) {
+  const size_t E = size_t(cfg_.hidden), H = size_t(cfg_.heads), D = E / H, I = size_t(cfg_.intermediate);
+  const size_t rows = starts[nseq - 1] + lens[nseq - 1] - starts[0];
+  float* const x0 = x;
+  ScratchScope scope;
+  float *q = nullptr, *k = nullptr, *v = nullptr, *ctx = nullptr, *ff = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "queries", &q));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "keys", &k));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "values", &v));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
+  AW_RETURN_IF_ERROR(scope.Take(rows * I, "intermediate rows", &ff));
+  ResidualBlocks res;
+  AW_RETURN_IF_ERROR(res.Begin(&scope, NormPlace::kPost, rows, E));
+  const float scale = float(1.0 / std::sqrt(double(D)));
+  for (auto& lp : layers_) {
+    EncoderLayer& ly = *lp;
+    AW_RETURN_IF_ERROR(res.Block(ly.attn_norm, x0, [&](const float* h, float* y) -> Status {
+      ly.query.Apply(rows, h, E, q, E);
+      ly.key.Apply(rows, h, E, k, E);
+      ly.value.Apply(rows, h, E, v, E);
+      // Runs of sequences of one length share a call (a padded batch is one run).
+      for (size_t s0 = 0; s0 < nseq;) {
+        size_t s1 = s0 + 1;
+        while (s1 < nseq && lens[s1] == lens[s0] && starts[s1] == starts[s1 - 1] + lens[s0]) ++s1;
+        const size_t T = lens[s0], base = starts[s0] - starts[0];
+        AttnShape sh;
+        sh.L = sh.S = T;
+        sh.hd = sh.hdv = D;
+        sh.ldq = sh.ldk = sh.ldv = sh.ldo = E;
+        sh.scale = scale;
+        sh.masked_keys = T;
+        auto head = [&](size_t g, size_t hh) {
+          const size_t off = (base + g * T) * E + hh * D;
+          AttnHead a;
+          a.q = q + off;
+          a.k = k + off;
+          a.v = v + off;
+          a.out = ctx + off;
+          if (key_add) a.key_add = key_add + (s0 + g) * T;
+          return a;
+        };
+        AW_RETURN_IF_ERROR(Attend(sh, s1 - s0, H, head));
+        s0 = s1;
+      }
+      ly.attn_dense.Apply(rows, ctx, E, y, E);
+      return Status::OK();
+    }));
+    AW_RETURN_IF_ERROR(res.Block(ly.output_norm, x0, [&](const float* h, float* y) -> Status {
+      ly.intermediate.Apply(rows, h, E, ff, I);
+      kernels::f32_gelu(rows * I, ff);
+      ly.output_dense.Apply(rows, ff, I, y, E);
+      return Status::OK();
+    }));
+  }
+  return Status::OK();
+}
+
+Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T,
+                        Buffer* hidden, Buffer* pooled) {
+  AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxElements));
+  AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", T, 1, max_tokens()));
+  AW_RETURN_IF_ERROR(word_.CheckIds(ids, B * T, "inputIds"));
+  if (types) AW_RETURN_IF_ERROR(token_type_.CheckIds(types, B * T, "tokenTypeIds"));
+  if (mask)
+    for (int64_t i = 0; i < B * T; ++i)
+      if (mask[i] != 0 && mask[i] != 1)
+        return ArgError("attentionMask: expected 0s and 1s, got " + std::to_string(mask[i]) + " at index (" +
+                        std::to_string(i / T) + ", " + std::to_string(i % T) + ")");
+  const size_t E = size_t(cfg_.hidden), n = size_t(B * T);
+  if (NumelChecked({B, T, cfg_.hidden}) < 0) return ShapeError("lastHiddenState (B, T, hidden) exceeds 2^29 elements");
+  AW_RETURN_IF_ERROR(hidden->Resize(n * E, "lastHiddenState"));
+  if (cfg_.pooler) AW_RETURN_IF_ERROR(pooled->Resize(size_t(B) * E, "poolerOutput"));
+  // Pieces of whole sequences within the budget.
+  const size_t per_seq = size_t(T) * (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
+  const size_t piece = WorkPieceEntries(size_t(B), per_seq);
+  for (size_t b0 = 0; b0 < size_t(B); b0 += piece) {
+    const size_t nb = std::min(piece, size_t(B) - b0), rows = nb * size_t(T);
+    ScratchScope scope;
+    int32_t* pos = nullptr;
+    float* add = nullptr;
+    size_t* starts = nullptr;
+    size_t* lens = nullptr;
+    AW_RETURN_IF_ERROR(scope.Take(rows, "positions", &pos));
+    AW_RETURN_IF_ERROR(scope.Take(nb, "sequence starts", &starts));
+    AW_RETURN_IF_ERROR(scope.Take(nb, "sequence lengths", &lens));
+    if (mask) AW_RETURN_IF_ERROR(scope.Take(rows, "key masks", &add));
+    const size_t first = b0 * size_t(T);
+    for (size_t s = 0; s < nb; ++s) {
+      starts[s] = s * size_t(T);
+      lens[s] = size_t(T);
+      Positions(size_t(T), ids + first + s * size_t(T), pos + s * size_t(T));
+    }
+    // HF's extended mask: (1 − mask) · float32's lowest, added to the scores.
+    if (mask)
+      for (size_t i = 0; i < rows; ++i) add[i] = mask[first + i] ? 0.0f : -FLT_MAX;
+    float* x = hidden->data() + first * E;
+    AW_RETURN_IF_ERROR(Embeddings(rows, ids + first, types ? types + first : nullptr, pos, x));
+    AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, add));
+    if (cfg_.pooler) {
+      float* first_rows = nullptr;
+      AW_RETURN_IF_ERROR(scope.Take(nb * E, "first tokens", &first_rows));
+      for (size_t s = 0; s < nb; ++s) std::memcpy(first_rows + s * E, x + s * size_t(T) * E, E * sizeof(float));
+      float* out = pooled->data() + b0 * E;
+      pooler_dense_.Apply(nb, first_rows, E, out, E);
+      for (size_t i = 0; i < nb * E; ++i) out[i] = std::tanh(out[i]);
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// One sequence's rows h (len, E) pooled into out (E), sentence-transformers' way (Pooling.forward): float32
+// sums in token order, then the divisions it makes.
+void Pool(Pooling mode, size_t len, size_t skip, size_t E, const float* h, float* out) {
+  const size_t from = std::min(skip, len);
+  const size_t count = len - from;
+  switch (mode) {
+    case Pooling::kCls: std::memcpy(out, h, E * sizeof(float)); return;
+    case Pooling::kLastToken: std::memcpy(out, h + (len - 1) * E, E * sizeof(float)); return;
+    case Pooling::kMax:
+      for (size_t j = 0; j < E; ++j) {
+        float m = count ? h[from * E + j] : -1e9f;  // an empty selection: the fill value Pooling uses
+        for (size_t t = from + 1; t < len; ++t) m = std::max(m, h[t * E + j]);
+        out[j] = m;
+      }
+      return;
+    case Pooling::kWeightedMean: {
+      // Weights 1 … len by position (masked tokens weigh 0); sum(w · x) / sum(w).
+      float wsum = 0.0f;
+      for (size_t t = from; t < len; ++t) wsum += float(t + 1);
+      for (size_t j = 0; j < E; ++j) {
+        float s = 0.0f;
+        for (size_t t = from; t < len; ++t) s += h[t * E + j] * float(t + 1);
+        out[j] = s / std::max(wsum, 1e-9f);
+      }
+      return;
+    }
+    case Pooling::kMean:
+    case Pooling::kMeanSqrtLen: {
+      const float n = std::max(float(count), 1e-9f);  // torch.clamp(sum_mask, min=1e-9)
+      const float div = mode == Pooling::kMean ? n : std::sqrt(n);
+      for (size_t j = 0; j < E; ++j) {
+        float s = 0.0f;
+        for (size_t t = from; t < len; ++t) s += h[t * E + j];
+        out[j] = s / div;
+      }
+      return;
+    }
+  }
+}
+
+// F.normalize(p=2): x / max(‖x‖₂, 1e-12).
+void Normalize(size_t E, float* x) {
+  float ss = 0.0f;
+  for (size_t j = 0; j < E; ++j) ss += x[j] * x[j];
+  const float norm = std::max(std::sqrt(ss), 1e-12f);
+  for (size_t j = 0; j < E; ++j) x[j] = x[j] / norm;
+}
+
+}  // namespace
+
+Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
+                      Buffer* out) {
+  AW_RETURN_IF_ERROR(IntInRange("sequences", int64_t(n), 1, kMaxElements));
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (lengths[i] < 1 || lengths[i] > max_tokens())
+      return OutOfRangeError("lengths[" + std::to_string(i) + "]: expected an integer in [1, " +
+                             std::to_string(max_tokens()) + "] (the model's tokens), got " + std::to_string(lengths[i]));
+    total += size_t(lengths[i]);
+  }
+  AW_RETURN_IF_ERROR(word_.CheckIds(ids, int64_t(total), "ids"));
+  if (types) AW_RETURN_IF_ERROR(token_type_.CheckIds(types, int64_t(total), "tokenTypeIds"));
+  const size_t E = size_t(cfg_.hidden);
+  AW_RETURN_IF_ERROR(out->Resize(n * E, "embeddings"));
+  const size_t per_row = (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
+  const size_t budget_rows = WorkPieceEntries(total, per_row);
+  size_t at = 0;  // the first id of sequence s0
+  for (size_t s0 = 0; s0 < n;) {
+    // A piece: sequences from s0 while their rows fit (at least one).
+    size_t s1 = s0, rows = 0;
+    while (s1 < n && (s1 == s0 || rows + size_t(lengths[s1]) <= budget_rows)) rows += size_t(lengths[s1++]);
+    ScratchScope scope;
+    float* x = nullptr;
+    int32_t* pos = nullptr;
+    size_t* starts = nullptr;
+    size_t* lens = nullptr;
+    AW_RETURN_IF_ERROR(scope.Take(rows * E, "hidden rows", &x));
+    AW_RETURN_IF_ERROR(scope.Take(rows, "positions", &pos));
+    AW_RETURN_IF_ERROR(scope.Take(s1 - s0, "sequence starts", &starts));
+    AW_RETURN_IF_ERROR(scope.Take(s1 - s0, "sequence lengths", &lens));
+    for (size_t s = s0, r = 0; s < s1; r += size_t(lengths[s++])) {
+      starts[s - s0] = r;
+      lens[s - s0] = size_t(lengths[s]);
+      Positions(size_t(lengths[s]), ids + at + r, pos + r);
+    }
+    AW_RETURN_IF_ERROR(Embeddings(rows, ids + at, types ? types + at : nullptr, pos, x));
+    AW_RETURN_IF_ERROR(Layers(x, starts, lens, s1 - s0, nullptr));
+    for (size_t s = s0; s < s1; ++s) {
+      float* dst = out->data() + s * E;
+      Pool(o.pooling, lens[s - s0], o.skip ? size_t(std::max(o.skip[s], 0)) : 0, E, x + starts[s - s0] * E, dst);
+      if (o.normalize) Normalize(E, dst);
+    }
+    at += rows;
+    s0 = s1;
+  }
+  return Status::OK();
+}
+
+}  // namespace aw

@@ -1,0 +1,96 @@
+// Encoder: the BERT family of Hugging Face's transformers — BertModel, RobertaModel, XLMRobertaModel — as the
+// sentence embedders of sentence-transformers run it (all-MiniLM, bge, e5, gte, multilingual-e5, …);
+// tools/bert.py is its PyTorch twin and docs/embeddings.md its reference.
+//
+//   x = LayerNorm(word[ids] + token_type[types] + position[pos])     pos: 0 … T−1 (BERT), or
+//                                                                     pad + 1 + the count of non-pad ids so
+//                                                                     far for a non-pad id, pad for a pad (RoBERTa)
+//   per layer (post-norm):
+//     x = LayerNorm(x + dense(softmax(q kᵀ / √d + mask) v))           q, k, v = query(x), key(x), value(x)
+//     x = LayerNorm(x + output(gelu(intermediate(x))))                 GELU with erf
+//   last_hidden_state = x; pooler_output = tanh(pooler.dense(x[:, 0])) when the checkpoint has a pooler
+//
+// state_dict keys: Hugging Face's — embeddings.{word,position,token_type}_embeddings.weight,
+// embeddings.LayerNorm.{weight,bias}, encoder.layer.{i}.attention.self.{query,key,value}.{weight,bias},
+// encoder.layer.{i}.attention.output.{dense,LayerNorm}.*, encoder.layer.{i}.intermediate.dense.*,
+// encoder.layer.{i}.output.{dense,LayerNorm}.*, pooler.dense.* (the loader strips a "bert." / "roberta."
+// prefix and skips masked-LM heads and position_ids buffers).
+//
+// Two ways through, the same arithmetic row by row:
+//   Forward  a padded batch (B, T) with its attention mask, every position computed as HF computes it
+//            (masked keys get float32's lowest as HF adds it): last_hidden_state and pooler_output;
+//   Embed    sequences of their own lengths, no padding at all (a padded row's keys do not reach the
+//            others: their rows are the same bits), their projections one GEMM over every row of a piece,
+//            attention per sequence; pooled as sentence-transformers' Pooling (+ Normalize).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/module.h"
+#include "core/rng.h"
+#include "io/encoder_config.h"
+#include "io/json_fields.h"
+#include "layers/embedding.h"
+#include "layers/layer_norm.h"
+#include "layers/linear.h"
+
+namespace aw {
+
+// The family's range rules (bounds in core/limits.h), worded from the config's source as the causal LM's are.
+Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
+
+// sentence-transformers' pooling modes (Pooling.py).
+enum class Pooling { kCls = 0, kMean = 1, kMax = 2, kMeanSqrtLen = 3, kWeightedMean = 4, kLastToken = 5 };
+
+struct EmbedOptions {
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;        // L2: x / max(‖x‖, 1e-12), as F.normalize
+  const int32_t* skip = nullptr; // per sequence: its first skip[i] tokens left out of the pooling (a prompt with
+                                 // include_prompt false), or null
+};
+
+class EncoderLayer : public Module {
+ public:
+  Status Init(const EncoderConfig& c, Rng& rng);
+  Linear query, key, value, attn_dense, intermediate, output_dense;
+  LayerNorm attn_norm, output_norm;
+
+ private:
+  ModuleList attention_, self_, attn_output_, intermediate_, output_;
+};
+
+class Encoder : public Module {
+ public:
+  Status Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* src = nullptr);
+  const EncoderConfig& config() const { return cfg_; }
+  // Tokens one sequence may hold: max_position_embeddings (RoBERTa: less pad_token_id + 1).
+  int64_t max_tokens() const;
+
+  // ids, types (null: zeros), mask (null: all ones; 0/1) (B, T) → hidden (B, T, E), pooled (B, E) when the
+  // model has a pooler (else left empty).
+  Status Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T, Buffer* hidden,
+                 Buffer* pooled);
+  // n sequences, ids (and types, or null) one after the other, lengths[i] tokens each → out (n, E).
+  Status Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
+               Buffer* out);
+
+ private:
+  // One piece of sequences: rows x (rows, E) of sequences starts/lens, through every layer in place. key_add:
+  // per sequence, the additive mask of its keys (T floats), or null.
+  Status Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add);
+  // The embeddings of n rows (positions pos) into x.
+  Status Embeddings(size_t n, const int32_t* ids, const int32_t* types, const int32_t* pos, float* x) const;
+  // Positions of one sequence's ids (as HF numbers them).
+  void Positions(size_t T, const int32_t* ids, int32_t* pos) const;
+
+  EncoderConfig cfg_;
+  ModuleList embeddings_, encoder_, layer_list_, pooler_;
+  Embedding word_, position_, token_type_;
+  LayerNorm embed_norm_;
+  std::vector<std::unique_ptr<EncoderLayer>> layers_;
+  Linear pooler_dense_;
+};
+
+}  // namespace aw
