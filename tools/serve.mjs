@@ -2,10 +2,14 @@
 // Static server for the browser demos (npm run demo), with no dependencies.
 //
 // Serves only the repository's web/, bindings/, dist/ and models/ folders on
-// 127.0.0.1; everything else is 404. Every response carries COOP/COEP/CORP
-// headers so pages are cross-origin isolated (SharedArrayBuffer, threads).
-// It is a development server, not a production one: no caching, no gzip, no
-// ranges.
+// 127.0.0.1, and the two packages the tokenizer and chat templates import
+// (node_modules/@huggingface/jinja and @huggingface/tokenizers); everything
+// else is 404. Every response carries COOP/COEP/CORP headers so pages are
+// cross-origin isolated (SharedArrayBuffer, threads). A worker has no import
+// map, so the package's bare imports of those two ('@huggingface/jinja') are
+// rewritten to their paths in the bindings/ files served (what a bundler or
+// a CDN's ESM build does for a page). It is a development server, not a
+// production one: no caching, no gzip, no ranges.
 //
 //   node tools/serve.mjs [--port N]      (or PORT=N; default 8080; 0 = any free port)
 //
@@ -13,13 +17,20 @@
 
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { stat, realpath } from 'node:fs/promises';
+import { readFile, stat, realpath } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Top-level folders the server exposes; nothing outside them is reachable. */
-const SERVED = ['web', 'bindings', 'dist', 'models'];
+const SERVED = ['web', 'bindings', 'dist', 'models', 'node_modules'];
+/** The packages of node_modules/ served: the dependencies bindings/ imports by bare name, and their entries. */
+const PACKAGES = {
+  '@huggingface/jinja': '/node_modules/@huggingface/jinja/dist/index.js',
+  '@huggingface/tokenizers': '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs',
+};
+/** A bare import of one of PACKAGES in a served bindings/ file: 'name' or "name" after from / import(. */
+const BARE = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*)(['"])(${Object.keys(PACKAGES).map((k) => k.replace(/[/.]/g, '\\$&')).join('|')})\\2`, 'g');
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -80,6 +91,7 @@ async function resolveFile(root, urlPath) {
   if (decoded.includes('\0') || decoded.includes('\\')) return null;
   const parts = decoded.split('/').filter(Boolean);
   if (parts.length === 0 || !SERVED.includes(parts[0])) return null;
+  if (parts[0] === 'node_modules' && !Object.keys(PACKAGES).includes(parts.slice(1, 3).join('/'))) return null;
   if (parts.some((p) => p === '..' || p === '.')) return null;
   const base = join(root, parts[0]);
   let file = resolve(root, ...parts);
@@ -104,7 +116,31 @@ async function resolveFile(root, urlPath) {
   return st.isFile() ? { file, size: st.size } : null;
 }
 
-async function handle(root, req, res) {
+/** A file of a mounted folder ({ '/prefix/': dir }), or null. */
+async function resolveMounted(mounts, urlPath) {
+  for (const [prefix, dir] of Object.entries(mounts)) {
+    if (!urlPath.startsWith(prefix)) continue;
+    let rest;
+    try {
+      rest = decodeURIComponent(urlPath.slice(prefix.length));
+    } catch {
+      return null;
+    }
+    if (rest.includes('\0') || rest.includes('\\') || rest.split('/').some((p) => p === '..' || p === '.')) return null;
+    const base = resolve(dir);
+    const file = resolve(base, ...rest.split('/').filter(Boolean));
+    if (!inside(file, base)) return null;
+    try {
+      const st = await stat(file);
+      return st.isFile() ? { file, size: st.size } : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+async function handle(root, req, res, { isolated, mounts }) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
     return;
@@ -114,18 +150,27 @@ async function handle(root, req, res) {
     redirect(res, '/web/');
     return;
   }
-  const found = await resolveFile(root, url.pathname);
+  const found = (await resolveMounted(mounts, url.pathname)) ?? (await resolveFile(root, url.pathname));
+  const headers = isolated ? ISOLATION_HEADERS : { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' };
   if (!found) {
-    send(res, 404, 'not found\n');
+    send(res, 404, 'not found\n', headers === ISOLATION_HEADERS ? {} : { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origin-Embedder-Policy': 'unsafe-none' });
     return;
   }
   if (found.redirect) {
     redirect(res, found.redirect + url.search);
     return;
   }
+  const type = MIME[extname(found.file).toLowerCase()] ?? 'application/octet-stream';
+  if (url.pathname.startsWith('/bindings/') && extname(found.file) === '.js') {
+    const text = (await readFile(found.file, 'utf8')).replace(BARE, (_, lead, q, name) => `${lead}${q}${PACKAGES[name]}${q}`);
+    const body = Buffer.from(text, 'utf8');
+    res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': body.byteLength });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
   res.writeHead(200, {
-    ...ISOLATION_HEADERS,
-    'Content-Type': MIME[extname(found.file).toLowerCase()] ?? 'application/octet-stream',
+    ...headers,
+    'Content-Type': type,
     'Content-Length': found.size,
   });
   if (req.method === 'HEAD') {
@@ -139,14 +184,16 @@ async function handle(root, req, res) {
 
 /**
  * Starts the server on 127.0.0.1.
- * @param {{port?: number, root?: string}} [options] port 0 (the default here) picks a
- *   free port; root is the folder holding web/, bindings/, dist/, models/ (default: this repository)
+ * @param {{port?: number, root?: string, isolated?: boolean, mounts?: Record<string, string>}} [options] port 0
+ *   (the default here) picks a free port; root is the folder holding web/, bindings/, dist/, models/ (default:
+ *   this repository); isolated: false leaves out COOP/COEP (tests of a page that is not cross-origin
+ *   isolated); mounts serves other folders under URL prefixes ({ '/ckpt/': '/tmp/model' }: tests' checkpoints)
  * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
  *   The caller owns the server and must close() it.
  */
-export function startServer({ port = 0, root = ROOT } = {}) {
+export function startServer({ port = 0, root = ROOT, isolated = true, mounts = {} } = {}) {
   const server = createServer((req, res) => {
-    handle(root, req, res).catch(() => {
+    handle(root, req, res, { isolated, mounts }).catch(() => {
       if (!res.headersSent) send(res, 500, 'internal error\n');
       else res.destroy();
     });
