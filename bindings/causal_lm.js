@@ -1,12 +1,15 @@
-// CausalLM: the decoder-only family (src/models/causal_lm.h) — Llama and
-// Qwen2 checkpoints with Hugging Face's names and config.json. The forward
+// CausalLM: the decoder-only family (src/models/causal_lm.h) — Llama, Qwen2,
+// Qwen3, Mistral, Gemma 3, Phi-3 and SmolLM3 checkpoints with Hugging Face's
+// names and config.json (docs/families.md). The forward
 // pass and every generation step run natively; JS owns what a user sees:
 // the tokenizer (a file's "chars" vocabulary here, a tokenizer.json through
 // 'attnwasm/tokenizer'), sampling (temperature, top-k, top-p with a seeded
 // generator, so a seed gives the same text everywhere) and the streaming
 // loop: generate() is an async iterator that prefills the prompt once, then
 // runs one step per token against a KV cache sized to prompt + maxNewTokens,
-// and gives the event loop a turn between tokens.
+// and gives the event loop a turn between tokens. chat() is generate() on a
+// conversation: the tokenizer's chat template (Tokenizer#applyChatTemplate)
+// gives the prompt, the end-of-turn tokens end it (docs/chat.md).
 // The tokenizer of a file's own config (char_tokenizer.js), sampling (sampling.js) and the scheduler
 // (next_task.js) are modules of their own; this one is the model and its generation.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
@@ -18,6 +21,9 @@ import { nextTask } from './next_task.js';
 export { CharTokenizer, SeededRandom, sampleToken, nextTask };
 
 const now = () => performance.now();
+const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopTokens', 'signal', 'attentionWindow', 'attention'];
+/** CausalLM#chat's options beside generate()'s. */
+const CHAT_OPTIONS = ['tools', 'documents', 'chatTemplate', 'chatTemplateKwargs', 'now'];
 
 export function makeCausalLm(rt, classes) {
 
@@ -117,8 +123,7 @@ export function makeCausalLm(rt, classes) {
      */
     generate(prompt, options) {
       this._handle();
-      const o = checkOptions(options, ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopTokens', 'signal',
-        'attentionWindow', 'attention'], 'generate');
+      const o = checkOptions(options, GENERATE_OPTIONS, 'generate');
       const maxNewTokens = o.maxNewTokens === undefined ? 64 : checkInteger(o.maxNewTokens, 'maxNewTokens', { min: 1, max: 1 << 30 });
       const temperature = checkNumber(o.temperature, 'temperature', 0);
       if (!(temperature >= 0 && temperature <= 1e6)) throw rangeError(`temperature: expected a number in [0, 1e6] (0: greedy), got ${temperature}`);
@@ -150,6 +155,56 @@ export function makeCausalLm(rt, classes) {
       return new Generation(this, promptIds, {
         maxNewTokens, temperature, topK, topP, seed, stop: new Set(stop), signal, window, attention,
       });
+    }
+
+    /**
+     * The assistant's next turn of a conversation, streamed as generate() streams:
+     *
+     *   const turn = lm.chat([{ role: 'user', content: 'Hi' }], { maxNewTokens: 200 });
+     *   for await (const t of turn) out.textContent += t.text;
+     *   messages.push(turn.message);   // { role: 'assistant', content: turn.text }
+     *
+     * The prompt is the tokenizer's chat template rendered with addGenerationPrompt true and
+     * tokenized as transformers' apply_chat_template gives it (Tokenizer#applyChatTemplate); the
+     * model's tokenizer must be an 'attnwasm/tokenizer' Tokenizer. Options: generate()'s
+     * (maxNewTokens, temperature, topK, topP, seed, signal, attentionWindow, attention, stopTokens)
+     * and the template's: tools, documents, chatTemplate (a template name or a template's text),
+     * chatTemplateKwargs (template variables: { enable_thinking: false } for Qwen3), now (the time
+     * strftime_now formats). stopTokens defaults to the end of a turn: the model's eosTokenIds and
+     * Tokenizer#chatStopTokens (tokenizer_config.json's eos_token, the template's end-of-turn tokens).
+     * The template is rendered and every option checked now (errors as applyChatTemplate and
+     * generate throw them); nothing native runs until the first next().
+     * @param {{ role: string, content: string | object[] | null }[]} messages
+     * @returns {ChatTurn}
+     */
+    chat(messages, options) {
+      this._handle();
+      const o = checkOptions(options, [...GENERATE_OPTIONS, ...CHAT_OPTIONS], 'chat');
+      const tok = this._tokenizer('chat');
+      if (typeof tok.applyChatTemplate !== 'function') {
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', "chat: this model's tokenizer is its file's character vocabulary, which has no chat template; "
+          + 'load the model with a tokenizer.json and its tokenizer_config.json');
+      }
+      const { tools, documents, chatTemplate, chatTemplateKwargs, now, ...rest } = o;
+      const kwargs = chatTemplateKwargs ?? {};
+      if (kwargs === null || typeof kwargs !== 'object' || Array.isArray(kwargs)) {
+        throw typeError(`chatTemplateKwargs: expected an object of template variables, got ${describe(kwargs)}`);
+      }
+      for (const key of Object.keys(kwargs)) {
+        if (['addGenerationPrompt', 'tokenize', ...CHAT_OPTIONS].includes(key)) {
+          throw typeError(`chatTemplateKwargs.${key}: ${key === 'addGenerationPrompt' || key === 'tokenize' ? 'set by chat' : `pass ${key} as chat's own option`}`);
+        }
+      }
+      const prompt = tok.applyChatTemplate(messages, { ...kwargs, addGenerationPrompt: true, tools, documents, chatTemplate, now, tokenize: false });
+      const promptIds = tok.encode(prompt, { addSpecialTokens: false });
+      if (promptIds.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'chat: the chat template rendered an empty prompt');
+      let stopTokens = rest.stopTokens;
+      if (stopTokens === undefined) {
+        const ids = new Set([...this.eosTokenIds, ...tok.chatStopTokens({ chatTemplate, tools })]);
+        stopTokens = [...ids].filter((id) => id < this.vocabSize).sort((a, b) => a - b);
+      }
+      const generation = this.generate(promptIds, { ...rest, stopTokens });
+      return new ChatTurn(generation, prompt, [...generation._p.stop]);
     }
 
     _promptIds(prompt) {
@@ -223,6 +278,8 @@ export function makeCausalLm(rt, classes) {
       // The last token is fed at position prompt + ids − 1: it must be inside the cache.
       if (this._cache && this.promptIds.length + this.ids.length > this._capacity) return this._end('context');
       if (this.ids.length > 0 || this._cache) await nextTask();  // a turn for the page between tokens
+      // return() may have ended it during that turn (a `break` while this step waited): no new cache then.
+      if (this.stopReason) return { done: true, value: undefined };
       if (p.signal?.aborted) return this._end('aborted');
       const t0 = now();
       let out;
@@ -260,5 +317,55 @@ export function makeCausalLm(rt, classes) {
     }
   }
 
-  return { CausalLM, Generation };
+  /**
+   * An assistant's turn (CausalLM#chat): an async iterator of the tokens generate() gives, whose
+   * final value (done: true) is the message. Delegates to its Generation.
+   */
+  class ChatTurn {
+    constructor(generation, prompt, stopTokens) {
+      this._g = generation;
+      /** @readonly the prompt as the template rendered it (the text the model was given). */
+      this.prompt = prompt;
+      /** @readonly the ids that end the turn (not yielded). */
+      this.stopTokens = stopTokens;
+    }
+
+    /** The prompt's ids (the rendered text encoded without the post-processor's tokens). */
+    get promptIds() { return this._g.promptIds; }
+    /** The ids generated so far (stop tokens not included). */
+    get ids() { return this._g.ids; }
+    /** The assistant's text so far (special tokens left out). */
+    get text() { return this._g.text; }
+    /** The sampling seed. */
+    get seed() { return this._g.seed; }
+    /** 'stop' (an end-of-turn token) | 'length' | 'context' | 'aborted' | 'error', or null while running. */
+    get stopReason() { return this._g.stopReason; }
+    /** The assistant's message so far, a new object: { role: 'assistant', content: text }. */
+    get message() { return { role: 'assistant', content: this._g.text }; }
+
+    [Symbol.asyncIterator]() { return this; }
+
+    async next() {
+      const r = await this._g.next();
+      return r.done ? { done: true, value: this.message } : r;
+    }
+
+    /** Ends it now (what `break` in a for-await loop calls): frees the cache. */
+    async return() {
+      await this._g.return();
+      return { done: true, value: this.message };
+    }
+
+    /**
+     * Runs the turn to its end (the tokens not yet taken) and resolves to the assistant's message;
+     * rejects with a step's error.
+     * @returns {Promise<{ role: 'assistant', content: string }>}
+     */
+    async finalMessage() {
+      while (!(await this.next()).done);
+      return this.message;
+    }
+  }
+
+  return { CausalLM, Generation, ChatTurn };
 }

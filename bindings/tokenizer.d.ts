@@ -4,7 +4,7 @@
 // holds one); the class and the batch types exist only in this entry.
 import type { Tokenizer as TokenizerInstance } from './index.js';
 
-export type { TokenizerEncodeOptions, TokenizerDecodeOptions, StreamDecoder } from './index.js';
+export type { TokenizerEncodeOptions, TokenizerDecodeOptions, StreamDecoder, ChatMessage, ChatContentPart, ChatTemplateSources, ApplyChatTemplateOptions } from './index.js';
 
 /** tokenizer.json or tokenizer_config.json: the parsed object, its text or its bytes. */
 export type JsonInput = string | object | Uint8Array | ArrayBuffer;
@@ -72,7 +72,8 @@ export declare class Tokenizer {
    * Reads a Hugging Face tokenizer.json (its text, bytes or parsed object): byte-level BPE (GPT-2,
    * Llama 3, SmolLM, Qwen2), SentencePiece-style BPE (Llama 2, Mistral, Gemma, Phi-3), WordPiece
    * (BERT) or Unigram (XLM-R). `tokenizerConfig` (tokenizer_config.json) sets Llama's and Gemma's
-   * BOS/EOS template, the default maxLength and the pad token, and is kept as `config`. Another kind
+   * BOS/EOS template, the default maxLength and the pad token, gives applyChatTemplate its chat
+   * template and special tokens, and is kept as `config`. Another kind
    * throws AttnWasmError ERR_UNSUPPORTED naming the field, the supported values and the file's; a
    * malformed file ERR_INVALID_ARGUMENT.
    */

@@ -9,6 +9,7 @@ import { checkBool, checkOptions } from '../checks.js';
 import { AddedTokenMatcher, checkAddedTokens } from './added_tokens.js';
 import { encodeBatch, encodeInputs, readPadding } from './batch.js';
 import { byteSymbols, symbolBytes } from './byte_level.js';
+import { applyChatTemplate, chatStopTokens } from './chat.js';
 import { readConfig } from './config.js';
 import { decoder } from './decoders.js';
 import { isObject, parseJson, requireType, unsupported } from './json.js';
@@ -182,6 +183,43 @@ export class Tokenizer {
       }
     }
     return ids;
+  }
+
+  /**
+   * A conversation as the model's prompt, as transformers' apply_chat_template(messages, ...) gives
+   * it: the chat template rendered (transformers' Jinja environment, docs/chat.md) and, with
+   * `tokenize` (default true), encoded without the post-processor's tokens (add_special_tokens=False:
+   * the template writes the BOS token itself). The template: `chatTemplate` — a name of
+   * tokenizer_config.json's templates ('tool_use', 'rag') or a template's text (a repo's
+   * chat_template.jinja) — else tokenizer_config.json's chat_template ('tool_use' when `tools` are
+   * given and it has one, else 'default'). The special tokens come from tokenizer_config.json; every
+   * option not listed below is a template variable (enable_thinking, date_string, ...). Errors: no
+   * template (no tokenizer_config.json, no chat_template in it, an unknown name) → AttnWasmError
+   * ERR_INVALID_ARGUMENT naming what is missing; a template that calls raise_exception(text) →
+   * AttnWasmError ERR_INVALID_ARGUMENT with message text; bad arguments → TypeError / RangeError
+   * naming them; @huggingface/jinja not loadable (an import map without it) → ERR_UNSUPPORTED.
+   * @param {{ role: string, content: string | object[] | null }[]} messages
+   * @param {{ addGenerationPrompt?: boolean, tools?: object[] | null, documents?: object[] | null,
+   *   chatTemplate?: string, tokenize?: boolean, now?: Date, [variable: string]: unknown }} [options]
+   *   addGenerationPrompt: end with the assistant's header (default false); now: the time
+   *   strftime_now formats (default: the time of the call)
+   * @returns {Int32Array | string} the ids (tokenize true) or the text, new and owned by the caller
+   */
+  applyChatTemplate(messages, options) {
+    return applyChatTemplate(this, messages, options);
+  }
+
+  /**
+   * The ids that end an assistant's turn (CausalLM#chat's default stop tokens, with the model's
+   * eos_token_id): tokenizer_config.json's eos_token; the end-of-turn tokens <|eot_id|>, <|eom_id|>,
+   * <|im_end|>, <end_of_turn>, <|end|> that the chat template (chosen as applyChatTemplate chooses
+   * it) writes; <|endoftext|>, <|end_of_text|>, </s>, <eos> — each when this vocabulary has it as a
+   * special token (eos_token: as any token). Throws as applyChatTemplate does when there is no template.
+   * @param {{ chatTemplate?: string, tools?: object[] | null }} [options]
+   * @returns {number[]} ascending, a new array owned by the caller
+   */
+  chatStopTokens(options) {
+    return chatStopTokens(this, options);
   }
 
   /**

@@ -118,6 +118,14 @@ test('an AbortSignal ends it within one token; break and return() free the KV ca
   assert.deepEqual(await collect(none), [], 'an aborted signal: no token');
   assert.equal(none.stopReason, 'aborted');
   assert.equal(aw.memory().inUseBytes, base);
+  // return() while a step waits for its turn between tokens: the step then ends, no new cache is made.
+  const g2 = lm.generate('The ', { maxNewTokens: 200, stopTokens: [] });
+  await g2.next();
+  const pending = g2.next();
+  for (let i = 0; i < 5; i++) await Promise.resolve();  // the step starts and waits for its turn (a macrotask)
+  await g2.return();
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.equal(aw.memory().inUseBytes, base, 'freed when return() came during a step');
 });
 
 test('the event loop gets a turn between tokens (a page stays responsive)', async () => {
