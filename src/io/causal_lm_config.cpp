@@ -362,6 +362,12 @@ Status ReadLayers(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
 
 }  // namespace
 
+bool IsCausalLmType(std::string_view model_type) {
+  for (const Recipe& r : kRecipes)
+    if (model_type == r.model_type) return true;
+  return false;
+}
+
 const char* CausalLmFamilies() {
   static const std::string s = FamilyList();
   return s.c_str();

@@ -76,8 +76,9 @@ struct CausalLmConfig {
   bool uses_rope(size_t layer) const { return layer >= layer_rope.size() || layer_rope[layer]; }
 };
 
-// The model_types read, for messages: "\"llama\", \"qwen2\", …".
+// The model_types read, for messages: "\"llama\", \"qwen2\", …"; whether one is of them.
 const char* CausalLmFamilies();
+bool IsCausalLmType(std::string_view model_type);
 
 // Reads a config.json object (root names it in messages: "config",
 // "attnwasm.config.hf_config") into *out, HF's defaults for absent keys

@@ -37,6 +37,17 @@ Status ReadEncoderConfig(const JsonValue& hf, const std::string& root, EncoderCo
   // GELU with erf, as BertIntermediate's ACT2FN["gelu"]; the tanh forms would give other numbers.
   AW_RETURN_IF_ERROR(c.OptionalEnum("hidden_act", {"gelu"}));
   AW_RETURN_IF_ERROR(c.OptionalEnum("position_embedding_type", {"absolute"}));
+  // Keys of other models' code (a repository's own modelling code, ELECTRA's factorised embeddings, rotary
+  // BERTs): transformers' BertModel would ignore them and run something else than the file means.
+  if (!c.Missing("auto_map"))
+    return c.FailAt("auto_map", "absent (the repository's own modelling code: attnwasm runs transformers' BertModel / "
+                                "RobertaModel only)");
+  if (const io::JsonValue* es = c.Get("embedding_size"); es && es->type != JsonType::kNull &&
+                                                           !(es->is_number() && c.Get("hidden_size") &&
+                                                             c.Get("hidden_size")->is_number() &&
+                                                             es->number == c.Get("hidden_size")->number))
+    return c.FailAt("embedding_size", "absent or hidden_size (factorised embeddings are ELECTRA's / ALBERT's)");
+  if (!c.Missing("rotary_emb_base")) return c.FailAt("rotary_emb_base", "absent (BERT's positions are a learned table)");
   for (const char* key : {"is_decoder", "add_cross_attention"}) {
     AW_RETURN_IF_ERROR(c.OptionalBool(key));
     const JsonValue* v = c.Get(key);
@@ -60,6 +71,7 @@ std::string EncoderConfigJson(const EncoderConfig& c) {
   return "{\"modelType\": \"" + c.model_type + "\", \"vocabSize\": " + std::to_string(c.vocab) +
          ", \"hiddenSize\": " + std::to_string(c.hidden) + ", \"numLayers\": " + std::to_string(c.layers) +
          ", \"numHeads\": " + std::to_string(c.heads) + ", \"maxPositions\": " + std::to_string(c.max_positions) +
+         ", \"maxTokens\": " + std::to_string(EncoderMaxTokens(c)) +
          ", \"typeVocabSize\": " + std::to_string(c.type_vocab) + ", \"padTokenId\": " + std::to_string(c.pad_id) +
          ", \"pooler\": " + (c.pooler ? "true" : "false") + "}";
 }

@@ -27,6 +27,12 @@ struct EncoderConfig {
   bool pooler = false;          // the checkpoint has pooler.dense (the loader sets it from the file)
 };
 
+// Tokens one sequence may hold: max_position_embeddings (RoBERTa's positions start at pad_token_id + 1: less
+// pad_token_id + 1).
+inline int64_t EncoderMaxTokens(const EncoderConfig& c) {
+  return c.roberta_positions ? c.max_positions - c.pad_id - 1 : c.max_positions;
+}
+
 // Whether a config.json is one of this family's (its model_type is "bert", "roberta" or "xlm-roberta").
 bool IsEncoderConfig(const io::JsonValue& hf);
 Status ReadEncoderConfig(const io::JsonValue& hf, const std::string& root, EncoderConfig* out);

@@ -87,9 +87,7 @@ Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* s
   return Status::OK();
 }
 
-int64_t Encoder::max_tokens() const {
-  return cfg_.roberta_positions ? cfg_.max_positions - cfg_.pad_id - 1 : cfg_.max_positions;
-}
+int64_t Encoder::max_tokens() const { return EncoderMaxTokens(cfg_); }
 
 void Encoder::Positions(size_t T, const int32_t* ids, int32_t* pos) const {
   if (!cfg_.roberta_positions) {

@@ -111,6 +111,10 @@ Status BuildFromConfig(std::string_view expected_model, std::string_view config_
     if (expected_model == "encoder")
       return ArgError("config.model_type: expected \"bert\", \"roberta\" or \"xlm-roberta\" (an encoder), got " +
                       io::Describe(root->Find("model_type")));
+    const io::JsonValue* mt = root->Find("model_type");
+    if (expected_model.empty() && !(mt && mt->is_string() && (IsCausalLmType(mt->str) || mt->str == "gemma3")))
+      return ArgError("config.model_type: expected a causal LM's (" + std::string(CausalLmFamilies()) +
+                      ") or an encoder's (\"bert\", \"roberta\" or \"xlm-roberta\"), got " + io::Describe(mt));
     AW_RETURN_IF_ERROR(ReadCausalLmConfig(*root, "config", &spec.lm));
     spec.model = "causal_lm";
     lm_source = {root, "config"};
@@ -240,11 +244,19 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
                     std::string(dtype) + "'");
   io::JsonValue root;
   AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files, &root, &st.model, &st.kind));
-  if (st.kind == "encoder")  // Hugging Face's names under a task model's prefix (BertForMaskedLM's "bert.") are the model's
+  if (st.kind == "encoder") {
+    // Hugging Face's names under a task model's prefix (BertForMaskedLM's "bert.", RobertaForMaskedLM's "roberta.":
+    // the family's own only) are the model's; old saves' LayerNorm.gamma / .beta are weight / bias, as
+    // transformers renames them.
+    const bool bert = static_cast<Encoder*>(st.model.get())->config().model_type == "bert";
+    const std::string prefix = bert ? "bert." : "roberta.";
     for (File& f : files)
-      for (io::StTensor& t : f.header.tensors)
-        for (const char* prefix : {"bert.", "roberta."})
-          if (t.name.rfind(prefix, 0) == 0) t.name.erase(0, std::strlen(prefix));
+      for (io::StTensor& t : f.header.tensors) {
+        if (t.name.rfind(prefix, 0) == 0) t.name.erase(0, prefix.size());
+        for (auto [from, to] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"}, std::pair{"LayerNorm.beta", "LayerNorm.bias"}})
+          if (EndsWith(t.name, from)) t.name.replace(t.name.size() - std::strlen(from), std::strlen(from), to);
+      }
+  }
   const char* what = ModelClassName(st.kind);
   const bool lm = st.kind == "causal_lm";
   const bool tied = lm && static_cast<CausalLm*>(st.model.get())->config().tied;
@@ -297,6 +309,7 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
       // Tensors a task head or an older save adds that the model does not use (HF ignores them too): a masked-LM
       // head, BERT's position_ids buffer.
       const bool head = st.kind == "encoder" && (t.name.rfind("cls.", 0) == 0 || t.name.rfind("lm_head.", 0) == 0 ||
+                                                 t.name.rfind("classifier.", 0) == 0 ||
                                                  EndsWith(t.name, "embeddings.position_ids"));
       if (head || (lm && EndsWith(t.name, ".rotary_emb.inv_freq"))) {  // older saves' RoPE buffers
         st.targets.push_back({f, &t});
