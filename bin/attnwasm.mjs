@@ -6,10 +6,12 @@
 //   attnwasm classify a.png b.pgm folder/ [--json]             many images, folders
 //   attnwasm generate "Once upon a time" [--temperature T]     text, streamed as it is generated
 //   attnwasm generate [--input FILE] [--json]                  one prompt per line (stdin by default)
+//   attnwasm chat --model FOLDER [--system TEXT]               a conversation: a user message per line of stdin
 // Many items run in one process (one start-up, one model load): each item
 // goes through translateItem/classifyItem/generateItem, and an error thrown
 // there becomes that item's error line while the others complete (exit code
-// 1 at the end). generate stops cleanly on Ctrl-C (exit code 130).
+// 1 at the end). generate stops cleanly on Ctrl-C (exit code 130); chat's first Ctrl-C stops the
+// assistant's turn, a second exits (130).
 // A progress bar goes to stderr when it is a terminal, a summary at the end.
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -57,6 +59,30 @@ Usage:
       the same seed (--seed, or one drawn and printed), so a line's output does
       not depend on the lines before it. Ctrl-C ends the batch at once.
       e.g. attnwasm generate --temperature 0.8 --seed 1 < prompts.txt
+  attnwasm chat --model <folder|model.safetensors> [--config config.json]
+          [--tokenizer tokenizer.json] [--tokenizer-config tokenizer_config.json]
+          [--chat-template FILE] [--chat-template-kwargs JSON] [--system "<text>"]
+          [--dtype q8] [--max-new-tokens N] [--temperature T] [--top-k K]
+          [--top-p P] [--seed S] [--show-prompt] [--json]
+      A conversation with a chat model: each line of stdin is a user message
+      (typed, or piped: one turn per line; blank lines are skipped), the
+      assistant's reply is streamed to stdout and ends with a newline, and the
+      conversation is kept for the next turn. The prompt is the model's chat
+      template (tokenizer_config.json's chat_template, a chat_template.jinja in
+      the folder, or --chat-template) rendered as transformers renders it; a
+      reply ends at the template's end-of-turn token (<|eot_id|>, <|im_end|>,
+      <end_of_turn>, ...), the model's eos or --max-new-tokens (default 512).
+      Ctrl-C stops the reply being written (what it wrote stays in the
+      conversation); a second Ctrl-C, or one while waiting for input, exits
+      with status 130. A turn that fails (the conversation no longer fits the
+      model's positions, a template error) is reported on stderr and left out
+      of the conversation; the exit status is then 1.
+      e.g. attnwasm chat --model ./Qwen3-0.6B --dtype q8 --chat-template-kwargs '{"enable_thinking": false}'
+  attnwasm embed --model <folder|model.safetensors> ["text"... | --input FILE] [--json]
+          [--pooling M] [--normalize] [--dtype q8] [--batch-size N]
+      One vector per text, as sentence-transformers computes it from the
+      folder's files (attnwasm embed --help lists every flag).
+      e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
   attnwasm --help | --version
 
 Options:
@@ -66,23 +92,43 @@ Options:
   --probs          classify: also print the class probabilities
   --input FILE     translate, generate: read the lines from FILE ('-' = stdin)
   --max-tokens N   generate: tokens to generate at most (default 200)
+  --max-new-tokens N
+                   the same (chat's default: 512)
   --temperature T  generate: 0 = greedy (the default); higher = more random
   --top-k K        generate: sample among the K most likely tokens (0 = all)
   --top-p P        generate: ... among the most likely tokens whose
                    probabilities sum to P (1 = all)
   --seed S         generate: the sampling seed, an integer (default: random)
-  --ignore-eos     generate: go on past the model's end-of-text token
+  --ignore-eos     generate: go on past the model's end-of-text token (chat:
+                   past the end-of-turn tokens)
   --echo           generate: write the prompt before its continuation
   --ids            generate: the prompts are token ids ("1,2,3"), for a model
                    without a tokenizer (whose output is ids too)
-  --config FILE    generate --model: a Hugging Face checkpoint's config.json
-  --tokenizer FILE generate --model: its tokenizer.json (text in, text out)
+  --config FILE    generate, chat --model: a Hugging Face checkpoint's
+                   config.json (default: the one in the model's folder)
+  --tokenizer FILE generate, chat --model: its tokenizer.json (text in, text out)
+  --tokenizer-config FILE
+                   generate, chat --model: its tokenizer_config.json (special
+                   tokens, chat template)
+  --dtype TYPE     generate, chat --model: keep the weights as f32, bf16, f16,
+                   q8 or q4 (default: as stored)
+  --chat-template FILE
+                   chat: the template to use (a chat_template.jinja), instead
+                   of the folder's chat_template.jinja or tokenizer_config.json's
+  --chat-template-kwargs JSON
+                   chat: template variables, a JSON object, e.g.
+                   '{"enable_thinking": false}' (Qwen3 without thinking)
+  --system TEXT    chat: a system message to start the conversation with
+  --show-prompt    chat: write each turn's prompt, as the template rendered it,
+                   to stderr before the reply (--json: a "prompt" field)
   --json           one JSON object per line: translate {line, input, text,
                    tokens, ms}, classify {file, label, probabilities, ms};
                    generate one {index, id, text, ms} per token, then {prompt,
                    text, ids, stopReason, seed, tokens, promptTokens, ms,
                    firstTokenMs, tokensPerSecond} (the rate after the first
                    token); in a batch only that last object, with line;
+                   chat one such object per turn, with turn and user (no
+                   prompt unless --show-prompt: the rendered prompt);
                    a failed item {line|file, input|prompt, error: {code, message}}
   --progress, --no-progress
                    a progress bar on stderr (count, rate, time left); by
@@ -90,16 +136,18 @@ Options:
 
 Many items (stdin, --input, several images, a folder) end with a summary on
 stderr; the exit code is 1 if any item failed, 2 for a usage error, 130 when
-generate is stopped with Ctrl-C.
+generate or chat is stopped with Ctrl-C.
 `;
 
 const MODELS = {
   translate: new URL('../models/translator/translator.safetensors', import.meta.url),
   classify: new URL('../models/vit/vit.safetensors', import.meta.url),
   generate: new URL('../models/lm/lm.safetensors', import.meta.url),
+  chat: null,  // --model is required
 };
-const VALUED = ['--to', '--beam', '--model', '--input', '--max-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config', '--tokenizer'];
-const FLAGS = ['--probs', '--json', '--ids', '--echo', '--ignore-eos'];
+const VALUED = ['--to', '--beam', '--model', '--input', '--max-tokens', '--max-new-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config',
+  '--tokenizer', '--tokenizer-config', '--dtype', '--chat-template', '--chat-template-kwargs', '--system'];
+const FLAGS = ['--probs', '--json', '--ids', '--echo', '--ignore-eos', '--show-prompt'];
 // One thread: the demo models are too small for the pthreads build to pay
 // off. Measured on 2 cores (Node 20): init() 45 ms faster; 500 translations
 // as fast; 300 classifications 0.9–1.4 s against 1.5–1.8 s with 'auto'. The
@@ -393,8 +441,9 @@ async function classifyCommand(args, paths) {
 // ---- generate ----
 
 // The flags of generate's numbers, by the generate() option each sets.
-const SAMPLING = { 'max-tokens': 'maxNewTokens', temperature: 'temperature', 'top-k': 'topK', 'top-p': 'topP', seed: 'seed' };
+const SAMPLING = { 'max-tokens': 'maxNewTokens', 'max-new-tokens': 'maxNewTokens', temperature: 'temperature', 'top-k': 'topK', 'top-p': 'topP', seed: 'seed' };
 const MAX_TOKENS = 200;
+const CHAT_MAX_TOKENS = 512;
 
 /**
  * generate()'s options from the flags. The CLI checks only that each value
@@ -403,8 +452,9 @@ const MAX_TOKENS = 200;
  * error naming the flag. Without --seed the seed is drawn here, so that
  * every prompt of a batch uses the same one.
  */
-async function generationOptions(lm, args, signal) {
-  const o = { maxNewTokens: MAX_TOKENS, seed: Math.floor(Math.random() * 2 ** 32), signal };
+async function generationOptions(lm, args, signal, maxNewTokens = MAX_TOKENS) {
+  const o = { maxNewTokens, seed: Math.floor(Math.random() * 2 ** 32), signal };
+  if (args['max-tokens'] !== undefined && args['max-new-tokens'] !== undefined) throw new UsageError('give --max-tokens or --max-new-tokens (the same), not both');
   for (const [flag, key] of Object.entries(SAMPLING)) {
     const v = args[flag];
     if (v === undefined) continue;
@@ -415,7 +465,7 @@ async function generationOptions(lm, args, signal) {
   try {
     await lm.generate([0], o).return();
   } catch (e) {
-    const flag = Object.keys(SAMPLING).find((f) => e.message.startsWith(`${SAMPLING[f]}:`));
+    const flag = Object.keys(SAMPLING).find((f) => args[f] !== undefined && e.message.startsWith(`${SAMPLING[f]}:`));
     if (flag) throw new UsageError(`--${flag}${e.message.slice(SAMPLING[flag].length)}`);
     throw e;
   }
@@ -486,16 +536,38 @@ function stopOnInterrupt(controller) {
   });
 }
 
-async function generateCommand(args, prompt) {
-  if (prompt !== undefined && args.input !== undefined) throw new UsageError('generate: give the prompt or --input, not both');
-  if (args.model === undefined) {
-    for (const flag of ['config', 'tokenizer']) if (args[flag] !== undefined) throw new UsageError(`--${flag} goes with --model (the checkpoint it describes)`);
-  }
-  const controller = new AbortController();
-  stopOnInterrupt(controller);
+/** loadModel's options from --config, --tokenizer, --tokenizer-config and --dtype (the files read here). */
+async function loadOptions(args) {
   const load = {};
   if (args.config !== undefined) load.config = new Uint8Array(await readFlagFile('--config', args.config));
   if (args.tokenizer !== undefined) load.tokenizer = new Uint8Array(await readFlagFile('--tokenizer', args.tokenizer));
+  if (args['tokenizer-config'] !== undefined) {
+    if (load.tokenizer === undefined && !await isFolder(args.model)) throw new UsageError('--tokenizer-config goes with --tokenizer (or a --model folder that has tokenizer.json)');
+    load.tokenizerConfig = new Uint8Array(await readFlagFile('--tokenizer-config', args['tokenizer-config']));
+  }
+  if (args.dtype !== undefined) load.dtype = args.dtype;
+  return load;
+}
+
+const isFolder = async (path) => {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const CHAT_ONLY = ['chat-template', 'chat-template-kwargs', 'system', 'show-prompt'];
+
+async function generateCommand(args, prompt) {
+  if (prompt !== undefined && args.input !== undefined) throw new UsageError('generate: give the prompt or --input, not both');
+  if (args.model === undefined) {
+    for (const flag of ['config', 'tokenizer', 'tokenizer-config']) if (args[flag] !== undefined) throw new UsageError(`--${flag} goes with --model (the checkpoint it describes)`);
+  }
+  for (const flag of CHAT_ONLY) if (args[flag] !== undefined) throw new UsageError(`--${flag} is an option of chat, not of generate`);
+  const controller = new AbortController();
+  stopOnInterrupt(controller);
+  const load = await loadOptions(args);
   const aw = await init({ threads: THREADS });
   const lm = await aw.loadCausalLM(args.model ?? MODELS.generate, load);
   if (!lm.tokenizer && !args.ids) {
@@ -551,7 +623,261 @@ async function generateCommand(args, prompt) {
   return controller.signal.aborted ? 130 : result.failed.length ? 1 : 0;
 }
 
+// ---- chat ----
+
+/**
+ * The lines of stdin one at a time as they come (typed or piped), without reading ahead of what
+ * readline buffers; done at the end of input.
+ */
+function stdinLines() {
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  return rl[Symbol.asyncIterator]();
+}
+
+/**
+ * chat: a conversation read from stdin, a user message per line; each reply streamed to stdout and
+ * ended with a newline (--json: one object per turn). Ctrl-C: the first stops the reply being
+ * written (the turn ends, what it wrote stays in the conversation), a second before another reply
+ * completes — or one while waiting for input — exits with 130.
+ */
+async function chatCommand(args, rest) {
+  if (rest.length) throw new UsageError(`chat: unexpected argument '${rest[0]}' (the user's messages are read from stdin, one per line; --system "…" for a system message)`);
+  if (args.model === undefined) {
+    throw new UsageError('chat: --model is needed: a chat model\'s folder (config.json, model.safetensors, tokenizer.json, tokenizer_config.json), '
+      + 'or its model.safetensors with --config, --tokenizer and --tokenizer-config');
+  }
+  for (const flag of ['input', 'ids', 'echo']) if (args[flag] !== undefined) throw new UsageError(`--${flag} is an option of generate, not of chat`);
+  let kwargs;
+  if (args['chat-template-kwargs'] !== undefined) {
+    try {
+      kwargs = JSON.parse(args['chat-template-kwargs']);
+    } catch (e) {
+      throw new UsageError(`--chat-template-kwargs: expected a JSON object (e.g. '{"enable_thinking": false}'), got '${args['chat-template-kwargs']}' (${e.message})`);
+    }
+    if (kwargs === null || typeof kwargs !== 'object' || Array.isArray(kwargs)) {
+      throw new UsageError(`--chat-template-kwargs: expected a JSON object (e.g. '{"enable_thinking": false}'), got '${args['chat-template-kwargs']}'`);
+    }
+  }
+  // The template: --chat-template, else the folder's chat_template.jinja (which transformers prefers to
+  // tokenizer_config.json's chat_template), else tokenizer_config.json's.
+  let chatTemplate;
+  if (args['chat-template'] !== undefined) chatTemplate = await readFlagFile('--chat-template', args['chat-template'], 'utf8');
+  else if (await isFolder(args.model)) chatTemplate = await readFile(join(args.model, 'chat_template.jinja'), 'utf8').catch(() => undefined);
+  const load = await loadOptions(args);
+  const aw = await init({ threads: THREADS });
+  const lm = await aw.loadCausalLM(args.model, load);
+  if (!lm.tokenizer) {
+    throw new UsageError('chat: this model has no tokenizer: give --tokenizer tokenizer.json and --tokenizer-config tokenizer_config.json (or a folder that has them)');
+  }
+  if (typeof lm.tokenizer.chatStopTokens !== 'function') {
+    throw new UsageError("chat: this model's tokenizer is its file's character vocabulary, which has no chat template (give --tokenizer and --tokenizer-config)");
+  }
+  const base = await generationOptions(lm, args, undefined, CHAT_MAX_TOKENS);
+  delete base.signal;
+  const options = { ...base, chatTemplate, chatTemplateKwargs: kwargs };
+  try {
+    lm.tokenizer.chatStopTokens({ chatTemplate });  // no template: fail now, before any input
+  } catch (e) {
+    if (e.code !== 'ERR_INVALID_ARGUMENT') throw e;
+    throw new AttnWasmError(e.code, `chat: ${e.message.replace(/^chatStopTokens: /, '').replace(/: pass that file's text as \{ chatTemplate \}$/, '')}; give --chat-template FILE (a chat_template.jinja)`);
+  }
+  if (!args.json && options.temperature > 0 && args.seed === undefined) {
+    process.stderr.write(`attnwasm: sampling with seed ${options.seed} (--seed ${options.seed} repeats it)\n`);
+  }
+
+  const tty = !!process.stdin.isTTY;
+  const messages = args.system !== undefined ? [{ role: 'system', content: args.system }] : [];
+  const out = (s) => process.stdout.write(`${s}\n`);
+  let controller = null;  // the running turn's
+  let interrupted = false;  // a Ctrl-C since the last reply that completed
+  process.on('SIGINT', () => {
+    if (interrupted || !controller) {
+      if (tty) process.stderr.write('\n');
+      process.exit(130);
+    }
+    interrupted = true;
+    controller.abort();
+  });
+  let turn = 0;
+  let failed = 0;
+  const lines = stdinLines();
+  for (;;) {
+    if (tty) process.stderr.write('> ');
+    const { value: line, done } = await lines.next();
+    if (done) {
+      if (tty) process.stderr.write('\n');
+      break;
+    }
+    if (!line.trim()) continue;
+    turn++;
+    messages.push({ role: 'user', content: line });
+    controller = new AbortController();
+    let written = '';
+    const write = (s) => { process.stdout.write(s); written += s; };
+    const t0 = performance.now();
+    let firstTokenMs = null;
+    let chat = null;
+    try {
+      chat = lm.chat(messages, { ...options, signal: controller.signal });
+      if (args['show-prompt'] && !args.json) process.stderr.write(chat.prompt);
+      for await (const t of chat) {
+        firstTokenMs ??= performance.now() - t0;
+        if (!args.json) write(t.text);
+      }
+    } catch (e) {
+      if (written) process.stdout.write('\n');
+      messages.pop();
+      failed++;
+      if (args.json) out(JSON.stringify({ turn, user: line, error: errorJson(e) }));
+      process.stderr.write(`attnwasm: turn ${turn}: ${e.message}\n`);
+      continue;
+    } finally {
+      controller = null;
+    }
+    const r = { g: chat, firstTokenMs, ms: performance.now() - t0 };
+    if (args.json) out(JSON.stringify({ turn, user: line, ...(args['show-prompt'] ? { prompt: chat.prompt } : {}), ...generationJson(lm, r) }));
+    else out(chat.text.slice(written.length));  // what the stream held back, and the newline
+    messages.push(chat.message);
+    if (chat.stopReason === 'aborted') process.stderr.write(`attnwasm: stopped (Ctrl-C) after ${chat.ids.length} tokens; Ctrl-C again to exit\n`);
+    else interrupted = false;
+    if (chat.stopReason === 'context') process.stderr.write(`attnwasm: turn ${turn}: the conversation reached the model's ${lm.maxPositions} positions\n`);
+  }
+  lm.dispose();
+  return failed ? 1 : 0;
+}
+
+// ---- embed ----
+
+const EMBED_HELP = `attnwasm embed — sentence embeddings (BERT, RoBERTa, XLM-R: all-MiniLM, bge, e5, gte, …)
+
+Usage:
+  attnwasm embed --model <folder|model.safetensors> "<text>" ...
+  attnwasm embed --model <folder|model.safetensors> [--input FILE]
+      Writes one vector per text on stdout: its numbers separated by spaces
+      (--json: a JSON array per line), in the order of the texts. Without
+      texts: one text per line of FILE (or of stdin, '-'), one vector per
+      line, blank lines included (the empty text's vector); progress on
+      stderr, a summary at the end. The model: a sentence-transformers folder
+      (config.json, model.safetensors, tokenizer.json, modules.json,
+      1_Pooling/config.json, ...: its pooling, Normalize and max_seq_length
+      are used), or model.safetensors with --config and --tokenizer.
+      e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
+
+Options:
+  --model PATH           the folder, or its model.safetensors (required)
+  --config FILE          config.json (default: the folder's)
+  --tokenizer FILE       tokenizer.json (default: the folder's)
+  --tokenizer-config FILE  tokenizer_config.json (default: the folder's)
+  --pooling MODE         mean, cls, max, mean_sqrt_len, weightedmean, lasttoken,
+                         or several joined by + (default: the folder's; mean)
+  --normalize, --no-normalize
+                         L2-normalize the vectors, or not (default: the folder's
+                         Normalize module)
+  --prompt TEXT          text put before every text ('query: ')
+  --prompt-name NAME     one of config_sentence_transformers.json's prompts
+  --dtype TYPE           keep the weights as f32, bf16, f16, q8 or q4
+  --batch-size N         texts per batch (default 32)
+  --threads N|auto       threads for the model (default 1)
+  --input FILE           the texts, one per line ('-' = stdin)
+  --json                 a JSON array per line
+  --progress, --no-progress
+                         a progress bar on stderr (default: when stderr is a
+                         terminal and the texts come from --input or stdin)
+`;
+const EMBED_VALUED = ['--model', '--config', '--tokenizer', '--tokenizer-config', '--pooling', '--prompt', '--prompt-name', '--dtype', '--batch-size',
+  '--threads', '--input'];
+const EMBED_FLAGS = { '--normalize': ['normalize', true], '--no-normalize': ['normalize', false], '--json': ['json', true], '--progress': ['progress', true],
+  '--no-progress': ['progress', false], '--help': ['help', true], '-h': ['help', true] };
+
+/** A float32 as the fewest digits that read back as it (at most 9 significant). */
+const float32Text = (v) => String(Number(v.toPrecision(9)));
+
+/**
+ * embed: the vectors of the texts given, or of each line of --input FILE or stdin, one line each on stdout
+ * (space-separated numbers, or --json arrays), in batches of --batch-size; progress and a summary on stderr
+ * for lines. Its own flags (`argv`: what follows 'embed'); the model loads through aw.loadEmbedder, the
+ * folder's sentence-transformers files deciding pooling and normalization unless --pooling / --normalize say.
+ */
+async function embedCommand(argv) {
+  const args = { _: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a in EMBED_FLAGS) args[EMBED_FLAGS[a][0]] = EMBED_FLAGS[a][1];
+    else if (EMBED_VALUED.includes(a)) {
+      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      args[a.slice(2)] = argv[++i];
+    } else if (a.startsWith('--')) throw new UsageError(`embed: unknown option ${a} (see attnwasm embed --help)`);
+    else args._.push(a);
+  }
+  if (args.help) {
+    process.stdout.write(EMBED_HELP);
+    return 0;
+  }
+  if (args.model === undefined) throw new UsageError('embed: --model is needed: a sentence-transformers folder, or model.safetensors with --config and --tokenizer');
+  if (args._.length && args.input !== undefined) throw new UsageError('embed: give the texts or --input, not both');
+  const count = (flag, min) => {
+    const v = args[flag];
+    if (v === undefined) return undefined;
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min)) throw new UsageError(`--${flag}: expected a whole number >= ${min}, got '${v}'`);
+    return n;
+  };
+  const batchSize = count('batch-size', 1) ?? 32;
+  const threads = args.threads === 'auto' ? 'auto' : count('threads', 1) ?? 1;
+  const load = await loadOptions(args);
+  if (args.pooling !== undefined) load.pooling = args.pooling;
+  if (args.normalize !== undefined) load.normalize = args.normalize;
+  const embedOptions = { batchSize };
+  if (args.prompt !== undefined) embedOptions.prompt = args.prompt;
+  if (args['prompt-name'] !== undefined) embedOptions.promptName = args['prompt-name'];
+
+  const aw = await init({ threads });
+  let e;
+  try {
+    e = await aw.loadEmbedder(args.model, load);
+  } catch (err) {
+    if (err.code === 'ERR_INVALID_ARGUMENT' && /^pooling:/.test(err.message)) throw new UsageError(`--${err.message}`);
+    throw err;
+  }
+  if (!e.tokenizer) throw new UsageError('embed: this model has no tokenizer: give --tokenizer tokenizer.json (or a folder that has one)');
+  const write = (r) => {
+    const d = r.shape[1];
+    let out = '';
+    for (let i = 0; i < r.shape[0]; i++) {
+      const row = Array.from(r.data.subarray(i * d, (i + 1) * d), float32Text);
+      out += args.json ? `[${row.join(',')}]\n` : `${row.join(' ')}\n`;
+    }
+    process.stdout.write(out);
+  };
+  if (args._.length) {
+    write(await e.embed(args._, embedOptions));
+    e.dispose();
+    return 0;
+  }
+  // Lines: read whole (a file or stdin), embedded and written a chunk at a time.
+  const text = args.input !== undefined && args.input !== '-' ? await readFlagFile('--input', args.input, 'utf8')
+    : await (async () => { const chunks = []; for await (const c of process.stdin) chunks.push(c); return Buffer.concat(chunks).toString('utf8'); })();
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  const bar = progressBar(args.progress ?? !!process.stderr.isTTY, lines.length, 'texts');
+  const t0 = performance.now();
+  const CHUNK = Math.max(batchSize, 1024);
+  for (let at = 0; at < lines.length; at += CHUNK) {
+    let done = 0;
+    const r = await e.embed(lines.slice(at, at + CHUNK), {
+      ...embedOptions,
+      onProgress: (p) => { for (; done < p.done; done++) bar.tick(); },
+    });
+    write(r);
+  }
+  bar.clear();
+  e.dispose();
+  process.stderr.write(`${summary({ count: lines.length, failed: [], ms: performance.now() - t0 }, 'texts', 'embedded', () => '')}\n`);
+  return 0;
+}
+
 async function main() {
+  if (process.argv[2] === 'embed') return embedCommand(process.argv.slice(3));
   const args = parse(process.argv.slice(2));
   if (args.version) {
     const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -563,7 +889,8 @@ async function main() {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate, classify or generate; see --help)`);
+  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate, classify, generate, chat or embed; see --help)`);
+  if (cmd === 'chat') return chatCommand(args, rest);
   if (cmd === 'translate') {
     if (rest.length > 1) throw new UsageError(`translate: unexpected argument '${rest[1]}' (quote the text: "forty-two")`);
     if (rest[0] === '') throw new UsageError('translate: missing the English text (see --help)');

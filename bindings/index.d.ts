@@ -33,7 +33,7 @@ export type ErrorCode =
   | 'ERR_WASM_LOAD'
   /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
   | 'ERR_NOT_A_NUMBER'
-  /** A valid input of a kind attnwasm does not run: a tokenizer.json that is not byte-level BPE (the message names the field and the type). */
+  /** A valid input of a kind attnwasm does not run: a tokenizer.json model, normalizer or pre-tokenizer of another kind, a model family it does not have (the message names the field and the type). */
   | 'ERR_UNSUPPORTED';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
@@ -375,8 +375,11 @@ export type WeightType = 'f32' | 'bf16' | 'f16' | 'q8' | 'q4';
  * Where a model's files come from. One file: a Node path, a URL (http(s):, file:, blob:, data:), bytes, a
  * Blob/File, a fetch Response or a ReadableStream of bytes. A checkpoint folder (its model.safetensors or the
  * shards its model.safetensors.index.json names, and config.json, tokenizer.json, tokenizer_config.json beside
- * them): a Node folder path, a base URL ending in '/', a page's folder pick (a FileList or File[]), or a map of
- * file names to any of the single-file sources. Files are streamed: never whole in memory.
+ * them; for an encoder also sentence-transformers' modules.json, 1_Pooling/config.json, sentence_bert_config.json,
+ * config_sentence_transformers.json): a Node folder path, a base URL ending in '/', a page's folder pick (a
+ * FileList or File[]: each File by its webkitRelativePath below the folder picked), or a map of paths in the
+ * folder ('config.json', '1_Pooling/config.json') to any of the single-file sources. Files are streamed: never
+ * whole in memory.
  */
 export type ModelSource =
   | string | URL | Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array>
@@ -397,12 +400,24 @@ export interface LoadOptions {
   tokenizerConfig?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
   /**
    * A Hugging Face checkpoint's config.json (parsed, its text or its bytes): the file is then a causal LM
-   * (Llama / Qwen2) of that config, its tensors named as Hugging Face names them. Keys the family cannot
-   * run exactly (rope_scaling, another hidden_act, sliding windows, …) are refused naming the key.
+   * (Llama, Qwen2, … by model_type) or an encoder (model_type 'bert', 'roberta', 'xlm-roberta': an Embedder)
+   * of that config, its tensors named as Hugging Face names them. Keys the family cannot run exactly
+   * (rope_scaling, another hidden_act, sliding windows, relative positions, …) are refused naming the key.
    */
   config?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
-  /** A causal LM's tokenizer.json (parsed, text or bytes) or a Tokenizer of 'attnwasm/tokenizer': generate() then takes and gives text. */
+  /**
+   * The tokenizer.json (parsed, text or bytes) or a Tokenizer of 'attnwasm/tokenizer' of a causal LM
+   * (generate() then takes and gives text) or of an encoder (embed() takes text).
+   */
   tokenizer?: Record<string, unknown> | string | Uint8Array | ArrayBuffer | Tokenizer;
+  /**
+   * An encoder's pooling, instead of its folder's 1_Pooling/config.json (default there; else 'mean'): one
+   * mode, or several joined by '+' ('cls+max+mean'), concatenated as sentence-transformers does. Another
+   * family: ERR_INVALID_ARGUMENT.
+   */
+  pooling?: PoolingMode | (string & {});
+  /** An encoder's L2 normalization of embed()'s vectors, instead of its folder's Normalize module (default there; else false). */
+  normalize?: boolean;
 }
 
 export interface Translation {
@@ -551,6 +566,93 @@ export interface Generation extends AsyncIterableIterator<GeneratedToken> {
   return(): Promise<IteratorResult<GeneratedToken>>;
 }
 
+/** One message of a conversation, as chat templates read it (OpenAI's and transformers' form). */
+export interface ChatMessage {
+  /** 'system', 'user', 'assistant', 'tool', … (what the template knows). */
+  role: string;
+  /** The text, or parts ({ type: 'text', text } / { type: 'image' }, …) where the template reads them; null beside tool_calls. */
+  content: string | ChatContentPart[] | null;
+  /** Passed to the template as given: tool_calls, tool_call_id, name, reasoning_content, … (JSON data). */
+  [field: string]: unknown;
+}
+
+/** A part of a message's content: { type: 'text', text: 'Hi' }, { type: 'image' }, … */
+export interface ChatContentPart {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** What a chat template renders besides the messages (Tokenizer#applyChatTemplate, CausalLM#chat). */
+export interface ChatTemplateSources {
+  /** Tool definitions (JSON schemas); the template sees None when absent. Picks the 'tool_use' template when there is one. */
+  tools?: Record<string, unknown>[] | null;
+  /** Documents for retrieval-augmented templates ({ title, text }); None when absent. */
+  documents?: Record<string, unknown>[] | null;
+  /**
+   * A name of tokenizer_config.json's templates ('default', 'tool_use', 'rag'; letters, digits, '_', '.', '-'),
+   * or a template's text (a repo's chat_template.jinja). Default: tokenizer_config.json's chat_template.
+   */
+  chatTemplate?: string;
+  /** The time strftime_now formats (Llama 3.1's "Today Date"). Default: the time of the call. */
+  now?: Date;
+}
+
+/**
+ * Tokenizer#applyChatTemplate options. Every key not listed is a template variable (enable_thinking,
+ * date_string, bos_token, …; JSON data), as transformers' **kwargs.
+ */
+export interface ApplyChatTemplateOptions extends ChatTemplateSources {
+  /** End with the assistant's header, for the model to write its turn. Default false. */
+  addGenerationPrompt?: boolean;
+  /** true (the default): the ids (encoded without the post-processor's tokens, as transformers); false: the text. */
+  tokenize?: boolean;
+  [variable: string]: unknown;
+}
+
+/** CausalLM#chat options: generate()'s, and what the template renders. */
+export interface ChatOptions extends GenerateOptions, ChatTemplateSources {
+  /** Template variables: { enable_thinking: false } for Qwen3, { date_string: '26 Jul 2024' } for Llama 3.1, … (JSON data). */
+  chatTemplateKwargs?: Record<string, unknown>;
+  /**
+   * Ids that end the turn (not yielded). Default: the model's eosTokenIds and its tokenizer's chatStopTokens()
+   * (tokenizer_config.json's eos_token, the template's end-of-turn tokens: <|eot_id|>, <|im_end|>, <end_of_turn>, …).
+   */
+  stopTokens?: number[] | Int32Array;
+}
+
+/** An assistant's message (ChatTurn#message): what a conversation appends. */
+export interface AssistantMessage extends ChatMessage {
+  role: 'assistant';
+  content: string;
+}
+
+/**
+ * An assistant's turn (CausalLM#chat): an async iterator of the tokens generate() gives; when it is done its
+ * value is the assistant's message.
+ */
+export interface ChatTurn extends AsyncIterableIterator<GeneratedToken, AssistantMessage> {
+  /** The prompt as the chat template rendered it (the text the model was given). */
+  readonly prompt: string;
+  /** The prompt's ids. */
+  readonly promptIds: Int32Array;
+  /** The ids that end the turn. */
+  readonly stopTokens: number[];
+  /** The ids generated so far (stop tokens not included). */
+  readonly ids: number[];
+  /** The assistant's text so far (special tokens left out). */
+  readonly text: string;
+  /** The sampling seed used. */
+  readonly seed: number;
+  /** Why it ended ('stop': an end-of-turn token); null while running. */
+  readonly stopReason: Generation['stopReason'];
+  /** { role: 'assistant', content: text } so far (a new object each time). */
+  readonly message: AssistantMessage;
+  /** Runs the turn to its end and resolves to the message. */
+  finalMessage(): Promise<AssistantMessage>;
+  /** Ends it now and frees its KV cache (what `break` in for-await calls). */
+  return(): Promise<IteratorResult<GeneratedToken, AssistantMessage>>;
+}
+
 /** A text ↔ ids tokenizer as CausalLM#tokenizer holds it: a Tokenizer of 'attnwasm/tokenizer' or a file's character vocabulary. */
 export interface TextTokenizer {
   readonly vocabSize: number;
@@ -569,7 +671,7 @@ export interface TextTokenizer {
 export interface CausalLM {
   /** The Hugging Face config (config.json's keys). */
   readonly config: Record<string, unknown>;
-  readonly modelType: 'llama' | 'qwen2';
+  readonly modelType: 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'gemma3_text' | 'phi3' | 'smollm3';
   readonly vocabSize: number;
   readonly numLayers: number;
   readonly numHeads: number;
@@ -598,6 +700,14 @@ export interface CausalLM {
    * options are checked now (each error's message starts with the option's name); nothing runs until the first next().
    */
   generate(prompt: string | number[] | Int32Array, options?: GenerateOptions): Generation;
+  /**
+   * The assistant's next turn of a conversation, streamed: the tokenizer's chat template rendered with the
+   * generation prompt (Tokenizer#applyChatTemplate), generated as generate() does, ending at an end-of-turn
+   * token. Needs a tokenizer.json with its tokenizer_config.json (or options.chatTemplate). The template is
+   * rendered and the options checked now; nothing runs until the first next(). Append `turn.message` to the
+   * conversation for the next turn.
+   */
+  chat(messages: ChatMessage[], options?: ChatOptions): ChatTurn;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -648,6 +758,147 @@ export interface Tokenizer {
   idToToken(id: number): string | undefined;
   /** Whether an id is a special added token. */
   isSpecial(id: number): boolean;
+  /**
+   * A conversation as the model's prompt, as transformers' apply_chat_template gives it: the chat template
+   * (tokenizer_config.json's, or options.chatTemplate) rendered with transformers' Jinja environment, then
+   * encoded without the post-processor's tokens (the template writes BOS itself). No template: AttnWasmError
+   * ERR_INVALID_ARGUMENT naming what is missing; the template's raise_exception(text): ERR_INVALID_ARGUMENT
+   * with message text; @huggingface/jinja not loadable (an import map without it): ERR_UNSUPPORTED.
+   */
+  applyChatTemplate(messages: ChatMessage[], options?: ApplyChatTemplateOptions & { tokenize?: true }): Int32Array;
+  applyChatTemplate(messages: ChatMessage[], options: ApplyChatTemplateOptions & { tokenize: false }): string;
+  applyChatTemplate(messages: ChatMessage[], options?: ApplyChatTemplateOptions): Int32Array | string;
+  /**
+   * The ids that end an assistant's turn, ascending: tokenizer_config.json's eos_token; <|eot_id|>, <|eom_id|>,
+   * <|im_end|>, <end_of_turn>, <|end|> where the template writes them; <|endoftext|>, <|end_of_text|>, </s>,
+   * <eos> — each when it is a special token of this vocabulary.
+   */
+  chatStopTokens(options?: Pick<ChatTemplateSources, 'chatTemplate' | 'tools'>): number[];
+}
+
+/** sentence-transformers' pooling modes (Pooling.py); several may be joined by '+'. */
+export type PoolingMode = 'mean' | 'cls' | 'max' | 'mean_sqrt_len' | 'weightedmean' | 'lasttoken';
+
+/** Embeddings: one row per text, in the order given. */
+export interface Embeddings {
+  /** (n, dimension), row-major. */
+  data: Float32Array;
+  shape: [number, number];
+}
+
+/** Embedder#embedIds options. */
+export interface EmbedIdsOptions {
+  /** Texts per native call (1 … 2^20; default 32); the event loop gets a turn between calls. */
+  batchSize?: number;
+  /** L2-normalize each vector. Default: the embedder's `normalize`. */
+  normalize?: boolean;
+  /** Called after each batch: texts done and in all. */
+  onProgress?: (p: { done: number; total: number }) => void;
+}
+
+/** Embedder#embed options. */
+export interface EmbedOptions extends EmbedIdsOptions {
+  /**
+   * Text put before every text ('query: ', as sentence-transformers' encode(prompt=…)); with the Pooling
+   * config's include_prompt false its tokens are left out of the pooling. Default: the defaultPromptName's.
+   */
+  prompt?: string;
+  /** One of the embedder's `prompts` (config_sentence_transformers.json), instead of `prompt`. */
+  promptName?: string;
+}
+
+/** Embedder#forward inputs: a padded batch (B, T), as Hugging Face's model(input_ids, attention_mask, token_type_ids). */
+export interface EmbedderInputs {
+  inputIds: IdsTensor;
+  /** (B, T) of 0/1 (padded positions 0). Default: all ones. */
+  attentionMask?: IdsTensor | { data: Uint8Array; shape: number[] };
+  /** (B, T). Default: zeros. */
+  tokenTypeIds?: IdsTensor;
+}
+
+/**
+ * A sentence embedder: a BERT-family encoder (Hugging Face's BertModel, RobertaModel, XLMRobertaModel —
+ * all-MiniLM, bge, e5, gte, multilingual-e5, paraphrase-multilingual-MiniLM) with sentence-transformers'
+ * pooling and normalization, loaded from a hub folder (aw.loadModel / aw.loadEmbedder). Owns native memory:
+ * call dispose().
+ */
+export interface Embedder {
+  /** The Hugging Face config (config.json's keys, as given). */
+  readonly config: Record<string, unknown>;
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta';
+  readonly vocabSize: number;
+  /** hidden_size: a token's vector. */
+  readonly hiddenSize: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  /** max_position_embeddings. */
+  readonly maxPositions: number;
+  readonly typeVocabSize: number;
+  readonly padTokenId: number;
+  /** Whether the checkpoint has BERT's pooler (forward()'s poolerOutput). */
+  readonly hasPooler: boolean;
+  /** The tokenizer (an 'attnwasm/tokenizer' Tokenizer), or null: embedIds and forward only. */
+  readonly tokenizer: Tokenizer | null;
+  /** embed()'s pooling: one mode, or several joined by '+' in sentence-transformers' order ('cls+max+mean'). */
+  readonly pooling: string;
+  /** Whether embed() L2-normalizes by default. */
+  readonly normalize: boolean;
+  /** Whether a prompt's tokens take part in the pooling (the Pooling config's include_prompt). */
+  readonly includePrompt: boolean;
+  /** Whether texts are lowercased before tokenizing (sentence_bert_config.json's do_lower_case). */
+  readonly doLowerCase: boolean;
+  /** Named prompts (config_sentence_transformers.json). */
+  readonly prompts: Readonly<Record<string, string>>;
+  /** The prompt embed() uses when given none, or null. */
+  readonly defaultPromptName: string | null;
+  /** The length of embed()'s vectors: hiddenSize per pooling mode. */
+  readonly dimension: number;
+  /**
+   * Tokens a text is truncated to, special tokens included: max_seq_length (sentence_bert_config.json), else
+   * tokenizer_config.json's model_max_length, at most what the model's positions hold.
+   */
+  readonly maxTokens: number;
+  /** Bytes read from the model's files. */
+  readonly fileBytes: number;
+  /** Bytes the weights take in memory: as stored, or in the `dtype` the load asked for. */
+  readonly weightBytes: number;
+  /** weightBytes by how the weights are kept (types held only). */
+  readonly weightTypes: Partial<Record<WeightType, number>>;
+  /**
+   * Sentence embeddings, as sentence-transformers' encode() gives them: each text stripped (and lowercased with
+   * do_lower_case), tokenized with the tokenizer's special tokens, truncated to maxTokens; run in batches of
+   * similar length, each sentence at its own length. A string is one text. Argument errors: TypeError /
+   * RangeError naming the argument.
+   */
+  embed(texts: string[] | string, options?: EmbedOptions): Promise<Embeddings>;
+  /** Embeddings of tokenized texts (special tokens included, at most maxTokens each: a longer one is an error naming it). */
+  embedIds(idsList: (Int32Array | number[])[], options?: EmbedIdsOptions): Promise<Embeddings>;
+  /**
+   * The encoder's outputs on a padded batch: lastHiddenState (B, T, hiddenSize) at every position, and
+   * poolerOutput (B, hiddenSize) when the checkpoint has a pooler (else null).
+   */
+  forward(inputs: EmbedderInputs): { lastHiddenState: Tensor; poolerOutput: Tensor | null };
+  /** Texts as forward()'s padded batch, tokenized as embed() tokenizes them. */
+  tokenize(texts: string[], options?: { prompt?: string; promptName?: string }): { inputIds: IdsTensor; attentionMask: IdsTensor; tokenTypeIds: IdsTensor };
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * Cosine similarity in float64 (0 where a vector is zero): two vectors → a number; a matrix (n, d) — embed()'s
+ * result — and a matrix (m, d) → (n, m) (a vector with a matrix counts as one row).
+ */
+export interface CosineSimilarity {
+  (a: SimilarityMatrix, b: SimilarityMatrix | SimilarityVector): Tensor;
+  (a: SimilarityVector, b: SimilarityMatrix): Tensor;
+  (a: SimilarityVector, b: SimilarityVector): number;
+}
+/** A vector of cosineSimilarity: numbers, or a tensor of shape [d]. */
+export type SimilarityVector = ArrayLike<number> | { data: Float32Array | Float64Array; shape: [number] };
+/** A matrix of cosineSimilarity: rows of d numbers (embed()'s result). */
+export interface SimilarityMatrix {
+  data: Float32Array | Float64Array;
+  shape: [number, number];
 }
 
 export interface Capabilities {
@@ -723,26 +974,37 @@ export interface AttnWasm {
   loadSafetensors(bytes: Uint8Array | ArrayBuffer, options: { metadata: true }): { tensors: Record<string, AnyTensor>; metadata: Record<string, string> };
   /**
    * Loads any model file with an "attnwasm.config" (a Translator, a Classifier or a CausalLM, by the file's
-   * "model"), or a Hugging Face causal LM checkpoint with `config` (and `tokenizer`): a CausalLM.
+   * "model"), or a Hugging Face checkpoint with its config.json (a folder's, or `config`): a CausalLM, or for
+   * model_type 'bert' / 'roberta' / 'xlm-roberta' an Embedder (also with `pooling` or `normalize`).
    */
-  loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM>;
+  loadModel(source: ModelSource, options: LoadOptions & ({ pooling: LoadOptions['pooling'] } | { normalize: boolean })): Promise<Embedder>;
+  loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
   loadClassifier(source: ModelSource, options?: LoadOptions): Promise<Classifier>;
   /** Loads a causal LM: a "causal_lm" file, or a Hugging Face checkpoint with `config` (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT. */
   loadCausalLM(source: ModelSource, options?: LoadOptions): Promise<CausalLM>;
+  /**
+   * Loads a sentence embedder: a BERT / RoBERTa / XLM-R checkpoint with its config.json — a hub folder (with
+   * sentence-transformers' files: their pooling, Normalize, max_seq_length), or model.safetensors with `config`,
+   * `tokenizer`, `pooling`, `normalize`; another kind is ERR_INVALID_ARGUMENT.
+   */
+  loadEmbedder(source: ModelSource, options?: LoadOptions): Promise<Embedder>;
+  /** Cosine similarity of vectors (a number) or of embedding matrices (n, d) and (m, d) → (n, m); also exported by the package. */
+  cosineSimilarity: CosineSimilarity;
   /** The model classes, for instanceof checks on what loadModel returns (not constructible: use the loaders). */
   readonly Translator: abstract new (...args: never[]) => Translator;
   readonly Classifier: abstract new (...args: never[]) => Classifier;
   readonly CausalLM: abstract new (...args: never[]) => CausalLM;
+  readonly Embedder: abstract new (...args: never[]) => Embedder;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */
   generateSquareSubsequentMask(sz: number): Tensor;
   capabilities(): Capabilities;
-  /** The wasm heap and the working-memory budget, in bytes (README, "Memory"). */
+  /** The wasm heap and the working-memory budget, in bytes (docs/memory.md). */
   memory(): MemoryFigures;
   /** Starts a new peak for memory().peakInUseBytes, at the bytes in use now. */
   resetPeakMemory(): void;
@@ -815,3 +1077,6 @@ export interface InitOptions {
  * ERR_WASM_LOAD when the .wasm cannot be loaded; a later init() with a correct `wasmUrl` works.
  */
 export function init(options?: InitOptions): Promise<AttnWasm>;
+
+/** Cosine similarity (as AttnWasm#cosineSimilarity; plain JS, no init() needed). */
+export const cosineSimilarity: CosineSimilarity;

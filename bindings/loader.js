@@ -4,7 +4,7 @@
 // with which each package entry (index.js, inline.js) makes its init().
 //
 // The single-thread glue is imported statically: its top-level await keeps
-// require('attnwasm') failing with Node's clear ESM error (README, CommonJS).
+// require('attnwasm') failing with Node's clear ESM error (docs/install.md, CommonJS).
 // The pthreads glue and the relaxed-SIMD builds' glues are imported by
 // index.js in init() only when they are used.
 import createAttnwasmModule from '../dist/attnwasm_core.mjs';
@@ -342,7 +342,7 @@ export function createInit(entry) {
     const rt = new AttnWasm(core);
     rt._threadPlan = plan;
     rt._relaxedPlan = relaxed;
-    // The working-memory budget (README "Memory"); its range is the native rule's.
+    // The working-memory budget (docs/memory.md); its range is the native rule's.
     if (options.workingMemory !== undefined) {
       try {
         rt._take(core.setWorkBudget(options.workingMemory));

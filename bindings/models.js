@@ -13,19 +13,24 @@
 //                  language model that streams tokens; also from a Hugging
 //                  Face checkpoint (model.safetensors) with its config.json
 //                  ({ config }) and tokenizer.json ({ tokenizer }).
+//   "encoder"    → Embedder (embedder.js): a BERT / RoBERTa / XLM-R sentence
+//                  embedder from a Hugging Face checkpoint with its
+//                  config.json, and sentence-transformers' files of its folder
+//                  (modules.json, 1_Pooling/config.json, …; { pooling, normalize }).
 // loadModel picks the family from the file (or the config passed);
-// loadTranslator / loadClassifier insist on one. The file's bytes go into wasm once; the native loader
+// loadTranslator / loadClassifier / loadCausalLM / loadEmbedder insist on one. The file's bytes go into wasm once; the native loader
 // (src/models/load_model.cpp) validates the config, builds the model and
 // fills its parameters straight from the bytes.
 
 import { AttnWasmError, typeError, describe } from './errors.js';
-import { checkOptions } from './checks.js';
+import { checkBool, checkOptions } from './checks.js';
 import { resolveCheckpoint } from './checkpoint.js';
 import { readText } from './sources.js';
 import { loadFiles } from './model_loading.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 import { makeCausalLm, CharTokenizer } from './causal_lm.js';
+import { makeEmbedder, checkPooling, readSentenceTransformers } from './embedder.js';
 
 /** config.json as text: a parsed object, its text or its bytes. */
 function configText(config) {
@@ -51,13 +56,14 @@ export function makeModels(rt, classes) {
   const Translator = makeTranslator(rt, classes);
   const Classifier = makeClassifier(rt, classes);
   const { CausalLM } = makeCausalLm(rt, classes);
+  const { Embedder } = makeEmbedder(rt, classes);
   const families = { translator: Translator, vit: Classifier };
 
   // The checkpoint's files stream into the native loader (model_loading.js), which builds the model and
   // fills its weights as they arrive; the JS face then reads the model's numbers from the handle and its
   // vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'dtype'], where);
+    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'dtype', 'pooling', 'normalize'], where);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
     }
@@ -65,6 +71,8 @@ export function makeModels(rt, classes) {
       throw typeError(`dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4', got ${describe(o.dtype)}`);
     }
     if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
+    // An encoder's: checked now, used once the checkpoint is known to be one.
+    const st = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
     const cp = await resolveCheckpoint(source);
     // A folder's own config.json and tokenizer files, unless the options give them.
     const side = async (name, given) => (given !== undefined ? given
@@ -79,13 +87,22 @@ export function makeModels(rt, classes) {
       weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
     });
     // Validated natively by the loader: the config passed, or the file's (keys unique, so JSON.parse reads
-    // what the native reader read). The model's numbers come from the handle (CausalLM).
+    // what the native reader read). The model's numbers come from the handle (CausalLM, Embedder).
     const own = config ? null : JSON.parse(metadata['attnwasm.config']);
+    const info = JSON.parse(handle.info());
+    // Only an encoder's info() has typeVocabSize: the native loader's decision, read back.
+    const encoder = info.typeVocabSize !== undefined;
+    const stOption = st.pooling !== undefined ? 'pooling' : st.normalize !== undefined ? 'normalize' : null;
+    if (stOption && !encoder) {
+      handle.delete();
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${stOption}: only an encoder (a BERT-family sentence embedder) takes ${stOption}; this checkpoint is ${
+        config || own.model === 'causal_lm' ? 'a causal LM' : `a "${own.model}" model`}`);
+    }
     if (config || own.model === 'causal_lm') {
       const hfConfig = config ? JSON.parse(config) : own.hf_config;
       let tok = tokenizer;
       if (!tok && own?.tokenizer) tok = new CharTokenizer(own.tokenizer);
-      const { vocabSize } = JSON.parse(handle.info());
+      const { vocabSize } = info;
       const problem = !tok ? null
         : tok.vocabSize > vocabSize ? `it has ${tok.vocabSize} ids, more than the model's vocab_size (${vocabSize})`
           : (tok._maxId ?? 0) >= vocabSize ? `its largest id is ${tok._maxId}, past the model's vocab_size (${vocabSize})` : null;
@@ -93,11 +110,23 @@ export function makeModels(rt, classes) {
         handle.delete();
         throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
       }
-      return new CausalLM(handle, { hfConfig, tokenizer: tok }, fileBytes);
+      if (!encoder) return new CausalLM(handle, { hfConfig, tokenizer: tok }, fileBytes);
+      // sentence-transformers' files, from a folder (a single file has none: the options or the defaults).
+      const read = async (name) => {
+        const src = cp.file ? await cp.file(name) : undefined;
+        return src === undefined ? undefined : (await readText(src, name, { optional: true })) ?? undefined;
+      };
+      try {
+        const sentence = await readSentenceTransformers(read, info.hiddenSize, st);
+        return new Embedder(handle, { hfConfig, tokenizer: tok, st: sentence }, fileBytes);
+      } catch (e) {
+        handle.delete();
+        throw e;
+      }
     }
     if (tokenizer) {
       handle.delete();
-      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: only a causal LM takes a tokenizer; this file is a "${own.model}" model`);
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: only a causal LM takes a tokenizer (an encoder too); this file is a "${own.model}" model`);
     }
     return new families[own.model](handle, own, fileBytes);
   }
@@ -105,12 +134,14 @@ export function makeModels(rt, classes) {
   /**
    * Loads any model attnwasm has a family for, from a URL, a Node path or
    * bytes: a Translator for a "translator" file, a Classifier for a "vit" one,
-   * a CausalLM for a "causal_lm" one or a Hugging Face checkpoint passed with
+   * a CausalLM for a "causal_lm" one or a Hugging Face causal LM checkpoint passed with
    * its config.json (`config`) and, for text in and out, its tokenizer.json
-   * (`tokenizer`).
+   * (`tokenizer`); an Embedder for a BERT / RoBERTa / XLM-R checkpoint (a
+   * sentence-transformers folder, or model.safetensors with `config`, `tokenizer`,
+   * `pooling`, `normalize`).
    * @param {string|URL|Uint8Array|ArrayBuffer} source
    * @param {{onProgress?: (p: {loaded: number, total: number|null}) => void, config?: object|string|Uint8Array,
-   *   tokenizer?: object|string|Uint8Array}} [options]
+   *   tokenizer?: object|string|Uint8Array, pooling?: string, normalize?: boolean}} [options]
    */
   const loadModel = (source, options) => load(source, options, '', 'loadModel');
   /** Loads an encoder–decoder ("translator") model; another kind is ERR_INVALID_ARGUMENT. */
@@ -122,6 +153,11 @@ export function makeModels(rt, classes) {
    * (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT.
    */
   const loadCausalLM = (source, options) => load(source, options, 'causal_lm', 'loadCausalLM');
+  /**
+   * Loads a sentence embedder: a BERT / RoBERTa / XLM-R checkpoint with its config.json (a hub folder with
+   * sentence-transformers' files, or `config`); another kind is ERR_INVALID_ARGUMENT.
+   */
+  const loadEmbedder = (source, options) => load(source, options, 'encoder', 'loadEmbedder');
 
-  return { Translator, Classifier, CausalLM, loadModel, loadTranslator, loadClassifier, loadCausalLM };
+  return { Translator, Classifier, CausalLM, Embedder, loadModel, loadTranslator, loadClassifier, loadCausalLM, loadEmbedder };
 }

@@ -18,6 +18,7 @@
 // rejects an AttnWasmError (checks.js nativeError). Every thrown error has a
 // stable `code` (see ErrorCode) and the module stays usable.
 import { makeModels } from './models.js';
+import { cosineSimilarity } from './embedder.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
 import { makeBlocks, blockFunctions, sdpaMask } from './blocks.js';
@@ -48,7 +49,7 @@ export class AttnWasm {
     Object.assign(this, blockFunctions(rt));  // silu, causalUpperLeft, causalLowerRight
     const models = makeModels(rt, classes);
     /** The model classes, for instanceof: what loadModel returns. */
-    Object.assign(this, { Translator: models.Translator, Classifier: models.Classifier, CausalLM: models.CausalLM });
+    Object.assign(this, { Translator: models.Translator, Classifier: models.Classifier, CausalLM: models.CausalLM, Embedder: models.Embedder });
     /** Loads any model file attnwasm has a family for (a Translator, a Classifier or a CausalLM, by its config), or a Hugging Face causal LM with { config }. */
     this.loadModel = models.loadModel;
     /** Loads the translation demo model (URL, Node path or bytes). */
@@ -57,6 +58,10 @@ export class AttnWasm {
     this.loadClassifier = models.loadClassifier;
     /** Loads a causal language model: the writing demo's, a causal_lm file, or a Hugging Face checkpoint with { config }. */
     this.loadCausalLM = models.loadCausalLM;
+    /** Loads a sentence embedder: a BERT / RoBERTa / XLM-R checkpoint (a sentence-transformers folder, or { config }). */
+    this.loadEmbedder = models.loadEmbedder;
+    /** Cosine similarity of vectors (a number) or of embedding matrices (n, d) and (m, d) → (n, m) (embedder.js). */
+    this.cosineSimilarity = cosineSimilarity;
   }
 
   /**
@@ -340,7 +345,7 @@ export class AttnWasm {
    * grows on demand and never shrinks), heapLimitBytes (what it may grow
    * to), inUseBytes (allocated now), peakInUseBytes (the most allocated at
    * once since init() or resetPeakMemory()), workingMemoryBytes (the
-   * working-memory budget: scratch one call may use; README "Memory").
+   * working-memory budget: scratch one call may use; docs/memory.md).
    */
   memory() {
     const core = this._core;

@@ -107,7 +107,8 @@ export class Tokenizer {
     this.vocabSize = modelSize + extra;
     /** @private The largest id (ids may have holes: it can exceed vocabSize - 1); a model's vocab_size must exceed it. */
     this._maxId = tokenOf.length - 1;
-    const types = byteLevel ? ['ByteLevel', 'TemplateProcessing', 'Sequence'] : ['TemplateProcessing', 'BertProcessing', 'RobertaProcessing', 'ByteLevel', 'Sequence'];
+    // RoBERTa's byte-level files post-process with RobertaProcessing: <s> text </s> (its trim_offsets only moves offsets).
+    const types = byteLevel ? ['ByteLevel', 'TemplateProcessing', 'RobertaProcessing', 'Sequence'] : ['TemplateProcessing', 'BertProcessing', 'RobertaProcessing', 'ByteLevel', 'Sequence'];
     this._template = readPostProcessor(json.post_processor, (id) => tokenOf[id], types);
     const cfg = readConfig(tokenizerConfig, (t) => this.tokenToId(t));
     if (cfg.template) this._template = cfg.template;

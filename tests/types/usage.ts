@@ -1,10 +1,11 @@
 // Compiled by tests/js/typings.test.mjs with `tsc --noEmit --strict`: uses the
 // whole public API so a typing that drifts from the implementation fails.
-import { init, AttnWasmError, CausalBias } from 'attnwasm';
+import { init, AttnWasmError, CausalBias, cosineSimilarity } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer } from 'attnwasm/tokenizer';
 import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions } from 'attnwasm/tokenizer';
+import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
 async function main(): Promise<void> {
@@ -178,7 +179,10 @@ async function main(): Promise<void> {
     if (e instanceof AttnWasmError && e.code === 'ERR_UNSUPPORTED') console.log(e.message);
   }
   // A causal LM: a file with its config, or a Hugging Face checkpoint with config.json and tokenizer.json.
-  const lm: CausalLM = await aw.loadModel(new Uint8Array(0), { config: { model_type: 'llama' }, tokenizer: tok });
+  // A config.json may be a causal LM's or an encoder's: loadModel gives either, loadCausalLM the one.
+  const either: CausalLM | Embedder = await aw.loadModel(new Uint8Array(0), { config: { model_type: 'llama' }, tokenizer: tok });
+  if (either instanceof aw.Embedder) console.log(either.dimension);
+  const lm: CausalLM = await aw.loadCausalLM(new Uint8Array(0), { config: { model_type: 'llama' }, tokenizer: tok });
   await aw.loadModel(new Uint8Array(0), { config: '{}', tokenizer: '{}', onProgress: () => {} });
   const logits: Tensor = lm.forward({ data: Int32Array.of(1, 2), shape: [1, 2] }).logits;
   const gopts: GenerateOptions = { maxNewTokens: 20, temperature: 0.8, topK: 40, topP: 0.95, seed: 1, stopTokens: [0], signal: new AbortController().signal, attentionWindow: null, attention: true };
@@ -195,6 +199,31 @@ async function main(): Promise<void> {
   // @ts-expect-error maxNewTokens is a number
   lm.generate('x', { maxNewTokens: '5' });
   lm.dispose();
+  // A sentence embedder: a sentence-transformers folder (a path, a base URL, a folder pick, a map of paths).
+  {
+    const emb: Embedder = await aw.loadEmbedder('all-MiniLM-L6-v2/', { dtype: 'q8', onProgress: (p) => console.log(p.loaded) });
+    const mode: PoolingMode = 'cls';
+    const emb2: Embedder = await aw.loadModel(new Map<string, string | Uint8Array>([['model.safetensors', new Uint8Array(0)], ['1_Pooling/config.json', 'https://x/1_Pooling/config.json']]), { pooling: mode, normalize: true });
+    const emb3: Embedder = await aw.loadModel(new Uint8Array(0), { config: '{}', tokenizer: tok, pooling: 'cls+max+mean' });
+    const eopts: EmbedOptions = { batchSize: 16, normalize: false, prompt: 'query: ', onProgress: (p) => console.log(p.done / p.total) };
+    const vecs: Embeddings = await emb.embed(['A cat.', 'A dog.'], eopts);
+    const one: Embeddings = await emb.embed('A bird.', { promptName: 'query' });
+    const idsVecs: Embeddings = await emb2.embedIds([Int32Array.of(101, 102), [101, 7, 102]], { batchSize: 1 });
+    const batch = emb.tokenize(['A cat.'], { prompt: 'q: ' });
+    const out = emb.forward({ inputIds: batch.inputIds, attentionMask: { data: Uint8Array.of(1, 1), shape: [1, 2] }, tokenTypeIds: batch.tokenTypeIds });
+    const hidden: Tensor = out.lastHiddenState;
+    const pooled: Tensor | null = out.poolerOutput;
+    const sims: Tensor = cosineSimilarity(vecs, one);
+    const sim: number = aw.cosineSimilarity(vecs.data.subarray(0, emb.dimension), Float32Array.of(1, 2));
+    const row: Tensor = aw.cosineSimilarity([1, 2], vecs);
+    console.log(emb.pooling, emb.normalize, emb.maxTokens, emb.modelType, emb.hiddenSize, emb.hasPooler, emb.includePrompt, emb.doLowerCase,
+      emb.prompts, emb.defaultPromptName, emb.tokenizer?.vocabSize, emb.weightTypes, idsVecs.shape[1], hidden.shape, pooled?.shape, sims.shape, sim, row.data);
+    // @ts-expect-error batchSize is a number
+    emb.embed(['x'], { batchSize: '8' });
+    // @ts-expect-error embed takes texts; ids go to embedIds
+    emb.embed([[1, 2]]);
+    emb.dispose(); emb2.dispose(); emb3[Symbol.dispose]();
+  }
   // @ts-expect-error the tokenizer is not exported by the main entry (it is pure JS: attnwasm/tokenizer)
   import('attnwasm').then((m) => m.Tokenizer);
 }
