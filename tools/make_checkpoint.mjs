@@ -6,8 +6,8 @@
 // MiB whatever the size (Llama-3.2-1B's shape is a 2.47 GB file).
 //
 // Usage: node tools/make_checkpoint.mjs <shape> <dir> [--shards N] [--dtype bf16|f32] [--seed S]
-//   shapes: smollm2-135m, smollm2-360m, qwen2.5-0.5b, llama-3.2-1b (rope_scaling left out until the
-//   families issue reads it), tiny (a 2-layer test model)
+//   shapes: smollm2-135m, smollm2-360m, qwen2.5-0.5b, llama-3.2-1b (its llama3 RoPE scaling included),
+//   tiny (a 2-layer test model)
 // Also importable: SHAPES, writeCheckpoint(shape, dir, options).
 import { mkdirSync, openSync, writeSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ const qwen2 = (o) => ({
   use_sliding_window: false, ...o,
 });
 
-/** config.json of each shape: the hub's values for every key the family reads (rope_scaling aside). */
+/** config.json of each shape: the hub's values for every key the family reads. */
 export const SHAPES = {
   'smollm2-135m': llama({ vocab_size: 49152, hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30,
     num_attention_heads: 9, num_key_value_heads: 3, head_dim: 64, max_position_embeddings: 8192, rope_theta: 100000,
@@ -35,7 +35,9 @@ export const SHAPES = {
     tie_word_embeddings: true, bos_token_id: 151643, eos_token_id: 151643 }),
   'llama-3.2-1b': llama({ vocab_size: 128256, hidden_size: 2048, intermediate_size: 8192, num_hidden_layers: 16,
     num_attention_heads: 32, num_key_value_heads: 8, head_dim: 64, max_position_embeddings: 131072, rope_theta: 500000,
-    tie_word_embeddings: true, bos_token_id: 128000, eos_token_id: 128001 }),
+    rope_scaling: { factor: 32.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192,
+      rope_type: 'llama3' },
+    tie_word_embeddings: true, bos_token_id: 128000, eos_token_id: [128001, 128008, 128009] }),
   tiny: llama({ vocab_size: 300, hidden_size: 72, intermediate_size: 100, num_hidden_layers: 2,
     num_attention_heads: 4, num_key_value_heads: 2, head_dim: 18, max_position_embeddings: 512, rope_theta: 10000,
     tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2 }),

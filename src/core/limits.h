@@ -1,6 +1,6 @@
 // Every size limit of the API and of model files, once: the layers, the model
 // families and the model-config reader (io/model_config.cpp) all check
-// against these, through core/rules.h (README, "Limits"). They are sanity
+// against these, through core/rules.h (docs/reliability.md, "Limits"). They are sanity
 // bounds, not what memory allows: a model inside them can still be too large
 // for the heap, which is then ERR_OUT_OF_MEMORY.
 // (Elsewhere: kMaxElements, one tensor's elements, in core/tensor.h;
