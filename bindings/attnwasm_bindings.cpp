@@ -633,11 +633,16 @@ std::unique_ptr<CallResult> EmbedderForward(ModuleHandle& h, val a) {
   const aw::Shape shape = ShapeFrom(a["ids"]["shape"]);
   if (shape.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape)));
   auto opt = [&](const char* key) { return a[key].isUndefined() ? nullptr : Ids(a[key]); };
-  aw::Buffer hidden, pooled;
+  aw::Buffer hidden, pooled, attention;
   auto& m = h.as<aw::Encoder>();
-  aw::Status s = m.Forward(Ids(a["ids"]), opt("types"), opt("mask"), shape[0], shape[1], &hidden, &pooled);
+  const bool want = Flag(a, "attention");
+  aw::Status s = m.Forward(Ids(a["ids"]), opt("types"), opt("mask"), shape[0], shape[1], &hidden, &pooled,
+                           want ? &attention : nullptr);
   auto res = One(s, std::move(hidden), {shape[0], shape[1], m.config().hidden});
-  if (s.ok() && m.config().pooler) res->Add(std::move(pooled), {shape[0], m.config().hidden});
+  if (s.ok()) {  // outputs: lastHiddenState, poolerOutput (empty without a pooler), attentions (when asked)
+    res->Add(std::move(pooled), m.config().pooler ? aw::Shape{shape[0], m.config().hidden} : aw::Shape{0});
+    if (want) res->Add(std::move(attention), {shape[0], m.config().layers, m.config().heads, shape[1], shape[1]});
+  }
   return res;
 }
 

@@ -306,14 +306,18 @@ export function makeEmbedder(rt, classes) {
      * token_type_ids) gives them: lastHiddenState (B, T, hiddenSize) and, when the checkpoint has a pooler,
      * poolerOutput (B, hiddenSize) (else null). inputIds (B, T) Int32Array; attentionMask (B, T) of 0/1
      * (Int32Array or Uint8Array; default all ones: padded positions must be masked); tokenTypeIds (B, T)
-     * Int32Array (default zeros). tokenize(texts) gives the three.
-     * @returns {{lastHiddenState: {data: Float32Array, shape: number[]}, poolerOutput: {data: Float32Array, shape: number[]}|null}}
+     * Int32Array (default zeros). tokenize(texts) gives the three. outputAttentions: also `attentions` (B, layers,
+     * heads, T, T), each layer's softmax weights (HF's output_attentions; padded keys get 0).
+     * @returns {{lastHiddenState: {data: Float32Array, shape: number[]}, poolerOutput: {data: Float32Array, shape: number[]}|null, attentions?: {data: Float32Array, shape: number[]}}}
      */
     forward(inputs) {
       const h = this._handle();
       if (!isObject(inputs)) throw typeError(`inputs: expected { inputIds, attentionMask?, tokenTypeIds? }, got ${describe(inputs)}`);
       if ('data' in inputs && 'shape' in inputs) throw typeError('inputs: expected { inputIds, attentionMask?, tokenTypeIds? }, got a tensor { data, shape }: pass it as inputIds');
-      const o = checkOptions(inputs, ['inputIds', 'attentionMask', 'tokenTypeIds'], 'forward');
+      const o = checkOptions(inputs, ['inputIds', 'attentionMask', 'tokenTypeIds', 'outputAttentions'], 'forward');
+      if (o.outputAttentions !== undefined && typeof o.outputAttentions !== 'boolean') {
+        throw typeError(`outputAttentions: expected a boolean, got ${describe(o.outputAttentions)}`);
+      }
       const ids = checkTensor(o.inputIds, 'inputIds', 'ids', rt);
       const tensors = { ids };
       const same = (t, name) => {
@@ -328,8 +332,11 @@ export function makeEmbedder(rt, classes) {
         tensors.mask = same(checkTensor(asInt, 'attentionMask', 'ids', rt), 'attentionMask');
       }
       if (o.tokenTypeIds != null) tensors.types = same(checkTensor(o.tokenTypeIds, 'tokenTypeIds', 'ids', rt), 'tokenTypeIds');
-      const [lastHiddenState, poolerOutput] = rt._run(tensors, {}, (a) => rt._take(rt._core.embedderForward(h, a)));
-      return { lastHiddenState, poolerOutput: poolerOutput ?? null };
+      const [lastHiddenState, poolerOutput, attentions] = rt._run(tensors, { attention: !!o.outputAttentions },
+        (a) => rt._take(rt._core.embedderForward(h, a)));
+      const out = { lastHiddenState, poolerOutput: poolerOutput.shape.length === 1 && poolerOutput.shape[0] === 0 ? null : poolerOutput };
+      if (o.outputAttentions) out.attentions = attentions;  // (B, layers, heads, T, T): every layer's softmax weights
+      return out;
     }
 
     /**

@@ -814,6 +814,8 @@ export interface EmbedderInputs {
   attentionMask?: IdsTensor | { data: Uint8Array; shape: number[] };
   /** (B, T). Default: zeros. */
   tokenTypeIds?: IdsTensor;
+  /** Also give `attentions` (B, layers, heads, T, T): each layer's softmax weights (HF's output_attentions). */
+  outputAttentions?: boolean;
 }
 
 /**
@@ -877,7 +879,7 @@ export interface Embedder {
    * The encoder's outputs on a padded batch: lastHiddenState (B, T, hiddenSize) at every position, and
    * poolerOutput (B, hiddenSize) when the checkpoint has a pooler (else null).
    */
-  forward(inputs: EmbedderInputs): { lastHiddenState: Tensor; poolerOutput: Tensor | null };
+  forward(inputs: EmbedderInputs): { lastHiddenState: Tensor; poolerOutput: Tensor | null; attentions?: Tensor };
   /** Texts as forward()'s padded batch, tokenized as embed() tokenizes them. */
   tokenize(texts: string[], options?: { prompt?: string; promptName?: string }): { inputIds: IdsTensor; attentionMask: IdsTensor; tokenTypeIds: IdsTensor };
   dispose(): void;

@@ -123,7 +123,8 @@ Status Encoder::Embeddings(size_t n, const int32_t* ids, const int32_t* types, c
   return Status::OK();
 }
 
-Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add) {
+Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add,
+                       float* attention) {
   const size_t E = size_t(cfg_.hidden), H = size_t(cfg_.heads), D = E / H, I = size_t(cfg_.intermediate);
   const size_t rows = starts[nseq - 1] + lens[nseq - 1] - starts[0];
   float* const x0 = x;
@@ -137,8 +138,9 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
   ResidualBlocks res;
   AW_RETURN_IF_ERROR(res.Begin(&scope, NormPlace::kPost, rows, E));
   const float scale = float(1.0 / std::sqrt(double(D)));
-  for (auto& lp : layers_) {
-    EncoderLayer& ly = *lp;
+  const size_t L = layers_.size();
+  for (size_t l = 0; l < L; ++l) {
+    EncoderLayer& ly = *layers_[l];
     AW_RETURN_IF_ERROR(res.Block(ly.attn_norm, x0, [&](const float* h, float* y) -> Status {
       ly.query.Apply(rows, h, E, q, E);
       ly.key.Apply(rows, h, E, k, E);
@@ -154,6 +156,8 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
         sh.ldq = sh.ldk = sh.ldv = sh.ldo = E;
         sh.scale = scale;
         sh.masked_keys = T;
+        sh.weights = attention != nullptr;  // (nseq, layers, heads, T, T): a padded batch's, one T
+        sh.ldw = T;
         auto head = [&](size_t g, size_t hh) {
           const size_t off = (base + g * T) * E + hh * D;
           AttnHead a;
@@ -162,6 +166,7 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
           a.v = v + off;
           a.out = ctx + off;
           if (key_add) a.key_add = key_add + (s0 + g) * T;
+          if (attention) a.weights = attention + (((s0 + g) * L + l) * H + hh) * T * T;
           return a;
         };
         AW_RETURN_IF_ERROR(Attend(sh, s1 - s0, H, head));
@@ -181,7 +186,7 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
 }
 
 Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T,
-                        Buffer* hidden, Buffer* pooled) {
+                        Buffer* hidden, Buffer* pooled, Buffer* attention) {
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxElements));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", T, 1, max_tokens()));
   AW_RETURN_IF_ERROR(word_.CheckIds(ids, B * T, "inputIds"));
@@ -195,6 +200,12 @@ Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t*
   if (NumelChecked({B, T, cfg_.hidden}) < 0) return ShapeError("lastHiddenState (B, T, hidden) exceeds 2^29 elements");
   AW_RETURN_IF_ERROR(hidden->Resize(n * E, "lastHiddenState"));
   if (cfg_.pooler) AW_RETURN_IF_ERROR(pooled->Resize(size_t(B) * E, "poolerOutput"));
+  const size_t LH = size_t(cfg_.layers * cfg_.heads);
+  if (attention) {
+    if (NumelChecked({B, int64_t(LH), T, T}) < 0)
+      return ShapeError("attentions (B, layers, heads, T, T) exceed 2^29 elements");
+    AW_RETURN_IF_ERROR(attention->Resize(size_t(B) * LH * size_t(T * T), "attentions"));
+  }
   // Pieces of whole sequences within the budget.
   const size_t per_seq = size_t(T) * (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
   const size_t piece = WorkPieceEntries(size_t(B), per_seq);
@@ -220,7 +231,7 @@ Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t*
       for (size_t i = 0; i < rows; ++i) add[i] = mask[first + i] ? 0.0f : -FLT_MAX;
     float* x = hidden->data() + first * E;
     AW_RETURN_IF_ERROR(Embeddings(rows, ids + first, types ? types + first : nullptr, pos, x));
-    AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, add));
+    AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, add, attention ? attention->data() + b0 * LH * size_t(T * T) : nullptr));
     if (cfg_.pooler) {
       float* first_rows = nullptr;
       AW_RETURN_IF_ERROR(scope.Take(nb * E, "first tokens", &first_rows));
@@ -321,7 +332,7 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
       Positions(size_t(lengths[s]), ids + at + r, pos + r);
     }
     AW_RETURN_IF_ERROR(Embeddings(rows, ids + at, types ? types + at : nullptr, pos, x));
-    AW_RETURN_IF_ERROR(Layers(x, starts, lens, s1 - s0, nullptr));
+    AW_RETURN_IF_ERROR(Layers(x, starts, lens, s1 - s0, nullptr, nullptr));
     for (size_t s = s0; s < s1; ++s) {
       float* dst = out->data() + s * E;
       Pool(o.pooling, lens[s - s0], o.skip ? size_t(std::max(o.skip[s], 0)) : 0, E, x + starts[s - s0] * E, dst);

@@ -69,17 +69,20 @@ class Encoder : public Module {
   int64_t max_tokens() const;
 
   // ids, types (null: zeros), mask (null: all ones; 0/1) (B, T) → hidden (B, T, E), pooled (B, E) when the
-  // model has a pooler (else left empty).
+  // model has a pooler (else left empty), and with `attention` every layer's softmax weights (B, layers, heads,
+  // T, T) (HF's output_attentions).
   Status Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T, Buffer* hidden,
-                 Buffer* pooled);
+                 Buffer* pooled, Buffer* attention = nullptr);
   // n sequences, ids (and types, or null) one after the other, lengths[i] tokens each → out (n, E).
   Status Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                Buffer* out);
 
  private:
   // One piece of sequences: rows x (rows, E) of sequences starts/lens, through every layer in place. key_add:
-  // per sequence, the additive mask of its keys (T floats), or null.
-  Status Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add);
+  // per sequence, the additive mask of its keys (T floats), or null; attention: the piece's weights (nseq,
+  // layers, heads, T, T) for sequences of one length T, or null.
+  Status Layers(float* x, const size_t* starts, const size_t* lens, size_t nseq, const float* key_add,
+                float* attention);
   // The embeddings of n rows (positions pos) into x.
   Status Embeddings(size_t n, const int32_t* ids, const int32_t* types, const int32_t* pos, float* x) const;
   // Positions of one sequence's ids (as HF numbers them).
