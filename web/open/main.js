@@ -2,14 +2,18 @@
 // repository's models, run in a worker ('attnwasm/worker'): the page reads only the files' headers (to say
 // what fits before the load), the worker reads the weights itself. A language model then chats (its chat
 // template applied by CausalLM#chat) or completes a text, streaming; the page shows each token's time and
-// the newest token's attention for every layer and head. What the runtime cannot run is refused with its
-// error's text. Imports the package the way a user would (import map: attnwasm/worker → /bindings/worker.js).
+// the newest token's attention for every layer and head. A sentence embedder (the runtime's Embedder: BERT,
+// RoBERTa, XLM-R with sentence-transformers' files) embeds the sentences typed, one a line, and the page shows
+// the time, the cosine similarity matrix (computed in the worker: rt.cosineSimilarity) and, for a token of
+// one sentence, its attention over the sentence's tokens for every layer and head (forward with
+// outputAttentions of that sentence alone). What the runtime cannot run is refused with its error's text.
+// Imports the package the way a user would (import map: attnwasm/worker → /bindings/worker.js).
 //
 // Keeping the page responsive: the model runs in the worker; a token here is bookkeeping only, and what is
 // visible is drawn once per animation frame.
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel, formatBytes, formatMs } from '../shared/panel.js';
-import { blues } from '../shared/colormap.js';
+import { blues, css, textOn } from '../shared/colormap.js';
 
 const REPO_MODELS = [
   { label: 'fortune writer (causal LM)', url: '/models/lm/lm.safetensors' },
@@ -25,6 +29,10 @@ const STORED_BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8, I64: 8, I32: 4, I16: 2, 
 /** What a load needs beside the weights: the staging block, the working memory, a KV cache. */
 const OVERHEAD = 96 * 2 ** 20;
 const HEAT_COLUMNS = 256;
+/** sentence-transformers' files at a folder's top; the folders its modules.json names are kept too. */
+const ST_FILES = ['modules.json', 'sentence_bert_config.json', 'config_sentence_transformers.json'];
+/** Sentences the similarity table shows with values; past it, a canvas of colors (a table of n² cells would be a long task). */
+const SIM_TABLE_MAX = 40;
 
 const $ = (id) => document.getElementById(id);
 const panel = mountPanel($('panel'), { models: ['Model weights'] });
@@ -38,6 +46,11 @@ let chosen = null;
 let active = null;
 let messages = [];
 const run = { ids: [], ms: [], first: null, firstAt: null, lastAt: null, end: '', attention: null, promptLength: 0, pending: '', target: null, n: 0 };
+/**
+ * The embedder's last run: the sentences, their vectors' shape, the time, the similarity (n, n); `forwards`
+ * caches each sentence's { tokens, attentions } (attentions (1, layers, heads, T, T)); `pick` the token shown.
+ */
+const emb = { sentences: [], shape: null, ms: null, similarity: null, forwards: new Map(), sentence: 0, pick: null, seq: 0 };
 
 // ------------------------------------------------------------------ the checkpoint's headers
 
@@ -91,10 +104,26 @@ function concat(parts) {
 
 const shardNames = (indexText) => [...new Set(Object.values(JSON.parse(indexText).weight_map ?? {}))];
 
-/** The files picked: the weights (index and shards, model.safetensors, or one .safetensors) and config.json. */
+/** A picked File's path in its checkpoint folder: below the folder picked ('1_Pooling/config.json'), else its name. */
+const pathOf = (f) => (f.webkitRelativePath?.includes('/') ? f.webkitRelativePath.slice(f.webkitRelativePath.indexOf('/') + 1) : f.name);
+
+/** The folders a sentence-transformers modules.json names ('1_Pooling', '2_Normalize'), or none. */
+async function modulePaths(file) {
+  try {
+    const modules = JSON.parse(await file.text());
+    return Array.isArray(modules) ? modules.map((m) => m?.path).filter((p) => typeof p === 'string' && p !== '') : [];
+  } catch {
+    return [];  // the runtime names what is wrong with it when it loads
+  }
+}
+
+/**
+ * The files picked: the weights (index and shards, model.safetensors, or one .safetensors), config.json, the
+ * tokenizer's and sentence-transformers' files, each named by its path in the folder picked.
+ */
 async function inspectFiles(fileList) {
   const files = [...fileList];
-  const byName = new Map(files.map((f) => [f.name, f]));
+  const byName = new Map(files.map((f) => [pathOf(f), f]));
   let weights;
   if (byName.has(INDEX)) {
     weights = shardNames(await byName.get(INDEX).text()).map((n) => {
@@ -110,11 +139,14 @@ async function inspectFiles(fileList) {
   const config = byName.has('config.json') ? JSON.parse(await byName.get('config.json').text()) : null;
   const list = [];
   for (const f of weights) list.push({ name: f.name, bytes: f.size, header: await blobHeader(f) });
-  // A folder pick holds every file of the folder: only the checkpoint's go to the worker.
-  const keep = new Set([...weights.map((f) => f.name), INDEX, 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']);
-  const sideFiles = files.filter((f) => keep.has(f.name));
-  const arg = weights.length === 1 && weights[0].name !== 'model.safetensors' && !config ? weights[0] : sideFiles;
-  return { arg, label: `${files.length} file(s): ${sideFiles.map((f) => f.name).join(', ')}`, weights: list, config };
+  // A folder pick holds every file of the folder: only the checkpoint's go to the worker, by their paths
+  // (a sentence embedder's 1_Pooling/config.json is not its config.json).
+  const keep = new Set([...weights.map(pathOf), INDEX, 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', ...ST_FILES]);
+  const folders = byName.has('modules.json') ? await modulePaths(byName.get('modules.json')) : [];
+  const sideFiles = files.filter((f) => keep.has(pathOf(f)) || folders.some((d) => pathOf(f).startsWith(`${d}/`)));
+  const arg = weights.length === 1 && weights[0].name !== 'model.safetensors' && !config ? weights[0]
+    : Object.fromEntries(sideFiles.map((f) => [pathOf(f), f]));
+  return { arg, label: `${files.length} file(s): ${sideFiles.map(pathOf).join(', ')}`, weights: list, config };
 }
 
 async function inspectUrl(base) {
@@ -202,7 +234,8 @@ async function load() {
   if (!chosen || !rt) return;
   if (active) { active.controller.abort(); await active.finished; }
   show($('load-error'), false);
-  for (const id of ['model-card', 'lm-card', 'attention-card']) show($(id), false);
+  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card']) show($(id), false);
+  Object.assign(emb, { similarity: null, pick: null, seq: emb.seq + 1 });
   if (model) { await model.dispose(); model = null; }
   $('load').disabled = true;
   show($('progress-card'));
@@ -246,6 +279,11 @@ function showModel(seconds) {
   if (model.kind === 'CausalLM') {
     facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`], ['vocabulary', String(model.vocabSize)],
       ['positions', String(model.maxPositions)], ['tokenizer', model.tokenizer ? `${model.tokenizer.kind}, ${model.tokenizer.vocabSize} ids` : 'none (ids only)']);
+  } else if (model.kind === 'Embedder') {
+    facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`],
+      ['vectors', `${model.dimension} numbers, ${model.pooling} pooling${model.normalize ? ', normalized' : ''}`],
+      ['tokens a sentence', `at most ${model.maxTokens}${model.doLowerCase ? ', lowercased' : ''}`], ['vocabulary', String(model.vocabSize)],
+      ['tokenizer', model.tokenizer ? `${model.tokenizer.kind}, ${model.tokenizer.vocabSize} ids` : 'none (ids only)']);
   }
   $('facts').replaceChildren(...facts.flatMap(([k, v]) => {
     const dt = document.createElement('dt');
@@ -254,7 +292,15 @@ function showModel(seconds) {
     dd.textContent = v;
     return [dt, dd];
   }));
-  $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model` : `A ${model.kind}`;
+  $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model`
+    : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder` : `A ${model.kind}`;
+  if (model.kind === 'Embedder') {
+    $('other-note').textContent = '';
+    show($('other-note'), false);
+    show($('model-card'));
+    showEmbedder();
+    return;
+  }
   const other = model.kind !== 'CausalLM';
   $('other-note').innerHTML = other
     ? `This page runs language models; see this model at work on the <a href="${model.kind === 'Translator' ? '/web/translate/' : '/web/digits/'}">${model.kind === 'Translator' ? 'Translate' : 'Digits'} page</a>.` : '';
@@ -409,14 +455,23 @@ function drawHeat() {
   const rowPx = Math.max(2, Math.min(10, Math.floor(480 / rows)));
   c.style.width = `${Math.max(cols * Math.max(2, Math.floor(700 / cols)), 100)}px`;
   c.style.height = `${rows * rowPx}px`;
+  paintHeat(c, data, rows, cols, (r) => r * positions + positions - cols, Number($('layer').value) * heads + Number($('head').value));
+  c.dataset.rows = String(rows);
+  c.dataset.positions = String(positions);
+}
+
+/**
+ * Paints `rows` × `cols` weights into canvas `c` (one pixel each, sized by CSS): row r's weights are
+ * data[base(r) + j], scaled to the row's largest; row `sel` tinted. Used by both attention grids.
+ */
+function paintHeat(c, data, rows, cols, base, sel) {
   const img = new ImageData(cols, rows);
-  const sel = Number($('layer').value) * heads + Number($('head').value);
   for (let r = 0; r < rows; r++) {
-    const base = r * positions + positions - cols;
+    const b = base(r);
     let max = 0;
-    for (let j = 0; j < cols; j++) max = Math.max(max, data[base + j]);
+    for (let j = 0; j < cols; j++) max = Math.max(max, data[b + j]);
     for (let j = 0; j < cols; j++) {
-      const [R, G, B] = blues(max > 0 ? data[base + j] / max : 0);
+      const [R, G, B] = blues(max > 0 ? data[b + j] / max : 0);
       const o = 4 * (r * cols + j);
       const mark = r === sel;
       img.data[o] = mark ? Math.min(255, R + 40) : R;
@@ -426,8 +481,6 @@ function drawHeat() {
     }
   }
   c.getContext('2d').putImageData(img, 0, 0);
-  c.dataset.rows = String(rows);
-  c.dataset.positions = String(positions);
 }
 
 /** The selected head's five most attended positions, with their tokens (asked of the worker's tokenizer). */
@@ -454,6 +507,263 @@ $('heat').addEventListener('click', (e) => {
   updateTopPositions();
 });
 for (const id of ['layer', 'head']) $(id).addEventListener('change', () => { drawHeat(); updateTopPositions(); });
+
+// ------------------------------------------------------------------ the sentence embedder
+
+function showEmbedder() {
+  Object.assign(emb, { sentences: [], shape: null, ms: null, similarity: null, forwards: new Map(), sentence: 0, pick: null });
+  emb.seq += 1;
+  $('embed').disabled = !model.tokenizer;
+  $('embed-stats').dataset.state = 'idle';
+  for (const k of ['count', 'ms', 'rate', 'dim']) $('embed-stats').querySelector(`[data-stat="${k}"] b`).textContent = '—';
+  show($('embed-error'), !model.tokenizer);
+  $('embed-error').textContent = model.tokenizer ? '' : 'No tokenizer.json: nothing to embed sentences with.';
+  show($('sim-wrap'), false);
+  show($('embed-card'));
+  show($('token-card'), false);
+}
+
+/** Embeds the sentences typed (one a line, blank lines skipped), then shows their similarity and the first one's tokens. */
+async function embedSentences() {
+  if (!model || model.kind !== 'Embedder') return;
+  const sentences = $('sentences').value.split('\n').map((s) => s.trim()).filter(Boolean);
+  show($('embed-error'), false);
+  if (!sentences.length) {
+    $('embed-error').textContent = 'Type at least one sentence.';
+    show($('embed-error'));
+    return;
+  }
+  const seq = ++emb.seq;
+  const target = model;
+  $('embed').disabled = true;
+  $('embed-stats').dataset.state = 'running';
+  try {
+    const t0 = performance.now();
+    const vectors = await target.embed(sentences);
+    const ms = performance.now() - t0;
+    const similarity = await rt.cosineSimilarity(vectors, vectors);
+    if (seq !== emb.seq || target !== model) return;  // another run, or another model, since
+    Object.assign(emb, { sentences, shape: vectors.shape, ms, similarity, forwards: new Map(), sentence: 0, pick: null });
+    const b = (k, v) => { $('embed-stats').querySelector(`[data-stat="${k}"] b`).textContent = v; };
+    b('count', String(sentences.length));
+    b('ms', formatMs(ms));
+    b('rate', `${(sentences.length / (ms / 1000)).toFixed(1)} sentences/s`);
+    b('dim', `${vectors.shape[1]} numbers`);
+    panel.setLastInference(ms);
+    renderSimilarity();
+    $('sentence').replaceChildren(...sentences.map((s, i) => new Option(`${i + 1}. ${s.length > 60 ? `${s.slice(0, 57)}…` : s}`, String(i))));
+    $('embed-stats').dataset.state = 'done';
+    show($('token-card'));
+    await showTokens(0);
+  } catch (e) {
+    if (seq !== emb.seq) return;
+    $('embed-stats').dataset.state = 'error';
+    $('embed-error').textContent = `Cannot embed: ${e.message}`;
+    show($('embed-error'));
+  } finally {
+    if (target === model) $('embed').disabled = false;
+  }
+}
+
+/**
+ * The n × n similarity as a table: a colored cell per pair with its value, a click on a row picks its
+ * sentence; past SIM_TABLE_MAX sentences, a canvas of the colors (a pixel a pair; its title the pair's value).
+ */
+function renderSimilarity() {
+  const { data, shape: [n] } = emb.similarity;
+  const big = n > SIM_TABLE_MAX;
+  show($('sim'), !big);
+  show($('sim-map'), big);
+  show($('sim-wrap'));
+  if (big) {
+    const c = $('sim-map');
+    c.width = n;
+    c.height = n;
+    const side = Math.min(640, Math.max(4 * n, 240));
+    c.style.width = c.style.height = `${side}px`;
+    const img = new ImageData(n, n);
+    for (let i = 0; i < n * n; i++) {
+      const [R, G, B] = blues(Math.max(0, data[i]));
+      img.data.set([R, G, B, 255], 4 * i);
+    }
+    c.getContext('2d').putImageData(img, 0, 0);
+    c.dataset.n = String(n);
+    $('sim').replaceChildren();
+    return;
+  }
+  const head = document.createElement('tr');
+  head.append(document.createElement('th'));
+  for (let j = 0; j < n; j++) {
+    const th = document.createElement('th');
+    th.textContent = String(j + 1);
+    th.title = emb.sentences[j];
+    head.append(th);
+  }
+  const rows = emb.sentences.map((s, i) => {
+    const tr = document.createElement('tr');
+    tr.dataset.row = String(i);
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.innerHTML = '<span class="idx"></span> <span class="text"></span>';
+    th.firstChild.textContent = `${i + 1}.`;
+    th.lastChild.textContent = s;
+    th.title = s;
+    tr.append(th);
+    for (let j = 0; j < n; j++) {
+      const v = data[i * n + j];
+      const td = document.createElement('td');
+      const rgb = blues(Math.max(0, v));
+      td.style.background = css(rgb);
+      td.style.color = textOn(rgb);
+      td.textContent = v.toFixed(2);
+      td.title = `${i + 1} · ${j + 1}: ${v.toFixed(6)}`;
+      td.dataset.value = String(v);
+      tr.append(td);
+    }
+    tr.addEventListener('click', () => { $('sentence').value = String(i); showTokens(i); });
+    return tr;
+  });
+  $('sim').replaceChildren(head, ...rows);
+  markSentence();
+}
+
+/** The pair under a point of the similarity canvas: [i, j]. */
+function simPair(e) {
+  const c = $('sim-map'), n = Number(c.dataset.n), rect = c.getBoundingClientRect();
+  const at = (x, size) => Math.min(n - 1, Math.max(0, Math.floor((x / size) * n)));
+  return [at(e.clientY - rect.top, rect.height), at(e.clientX - rect.left, rect.width)];
+}
+
+function markSentence() {
+  for (const tr of $('sim').querySelectorAll('tr[data-row]')) tr.classList.toggle('chosen', Number(tr.dataset.row) === emb.sentence);
+}
+
+/**
+ * Sentence i's tokens, as embed() tokenized it, and its attentions from forward({ …, outputAttentions }) of
+ * that sentence alone (once per sentence): { tokens: [text], attentions: { data, shape: [1, L, H, T, T] } }.
+ */
+async function sentenceForward(i) {
+  if (!emb.forwards.has(i)) {
+    const target = model;
+    emb.forwards.set(i, (async () => {
+      const batch = await target.tokenize([emb.sentences[i]]);
+      const out = await target.forward({ ...batch, outputAttentions: true });
+      const ids = [...batch.inputIds.data];
+      const tokens = await Promise.all(ids.map((id) => target.tokenizer.idToToken(id).then((t) => t ?? `#${id}`, () => `#${id}`)));
+      return { tokens, attentions: out.attentions };
+    })());
+    emb.forwards.get(i).catch(() => emb.forwards.delete(i));  // a failure is shown, and tried again on the next click
+  }
+  return emb.forwards.get(i);
+}
+
+/** Shows sentence i's tokens as chips (none picked yet). */
+async function showTokens(i) {
+  emb.sentence = i;
+  emb.pick = null;
+  markSentence();
+  show($('tok-heat-wrap'), false);
+  $('tok-top').textContent = '\u00a0';
+  $('tokens').replaceChildren();
+  const seq = emb.seq;
+  let f;
+  try {
+    f = await sentenceForward(i);
+  } catch (e) {
+    $('tok-top').textContent = `Cannot run the sentence: ${e.message}`;
+    return;
+  }
+  if (seq !== emb.seq || emb.sentence !== i) return;
+  $('tokens').replaceChildren(...f.tokens.map((t, k) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'chip token';
+    b.textContent = t;
+    b.dataset.index = String(k);
+    b.addEventListener('click', () => pickToken(k));
+    return b;
+  }));
+  $('tokens').dataset.sentence = String(i);
+  $('tok-top').textContent = 'Click a token.';
+}
+
+/** Token k of the sentence shown: its attention over the sentence's tokens, a row per (layer, head). */
+async function pickToken(k) {
+  const i = emb.sentence;
+  const f = await sentenceForward(i);
+  if (emb.sentence !== i) return;
+  emb.pick = { sentence: i, token: k, row: emb.pick?.row ?? 0 };
+  for (const b of $('tokens').children) b.classList.toggle('chosen', Number(b.dataset.index) === k);
+  show($('tok-heat-wrap'));  // before drawing: the labels' offset is measured
+  drawTokenHeat(f);
+  updateTokenTop(f);
+}
+
+function drawTokenHeat(f) {
+  const [, L, H, T] = f.attentions.shape;
+  const rows = L * H, k = emb.pick.token;
+  const c = $('tok-heat');
+  if (c.width !== T || c.height !== rows) { c.width = T; c.height = rows; }
+  const colPx = Math.max(24, Math.min(64, Math.floor(700 / T)));
+  const rowPx = Math.max(3, Math.min(12, Math.floor(480 / rows)));
+  c.style.width = `${T * colPx}px`;
+  c.style.height = `${rows * rowPx}px`;
+  // Row r = (layer, head) of token k: attentions[0, l, h, k, :], at ((r · T) + k) · T.
+  paintHeat(c, f.attentions.data, rows, T, (r) => (r * T + k) * T, emb.pick.row);
+  c.dataset.rows = String(rows);
+  c.dataset.cols = String(T);
+  c.dataset.layers = String(L);
+  c.dataset.heads = String(H);
+  $('tok-layers').style.gridTemplateRows = `repeat(${L}, ${H * rowPx}px)`;
+  $('tok-layers').replaceChildren(...Array.from({ length: L }, (_, l) => {
+    const s = document.createElement('span');
+    s.textContent = `L${l + 1}`;
+    return s;
+  }));
+  // The token labels over the canvas's columns: shifted by the layer labels' width.
+  $('tok-labels').style.gridTemplateColumns = `repeat(${T}, ${colPx}px)`;
+  $('tok-labels').style.marginLeft = `${$('tok-layers').offsetWidth}px`;
+  $('tok-labels').replaceChildren(...f.tokens.map((t, j) => {
+    const s = document.createElement('span');
+    s.textContent = t;
+    s.title = t;
+    if (j === k) s.className = 'self';
+    return s;
+  }));
+}
+
+/** The picked row's (layer, head) three most attended tokens. */
+function updateTokenTop(f) {
+  const [, , H, T] = f.attentions.shape;
+  const { token: k, row: r } = emb.pick;
+  const row = f.attentions.data.subarray((r * T + k) * T, (r * T + k + 1) * T);
+  const top = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 3);
+  $('tok-top').textContent = `Token ${k + 1} ${JSON.stringify(f.tokens[k])}, layer ${Math.floor(r / H) + 1}, head ${(r % H) + 1}: most attention on `
+    + top.map((j) => `${JSON.stringify(f.tokens[j])} (${row[j].toFixed(3)})`).join(', ');
+}
+
+$('tok-heat').addEventListener('click', async (e) => {
+  if (!emb.pick) return;
+  const f = await sentenceForward(emb.pick.sentence);
+  const [, L, H] = f.attentions.shape;
+  const rect = $('tok-heat').getBoundingClientRect();
+  emb.pick.row = Math.min(L * H - 1, Math.max(0, Math.floor(((e.clientY - rect.top) / rect.height) * L * H)));
+  drawTokenHeat(f);
+  updateTokenTop(f);
+});
+$('sentence').addEventListener('change', () => showTokens(Number($('sentence').value)));
+$('sim-map').addEventListener('mousemove', (e) => {
+  if (!emb.similarity) return;
+  const [i, j] = simPair(e), n = emb.similarity.shape[0];
+  $('sim-map').title = `${i + 1} · ${j + 1}: ${emb.similarity.data[i * n + j].toFixed(6)}`;
+});
+$('sim-map').addEventListener('click', (e) => {
+  if (!emb.similarity) return;
+  const [i] = simPair(e);
+  $('sentence').value = String(i);
+  showTokens(i);
+});
+$('embed-form').addEventListener('submit', (e) => { e.preventDefault(); embedSentences(); });
 
 // ------------------------------------------------------------------ wiring
 
@@ -503,6 +813,13 @@ window.openDemo = {
       tokensPerSecond: run.n >= 2 ? (run.n - 1) / ((run.lastAt - run.firstAt) / 1000) : null,
       messages: messages.map((m) => ({ ...m })),
       attention: run.attention ? { layers: run.attention.layers, heads: run.attention.heads, positions: run.attention.positions } : null,
+      embed: emb.similarity ? {
+        sentences: [...emb.sentences],
+        shape: [...emb.shape],
+        ms: emb.ms,
+        similarity: Array.from({ length: emb.shape[0] }, (_, i) => Array.from(emb.similarity.data.subarray(i * emb.shape[0], (i + 1) * emb.shape[0]))),
+      } : null,
+      tokenAttention: emb.pick ? { sentence: emb.pick.sentence, token: emb.pick.token, row: emb.pick.row } : null,
     };
   },
   memory: () => rt?.memory() ?? null,
