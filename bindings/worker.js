@@ -22,6 +22,9 @@ export { AttnWasmError };
 // of the worker script as an asset (the browser's literal is in startBrowserWorker).
 const NODE_WORKER_THREADS = 'node:worker_threads';
 const WORKER_FILE = './worker_main.js';
+// The module's own URL in a constant: webpack treats `new URL(variable, import.meta.url)` as a context
+// request (a warning and MODULE_NOT_FOUND at run time); a URL resolved against a constant it leaves alone.
+const HERE = import.meta.url;
 /** How long the worker script may take to start (its modules fetched and evaluated) before it is given up. */
 const START_TIMEOUT_MS = 30000;
 /** Tokens the worker computes ahead of the page (it grants one more for each token it takes). */
@@ -569,7 +572,7 @@ export async function createWorker(options) {
   };
   if (isNode) {
     const { Worker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_WORKER_THREADS);
-    url = o.workerUrl !== undefined ? o.workerUrl : new URL(WORKER_FILE, import.meta.url);
+    url = o.workerUrl !== undefined ? o.workerUrl : new URL(WORKER_FILE, HERE);
     try {
       // The worker takes this process's flags (--experimental-wasm-relaxed-simd, …) but --input-type, which
       // only a string given with --eval may have.
@@ -592,11 +595,11 @@ export async function createWorker(options) {
     try {
       worker = startBrowserWorker(o.workerUrl);
     } catch (e) {
-      url = o.workerUrl ?? new URL(WORKER_FILE, import.meta.url);
+      url = o.workerUrl ?? new URL(WORKER_FILE, HERE);
       throw new AttnWasmError('ERR_WASM_LOAD', `the attnwasm worker script ${showUrl(url)} did not start: creating the Worker failed (${e?.message ?? e}). `
         + 'Fix: allow it (a Content-Security-Policy needs worker-src for it), or pass createWorker({ workerUrl }).', { url: String(url), cause: e });
     }
-    url = o.workerUrl !== undefined ? new URL(String(o.workerUrl), globalThis.location?.href) : new URL(WORKER_FILE, import.meta.url);
+    url = o.workerUrl !== undefined ? new URL(String(o.workerUrl), globalThis.location?.href) : new URL(WORKER_FILE, HERE);
   }
   const ch = new Channel(worker);
 
@@ -605,7 +608,12 @@ export async function createWorker(options) {
   const started = new Promise((resolve, reject) => { hello = { resolve, reject }; });
   let helloSeen = false;
   on('message', (m) => {
-    if (m?.type === 'hello' && !helloSeen) { helloSeen = true; hello.resolve(); return; }
+    if (m?.type === 'hello' && !helloSeen) {
+      helloSeen = true;
+      if (typeof m.url === 'string') url = m.url;  // the script's real URL (a bundler renames and hashes it)
+      hello.resolve();
+      return;
+    }
     ch.onMessage(m);
   });
   const onError = (e) => {

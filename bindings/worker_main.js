@@ -288,4 +288,4 @@ if (isNode) {
   post = (msg, transfer) => self.postMessage(msg, transfer);
   self.addEventListener('message', (e) => { onMessage(e.data); });
 }
-post({ type: 'hello' });
+post({ type: 'hello', url: isNode ? undefined : self.location.href });

@@ -6,7 +6,8 @@
 #            tests built to wasm with relaxed SIMD
 #   js       set up, build the wasm modules, node --test tests/js/ twice: with --experimental-wasm-relaxed-simd
 #            (Node then runs the relaxed-SIMD builds, as Chromium does by default) and without (the baseline)
-#   browser  set up, build the wasm modules, node --test tests/browser/ (headless Chromium, relaxed by default)
+#   browser  set up, build the wasm modules, node --test tests/browser/ (headless Chromium, relaxed by default),
+#            then tests/browser/*.serial.mjs one at a time (they time the main thread)
 # One file: node --test tests/js/<file>.test.mjs (after a build); one native test:
 #   build/native/attnwasm_tests --gtest_filter='CausalLm*' (tests/README.md, "Running one test").
 # Deterministic: the open-ended fuzz search is `npm run fuzz`, never part of this.
@@ -38,15 +39,20 @@ if [ "$what" = all ] || [ "$what" = native ]; then
   fi
   phase 'wasm kernel tests'
 fi
+# The browser files that time the page's main thread (no task over 50 ms) run after the others, one at a time:
+# two Chromiums on two cores make long tasks of their own (tests/README.md, "Serial browser tests").
+serial() { node --test --test-concurrency=1 tests/browser/*.serial.mjs; phase 'node --test tests/browser/*.serial.mjs, one at a time'; }
 if [ "$what" = all ]; then
   node --experimental-wasm-relaxed-simd --test --test-concurrency=2 tests/js/ tests/browser/   # relaxed-SIMD builds (Chromium: by default)
   phase 'node --test, relaxed SIMD'
+  serial
 elif [ "$what" = js ]; then
   node --experimental-wasm-relaxed-simd --test --test-concurrency=2 tests/js/
   phase 'node --test tests/js, relaxed SIMD'
 elif [ "$what" = browser ]; then
   node --test --test-concurrency=2 tests/browser/
   phase 'node --test tests/browser'
+  serial
 fi
 if [ "$what" = all ] || [ "$what" = js ]; then
   node --test --test-concurrency=2 tests/js/                                                   # baseline builds

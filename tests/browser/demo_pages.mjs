@@ -1,4 +1,4 @@
-// What the demo pages' browser tests share (demo.test.mjs, write.test.mjs):
+// What the demo pages' browser tests share (demo.test.mjs, write.serial.mjs):
 // the demo server and a browser for a test file, opening a page with every
 // problem it reports collected, and reading a canvas without disturbing the page.
 import { before, after } from 'node:test';

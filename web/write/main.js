@@ -1,16 +1,24 @@
 // Fortune writer demo: a tiny character-level Llama (models/lm/) writes after a
 // prompt, token by token, with the attention of the newest token over the whole
 // context shown as a heatmap over the characters (layer and head selectable).
-// Imports the package the way a user would (import map: attnwasm → /bindings/index.js).
+// The model runs in a worker ('attnwasm/worker'): the page only draws. With
+// ?runtime=page it runs in the page instead (init() from 'attnwasm'), to compare:
+// the page's code is the same either way, since it awaits every call of the model
+// (a worker's proxies return promises; awaiting the page's own values is a no-op).
+// Imports the package the way a user would (import map: attnwasm/worker →
+// /bindings/worker.js, attnwasm → /bindings/index.js).
 //
-// Keeping the page responsive: the model writes 1 700-3 500 tokens/s here (headless
-// Chromium, nothing drawn), so a
+// Keeping the page responsive: the model writes about 2 000 tokens/s here in the
+// worker (headless Chromium, 2 cores, drawing included; 1 600-1 700 in the page), so a
 // token does only bookkeeping (its id, time, text and a copy of its attention's
-// window into preallocated arrays); everything visible is drawn once per
-// animation frame (render()), whatever number of tokens arrived in it.
-// generate() gives the event loop a turn between tokens.
+// window into preallocated arrays); everything visible is drawn at most 25 times
+// a second (render()), whatever number of tokens arrived meanwhile. The
+// vocabulary (98 characters and <eos>) is copied into the page once after the
+// load, so drawing never waits for the worker. The first token shows one frame
+// later than in the page (15 ms after Write here, against 2 ms): Chromium runs
+// the frame that follows a click before any message, and a token is a message.
 
-import { init } from 'attnwasm';
+import { createWorker } from 'attnwasm/worker';
 import { mountPanel, startDemo, formatMs } from '../shared/panel.js';
 import { blues, css, textOn } from '../shared/colormap.js';
 
@@ -59,12 +67,19 @@ const inputs = {
   stopAtEnd: $('stop-at-end'),
 };
 
+/** Where the model runs: 'worker' (the default) or 'page' (?runtime=page). */
+const RUNTIME = new URLSearchParams(location.search).get('runtime') === 'page' ? 'page' : 'worker';
+/** The runtime (a WorkerRuntime, or init()'s runtime) and the model (a proxy, or the CausalLM). */
 let aw = null;
 let lm = null;
+/** The model's vocabulary, copied once after the load: { token: string[], special: boolean[], ids: Map<char, id> }. */
+let vocab = null;
 /** The run on show (the one writing, or the last one): see newRun(). */
 let run = null;
-/** The run writing now: { controller, finished }, or null. */
+/** The Write being handled now: { controller }, or null. */
 let active = null;
+/** Each Write waits for the one before it to end (never two at once). */
+let writes = Promise.resolve();
 let writeRequests = 0;
 let runs = 0;
 
@@ -96,7 +111,7 @@ promptInput.addEventListener('keydown', (e) => {
   }
 });
 stopButton.addEventListener('click', () => active?.controller.abort());
-promptInput.addEventListener('input', checkPrompt);
+promptInput.addEventListener('input', () => { checkPrompt(); });
 fixButton.addEventListener('click', () => {
   promptInput.value = replaceTypographic(promptInput.value);
   checkPrompt();
@@ -150,7 +165,7 @@ function replaceTypographic(text) {
 /** The distinct characters of `text` the model's vocabulary lacks, in order. */
 function unsupportedChars(text) {
   const seen = new Set();
-  for (const ch of text) if (lm.tokenizer.tokenToId(ch) === undefined) seen.add(ch);
+  for (const ch of text) if (!vocab.ids.has(ch)) seen.add(ch);
   return [...seen];
 }
 
@@ -173,38 +188,94 @@ const codePoint = (ch) => `U+${ch.codePointAt(0).toString(16).toUpperCase().padS
  * Checks the prompt with the model's tokenizer as it is typed. A character the
  * model never saw is refused by the tokenizer (ERR_INVALID_ARGUMENT naming it):
  * show that message, every other such character, and offer to replace the
- * typographic ones (’ “ ” – — …) with their ASCII. Returns the prompt's ids or null.
+ * typographic ones (’ “ ” – — …) with their ASCII. Resolves to the prompt's ids
+ * or null. The tokenizer is the worker's, so the answer comes a message later:
+ * only the newest check touches the page, and #prompt[data-check="pending"]
+ * says one is on its way.
  */
-function checkPrompt() {
+let checks = 0;
+/** The newest check's answer: { text, ids } (ids null: refused), so that Write need not ask again. */
+let checked = null;
+async function checkPrompt() {
   if (!lm) return null;
+  const n = ++checks;
   const text = promptInput.value;
+  promptInput.dataset.check = 'pending';
+  let ids = null;
+  let error = null;
   try {
-    const ids = lm.encode(text);
+    ids = await lm.encode(text);
+  } catch (e) {
+    error = e;
+  }
+  if (n !== checks) return ids;  // a newer check shows its own answer
+  delete promptInput.dataset.check;
+  checked = { text, ids };
+  if (ids) {
     hideError();
     promptInput.removeAttribute('aria-invalid');
     return ids;
-  } catch (e) {
-    if (e.code !== 'ERR_INVALID_ARGUMENT') throw e;
-    const bad = unsupportedChars(text);
-    const fixable = bad.filter((c) => TYPOGRAPHIC.has(c));
-    const others = bad.length > 1 ? ` Characters it cannot write here: ${bad.map((c) => `${c} (${codePoint(c)})`).join(', ')}.` : '';
-    const hint = fixable.length ? ' Typographic quotes and dashes can be replaced with ASCII:' : ' Remove or replace it.';
-    showError(`${sentence(e.message.replace(/^text: /, ''))}.${others}${hint}`, fixable);
-    promptInput.setAttribute('aria-invalid', 'true');
+  }
+  if (error.code !== 'ERR_INVALID_ARGUMENT') {
+    showError(`The prompt could not be read: ${error.message}`);  // the worker ended, say
     return null;
   }
+  const bad = unsupportedChars(text);
+  const fixable = bad.filter((c) => TYPOGRAPHIC.has(c));
+  const others = bad.length > 1 ? ` Characters it cannot write here: ${bad.map((c) => `${c} (${codePoint(c)})`).join(', ')}.` : '';
+  const hint = fixable.length ? ' Typographic quotes and dashes can be replaced with ASCII:' : ' Remove or replace it.';
+  showError(`${sentence(error.message.replace(/^text: /, ''))}.${others}${hint}`, fixable);
+  promptInput.setAttribute('aria-invalid', 'true');
+  return null;
 }
 
 const sentence = (s) => s.replace(/^./, (c) => c.toUpperCase()).replace(/\.$/, '');
 
 // ---------------------------------------------------------------- loading
+/**
+ * The runtime, for startDemo: createWorker() (the runtime in a Web Worker; in a page
+ * without COOP/COEP it runs one thread, as the page would), or init() in the page
+ * with ?runtime=page. `capabilities()` as startDemo reads it.
+ */
+async function startRuntime() {
+  if (RUNTIME === 'page') {
+    const { init } = await import('attnwasm');
+    const runtime = await init();
+    return { runtime, capabilities: () => runtime.capabilities() };
+  }
+  const runtime = await createWorker();
+  return { runtime, capabilities: () => runtime.startCapabilities };
+}
+
+/** The vocabulary as the page draws it, asked of the model's tokenizer once (a few ms through the worker). */
+async function readVocabulary() {
+  const ids = Array.from({ length: lm.vocabSize }, (_, i) => i);
+  const [token, special] = await Promise.all([
+    Promise.all(ids.map((i) => lm.tokenizer.idToToken(i))),
+    Promise.all(ids.map((i) => lm.tokenizer.isSpecial(i))),
+  ]);
+  return { token, special, ids: new Map(ids.filter((i) => !special[i]).map((i) => [token[i], i])) };
+}
+
 async function start() {
+  const runsIn = $('runs-in');
+  runsIn.querySelector('span').textContent = RUNTIME === 'page'
+    ? 'The model runs in this page, on its main thread, between the frames it draws.'
+    : 'The model runs in a Web Worker; this page only draws what it writes.';
+  const other = runsIn.querySelector('a');
+  const q = new URLSearchParams(location.search);
+  if (RUNTIME === 'page') q.delete('runtime');
+  else q.set('runtime', 'page');
+  other.href = `?${q}`;
+  other.textContent = RUNTIME === 'page' ? 'run it in a worker' : 'run it in the page instead';
   const started = await startDemo({
-    init, panel, what: 'the language model', modelUrl: MODEL_URL, trainCommand: TRAIN_COMMAND,
-    load: (rt, onProgress) => rt.loadModel(MODEL_URL, { onProgress }),
+    init: startRuntime, panel, what: 'the language model', modelUrl: MODEL_URL, trainCommand: TRAIN_COMMAND,
+    load: (s, onProgress) => s.runtime.loadModel(MODEL_URL, { onProgress }),
   });
   if (!started) return;
-  ({ aw, model: lm } = started);
+  aw = started.aw.runtime;
+  lm = started.model;
+  vocab = await readVocabulary();
   layerSelect.replaceChildren(...Array.from({ length: lm.numLayers }, (_, i) => new Option(`${i + 1}`, String(i))));
   layerSelect.value = String(lm.numLayers - 1);
   headSelect.replaceChildren(new Option('mean over heads', 'mean'),
@@ -216,7 +287,7 @@ async function start() {
   // token 43-101 ms after a cold page's first Write, 3-5 ms after this warm-up).
   await warmUp();
   for (const el of [writeButton, ...document.querySelectorAll('#examples button')]) el.disabled = false;
-  checkPrompt();
+  await checkPrompt();
   document.body.dataset.ready = 'true';
   if (params.has('p')) startWrite(performance.now());
 }
@@ -259,50 +330,59 @@ function readOptions() {
 
 /**
  * Write pressed (or Ctrl+Enter, or an example) at time `t0` (the event's
- * timeStamp, on performance.now()'s clock). Stops a generation that is
- * running first and waits for it to end: never two at once.
+ * timeStamp, on performance.now()'s clock). Stops the Write being handled
+ * first and waits for it to end: never two at once; of several pressed
+ * meanwhile, only the last writes.
  */
-async function startWrite(t0) {
+function startWrite(t0) {
   if (!lm) return;
   const request = ++writeRequests;
-  if (active) {
-    active.controller.abort();
-    await active.finished;
-  }
-  if (request !== writeRequests) return;  // a newer Write came in meanwhile: that one writes
-  if (!checkPrompt()) {
-    promptInput.focus();
-    return;
-  }
-  let options;
-  let g;
+  active?.controller.abort();
+  const next = writes.then(() => (request === writeRequests ? write(t0) : undefined));
+  writes = next.catch(() => {});  // (an error still reaches the console through `next`)
+}
+
+/** One Write: check the prompt, start the generation, take its tokens until it ends or `active` is aborted. */
+async function write(t0) {
   const controller = new AbortController();
+  active = { controller };
   try {
-    options = readOptions();
-    g = lm.generate(promptInput.value, { ...options, signal: controller.signal, attention: true });
-  } catch (e) {
-    showError(e.message);  // a setting out of range: the API's message names it
-    return;
-  }
-  hideError();
-  let done;
-  active = { controller, finished: new Promise((r) => { done = r; }) };
-  run = newRun(g, options, t0);
-  writing(true);
-  try {
-    for await (const t of g) {
-      onToken(run, t);  // (generate() waits for a frame after ~40 ms of writing: the page paints as it writes)
+    const text = promptInput.value;
+    // The prompt as typed was checked already (unless a check is on its way): no round trip to the worker.
+    const known = checked?.text === text && promptInput.dataset.check === undefined;
+    if (!(known ? checked.ids : await checkPrompt())) {
+      promptInput.focus();
+      return;
     }
-  } catch (e) {
-    run.error = e;
+    if (controller.signal.aborted) return;
+    let options;
+    let g;
+    try {
+      options = readOptions();
+      // In the worker: the options are checked there, and a bad one rejects here with the API's message.
+      g = await lm.generate(text, { ...options, signal: controller.signal, attention: true });
+    } catch (e) {
+      showError(e.message);  // a setting out of range: the API's message names it
+      return;
+    }
+    hideError();
+    run = newRun(g, text, options, t0);
+    writing(true);
+    try {
+      // Each token arrives as a message from the worker (a task of its own), so the page paints
+      // between them; in the page, generate() waits for a frame after ~40 ms of writing.
+      for await (const t of g) onToken(run, t);
+    } catch (e) {
+      run.error = e;
+    }
+    run.stopReason = g.stopReason;
+    // Draw the end now, so that when the page says "done" the whole text is on it.
+    heatDirty = true;
+    render();
+    writing(false);
+  } finally {
+    active = null;
   }
-  run.stopReason = g.stopReason;
-  active = null;
-  // Draw the end now, so that when the page says "done" the whole text is on it.
-  heatDirty = true;
-  render();
-  writing(false);
-  done();
 }
 
 function writing(on) {
@@ -312,7 +392,7 @@ function writing(on) {
 }
 
 /** A generation and everything the page draws from it; arrays sized for the whole run up front. */
-function newRun(g, options, t0) {
+function newRun(g, prompt, options, t0) {
   runs += 1;
   const P0 = g.promptIds.length;
   const L = lm.numLayers, H = lm.numHeads;
@@ -320,7 +400,7 @@ function newRun(g, options, t0) {
   const W = Math.min(lm.attentionWindow ?? cap, cap);
   const r = {
     number: runs,
-    prompt: promptInput.value,
+    prompt,
     options,
     seed: g.seed,
     t0,
@@ -367,7 +447,7 @@ function onToken(r, t) {
   r.n = i + 1;
   if (r.firstAt === null) r.firstAt = now;
   r.lastAt = now;
-  r.pending.push(lm.tokenizer.isSpecial(t.id) ? null : t.text);
+  r.pending.push(vocab.special[t.id] ? null : t.text);
   const { layers, heads, positions, data } = t.attention;
   const w = Math.min(positions, r.W);
   const base = i * r.L * r.H * r.W;
@@ -380,16 +460,29 @@ function onToken(r, t) {
 // ---------------------------------------------------------------- drawing, once per frame
 let frameRequested = false;
 let heatDirty = true;
+/**
+ * While tokens arrive, the page draws at most once per WRITING_FRAME_MS (25 frames a second, as generate()
+ * paints when it runs in the page). A frame keeps the main thread from taking tokens for its drawing (1 ms
+ * here) and the browser's style, layout and paint, and the worker computes only two tokens ahead of the page
+ * (worker.js, AHEAD): drawing every frame (60 a second) cost 10-20 % of the tokens/s, in the worker and in
+ * the page alike (headless Chromium, 2 cores).
+ */
+const WRITING_FRAME_MS = 40;
+let renderedAt = -Infinity;
 
+/** Draws in the next frame: at once when the view changed (`heatChanged`), else WRITING_FRAME_MS after the last. */
 function scheduleRender(heatChanged) {
   if (heatChanged) heatDirty = true;
   if (frameRequested) return;
   frameRequested = true;
-  requestAnimationFrame(render);
+  const wait = heatChanged ? 0 : renderedAt + WRITING_FRAME_MS - performance.now();
+  if (wait > 1) setTimeout(() => requestAnimationFrame(render), wait);
+  else requestAnimationFrame(render);
 }
 
 function render() {
   frameRequested = false;
+  renderedAt = performance.now();
   const r = run;
   if (!r) return;
   const t0 = performance.now();
@@ -488,6 +581,7 @@ function renderStats(r) {
       q.set('seed', String(r.seed));
     }
     if (r.options.stopTokens) q.set('end', '0');
+    if (RUNTIME === 'page') q.set('runtime', 'page');
     statEl.link.href = `?${q}`;
     statEl.link.classList.remove('hidden');
   }
@@ -539,14 +633,14 @@ stepsCanvas.addEventListener('mouseleave', () => { $('steps-hover').innerHTML = 
 // ---------------------------------------------------------------- the attention heatmap
 /** How a context position is drawn: <eos> as a 3-cell "eos" mark, tab and newline as arrows, space as a dot. */
 function glyph(id) {
-  if (lm.tokenizer.isSpecial(id)) return 'eos';
-  const c = lm.tokenizer.idToToken(id);
+  if (vocab.special[id]) return 'eos';
+  const c = vocab.token[id];
   return c === '\n' ? '↵' : c === '\t' ? '⇥' : c === ' ' ? '·' : c;
 }
 
 function charLabel(id) {
-  if (lm.tokenizer.isSpecial(id)) return '<eos>';
-  const c = lm.tokenizer.idToToken(id);
+  if (vocab.special[id]) return '<eos>';
+  const c = vocab.token[id];
   return c === '\n' ? '“\\n”' : c === '\t' ? '“\\t”' : `“${c}”`;
 }
 
@@ -563,14 +657,14 @@ function layoutCells(r, count, cols) {
   }
   for (let p = lay.n; p < count; p++) {
     const id = r.ids[p];
-    const special = lm.tokenizer.isSpecial(id);
+    const special = vocab.special[id];
     const w = special ? 3 : 1;
     if (lay.col + w > cols) { lay.row++; lay.col = 0; }
     lay.cellCol[p] = lay.col;
     lay.cellRow[p] = lay.row;
     lay.cellW[p] = w;
     lay.col += w;
-    if ((special && p > 0) || (!special && lm.tokenizer.idToToken(id) === '\n')) { lay.row++; lay.col = 0; }
+    if ((special && p > 0) || (!special && vocab.token[id] === '\n')) { lay.row++; lay.col = 0; }
   }
   lay.n = count;
   return lay;
@@ -752,6 +846,8 @@ start();
 
 /** For tests and the console: the page's state and figures; wasm memory. */
 window.writeDemo = {
+  /** Where the model runs: 'worker' or 'page'. */
+  runtime: RUNTIME,
   get state() {
     const r = run;
     if (!r) return null;
@@ -780,5 +876,6 @@ window.writeDemo = {
     const rect = heat.getBoundingClientRect();
     return { x: rect.left + PAD_X + gm.lay.cellCol[p] * cellW, y: rect.top + gm.lay.cellRow[p] * LINE_H, width: gm.lay.cellW[p] * cellW, height: LINE_H };
   },
-  memory: () => aw?.memory() ?? null,
+  /** The runtime's memory() (a promise from the worker). */
+  memory: async () => (aw ? aw.memory() : null),
 };

@@ -1,6 +1,9 @@
 // Browser tests of the writing demo (web/write/) in headless Chromium, driven by
 // playwright-core, against tools/serve.mjs started in-process on a free port,
-// as demo.test.mjs tests the other demos. A person's path through the page:
+// as demo.test.mjs tests the other demos. The model runs in a worker
+// ('attnwasm/worker'): the page starts one, and neither the .wasm nor the
+// model's bytes are fetched by the page itself; ?runtime=page runs it in the page
+// and writes the same text; without COOP/COEP it works on one thread. A person's path through the page:
 // type a prompt, press Write, watch the tokens stream in (over several
 // animation frames), the per-token times and the attention heatmap (changing
 // with layer and head); Stop; Write again while writing; the same seed giving
@@ -8,18 +11,20 @@
 // characters the model cannot write explained next to the prompt; keystrokes
 // landing in the prompt while the model writes; no console or page errors.
 // Timings (first token after Write for a 20-character prompt, tokens/s over
-// 200 tokens, the longest gap between frames) are reported with t.diagnostic,
-// never asserted: the machines are shared. Screenshot: test-artifacts/write.png.
+// 200 tokens, the longest gap between frames, in the worker and in the page) are
+// reported with t.diagnostic, never asserted: the machines are shared.
+// Screenshot: test-artifacts/write.png.
 //
 // Needs /usr/bin/chromium (bash tools/setup.sh installs it) and npm's
 // playwright-core (never `npx playwright install`: it would download a browser).
 
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARTIFACTS, demoSession, nonBlankPixels } from './demo_pages.mjs';
+import { startServer } from '../../tools/serve.mjs';
+import { ARTIFACTS, demoSession, nonBlankPixels, openDemoPage } from './demo_pages.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LM = join(ROOT, 'models/lm/lm.safetensors');
@@ -27,9 +32,31 @@ const LM_REF = join(ROOT, 'models/lm/reference.json');
 const noLm = !(existsSync(LM) && existsSync(LM_REF)) && 'models/lm/ not trained yet';
 /** 20 characters: the model sees 21 ids (an <eos> first). */
 const PROMPT_20 = 'The meaning of life ';
-const TIMING_RUNS = 5;
+const TIMING_RUNS = 9;
 
 const openPage = demoSession().open;
+/** The demo server without COOP/COEP (a page that is not cross-origin isolated). */
+let plainServer;
+before(async () => { plainServer = await startServer({ port: 0, isolated: false }); });
+after(async () => { await plainServer?.close(); });
+
+/** Waits until the prompt's check (the worker's tokenizer, a message away) has answered for the text in the box. */
+const checked = (page) => page.waitForSelector('#prompt:not([data-check])', { state: 'attached' });
+
+/**
+ * What shows that the model runs in the worker: the page's Worker running bindings/worker_main.js, and
+ * the page's own resource timing holding neither a .wasm nor the model's file (what the worker's code
+ * fetches is in the worker's timeline; Chromium lists a module worker's imports, bindings/index.js and
+ * the glue, in the page's).
+ */
+async function assertInWorker(page) {
+  assert.equal(await page.evaluate(() => window.writeDemo.runtime), 'worker');
+  assert.ok(page.workers().some((w) => new URL(w.url()).pathname === '/bindings/worker_main.js'),
+    `workers: ${page.workers().map((w) => w.url()).join(', ')}`);
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+  for (const path of fetched) assert.doesNotMatch(path, /\.wasm$|^\/models\//, `the page itself fetched ${path}`);
+  assert.ok(fetched.includes('/bindings/worker.js'), fetched.join(', '));
+}
 
 /** Sets the sampling controls as a person would (fill, check); `seed` '' is a random seed. */
 async function setControls(page, { tokens, temperature, topK, topP, seed, stopAtEnd }) {
@@ -50,6 +77,7 @@ async function typePrompt(page, text) {
   await page.keyboard.press('Backspace');
   if (text) await page.keyboard.type(text);
   assert.equal(await page.inputValue('#prompt'), text);
+  await checked(page);
 }
 
 const runNumber = async (page) => Number(await page.getAttribute('#result-card', 'data-run'));
@@ -103,6 +131,9 @@ const median = (xs) => {
 test('write page: type, Write, tokens stream in with their times, the attention heatmap by layer and head', { skip: noLm }, async (t) => {
   const { page, problems } = await openPage('/web/write/');
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  await assertInWorker(page);
+  assert.match(await page.textContent('#runs-in'), /^The model runs in a Web Worker; this page only draws what it writes\. run it in the page instead$/);
+  assert.equal(await page.getAttribute('#runs-in a', 'href'), '?runtime=page');
   assert.equal(await page.isEnabled('#write'), true);
   assert.equal(await page.isEnabled('#stop'), false);
   assert.match(await page.textContent('[data-cap="model"]'), /MB$/);
@@ -250,7 +281,7 @@ test('write page: Stop ends a run, Write while writing starts over, the prompt t
   await page.close();
 });
 
-test('write page: a seed writes the same text twice; greedy decoding writes torch\'s text', { skip: noLm }, async () => {
+test('write page: a seed writes the same text twice, in the worker and in the page; greedy decoding writes torch\'s text', { skip: noLm }, async () => {
   const { page, problems } = await openPage('/web/write/');
   // A random seed is shown after the run; "use this seed" puts it in the field; it writes the same text.
   await setControls(page, { tokens: 150, temperature: 0.9, topK: 40, topP: 0.9, seed: '', stopAtEnd: true });
@@ -289,6 +320,41 @@ test('write page: a seed writes the same text twice; greedy decoding writes torc
   assert.equal(await page.textContent('#out-prompt'), '');
   assert.deepEqual(problems, []);
   await page.close();
+
+  // The model in the page (?runtime=page): the same text for the same prompt, settings and seed, and greedy.
+  const inPage = await openPage('/web/write/?runtime=page');
+  assert.equal(await inPage.page.evaluate(() => window.writeDemo.runtime), 'page');
+  assert.match(await inPage.page.textContent('#runs-in'), /^The model runs in this page, on its main thread, between the frames it draws\. run it in a worker$/);
+  const fetched = await inPage.page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+  assert.ok(fetched.some((p) => p.endsWith('.wasm')) && fetched.includes('/models/lm/lm.safetensors'), fetched.join(', '));
+  await setControls(inPage.page, { tokens: 150, temperature: 0.9, topK: 40, topP: 0.9, seed: 12345, stopAtEnd: true });
+  await typePrompt(inPage.page, 'Love is ');
+  const cPage = await write(inPage.page);
+  assert.equal(cPage.seed, 12345);
+  assert.equal(cPage.text, c.text);
+  await setControls(inPage.page, { tokens: ref.greedyIds.length, temperature: 0, stopAtEnd: false });
+  await typePrompt(inPage.page, '');
+  assert.equal((await write(inPage.page)).text, ref.greedyText);
+  assert.deepEqual(inPage.problems, []);
+  await inPage.page.close();
+});
+
+test('write page without COOP/COEP: the worker runs one thread and writes the same text', { skip: noLm }, async () => {
+  const home = await openPage('/web/');  // (for the browser's context)
+  const context = home.page.context();
+  await home.page.close();
+  const { page, problems } = await openDemoPage(context, plainServer.url, '/web/write/');
+  assert.equal(await page.evaluate(() => crossOriginIsolated), false);
+  await assertInWorker(page);
+  assert.equal(await page.textContent('[data-cap="coi"]'), 'no');
+  assert.equal(await page.textContent('[data-cap="threads"]'), 'off');
+  const ref = JSON.parse(readFileSync(LM_REF, 'utf8')).items.find((it) => it.prompt === '');
+  await setControls(page, { tokens: ref.greedyIds.length, temperature: 0, stopAtEnd: false });
+  await typePrompt(page, '');
+  const g = await write(page);
+  assert.equal(g.text, ref.greedyText);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test('write page: characters the model cannot write are explained next to the prompt', { skip: noLm }, async () => {
@@ -310,6 +376,7 @@ test('write page: characters the model cannot write are explained next to the pr
   assert.ok(await page.isVisible('#error'));
   // The offered replacement makes it ASCII, and then it writes.
   await page.click('#fix');
+  await checked(page);
   assert.equal(await page.inputValue('#prompt'), 'It\'s "fine" -- really');
   assert.ok(!(await page.isVisible('#error')));
   assert.equal(await page.getAttribute('#prompt', 'aria-invalid'), null);
@@ -320,9 +387,11 @@ test('write page: characters the model cannot write are explained next to the pr
   await page.click('#prompt');
   await page.keyboard.press('End');
   await page.keyboard.type(' café');
+  await checked(page);
   assert.match(await page.textContent('#error-text'), /^This model's vocabulary has no 'é' \(U\+00E9, character 25\).* Remove or replace it\.$/);
   assert.ok(!(await page.isVisible('#fix')));
   await page.keyboard.press('Backspace');
+  await checked(page);
   assert.ok(!(await page.isVisible('#error')));
   // A setting out of range: the API's message, nothing written.
   await setControls(page, { topP: 0 });
@@ -335,26 +404,41 @@ test('write page: characters the model cannot write are explained next to the pr
   await page.close();
 });
 
-test('write page: first token after Write for a 20-character prompt, and tokens/s (measured, not asserted)', { skip: noLm }, async (t) => {
-  const { page, problems } = await openPage('/web/write/');
-  await setControls(page, { tokens: 200, temperature: 0.8, topP: 0.95, seed: '', stopAtEnd: false });
-  await typePrompt(page, PROMPT_20);
-  const runs = [];
-  for (let i = 0; i < TIMING_RUNS; i++) {
-    await recordFrames(page);
-    const s = await write(page);
-    assert.equal(s.tokens, 200);
-    const frames = (await page.evaluate(() => window.__frames)).filter((f) => f.run === s.run && f.state === 'writing');
-    let gap = 0;
-    for (let k = 1; k < frames.length; k++) gap = Math.max(gap, frames[k].t - frames[k - 1].t);
-    for (const v of [s.firstTokenMs, s.firstPaintMs, s.tokensPerSecond]) assert.ok(Number.isFinite(v) && v > 0);
-    runs.push({ ...s, gap });
+test('write page: first token after Write for a 20-character prompt, and tokens/s, in the worker and in the page (measured, not asserted)', { skip: noLm }, async (t) => {
+  // The two pages take turns (worker, page, page, worker, …) so that both see the same load of a shared machine.
+  const pages = {};
+  for (const [name, path] of [['worker', '/web/write/'], ['page', '/web/write/?runtime=page']]) {
+    pages[name] = await openPage(path);
+    await setControls(pages[name].page, { tokens: 200, temperature: 0.8, topP: 0.95, seed: '', stopAtEnd: false });
+    await typePrompt(pages[name].page, PROMPT_20);
   }
-  const m = (k) => median(runs.map((r) => r[k]));
-  t.diagnostic(`${TIMING_RUNS} runs of 200 tokens after "${PROMPT_20}" (21 ids with the <eos>): median first token ${m('firstTokenMs').toFixed(1)} ms ` +
-    `after the Write click (on screen ${m('firstPaintMs').toFixed(1)} ms), median ${m('tokensPerSecond').toFixed(0)} tokens/s, ` +
-    `median longest gap between frames while writing ${m('gap').toFixed(1)} ms, median frame drawing ${m('renderMeanMs').toFixed(2)} ms`);
-  t.diagnostic(`per run: ${runs.map((r) => `${r.firstTokenMs.toFixed(1)} ms / ${r.tokensPerSecond.toFixed(0)} tok/s`).join(', ')}`);
-  assert.deepEqual(problems, []);
-  await page.close();
+  const runs = { worker: [], page: [] };
+  for (let i = 0; i < TIMING_RUNS; i++) {
+    for (const name of i % 2 ? ['page', 'worker'] : ['worker', 'page']) {
+      const { page } = pages[name];
+      await page.bringToFront();
+      await recordFrames(page);
+      const s = await write(page);
+      assert.equal(s.tokens, 200);
+      const frames = (await page.evaluate(() => window.__frames)).filter((f) => f.run === s.run && f.state === 'writing');
+      let gap = 0;
+      for (let k = 1; k < frames.length; k++) gap = Math.max(gap, frames[k].t - frames[k - 1].t);
+      for (const v of [s.firstTokenMs, s.firstPaintMs, s.tokensPerSecond]) assert.ok(Number.isFinite(v) && v > 0);
+      runs[name].push({ ...s, gap });
+    }
+  }
+  for (const [name, rs] of Object.entries(runs)) {
+    const m = (k) => median(rs.map((r) => r[k]));
+    t.diagnostic(`${name === 'worker' ? 'in the worker' : 'in the page'}: ${TIMING_RUNS} runs of 200 tokens after "${PROMPT_20}" (21 ids with the <eos>): `
+      + `median first token ${m('firstTokenMs').toFixed(1)} ms after the Write click (on screen ${m('firstPaintMs').toFixed(1)} ms), `
+      + `median ${m('tokensPerSecond').toFixed(0)} tokens/s, median longest gap between frames while writing ${m('gap').toFixed(1)} ms, `
+      + `median frame drawing ${m('renderMeanMs').toFixed(2)} ms`);
+    t.diagnostic(`  per run: ${rs.map((r) => `${r.firstTokenMs.toFixed(1)} ms / ${r.tokensPerSecond.toFixed(0)} tok/s`).join(', ')}`);
+  }
+  const ratio = median(runs.worker.map((r) => r.tokensPerSecond)) / median(runs.page.map((r) => r.tokensPerSecond));
+  t.diagnostic(`tokens/s in the worker / in the page: ${ratio.toFixed(3)} (medians)`);
+  for (const { page, problems } of Object.values(pages)) {
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
