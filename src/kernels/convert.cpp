@@ -45,7 +45,9 @@ namespace {
 inline uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 }  // namespace
 
-void f32_from_f32_bytes(size_t n, const uint8_t* src, float* dst) { std::memcpy(dst, src, n * 4); }
+void f32_from_f32_bytes(size_t n, const uint8_t* src, float* dst) {
+  if (n) std::memcpy(dst, src, n * 4);  // a zero-size tensor may come with null pointers
+}
 
 void f32_from_f64_bytes(size_t n, const uint8_t* src, float* dst) {
   for (size_t i = 0; i < n; ++i) {

@@ -7,7 +7,8 @@
 //
 //   SafetensorsOneInput  bytes → ParseSafetensors, then ReadAsF32/ReadAsI32 of
 //                        every tensor and ValidateModelConfig of the metadata
-//   ModelConfigOneInput  bytes as text → ValidateModelConfig (each kind), ParseModelConfig and ParseJson
+//   ModelConfigOneInput  bytes as text → ValidateModelConfig (each kind), ParseModelConfig and ParseJson; the
+//                        Hugging Face config readers and rules (causal LM families, encoders)
 //   AttentionOneInput    bytes decoded (layout below) into one call of
 //                        ScaledDotProductAttention or MultiheadAttention
 //                        Init + Forward: a non-OK Status or a correct output
@@ -30,7 +31,12 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "io/json.h"
+#include "io/causal_lm_config.h"
+#include "io/encoder_config.h"
+#include "io/json_fields.h"
 #include "io/model_config.h"
+#include "models/causal_lm.h"
+#include "models/encoder.h"
 #include "io/safetensors.h"
 #include "layers/multihead_attention.h"
 #include "ops/scaled_dot_product_attention.h"
@@ -191,6 +197,33 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
                          : (spec.model == "translator" || spec.model == "vit") && spec.d_model >= 1 && spec.nhead >= 1 &&
                                spec.d_model % spec.nhead == 0;
     if (!p.ok() || !sane) detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
+  }
+  // A Hugging Face config.json, as loadModel reads it with a checkpoint: the causal LM families' reader and rules,
+  // and the encoders'. Refusals are ERR_INVALID_ARGUMENT naming the config; what is accepted is a model they can
+  // build (the invariants Init relies on).
+  if (js.ok() && tree.is_object()) {
+    const io::ConfigSource src{&tree, "config"};
+    CausalLmConfig lm;
+    Status r = ReadCausalLmConfig(tree, "config", &lm);
+    if (r.ok()) r = CheckCausalLmConfig(lm, &src);
+    if (!r.ok() && (r.code() != Code::kInvalidArgument || !detail::StartsWith(r.message(), "config")))
+      detail::Violate(&o, "causal LM config: code " + detail::CodeName(r.code()) + ": " + r.message());
+    if (r.ok()) {
+      const bool sane = lm.heads >= 1 && lm.kv_heads >= 1 && lm.heads % lm.kv_heads == 0 && lm.head_dim >= 2 &&
+                        lm.head_dim % 2 == 0 && (lm.layer_sliding.empty() || (int64_t(lm.layer_sliding.size()) == lm.layers &&
+                                                                              lm.sliding_window >= 1)) &&
+                        (lm.layer_rope.empty() || int64_t(lm.layer_rope.size()) == lm.layers) &&
+                        lm.partial_rotary_factor > 0 && lm.partial_rotary_factor <= 1;
+      if (!sane) detail::Violate(&o, "an accepted causal LM config Init could not build");
+    }
+    EncoderConfig enc;
+    Status e = ReadEncoderConfig(tree, "config", &enc);
+    if (e.ok()) e = CheckEncoderConfig(enc, &src);
+    if (!e.ok() && (e.code() != Code::kInvalidArgument || !detail::StartsWith(e.message(), "config")))
+      detail::Violate(&o, "encoder config: code " + detail::CodeName(e.code()) + ": " + e.message());
+    if (e.ok() && !(enc.heads >= 1 && enc.hidden % enc.heads == 0 && EncoderMaxTokens(enc) >= 1))
+      detail::Violate(&o, "an accepted encoder config Init could not build");
+    if (r.ok() && e.ok()) detail::Violate(&o, "a config read as both a causal LM and an encoder");
   }
   o.accepted = s[0].ok();
   return o;
