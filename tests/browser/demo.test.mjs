@@ -85,7 +85,7 @@ test('landing page: loads cleanly, cross-origin isolated, runtime panel', async 
   assert.equal(await page.textContent('[data-cap="simd"]'), 'on');
   assert.equal(await page.textContent('[data-cap="relaxed"]'), 'on');  // Chromium runs the relaxed-SIMD build
   assert.equal(await page.textContent('[data-cap="coi"]'), 'yes');
-  assert.equal(await page.locator('a.demo').count(), 3);
+  assert.equal(await page.locator('a.demo').count(), 4);  // translate, digits, write, open a model
   await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });
   // The page asks for the model sizes; while a model is not trained yet that request 404s.
   const missing = noTranslator || noVit;
