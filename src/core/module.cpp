@@ -157,7 +157,7 @@ Status Module::LoadParams(const std::vector<ParamSource>& entries, const char* w
       s = staged.Resize(size_t(NumelChecked(e.shape)), e.name.c_str());
       if (s.ok() && !ref.store->reserved()) s = ref.store->Reserve(WeightType::kF32);
       if (s.ok()) s = e.fill(staged.data());
-      for (size_t r = 0; s.ok() && r < ref.store->rows(); ++r) ref.store->PutRow(r, staged.data() + r * ref.store->cols());
+      if (s.ok()) ref.store->PutRows(0, ref.store->rows(), staged.data(), ref.store->cols());
     } else if (ref.value->size()) {
       s = e.fill(ref.value->data());
     }

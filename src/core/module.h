@@ -43,9 +43,18 @@ class ParamStore {
   virtual size_t bytes() const = 0;                            // held (0 before Reserve)
   virtual WeightType type() const = 0;                         // after Reserve
   virtual void PutRow(size_t r, const float* row) = 0;        // after Reserve
-  // Row r as the little-endian 16-bit patterns of type t (a BF16 or F16 row of a file, kept as stored),
-  // without a pass through float32; false (nothing written) where the store does not hold type t.
-  virtual bool PutRowBits(size_t r, const uint8_t* bits, WeightType t) { (void)r; (void)bits; (void)t; return false; }
+  // Rows r0 … r0 + count − 1 (ldw floats apart) at once: what count PutRow calls write (a store may write whole
+  // panels faster).
+  virtual void PutRows(size_t r0, size_t count, const float* rows, size_t ldw) {
+    for (size_t i = 0; i < count; ++i) PutRow(r0 + i, rows + i * ldw);
+  }
+  // Rows r0 … r0 + count − 1 as the little-endian 16-bit patterns of type t (a BF16 or F16 file's rows, ld bytes
+  // apart, kept as stored), without a pass through float32; false (nothing written) where the store does not
+  // hold type t.
+  virtual bool PutRowsBits(size_t r0, size_t count, const uint8_t* bits, size_t ld, WeightType t) {
+    (void)r0; (void)count; (void)bits; (void)ld; (void)t;
+    return false;
+  }
   virtual void GetRow(size_t r, float* row) const = 0;         // after Reserve
 };
 

@@ -61,7 +61,7 @@ void f32_from_f16_bytes(size_t n, const uint8_t* src, float* dst) {
   for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(load_u16(src + 2 * i));
 }
 
-void f32_from_bf16_bytes(size_t n, const uint8_t* src, float* dst) {
+void f32_from_bf16_bytes_ref(size_t n, const uint8_t* src, float* dst) {
   for (size_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(load_u16(src + 2 * i));
 }
 

@@ -35,6 +35,7 @@ uint16_t f32_to_f16(float f);
 void f32_from_f32_bytes(size_t n, const uint8_t* src, float* dst);
 void f32_from_f64_bytes(size_t n, const uint8_t* src, float* dst);
 void f32_from_f16_bytes(size_t n, const uint8_t* src, float* dst);
-void f32_from_bf16_bytes(size_t n, const uint8_t* src, float* dst);
+void f32_from_bf16_bytes(size_t n, const uint8_t* src, float* dst);  // SIMD (pack_simd.cpp): 8 at a time
+void f32_from_bf16_bytes_ref(size_t n, const uint8_t* src, float* dst);  // its scalar twin
 
 }  // namespace aw::kernels

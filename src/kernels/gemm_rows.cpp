@@ -49,6 +49,38 @@ void h16_packed_put_row_bits(size_t n, size_t k, size_t r, const uint8_t* bits, 
               [&](size_t p, size_t i) { base[i] = uint16_t(bits[2 * p] | (bits[2 * p + 1] << 8)); });
 }
 
+void f32_packed_put_rows_ref(size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, float* bp) {
+  for (size_t i = 0; i < count; ++i) f32_packed_put_row(n, k, r0 + i, w + i * ldw, bp);
+}
+
+// A whole panel's rows are interleaved as they are written, so that the writes run in order (8 read streams);
+// scalar: a float32 file's load is bound by its page faults, not by this.
+void f32_packed_put_rows(size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, float* bp) {
+  const size_t np = f32_gemm_packed_cols(n);
+  size_t i = 0;
+  while (i < count) {
+    const size_t r = r0 + i;
+    const float* src = w + i * ldw;
+    if (r % kGemmNR != 0 || count - i < kGemmNR) {
+      f32_packed_put_row(n, k, r, src, bp);
+      ++i;
+      continue;
+    }
+    for (size_t b0 = 0; b0 < k; b0 += kGemmKC) {
+      const size_t kc = std::min(kGemmKC, k - b0);
+      float* out = bp + b0 * np + r * kc;  // panel r / NR of this k block
+      for (size_t p = b0; p < b0 + kc; ++p)
+        for (size_t j = 0; j < kGemmNR; ++j) *out++ = src[j * ldw + p];
+    }
+    i += kGemmNR;
+  }
+}
+
+void h16_packed_put_rows_bits_ref(size_t n, size_t k, size_t r0, size_t count, const uint8_t* bits, size_t ld,
+                                  uint16_t* bp) {
+  for (size_t i = 0; i < count; ++i) h16_packed_put_row_bits(n, k, r0 + i, bits + i * ld, bp);
+}
+
 void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w) {
   const uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
   const size_t first = r / kH16Cols * kH16Cols;

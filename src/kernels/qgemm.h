@@ -64,6 +64,11 @@ constexpr size_t q_group_offset(QBits b, size_t n, size_t k, size_t jp, size_t g
 // Quantizes output row r of B (k floats) into bp (of n outputs, k inputs). Rows past n in a panel stay as
 // the caller zeroed them.
 void q_pack_row(QBits b, size_t n, size_t k, size_t r, const float* w, uint8_t* bp);
+// Rows r0 … r0 + count − 1 (rows ldw floats apart) at once: the bytes of count q_pack_row calls (the _ref
+// version is those calls; the other, pack_simd.cpp, quantizes each whole panel of 8 rows the rows cover in
+// SIMD registers, k a multiple of 32).
+void q_pack_rows_ref(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp);
+void q_pack_rows(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp);
 // Row r of B as its dequantized floats q · s (k of them).
 void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, float* w);
 

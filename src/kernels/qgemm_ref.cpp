@@ -70,6 +70,10 @@ void q_pack_row(QBits b, size_t n, size_t k, size_t r, const float* w, uint8_t* 
   }
 }
 
+void q_pack_rows_ref(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp) {
+  for (size_t i = 0; i < count; ++i) q_pack_row(b, n, k, r0 + i, w + i * ldw, bp);
+}
+
 void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, float* w) {
   for (size_t kk = 0; kk < k; ++kk) w[kk] = float(q_at(b, n, k, bp, r, kk)) * scale_at(b, n, k, bp, r, kk / kQGroup);
 }

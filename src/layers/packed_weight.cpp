@@ -57,9 +57,22 @@ void PackedWeight::PutRow(size_t r, const float* w) {
   }
 }
 
-bool PackedWeight::PutRowBits(size_t r, const uint8_t* bits, WeightType t) {
+void PackedWeight::PutRows(size_t r0, size_t count, const float* w, size_t ldw) {
+  uint8_t* b = bytes_.data();
+  switch (type_) {
+    case WeightType::kF32: kernels::f32_packed_put_rows(n_, k_, r0, count, w, ldw, reinterpret_cast<float*>(b)); break;
+    case WeightType::kBF16:
+    case WeightType::kF16:
+      for (size_t i = 0; i < count; ++i) PutRow(r0 + i, w + i * ldw);
+      break;
+    case WeightType::kQ8:
+    case WeightType::kQ4: kernels::q_pack_rows(Bits(type_), n_, k_, r0, count, w, ldw, b); break;
+  }
+}
+
+bool PackedWeight::PutRowsBits(size_t r0, size_t count, const uint8_t* bits, size_t ld, WeightType t) {
   if (t != type_ || (t != WeightType::kBF16 && t != WeightType::kF16)) return false;
-  kernels::h16_packed_put_row_bits(n_, k_, r, bits, reinterpret_cast<uint16_t*>(bytes_.data()));
+  kernels::h16_packed_put_rows_bits(n_, k_, r0, count, bits, ld, reinterpret_cast<uint16_t*>(bytes_.data()));
   return true;
 }
 
@@ -79,7 +92,7 @@ void PackedWeight::PackAll(const float* w, size_t ldw) {
     kernels::f32_gemm_pack_nt(n_, k_, w, ldw, reinterpret_cast<float*>(bytes_.data()));
     return;
   }
-  for (size_t r = 0; r < n_; ++r) PutRow(r, w + r * ldw);
+  PutRows(0, n_, w, ldw);
 }
 
 void PackedWeight::Product(size_t m, const float* x, size_t ldx, float* y, size_t ldy, const float* bias,

@@ -35,7 +35,8 @@ class PackedWeight : public ParamStore {
   size_t bytes() const override { return bytes_.size(); }
 
   void PutRow(size_t r, const float* w) override;
-  bool PutRowBits(size_t r, const uint8_t* bits, WeightType t) override;
+  void PutRows(size_t r0, size_t count, const float* w, size_t ldw) override;
+  bool PutRowsBits(size_t r0, size_t count, const uint8_t* bits, size_t ld, WeightType t) override;
   void GetRow(size_t r, float* w) const override;
   // Every row from float32 rows ldw apart (a layer made in code, after its float parameter changed).
   void PackAll(const float* w, size_t ldw);

@@ -424,7 +424,7 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
     return OutOfRangeError("ids: " + std::to_string(T) + " more tokens would take the sequence to " +
                            std::to_string(cache->len + T) + " positions, more than the cache holds (" +
                            std::to_string(cache->capacity) + ")");
-  const size_t B = cache->batch, E = size_t(cfg_.hidden), V = size_t(cfg_.vocab);
+  const size_t B = cache->batch, E = size_t(cfg_.hidden);
   AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, int64_t(B * T), "ids"));
   ScratchScope scope;
   if (!cache->ids.empty()) {

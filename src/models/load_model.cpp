@@ -146,6 +146,9 @@ Status BuildFromConfig(std::string_view expected_model, std::string_view config_
 
 // FNV-1a over 32-bit words: the rows of a tied lm_head and of the embedding, compared at Finish.
 constexpr uint64_t kFnvOffset = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
+// Rows converted to float32 at a time on their way into a store: a panel of its packed layouts (kernels/gemm.h
+// kGemmNR, kernels/qgemm.h), which it then writes whole.
+constexpr size_t kRowBlock = 8;
 uint64_t HashRow(uint64_t h, const float* row, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     uint32_t b;
@@ -217,7 +220,7 @@ struct ModelLoader::State {
   std::string kind;
   std::vector<FileState> files;
   std::vector<Target> targets;
-  Buffer row;                               // one row converted
+  Buffer row;                               // up to kRowBlock rows converted
   int tied_copy = -1, tied_embed = -1;      // targets compared at Finish
   bool begun = false;
 
@@ -371,7 +374,7 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
     t.rows = t.cols ? size_t(numel) / t.cols : 0;
     max_row = std::max(max_row, t.cols);
   }
-  AW_RETURN_IF_ERROR(st.row.Resize(max_row, "a row being loaded"));
+  AW_RETURN_IF_ERROR(st.row.Resize(kRowBlock * max_row, "the rows being loaded"));
   st.files.resize(files.size());
   for (size_t f = 0; f < files.size(); ++f) {
     State::FileState& fs = st.files[f];
@@ -393,21 +396,33 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
 }
 
 Status ModelLoader::State::WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p) {
-  float* buf = row.data();
-  // A 16-bit row kept as stored goes in as its bits (no hash: a tied head's check reads floats).
+  const size_t ld = t.cols * t.esize;
+  // 16-bit rows kept as stored go in as their bits (no hash: a tied head's check reads floats).
   const WeightType bits = t.t->dtype == io::StDType::kBF16 ? WeightType::kBF16 : WeightType::kF16;
   const bool raw = t.store && !t.hash && (t.t->dtype == io::StDType::kBF16 || t.t->dtype == io::StDType::kF16) &&
                    t.store->type() == bits;
-  for (size_t i = 0; i < rows; ++i, p += t.cols * t.esize) {
-    if (raw && t.store->PutRowBits(r + i, p, bits)) continue;
-    // Straight into a float parameter where there is one; else through the row buffer into the store.
-    float* dst = t.data ? t.data + (r + i) * t.cols : buf;
-    ToF32(t.t->dtype, t.cols, p, dst);
-    if (t.hash) t.h = HashRow(t.h, dst, t.cols);
-    if (t.store) {
-      AW_RETURN_IF_ERROR(CheckFits(*t.t, r + i, t.cols, dst, t.store->type()));
-      t.store->PutRow(r + i, dst);
+  if (raw && t.store->PutRowsBits(r, rows, p, ld, bits)) return Status::OK();
+  if (!t.store) {  // straight into a float parameter (or only hashed)
+    for (size_t i = 0; i < rows; ++i, p += ld) {
+      float* dst = t.data ? t.data + (r + i) * t.cols : row.data();
+      ToF32(t.t->dtype, t.cols, p, dst);
+      if (t.hash) t.h = HashRow(t.h, dst, t.cols);
     }
+    return Status::OK();
+  }
+  // Into a store through the row buffer, up to a panel of rows at a time (aligned to the panels, so that the
+  // store can write them whole).
+  size_t i = 0;
+  while (i < rows) {
+    const size_t n = std::min(rows - i, kRowBlock - (r + i) % kRowBlock);
+    for (size_t j = 0; j < n; ++j, p += ld) {
+      float* dst = row.data() + j * t.cols;
+      ToF32(t.t->dtype, t.cols, p, dst);
+      if (t.hash) t.h = HashRow(t.h, dst, t.cols);
+      AW_RETURN_IF_ERROR(CheckFits(*t.t, r + i + j, t.cols, dst, t.store->type()));
+    }
+    t.store->PutRows(r + i, n, row.data(), t.cols);
+    i += n;
   }
   return Status::OK();
 }
