@@ -1,8 +1,8 @@
 // Type declarations of 'attnwasm/worker' (bindings/worker.js): the runtime in a Web Worker or a Node
 // worker_threads Worker, its models as proxies whose methods return promises.
 import type {
-  AttnWasm, AttnWasmError, Capabilities, CausalLM, Classifier, GeneratedToken, InitOptions, LoadOptions, MemoryFigures,
-  ModelSource, Translator,
+  AttnWasm, AttnWasmError, Capabilities, CausalLM, Classifier, Embedder, GeneratedToken, InitOptions, LoadOptions,
+  MemoryFigures, ModelSource, Translator,
 } from './index.js';
 
 export { AttnWasmError } from './index.js';
@@ -56,7 +56,8 @@ type RemoteMethod<F> = F extends (...args: infer A) => infer R
 export type RemoteValue<T> = T extends CausalLM ? RemoteCausalLM
   : T extends Translator ? Remote<Translator>
     : T extends Classifier ? Remote<Classifier>
-      : T;
+      : T extends Embedder ? Remote<Embedder>
+        : T;
 
 type FunctionKeys<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T];
 
@@ -111,9 +112,11 @@ export interface WorkerRuntime extends RuntimeFunctions {
    * Loads a model in the worker. A URL, a Node path, a File or a Blob is read by the worker (the bytes never
    * pass through the page); bytes are copied to it; a FileList / File[] / Map of Files crosses as handles.
    */
-  loadModel(source: ModelSource, options: WorkerLoadOptions & { config: LoadOptions['config'] }): Promise<RemoteCausalLM>;
-  loadModel(source: ModelSource, options?: WorkerLoadOptions): Promise<RemoteCausalLM | Remote<Translator> | Remote<Classifier>>;
+  loadModel(source: ModelSource, options: WorkerLoadOptions & ({ pooling: LoadOptions['pooling'] } | { normalize: boolean })): Promise<Remote<Embedder>>;
+  loadModel(source: ModelSource, options: WorkerLoadOptions & { config: LoadOptions['config'] }): Promise<RemoteCausalLM | Remote<Embedder>>;
+  loadModel(source: ModelSource, options?: WorkerLoadOptions): Promise<RemoteCausalLM | Remote<Embedder> | Remote<Translator> | Remote<Classifier>>;
   loadCausalLM(source: ModelSource, options?: WorkerLoadOptions): Promise<RemoteCausalLM>;
+  loadEmbedder(source: ModelSource, options?: WorkerLoadOptions): Promise<Remote<Embedder>>;
   loadTranslator(source: ModelSource, options?: WorkerLoadOptions): Promise<Remote<Translator>>;
   loadClassifier(source: ModelSource, options?: WorkerLoadOptions): Promise<Remote<Classifier>>;
   capabilities(): Promise<Capabilities>;

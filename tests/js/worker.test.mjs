@@ -1,7 +1,8 @@
 // 'attnwasm/worker' in Node (bindings/worker.js, worker_main.js): a checkpoint folder read by the worker
 // itself (a path: the bytes never pass through this thread), forward logits bit-identical to the same
 // build in this process, generate's ids and attention equal (greedy and seeded sampling), chat through the
-// worker, an AbortSignal and break ending the worker's loop within a token, errors with their class, code
+// worker, an embedder, the translator and the classifier giving the same bits as here, an AbortSignal and
+// break ending the worker's loop within a token, errors with their class, code
 // and message, close() ending the worker (its 'exit') and returning its memory (RSS in a child process),
 // and a script that forgets close() still exiting.
 import { test, before, after } from 'node:test';
@@ -16,6 +17,7 @@ import { createWorker, AttnWasmError as WorkerError } from '../../bindings/worke
 import { writeCheckpoint } from '../../tools/make_checkpoint.mjs';
 import { writeTokenizer } from '../../tools/make_tokenizer.mjs';
 import { sampleIds, sameBits } from './lm_checkpoint.mjs';
+import { encoderFolder, writeFolder } from './embedder_checkpoint.mjs';
 
 const WORKER = fileURLToPath(new URL('../../bindings/worker.js', import.meta.url));
 let dir;
@@ -127,6 +129,44 @@ test('chat through the worker (when CausalLM#chat exists): the same prompt, toke
     // finalMessage: the tokens left, then the worker's own.
     const f = await lm.chat(messages, { maxNewTokens: 4, stopTokens: [] });
     assert.deepEqual(await f.finalMessage(), await ref.chat(messages, { maxNewTokens: 4, stopTokens: [] }).finalMessage());
+  } finally {
+    await rt.close();
+    await aw.close();
+  }
+});
+
+test('an embedder, the translator and the classifier through the worker: the bits of the same build here', async () => {
+  const rt = await createWorker({ threads: 1 });
+  const aw = await init({ threads: 1 });
+  try {
+    const folder = writeFolder(join(dir, 'embedder'), encoderFolder());
+    const emb = await rt.loadModel(folder, { dtype: 'q8' });
+    const ref = await aw.loadModel(folder, { dtype: 'q8' });
+    assert.equal(emb.kind, 'Embedder');
+    const texts = ['Hello world.', '', 'a cat sat on the mat'];
+    const got = await emb.embed(texts, { batchSize: 2 });
+    const want = await ref.embed(texts, { batchSize: 2 });
+    assert.deepEqual(got.shape, want.shape);
+    assert.equal(sameBits(got.data, want.data), null);
+    const err = await thrown(() => emb.embed([42]));
+    assert.ok(err && err.code, JSON.stringify(err));
+    assert.deepEqual(err, await thrown(() => ref.embed([42])));
+    await emb.dispose();
+    ref.dispose();
+
+    const root = fileURLToPath(new URL('../../models/', import.meta.url));
+    const tr = await rt.loadTranslator(join(root, 'translator/translator.safetensors'));
+    const trRef = await aw.loadTranslator(join(root, 'translator/translator.safetensors'));
+    assert.equal(tr.kind, 'Translator');
+    const untimed = ({ stepMs, totalMs, ...rest }) => rest;  // the same tokens and attention; the clock differs
+    assert.deepEqual(untimed(await tr.translate('forty two', { to: 'fr' })), untimed(trRef.translate('forty two', { to: 'fr' })));
+    const cl = await rt.loadClassifier(join(root, 'vit/vit.safetensors'));
+    const clRef = await aw.loadClassifier(join(root, 'vit/vit.safetensors'));
+    const image = () => new Float32Array(28 * 28).map((_, i) => (i % 29) / 29);
+    const classified = clRef.classify(image());
+    assert.deepEqual(untimed(await cl.classify(image())), untimed(classified));
+    await rt.close();
+    assert.equal((await thrown(() => tr.translate('one'))).code, 'ERR_CLOSED');
   } finally {
     await rt.close();
     await aw.close();
@@ -298,10 +338,20 @@ test('the typings (bindings/worker.d.ts) compile under tsc --strict through the 
     moduleResolution: 'nodenext', lib: ['es2022', 'esnext.disposable', 'dom'], types: [] }, files: ['usage.ts'] }));
   writeFileSync(join(work, 'usage.ts'), `
 import { createWorker, AttnWasmError } from 'attnwasm/worker';
-import type { RemoteCausalLM, WorkerRuntime } from 'attnwasm/worker';
+import type { Remote, RemoteCausalLM, WorkerRuntime } from 'attnwasm/worker';
+import { cosineSimilarity } from 'attnwasm';
+import type { Embedder } from 'attnwasm';
 export async function main(): Promise<void> {
   const rt: WorkerRuntime = await createWorker({ threads: 1, workingMemory: 1 << 24, workerUrl: new URL('https://x/worker_main.js') });
-  const lm: RemoteCausalLM = await rt.loadModel('/x/', { config: {}, onProgress: (p) => { const n: number = p.loaded; void n; } });
+  const lm: RemoteCausalLM = await rt.loadCausalLM('/x/', { config: {}, onProgress: (p) => { const n: number = p.loaded; void n; } });
+  const any = await rt.loadModel('/x/', { config: {} });
+  if (any.kind === 'CausalLM') void any;
+  const emb: Remote<Embedder> = await rt.loadEmbedder('/e/', { dtype: 'q8' });
+  const v = await emb.embed(['a', 'b'], { batchSize: 8 });
+  const rows: number = v.shape[0];
+  const sim: number = cosineSimilarity(v.data.subarray(0, v.shape[1]), v.data.subarray(v.shape[1]));
+  const pooled: Remote<Embedder> = await rt.loadModel('/e/', { pooling: 'mean' });
+  void rows; void sim; void pooled;
   const vocab: number = lm.vocabSize;
   const ids: Int32Array = await lm.encode('hi');
   const { logits } = await lm.forward({ data: ids, shape: [1, ids.length] });
