@@ -129,7 +129,7 @@ async function ortEngine(ort, threads) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// attnwasm: THE PLANNED EMBEDDER API (issue 32), not there yet when this file was written:
+// attnwasm: the Embedder API (issue 32, docs/embeddings.md), as this benchmark uses it:
 //   const aw = await init({ threads });
 //   const embedder = await aw.loadModel(folder, { pooling: 'mean', normalize: true });
 //        folder: a sentence-transformers folder (its modules.json already says mean + Normalize)
@@ -139,7 +139,7 @@ async function ortEngine(ort, threads) {
 //   embedder.forward({ inputIds, attentionMask, tokenTypeIds })   tensors { data: Int32Array, shape: [B, T] }
 //        → { lastHiddenState: { data, shape: [B, T, E] }, poolerOutput: { data, shape: [B, E] } | null }
 //   embedder.dispose()
-// If the API is missing, the attnwasm side is skipped with the reason and only onnxruntime-web is timed.
+// Should the API go missing, the attnwasm side is skipped with the reason and only onnxruntime-web is timed.
 // ------------------------------------------------------------------------------------------------
 
 async function attnwasmEngine(threads) {
