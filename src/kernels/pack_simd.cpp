@@ -37,9 +37,11 @@ __attribute__((always_inline)) inline __m128i to_i32(__m128 x) {
 #endif
 }
 
-// An 8 × 8 transpose of 16-bit lanes: t[j][i] = v[i][j]. Not inlined (nor the 4 × 4 below): its four call
-// sites would add 2.5 KB to the .wasm, for a call per 64 values.
-__attribute__((noinline)) void transpose8x16(const __m128i v[8], __m128i t[8]) {
+// An 8 × 8 transpose of 16-bit lanes stored as it goes: row j of the result (lane i = v[i]'s lane j) at
+// dst + j · stride bytes. Not inlined (nor the 4 × 4 below): its call sites would add 2.5 KB to the .wasm, for a
+// call per 64 values. It stores itself: handing the result back in an array let clang turn eight contiguous
+// stores into a call to memcpy, a third of a q8 load's time.
+__attribute__((noinline)) void transpose8x16_store(const __m128i v[8], uint8_t* dst, size_t stride) {
   const __m128i a0 = _mm_unpacklo_epi16(v[0], v[1]), a1 = _mm_unpackhi_epi16(v[0], v[1]);
   const __m128i a2 = _mm_unpacklo_epi16(v[2], v[3]), a3 = _mm_unpackhi_epi16(v[2], v[3]);
   const __m128i a4 = _mm_unpacklo_epi16(v[4], v[5]), a5 = _mm_unpackhi_epi16(v[4], v[5]);
@@ -48,14 +50,14 @@ __attribute__((noinline)) void transpose8x16(const __m128i v[8], __m128i t[8]) {
   const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
   const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
   const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
-  t[0] = _mm_unpacklo_epi64(b0, b4);
-  t[1] = _mm_unpackhi_epi64(b0, b4);
-  t[2] = _mm_unpacklo_epi64(b1, b5);
-  t[3] = _mm_unpackhi_epi64(b1, b5);
-  t[4] = _mm_unpacklo_epi64(b2, b6);
-  t[5] = _mm_unpackhi_epi64(b2, b6);
-  t[6] = _mm_unpacklo_epi64(b3, b7);
-  t[7] = _mm_unpackhi_epi64(b3, b7);
+  store16(dst, _mm_unpacklo_epi64(b0, b4));
+  store16(dst + stride, _mm_unpackhi_epi64(b0, b4));
+  store16(dst + 2 * stride, _mm_unpacklo_epi64(b1, b5));
+  store16(dst + 3 * stride, _mm_unpackhi_epi64(b1, b5));
+  store16(dst + 4 * stride, _mm_unpacklo_epi64(b2, b6));
+  store16(dst + 5 * stride, _mm_unpackhi_epi64(b2, b6));
+  store16(dst + 6 * stride, _mm_unpacklo_epi64(b3, b7));
+  store16(dst + 7 * stride, _mm_unpackhi_epi64(b3, b7));
 }
 
 // A 4 × 4 transpose of 32-bit lanes.
@@ -80,10 +82,9 @@ void h16_put_pair_bits(size_t n, size_t k, size_t r0, const uint8_t* bits, size_
     size_t p = b0;
     for (; p < b0 + kc; p += 8, out += 8 * kH16Cols) {  // k, so kc, a multiple of 8 (the caller's condition)
       for (size_t h = 0; h < 2; ++h) {
-        __m128i v[8], t[8];
+        __m128i v[8];
         for (int i = 0; i < 8; ++i) v[i] = load16(bits + (h * 8 + size_t(kOrder[i])) * ld + 2 * p);
-        transpose8x16(v, t);
-        for (int j = 0; j < 8; ++j) store16(out + j * kH16Cols + h * 8, t[j]);
+        transpose8x16_store(v, reinterpret_cast<uint8_t*>(out + h * 8), kH16Cols * sizeof(uint16_t));
       }
     }
   }
@@ -100,17 +101,19 @@ void q_pack_panel(QBits b, size_t n, size_t k, size_t r0, const float* w, size_t
   const __m128 vmax = _mm_set1_ps(qmax), vmin = _mm_set1_ps(-qmax);
   const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
   const __m128 big = _mm_set1_ps(std::numeric_limits<float>::max());
+  const __m128i m_even = _mm_setr_epi32(1, 1 << 16, 1 << 4, 1 << 20);   // q4: inputs 8o + 0 … 3 of a word
+  const __m128i m_odd = _mm_setr_epi32(1 << 8, 1 << 24, 1 << 12, 1 << 28);  //     inputs 8o + 4 … 7
+  const __m128i eight = _mm_set1_epi32(8);
   for (size_t g = 0; g < G; ++g) {
     uint8_t* grp = bp + q_group_offset(b, n, k, r0 / 8, g);
     const size_t k0 = g * kQGroup;  // k a multiple of 32 (the caller's condition): every group whole
-    __m128i q[8][8];  // q[row][v]: inputs 4v … 4v + 3 of the group as int32
+    __m128i lo[8], hi[8];  // q8: per row, inputs 0–15 and 16–31 as int8 (8 pairs each)
+    __m128 f[4][8];        // q4: f[o][c], output c's four fields of its word for inputs 8o … 8o + 7
     for (size_t c = 0; c < 8; ++c) {
-      const float* row = w + c * ldw + k0;
-      __m128 x[8];
+      const float* row = w + c * ldw + k0;  // read twice (a max, then the quotients): from L1, no copy
       __m128 amax = _mm_setzero_ps(), finite = _mm_castsi128_ps(_mm_set1_epi32(-1));
       for (int v = 0; v < 8; ++v) {
-        x[v] = _mm_loadu_ps(row + 4 * v);
-        const __m128 a = _mm_and_ps(x[v], abs_mask);
+        const __m128 a = _mm_and_ps(_mm_loadu_ps(row + 4 * v), abs_mask);
         finite = _mm_and_ps(finite, _mm_cmple_ps(a, big));  // false for NaN and ±inf
         amax = _mm_max_ps(amax, a);
       }
@@ -119,43 +122,33 @@ void q_pack_panel(QBits b, size_t n, size_t k, size_t r0, const float* w, size_t
       const bool all_finite = _mm_movemask_ps(finite) == 0xF;
       const float s = all_finite ? _mm_cvtss_f32(amax) / qmax : std::numeric_limits<float>::quiet_NaN();
       std::memcpy(grp + c * 4, &s, 4);
-      if (all_finite && s > 0.0f) {
-        const __m128 vs = _mm_set1_ps(s);
-        for (int v = 0; v < 8; ++v) {
-          const __m128 r = _mm_round_ps(_mm_div_ps(x[v], vs), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-          q[c][v] = to_i32(_mm_min_ps(_mm_max_ps(r, vmin), vmax));
-        }
+      const bool any = all_finite && s > 0.0f;
+      const __m128 vs = _mm_set1_ps(s);
+      __m128i q[8];  // inputs 4v … 4v + 3 as int32
+      for (int v = 0; v < 8; ++v) {
+        const __m128 r = _mm_round_ps(_mm_div_ps(_mm_loadu_ps(row + 4 * v), vs), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        q[v] = any ? to_i32(_mm_min_ps(_mm_max_ps(r, vmin), vmax)) : _mm_setzero_si128();
+      }
+      if (b == QBits::kQ8) {
+        lo[c] = _mm_packs_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
+        hi[c] = _mm_packs_epi16(_mm_packs_epi32(q[4], q[5]), _mm_packs_epi32(q[6], q[7]));
       } else {
-        for (int v = 0; v < 8; ++v) q[c][v] = _mm_setzero_si128();
+        // u = q + 8; input 8o + 2i at bits 4i, input 8o + 2i + 1 at bits 16 + 4i (disjoint: a sum is an or)
+        for (size_t o = 0; o < 4; ++o)
+          f[o][c] = _mm_castsi128_ps(_mm_add_epi32(_mm_mullo_epi32(_mm_add_epi32(q[2 * o], eight), m_even),
+                                                   _mm_mullo_epi32(_mm_add_epi32(q[2 * o + 1], eight), m_odd)));
       }
     }
     if (b == QBits::kQ8) {
-      __m128i lo[8], hi[8], t[8];  // per row: inputs 0–15 and 16–31 as int8 (8 pairs each)
-      for (size_t c = 0; c < 8; ++c) {
-        lo[c] = _mm_packs_epi16(_mm_packs_epi32(q[c][0], q[c][1]), _mm_packs_epi32(q[c][2], q[c][3]));
-        hi[c] = _mm_packs_epi16(_mm_packs_epi32(q[c][4], q[c][5]), _mm_packs_epi32(q[c][6], q[c][7]));
-      }
-      transpose8x16(lo, t);
-      for (int p = 0; p < 8; ++p) store16(grp + 32 + p * 16, t[p]);
-      transpose8x16(hi, t);
-      for (int p = 0; p < 8; ++p) store16(grp + 32 + (8 + p) * 16, t[p]);
+      transpose8x16_store(lo, grp + 32, 16);      // pairs 0–7: pair p's 16 bytes, outputs 0 … 7
+      transpose8x16_store(hi, grp + 32 + 128, 16);  // pairs 8–15
     } else {
-      // Output c's word for inputs 8o … 8o + 7: u = q + 8, input 8o + 2i at bits 4i, 8o + 2i + 1 at 16 + 4i.
-      const __m128i m_even = _mm_setr_epi32(1, 1 << 16, 1 << 4, 1 << 20);  // inputs 8o + 0 … 3
-      const __m128i m_odd = _mm_setr_epi32(1 << 8, 1 << 24, 1 << 12, 1 << 28);  // inputs 8o + 4 … 7
-      const __m128i eight = _mm_set1_epi32(8);
       for (size_t o = 0; o < 4; ++o)
-        for (size_t h = 0; h < 2; ++h) {
-          __m128 parts[4];  // per output 4h + c: its four shifted fields (disjoint bits: their sum is the word)
-          for (size_t c = 0; c < 4; ++c) {
-            const __m128i* qc = q[4 * h + c];
-            const __m128i f = _mm_add_epi32(_mm_mullo_epi32(_mm_add_epi32(qc[2 * o], eight), m_even),
-                                            _mm_mullo_epi32(_mm_add_epi32(qc[2 * o + 1], eight), m_odd));
-            parts[c] = _mm_castsi128_ps(f);
-          }
-          transpose4x32(parts[0], parts[1], parts[2], parts[3]);
-          const __m128i word = _mm_add_epi32(_mm_add_epi32(_mm_castps_si128(parts[0]), _mm_castps_si128(parts[1])),
-                                             _mm_add_epi32(_mm_castps_si128(parts[2]), _mm_castps_si128(parts[3])));
+        for (size_t h = 0; h < 2; ++h) {  // outputs 4h … 4h + 3: their words side by side in chunk 2o + h
+          __m128 p0 = f[o][4 * h], p1 = f[o][4 * h + 1], p2 = f[o][4 * h + 2], p3 = f[o][4 * h + 3];
+          transpose4x32(p0, p1, p2, p3);
+          const __m128i word = _mm_add_epi32(_mm_add_epi32(_mm_castps_si128(p0), _mm_castps_si128(p1)),
+                                             _mm_add_epi32(_mm_castps_si128(p2), _mm_castps_si128(p3)));
           store16(grp + 32 + (2 * o + h) * 16, word);
         }
     }
