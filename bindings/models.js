@@ -43,13 +43,41 @@ function configText(config) {
 }
 
 /** A tokenizer option: a Tokenizer of 'attnwasm/tokenizer', or a tokenizer.json (object, text or bytes), with its tokenizer_config.json. */
-async function readTokenizer(tokenizer, tokenizerConfig) {
+async function readTokenizer(tokenizer, tokenizerConfig, template) {
   const { Tokenizer } = await import('./tokenizer.js');
   if (tokenizer instanceof Tokenizer) return tokenizer;
   if (tokenizer === null || !['string', 'object'].includes(typeof tokenizer) || Array.isArray(tokenizer)) {
     throw typeError(`tokenizer: expected a tokenizer.json (an object, its text or its bytes) or a Tokenizer, got ${describe(tokenizer)}`);
   }
+  if (template) {
+    // transformers reads a repo's chat_template.jinja (or chat_template.json) before tokenizer_config.json's
+    // chat_template: the tokenizer's config gets the file's template, as its tokenizer.chat_template does.
+    const { parseJson } = await import('./tokenizer/json.js');
+    tokenizerConfig = { ...(tokenizerConfig === undefined ? {} : parseJson(tokenizerConfig, 'tokenizer_config.json')), chat_template: template };
+  }
   return tokenizerConfig === undefined ? Tokenizer.fromJSON(tokenizer) : Tokenizer.fromJSON(tokenizer, tokenizerConfig);
+}
+
+/**
+ * A folder's chat template file, which transformers prefers to tokenizer_config.json's chat_template:
+ * chat_template.jinja's text, else chat_template.json's "chat_template" (a template, or a list of
+ * { name, template }); null when the folder has neither (or the source is not a folder).
+ */
+async function folderChatTemplate(cp) {
+  if (!cp.file) return null;
+  for (const name of ['chat_template.jinja', 'chat_template.json']) {
+    const src = await cp.file(name);
+    const text = src === undefined ? null : await readText(src, name, { optional: true });
+    if (text == null) continue;
+    if (name === 'chat_template.jinja') return text;
+    const { parseJson } = await import('./tokenizer/json.js');
+    const t = parseJson(text, name).chat_template;
+    if (typeof t !== 'string' && !Array.isArray(t)) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `chat_template.json: expected { "chat_template": a template or a list of { name, template } }, got chat_template ${describe(t)}`);
+    }
+    return t;
+  }
+  return null;
 }
 
 export function makeModels(rt, classes) {
@@ -82,7 +110,10 @@ export function makeModels(rt, classes) {
     if (config === '' && configGiven !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'config: expected a config.json, got an empty text');
     const tokenizerJson = await side('tokenizer.json', o.tokenizer);
     const tokenizerConfig = await side('tokenizer_config.json', o.tokenizerConfig);
-    const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig);
+    // The folder's chat_template.jinja / .json joins the folder's tokenizer_config.json (a tokenizerConfig
+    // given as an option is used as it is).
+    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined ? null : await folderChatTemplate(cp);
+    const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
       weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
     });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { init } from '../../bindings/index.js';
 import { renderChatTemplate } from '../../bindings/chat_template.js';
 import { AttnWasmError } from '../../bindings/errors.js';
-import { chatCheckpoint, CHAT_TEMPLATE, ID } from '../data/chat_lm_fixture.mjs';
+import { chatCheckpoint, chatTokenizerConfig, CHAT_TEMPLATE, ID } from '../data/chat_lm_fixture.mjs';
 
 const aw = await init({ threads: 1 });
 const files = chatCheckpoint();
@@ -147,6 +147,40 @@ test('errors, each before anything runs: options by name, the template\'s own me
   gone.dispose();
   assert.throws(() => gone.chat(HELLO), (e) => e.code === 'ERR_DISPOSED');
   assert.equal(aw.memory().inUseBytes, base);
+});
+
+test('a folder\'s chat_template.jinja or chat_template.json is the template, before tokenizer_config.json\'s (as transformers reads them); a tokenizerConfig option is used as given', async () => {
+  const text = (o) => new TextEncoder().encode(typeof o === 'string' ? o : JSON.stringify(o));
+  const { chat_template: _, ...withoutTemplate } = chatTokenizerConfig();
+  const JINJA = "{%- for message in messages %}{{ '<|im_start|>' + message.role + ' said\\n' + message.content + '<|im_end|>' }}{%- endfor %}{%- if add_generation_prompt %}{{ '<|im_start|>assistant said\\n' }}{%- endif %}";
+  const want = '<|im_start|>user said\nHello there, how are you?<|im_end|><|im_start|>assistant said\n';
+  const folder = (extra, config = withoutTemplate) => new Map([...files].filter(([n]) => n !== 'tokenizer_config.json')
+    .concat([['tokenizer_config.json', text(config)], ...extra.map(([n, v]) => [n, text(v)])]));
+  // Newer repos: no chat_template in tokenizer_config.json, the template in chat_template.jinja.
+  const jinja = await aw.loadModel(folder([['chat_template.jinja', JINJA]]));
+  assert.equal(jinja.chat(HELLO).prompt, want);
+  assert.equal(jinja.tokenizer.config.chat_template, JINJA);
+  jinja.dispose();
+  // Both: the .jinja wins (transformers' order), over tokenizer_config.json's and chat_template.json's.
+  const both = await aw.loadModel(folder([['chat_template.jinja', JINJA], ['chat_template.json', { chat_template: 'json {{ messages }}' }]], chatTokenizerConfig()));
+  assert.equal(both.chat(HELLO).prompt, want);
+  both.dispose();
+  // chat_template.json, with named templates.
+  const named = await aw.loadModel(folder([['chat_template.json', { chat_template: [{ name: 'default', template: JINJA }, { name: 'short', template: 'short' }] }]]));
+  assert.equal(named.chat(HELLO).prompt, want);
+  assert.equal(named.chat(HELLO, { chatTemplate: 'short' }).prompt, 'short');
+  named.dispose();
+  // A tokenizerConfig given as an option is the tokenizer's config as it is: the folder's file is not merged in.
+  const given = await aw.loadModel(folder([['chat_template.jinja', JINJA]]), { tokenizerConfig: chatTokenizerConfig() });
+  assert.equal(given.chat(HELLO).prompt, '<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n');
+  given.dispose();
+  // Without a template anywhere: the error says where newer repos keep it.
+  const none = await aw.loadModel(folder([]));
+  assert.throws(() => none.chat(HELLO), isInvalid(/no chat template: tokenizer_config\.json has no chat_template .*chat_template\.jinja/));
+  none.dispose();
+  // A chat_template.json without a template is refused at the load, by name.
+  await assert.rejects(aw.loadModel(folder([['chat_template.json', { template: JINJA }]])), isInvalid(/^chat_template\.json: expected \{ "chat_template": /));
+  await assert.rejects(aw.loadModel(folder([['chat_template.json', '{"chat_template": "a", "chat_template": "b"}']])), isInvalid(/chat_template\.json.*given twice/));
 });
 
 test('many turns: the heap is the same after a conversation as after the same one before', async () => {

@@ -141,7 +141,8 @@ async function inspectFiles(fileList) {
   for (const f of weights) list.push({ name: f.name, bytes: f.size, header: await blobHeader(f) });
   // A folder pick holds every file of the folder: only the checkpoint's go to the worker, by their paths
   // (a sentence embedder's 1_Pooling/config.json is not its config.json).
-  const keep = new Set([...weights.map(pathOf), INDEX, 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', ...ST_FILES]);
+  const keep = new Set([...weights.map(pathOf), INDEX, 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
+    'chat_template.jinja', 'chat_template.json', ...ST_FILES]);
   const folders = byName.has('modules.json') ? await modulePaths(byName.get('modules.json')) : [];
   const sideFiles = files.filter((f) => keep.has(pathOf(f)) || folders.some((d) => pathOf(f).startsWith(`${d}/`)));
   const arg = weights.length === 1 && weights[0].name !== 'model.safetensors' && !config ? weights[0]
