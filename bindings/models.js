@@ -58,6 +58,17 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
   return tokenizerConfig === undefined ? Tokenizer.fromJSON(tokenizer) : Tokenizer.fromJSON(tokenizer, tokenizerConfig);
 }
 
+const ENCODER_TYPES = ['bert', 'roberta', 'xlm-roberta'];
+
+/** config.json's model_type, or undefined (the native reader checks the file itself). */
+function modelTypeOf(configText) {
+  try {
+    return configText ? JSON.parse(configText).model_type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A folder's chat template file, which transformers prefers to tokenizer_config.json's chat_template:
  * chat_template.jinja's text, else chat_template.json's "chat_template" (a template, or a list of
@@ -111,8 +122,9 @@ export function makeModels(rt, classes) {
     const tokenizerJson = await side('tokenizer.json', o.tokenizer);
     const tokenizerConfig = await side('tokenizer_config.json', o.tokenizerConfig);
     // The folder's chat_template.jinja / .json joins the folder's tokenizer_config.json (a tokenizerConfig
-    // given as an option is used as it is).
-    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined ? null : await folderChatTemplate(cp);
+    // given as an option is used as it is); an encoder's folder is not asked for one.
+    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || ENCODER_TYPES.includes(modelTypeOf(config))
+      ? null : await folderChatTemplate(cp);
     const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
       weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
