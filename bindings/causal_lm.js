@@ -38,7 +38,7 @@ export function makeCausalLm(rt, classes) {
      * (the native config as the model runs it: the one source); `hfConfig` is config.json as given, kept for
      * the user to read.
      */
-    constructor(handle, { hfConfig, tokenizer }, fileBytes) {
+    constructor(handle, { hfConfig, tokenizer, generationConfig = null, eos = null }, fileBytes) {
       super();
       this._adopt(handle, 'CausalLM');
       const info = JSON.parse(handle.info());
@@ -59,8 +59,13 @@ export function makeCausalLm(rt, classes) {
       this.attentionWindow = info.attentionWindow;
       /** @readonly a CharTokenizer, an 'attnwasm/tokenizer' Tokenizer, or null (ids in, ids out). */
       this.tokenizer = tokenizer ?? null;
-      /** @readonly the ids generate() stops at by default: the tokenizer's eos or config.json's eos_token_id. */
-      this.eosTokenIds = tokenizer instanceof CharTokenizer && tokenizer.eos !== null ? [tokenizer.eos] : info.eosTokenIds;
+      /** @readonly generation_config.json as given (frozen), or null. */
+      this.generationConfig = generationConfig;
+      /**
+       * @readonly the ids generate() stops at by default: the tokenizer's eos (a character vocabulary), else
+       * generation_config.json's eos_token_id (what transformers' generate() stops at), else config.json's.
+       */
+      this.eosTokenIds = tokenizer instanceof CharTokenizer && tokenizer.eos !== null ? [tokenizer.eos] : eos ?? info.eosTokenIds;
     }
 
     /**

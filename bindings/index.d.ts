@@ -399,6 +399,12 @@ export interface LoadOptions {
   /** A tokenizer_config.json (parsed, text or bytes) for `tokenizer`: its added tokens, chat template and special tokens. */
   tokenizerConfig?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
   /**
+   * A generation_config.json (parsed, text or bytes); a folder's own is read when this is absent. Its
+   * eos_token_id (an id or a list) becomes the causal LM's eosTokenIds, as transformers' generate() stops at it;
+   * its sampling settings are kept as `generationConfig` and not applied (generate()'s options say how to sample).
+   */
+  generationConfig?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
+  /**
    * A Hugging Face checkpoint's config.json (parsed, its text or its bytes): the file is then a causal LM
    * (Llama, Qwen2, … by model_type) or an encoder (model_type 'bert', 'roberta', 'xlm-roberta': an Embedder)
    * of that config, its tensors named as Hugging Face names them. Keys the family cannot run exactly
@@ -681,8 +687,10 @@ export interface CausalLM {
   readonly attentionWindow: number | null;
   /** The model's tokenizer, or null (ids in, ids out). */
   readonly tokenizer: TextTokenizer | null;
-  /** The ids generate() stops at by default. */
+  /** The ids generate() stops at by default: generation_config.json's eos_token_id when the load had one, else config.json's. */
   readonly eosTokenIds: number[];
+  /** generation_config.json as the load read it (frozen), or null. */
+  readonly generationConfig: Readonly<Record<string, unknown>> | null;
   /** Bytes read from the model's files. */
   readonly fileBytes: number;
   /** Bytes the weights take in memory: as stored, or in the `dtype` the load asked for. */

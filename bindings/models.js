@@ -60,6 +60,28 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
 
 const ENCODER_TYPES = ['bert', 'roberta', 'xlm-roberta'];
 
+/** generation_config.json (parsed, text or bytes) as an object; a key given twice is refused, as in config.json. */
+async function readGenerationConfig(given) {
+  const { parseJson } = await import('./tokenizer/json.js');
+  return Object.freeze(structuredClone(parseJson(given, 'generation_config.json')));
+}
+
+/**
+ * generation_config.json's eos_token_id, which transformers' generate() stops at (it replaces config.json's):
+ * the ids as an array, null when it gives none, or an error message (ids must be integers in [0, vocab)).
+ */
+function generationEos(generation, vocab) {
+  const v = generation.eos_token_id;
+  if (v == null) return null;
+  const ids = Array.isArray(v) ? v : [v];
+  for (let i = 0; i < ids.length; i++) {
+    if (!Number.isInteger(ids[i]) || ids[i] < 0 || ids[i] >= vocab) {
+      return `generation_config.json eos_token_id${Array.isArray(v) ? `[${i}]` : ''}: expected a token id (an integer in [0, ${vocab})), got ${JSON.stringify(ids[i])}`;
+    }
+  }
+  return ids.length ? [...new Set(ids)] : null;
+}
+
 /** config.json's model_type, or undefined (the native reader checks the file itself). */
 function modelTypeOf(configText) {
   try {
@@ -102,7 +124,7 @@ export function makeModels(rt, classes) {
   // fills its weights as they arrive; the JS face then reads the model's numbers from the handle and its
   // vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'dtype', 'pooling', 'normalize'], where);
+    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize'], where);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
     }
@@ -126,6 +148,8 @@ export function makeModels(rt, classes) {
     const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || ENCODER_TYPES.includes(modelTypeOf(config))
       ? null : await folderChatTemplate(cp);
     const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
+    const generationGiven = await side('generation_config.json', o.generationConfig);
+    const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
       weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
     });
@@ -153,7 +177,14 @@ export function makeModels(rt, classes) {
         handle.delete();
         throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
       }
-      if (!encoder) return new CausalLM(handle, { hfConfig, tokenizer: tok }, fileBytes);
+      if (!encoder) {
+        const eos = generation ? generationEos(generation, vocabSize) : null;
+        if (typeof eos === 'string') {
+          handle.delete();
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', eos);
+        }
+        return new CausalLM(handle, { hfConfig, tokenizer: tok, generationConfig: generation, eos }, fileBytes);
+      }
       // sentence-transformers' files, from a folder (a single file has none: the options or the defaults).
       const read = async (name) => {
         const src = cp.file ? await cp.file(name) : undefined;

@@ -183,6 +183,34 @@ test('a folder\'s chat_template.jinja or chat_template.json is the template, bef
   await assert.rejects(aw.loadModel(folder([['chat_template.json', '{"chat_template": "a", "chat_template": "b"}']])), isInvalid(/chat_template\.json.*given twice/));
 });
 
+test('generation_config.json: its eos_token_id is what generate() stops at (as transformers\' generate()); kept as generationConfig; bad ids refused by name', async () => {
+  const text = (o) => new TextEncoder().encode(typeof o === 'string' ? o : JSON.stringify(o));
+  const prompt = lm.tokenizer.applyChatTemplate(HELLO, { addGenerationPrompt: true });
+  // config.json's eos is <|endoftext|>: plain generate() runs past the <|im_end|> greedy decoding gives next.
+  const plainIds = (await collect(lm.generate(prompt, { maxNewTokens: 40 }))).map((t) => t.id);
+  const end = plainIds.indexOf(ID['<|im_end|>']);
+  assert.ok(end >= 0 && end < plainIds.length - 1, `the reply ends at <|im_end|> and generation goes on: ${plainIds}`);
+  assert.equal(lm.generationConfig, null);
+  const gen = { bos_token_id: ID['<|endoftext|>'], eos_token_id: [ID['<|im_end|>'], ID['<|endoftext|>']], do_sample: true, temperature: 0.7 };
+  const withGen = await aw.loadModel(new Map([...files, ['generation_config.json', text(gen)]]));
+  assert.deepEqual(withGen.eosTokenIds, [ID['<|im_end|>'], ID['<|endoftext|>']]);
+  assert.deepEqual(withGen.generationConfig, gen);
+  assert.ok(Object.isFrozen(withGen.generationConfig));
+  const g = withGen.generate(prompt, { maxNewTokens: 40 });
+  assert.deepEqual((await collect(g)).map((t) => t.id), plainIds.slice(0, end));
+  assert.equal(g.stopReason, 'stop');
+  withGen.dispose();
+  // The option wins over the folder's file; a single id is a list of one.
+  const given = await aw.loadModel(new Map([...files, ['generation_config.json', text(gen)]]), { generationConfig: { eos_token_id: ID['<|endoftext|>'] } });
+  assert.deepEqual(given.eosTokenIds, [ID['<|endoftext|>']]);
+  given.dispose();
+  const bad = (g2) => aw.loadModel(new Map([...files, ['generation_config.json', text(g2)]]));
+  await assert.rejects(bad({ eos_token_id: 'two' }), isInvalid(/^generation_config\.json eos_token_id: expected a token id \(an integer in \[0, \d+\)\), got "two"$/));
+  await assert.rejects(bad({ eos_token_id: [ID['<|im_end|>'], 1e6] }), isInvalid(/^generation_config\.json eos_token_id\[1\]: expected a token id .*got 1000000$/));
+  await assert.rejects(bad('{"eos_token_id": 1, "eos_token_id": 2}'), isInvalid(/generation_config\.json.*given twice/));
+  await assert.rejects(bad('not json'), isInvalid(/^generation_config\.json: not JSON/));
+});
+
 test('many turns: the heap is the same after a conversation as after the same one before', async () => {
   // The runtime keeps a block of scratch as large as the longest prompt so far (docs/memory.md): a
   // first conversation sets it, the same conversation again must end where the first ended.
