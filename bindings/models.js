@@ -144,11 +144,14 @@ export function makeModels(rt, classes) {
     const tokenizerJson = await side('tokenizer.json', o.tokenizer);
     const tokenizerConfig = await side('tokenizer_config.json', o.tokenizerConfig);
     // The folder's chat_template.jinja / .json joins the folder's tokenizer_config.json (a tokenizerConfig
-    // given as an option is used as it is); an encoder's folder is not asked for one.
-    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || ENCODER_TYPES.includes(modelTypeOf(config))
-      ? null : await folderChatTemplate(cp);
+    // given as an option is used as it is); an encoder's folder is not asked for one, nor for generation_config.json.
+    const encoderType = ENCODER_TYPES.includes(modelTypeOf(config));
+    if (encoderType && o.generationConfig !== undefined) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `generationConfig: only a causal LM takes a generation_config.json; this checkpoint is "${modelTypeOf(config)}" (an encoder)`);
+    }
+    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || encoderType ? null : await folderChatTemplate(cp);
     const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
-    const generationGiven = await side('generation_config.json', o.generationConfig);
+    const generationGiven = encoderType ? undefined : await side('generation_config.json', o.generationConfig);
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
       weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
