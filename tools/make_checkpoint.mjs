@@ -55,8 +55,8 @@ export const SHAPES = {
 
 const isEncoder = (c) => c.model_type === 'bert';
 
-/** BertModel's tensors (embeddings, layers, pooler), as tensorsOf gives them. */
-function encoderTensorsOf(c) {
+/** BertModel's tensors (embeddings, layers, pooler), as tensorsOf gives them (also the tests' encoder folders). */
+export function encoderTensorsOf(c) {
   const E = c.hidden_size, I = c.intermediate_size;
   const t = [['embeddings.word_embeddings.weight', [c.vocab_size, E], 'embed'],
     ['embeddings.position_embeddings.weight', [c.max_position_embeddings, E], 'embed'],

@@ -15,21 +15,13 @@
 // every element sees the same approximation regardless of its position.
 #include "kernels/activation.h"
 
+#include "kernels/simd_int.h"
 #if defined(__wasm_simd128__)
-// Emscripten 3.1.6 converts float vectors to int32 lane by lane through lrint (_mm_cvttps_epi32 and
-// _mm_cvtps_epi32: "TODO: optimize"), and xsimd's exp calls one per vector (ldexp(x, to_int(k))), so a GELU
-// over 16 × 1536 values took 5 ns per value. Here they are the wasm conversions: for |x| < 2^31 the same
-// ints (truncated; rounded to nearest even), and out of range or NaN (saturated or 0, where SSE gives
-// INT_MIN) only in lanes that exp replaces afterwards (x ≤ minlog → 0, x ≥ maxlog → inf, NaN stays NaN
-// whatever the exponent), so every result keeps its bits.
-#include <emmintrin.h>
-#include <wasm_simd128.h>
-static inline __m128i aw_cvttps_epi32(__m128 a) { return (__m128i)wasm_i32x4_trunc_sat_f32x4((v128_t)a); }
-static inline __m128i aw_cvtps_epi32(__m128 a) {
-  return (__m128i)wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest((v128_t)a));
-}
-#define _mm_cvttps_epi32 aw_cvttps_epi32
-#define _mm_cvtps_epi32 aw_cvtps_epi32
+// xsimd's exp (ldexp(x, to_int(k))) converts with these: the wasm conversions of simd_int.h instead of
+// Emscripten's lane-by-lane ones. Out of range or NaN they differ from SSE only in lanes exp replaces afterwards
+// (x ≤ minlog → 0, x ≥ maxlog → inf, NaN stays NaN whatever the exponent), so every result keeps its bits.
+#define _mm_cvttps_epi32 aw::kernels::trunc_to_i32
+#define _mm_cvtps_epi32 aw::kernels::round_to_i32
 #endif
 #include <xsimd/xsimd.hpp>
 

@@ -14,13 +14,11 @@
 #include <limits>
 
 #include <smmintrin.h>
-#if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#endif
 
 #include "kernels/convert.h"
 #include "kernels/gemm.h"
 #include "kernels/qgemm.h"
+#include "kernels/simd_int.h"
 
 namespace aw::kernels {
 namespace {
@@ -28,14 +26,6 @@ namespace {
 __attribute__((always_inline)) inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
 __attribute__((always_inline)) inline void store16(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
 
-// Whole floats in int32 range to int32 (Emscripten's _mm_cvttps_epi32 goes lane by lane through lrint).
-__attribute__((always_inline)) inline __m128i to_i32(__m128 x) {
-#if defined(__wasm_simd128__)
-  return wasm_i32x4_trunc_sat_f32x4(x);
-#else
-  return _mm_cvttps_epi32(x);
-#endif
-}
 
 // An 8 × 8 transpose of 16-bit lanes stored as it goes: row j of the result (lane i = v[i]'s lane j) at
 // dst + j · stride bytes. Not inlined (nor the 4 × 4 below): its call sites would add 2.5 KB to the .wasm, for a
@@ -127,7 +117,7 @@ void q_pack_panel(QBits b, size_t n, size_t k, size_t r0, const float* w, size_t
       __m128i q[8];  // inputs 4v … 4v + 3 as int32
       for (int v = 0; v < 8; ++v) {
         const __m128 r = _mm_round_ps(_mm_div_ps(_mm_loadu_ps(row + 4 * v), vs), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q[v] = any ? to_i32(_mm_min_ps(_mm_max_ps(r, vmin), vmax)) : _mm_setzero_si128();
+        q[v] = any ? trunc_to_i32(_mm_min_ps(_mm_max_ps(r, vmin), vmax)) : _mm_setzero_si128();
       }
       if (b == QBits::kQ8) {
         lo[c] = _mm_packs_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));

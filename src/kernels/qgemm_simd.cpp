@@ -33,6 +33,7 @@
 
 #include "core/tiering.h"
 #include "kernels/qgemm.h"
+#include "kernels/simd_int.h"
 
 namespace aw::kernels {
 namespace {
@@ -50,24 +51,14 @@ constexpr size_t kMR = 4;
 constexpr size_t kKB = kQBlockGroups * kQGroup;  // inputs per packed block of A's tile: the layout's block
 constexpr size_t kPairsKB = kKB / 2;
 
-// A vector of whole floats (|x| ≤ 32768) to int32. Emscripten's _mm_cvtps_epi32 converts lane by lane through
-// lrint (2 % of a q4 decoding step); the wasm conversion gives the same ints for whole values in range.
-inline __m128i whole_to_i32(__m128 x) {
-#if defined(__wasm_simd128__)
-  return (__m128i)wasm_i32x4_trunc_sat_f32x4((v128_t)x);
-#else
-  return _mm_cvtps_epi32(x);
-#endif
-}
-
 // xr[0, kb) ← the first `valid` values of row quantized with inv (round half to even, as i16_quantize_rows
 // does), zeros after.
 inline void quantize_block(size_t valid, size_t kb, const float* row, float inv, int16_t* xr) {
   const __m128 vinv = _mm_set1_ps(inv);
   size_t kk = 0;
   for (; kk + 8 <= valid; kk += 8) {  // |a · inv| <= 32767 (+ rounding): the narrowing saturates nothing
-    const __m128i q0 = whole_to_i32(_mm_round_ps(_mm_mul_ps(_mm_loadu_ps(row + kk), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    const __m128i q1 = whole_to_i32(_mm_round_ps(_mm_mul_ps(_mm_loadu_ps(row + kk + 4), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m128i q0 = trunc_to_i32(_mm_round_ps(_mm_mul_ps(_mm_loadu_ps(row + kk), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m128i q1 = trunc_to_i32(_mm_round_ps(_mm_mul_ps(_mm_loadu_ps(row + kk + 4), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(xr + kk), _mm_packs_epi32(q0, q1));
   }
   for (; kk < valid; ++kk) xr[kk] = int16_t(std::clamp(std::nearbyint(row[kk] * inv), -32767.0f, 32767.0f));

@@ -60,3 +60,21 @@ export async function pageResult(context, url, { timeout = 30_000, route = null 
     await page.close();
   }
 }
+
+/**
+ * A new page of `context` that records what went wrong on it — console errors and warnings, uncaught page
+ * errors — in the returned `problems`, and every long task (> 50 ms) of its main thread in window.longTasks
+ * ({ start, ms }) from its first script on.
+ */
+export async function watchedPage(context) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  return { page, problems };
+}

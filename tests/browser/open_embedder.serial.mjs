@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.mjs';
 import { writeCheckpoint } from '../../tools/make_checkpoint.mjs';
 import { init, cosineSimilarity } from '../../bindings/index.js';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, watchedPage } from './chromium.mjs';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/open_embedder.png', import.meta.url));
 /** Cosine similarities computed in two runtimes from float32 vectors: float64 sums of 384 terms, stored as float32. */
@@ -80,19 +80,11 @@ const waitEmbedded = (page) => page.waitForFunction(() => document.getElementByI
   && document.querySelectorAll('#tokens button.token').length > 0, null, { timeout: 60_000 });
 
 test('open page: an all-MiniLM-L6-v2-shaped folder — load, embed, the similarity matrix, a token\'s attention, its URL, a refusal', async (t) => {
-  const page = await browser.context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const { page, problems } = await watchedPage(browser.context);
   // HTTP errors: only the probe of a base URL for an index of shards (the page's and the worker's), which
   // Chromium also logs as a console error ("Failed to load resource").
   const missing = [];
   page.on('response', (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${new URL(r.url()).pathname}`); });
-  await page.addInitScript(() => {
-    window.longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); })
-      .observe({ type: 'longtask', buffered: true });
-  });
   try {
     await page.goto(`${server.url}web/open/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30_000 });

@@ -18,7 +18,7 @@ import { startServer } from '../../tools/serve.mjs';
 import { writeCheckpoint } from '../../tools/make_checkpoint.mjs';
 import { writeTokenizer } from '../../tools/make_tokenizer.mjs';
 import { init } from '../../bindings/index.js';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, watchedPage } from './chromium.mjs';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/open.png', import.meta.url));
 let tmp, smol, gpt2, server, browser;
@@ -44,15 +44,7 @@ after(async () => {
 const files = (dir) => readdirSync(dir).map((f) => join(dir, f));
 
 test('open page: SmolLM2-135M-shaped shards from disk — fits, load, chat streamed, Stop, completion, attention, refusals', async (t) => {
-  const page = await browser.context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.addInitScript(() => {
-    window.longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); })
-      .observe({ type: 'longtask', buffered: true });
-  });
+  const { page, problems } = await watchedPage(browser.context);
   try {
     await page.goto(`${server.url}web/open/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30_000 });

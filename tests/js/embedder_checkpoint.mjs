@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seeded, safetensors } from './lm_checkpoint.mjs';
+import { encoderTensorsOf } from '../../tools/make_checkpoint.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -54,29 +55,19 @@ export function encoderConfig({ modelType = 'bert', vocab = 110, hidden = 32, he
   };
 }
 
-/** The state dict of `config` as [{ name, shape, values }] with BertModel's names (a pooler when `pooler`). */
+/**
+ * The state dict of `config` as [{ name, shape, values }] with BertModel's names (a pooler when `pooler`): the
+ * tensors tools/make_checkpoint.mjs lists, in its order, with seeded values by kind.
+ */
 export function encoderTensors(config, { seed = 5, pooler = true } = {}) {
   const rnd = seeded(seed);
-  const E = config.hidden_size, I = config.intermediate_size;
-  const out = [];
-  const add = (name, shape, values) => out.push({ name, shape, values });
-  const linear = (name, o, i) => { add(`${name}.weight`, [o, i], rnd(o * i, 0.6)); add(`${name}.bias`, [o], rnd(o, 0.2)); };
-  const norm = (name) => { add(`${name}.weight`, [E], rnd(E, 0.5).map((x) => 1 + x)); add(`${name}.bias`, [E], rnd(E, 0.2)); };
-  add('embeddings.word_embeddings.weight', [config.vocab_size, E], rnd(config.vocab_size * E, 2));
-  add('embeddings.position_embeddings.weight', [config.max_position_embeddings, E], rnd(config.max_position_embeddings * E, 1));
-  add('embeddings.token_type_embeddings.weight', [config.type_vocab_size, E], rnd(config.type_vocab_size * E, 1));
-  norm('embeddings.LayerNorm');
-  for (let l = 0; l < config.num_hidden_layers; l++) {
-    const p = `encoder.layer.${l}.`;
-    for (const n of ['query', 'key', 'value']) linear(`${p}attention.self.${n}`, E, E);
-    linear(`${p}attention.output.dense`, E, E);
-    norm(`${p}attention.output.LayerNorm`);
-    linear(`${p}intermediate.dense`, I, E);
-    linear(`${p}output.dense`, E, I);
-    norm(`${p}output.LayerNorm`);
-  }
-  if (pooler) linear('pooler.dense', E, E);
-  return out;
+  const scale = { weight: 0.6, bias: 0.2 };
+  return encoderTensorsOf(config).filter(([name]) => pooler || !name.startsWith('pooler.')).map(([name, shape, kind]) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const values = kind === 'embed' ? rnd(n, name === 'embeddings.word_embeddings.weight' ? 2 : 1)
+      : kind === 'norm' ? rnd(n, 0.5).map((x) => 1 + x) : rnd(n, scale[kind]);
+    return { name, shape, values };
+  });
 }
 
 /**
