@@ -12,6 +12,10 @@
 
 namespace aw {
 
+// Bytes as MiB with one decimal, for messages (core/rules.h, core/num_str.cpp).
+std::string MiBStr(double bytes);
+
+
 template <typename T>
 class BufferT {
  public:
@@ -56,7 +60,7 @@ class BufferT {
   static Status TooLarge(size_t n, const char* what) {
     return OomError(std::string("out of memory: cannot allocate ") + what + " of " +
                     std::to_string(n) + " elements (" +
-                    std::to_string(double(n) * sizeof(T) / (1024.0 * 1024.0)) + " MiB)");
+                    MiBStr(double(n) * sizeof(T)) + " MiB)");
   }
   T* data_ = nullptr;
   size_t size_ = 0;

@@ -1,36 +1,9 @@
 #include "core/rules.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace aw {
-
-std::string NumStr(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  if (v == 0) return "0";
-  // The shortest digits that read back as v (ECMAScript Number::toString).
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  // buf: [-]d[.ddd]e±x
-  std::string s(buf), digits, sign;
-  size_t i = 0;
-  if (s[0] == '-') { sign = "-"; i = 1; }
-  const size_t e = s.find('e');
-  for (; i < e; ++i)
-    if (s[i] != '.') digits += s[i];
-  const int k = int(digits.size());
-  const int n = std::atoi(s.c_str() + e + 1) + 1;  // the decimal point sits after n digits
-  if (k <= n && n <= 21) return sign + digits + std::string(size_t(n - k), '0');
-  if (0 < n && n <= 21) return sign + digits.substr(0, size_t(n)) + "." + digits.substr(size_t(n));
-  if (-6 < n && n <= 0) return sign + "0." + std::string(size_t(-n), '0') + digits;
-  const std::string exp = (n - 1 >= 0 ? "e+" : "e-") + std::to_string(std::abs(n - 1));
-  return sign + digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "") + exp;
-}
 
 Status IntInRange(const std::string& name, int64_t v, int64_t lo, int64_t hi) {
   if (v >= lo && v <= hi) return Status::OK();

@@ -19,8 +19,12 @@ namespace aw {
 // The largest value of a JS API integer argument without a tighter bound.
 constexpr int64_t kMaxInt32 = 2147483647;
 
-// A number as JavaScript's String(v) prints it: "1e+21", "0.1", "NaN", "-Infinity".
+// A number as JavaScript's String(v) prints it: "1e+21", "0.1", "NaN", "-Infinity" (core/num_str.cpp).
 std::string NumStr(double v);
+// v's last `width` hex digits: HexStr(0x3a, 2, true) is "3A".
+std::string HexStr(uint32_t v, int width, bool upper);
+// Bytes as MiB with one decimal, for messages: "1.5".
+std::string MiBStr(double bytes);
 
 // "name: expected an integer in [lo, hi], got v"
 Status IntInRange(const std::string& name, int64_t v, int64_t lo, int64_t hi);

@@ -48,7 +48,7 @@ class Workspace {
     auto* p = static_cast<char*>(std::aligned_alloc(kAlign, size));
     if (!p)
       return OomError(std::string("out of memory: cannot allocate ") + what + " (" +
-                      std::to_string(double(bytes) / (1024.0 * 1024.0)) + " MiB of working memory)");
+                      MiBStr(double(bytes)) + " MiB of working memory)");
     blocks_[count_++] = {p, size};
     held_ += size;
     cur_ = count_ - 1;

@@ -2,9 +2,10 @@
 // max_depth. See json.h for what is accepted.
 #include "io/json.h"
 
+#include "core/rules.h"
+
 #include <clocale>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace aw::io {
@@ -335,16 +336,8 @@ class Parser {
   static std::string Printable(char c) {
     return uint8_t(c) >= 0x20 && uint8_t(c) < 0x7F ? std::string(1, c) : Hex(uint8_t(c));
   }
-  static std::string Hex(uint8_t c) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "0x%02X", unsigned(c));
-    return buf;
-  }
-  static std::string Hex4(uint32_t v) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04X", unsigned(v & 0xFFFF));
-    return buf;
-  }
+  static std::string Hex(uint8_t c) { return "0x" + HexStr(c, 2, true); }
+  static std::string Hex4(uint32_t v) { return HexStr(v & 0xFFFF, 4, true); }
 
   std::string_view s_;
   size_t pos_ = 0;

@@ -1,7 +1,6 @@
 #include "io/json_fields.h"
 
 #include <cmath>
-#include <cstdio>
 #include <unordered_set>
 
 #include "core/rules.h"
@@ -25,9 +24,7 @@ std::string QuoteJson(const std::string& s) {
       out += '\\';
       out += c;
     } else if (uint8_t(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(uint8_t(c)));
-      out += buf;
+      out += "\\u" + HexStr(uint8_t(c), 4, false);
     } else {
       out += c;
     }

@@ -62,7 +62,7 @@ Status ScaledDotProductAttention(const TensorView& q, const TensorView& k, const
                       " (key's), got " + ShapeStr(v.shape));
   if (o.dropout_p != 0.0)
     return ArgError("dropoutP: expected 0 (attnwasm is an inference runtime), got " +
-                    std::to_string(o.dropout_p));
+                    NumStr(o.dropout_p));
   const bool bias = o.causal_bias != CausalBias::kNone;
   if (o.is_causal && (o.attn_mask.present() || bias))
     return ArgError("attnMask: must not be set when isCausal is true (as in torch)");

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -37,6 +40,53 @@ TEST(Rules, NumbersPrintAsInJavaScript) {
       {std::numeric_limits<double>::quiet_NaN(), "NaN"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"},
   };
   for (const auto& [v, want] : cases) EXPECT_EQ(NumStr(v), want) << v;
+}
+
+// The digits printf would choose (the shortest %.*e that strtod reads back, as NumStr chose before it stopped
+// using printf to keep the .wasm small): the oracle for NumStr's own exact decimal expansion.
+std::string PrintfShortest(double v) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+TEST(Rules, NumStrHasPrintfsShortestDigits) {
+  // Random bit patterns (every exponent, subnormals), round decimals, halfway cases, powers of two.
+  std::vector<double> values;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    double v;
+    std::memcpy(&v, &x, 8);
+    if (std::isfinite(v) && v != 0) values.push_back(v);
+  }
+  for (int i = -30; i <= 30; ++i) values.push_back(std::pow(10.0, i) * 1.5);
+  for (int i = -1074; i <= 1023; i += 7) values.push_back(std::ldexp(1.0, i));
+  for (double v : {0.5, 2.5, 1e23, 9.5367431640625e-7, 123.456, 0.3, 2.0 / 3, DBL_MAX, DBL_MIN, 4.9e-324})
+    values.push_back(v);
+  for (double v : values) {
+    const std::string want = PrintfShortest(v);  // [-]d[.ddd]e±x
+    const std::string got = NumStr(v);
+    std::string digits, got_digits;
+    for (char c : want.substr(0, want.find('e'))) if (c >= '0' && c <= '9') digits += c;
+    for (char c : got.substr(0, got.find('e'))) if (c >= '0' && c <= '9') got_digits += c;
+    got_digits.erase(0, got_digits.find_first_not_of('0'));
+    while (got_digits.size() > digits.size() && got_digits.back() == '0') got_digits.pop_back();
+    ASSERT_EQ(got_digits, digits) << v << " printed " << got << ", printf " << want;
+    ASSERT_EQ(std::strtod(got.c_str(), nullptr), v) << got;
+  }
+}
+
+TEST(Rules, HexAndMiBForMessages) {
+  EXPECT_EQ(HexStr(0x3a, 2, true), "3A");
+  EXPECT_EQ(HexStr(0x1f, 4, false), "001f");
+  EXPECT_EQ(HexStr(0xABCDE, 4, true), "BCDE");
+  EXPECT_EQ(MiBStr(1572864), "1.5");
+  EXPECT_EQ(MiBStr(1048576 * 2048.0), "2048");
+  EXPECT_EQ(MiBStr(100), "0");
 }
 
 TEST(Rules, EachRuleItsCodeAndMessage) {
