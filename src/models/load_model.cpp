@@ -179,7 +179,8 @@ Status CheckFits(const io::StTensor& t, size_t row, size_t n, const float* v, We
       return ArgError("dtype: '" + std::string(WeightTypeName(type)) + "' cannot hold " + t.name + "'s value " +
                       NumStr(double(v[j])) + " (row " + std::to_string(row) + ", column " + std::to_string(j) +
                       "): its largest is " + (type == WeightType::kF16 ? "65504" : "3.39e38") +
-                      "; load with dtype 'f32' or 'bf16' (or as stored)");
+                      (type == WeightType::kF16 ? "; load with dtype 'f32' or 'bf16' (or as stored)"
+                                                : "; load with dtype 'f32' (or as stored)"));
   return Status::OK();
 }
 

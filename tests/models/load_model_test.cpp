@@ -279,6 +279,13 @@ TEST(ModelLoader, ValuesATypeCannotHoldAreErrors) {
   EXPECT_FALSE(m);
   for (const char* ok : {"bf16", "q8", "q4", "f32", ""})
     EXPECT_TRUE(LoadChunks({&c.bytes}, {"model.safetensors"}, c.config, "", 1 << 20, ok, &m).ok()) << ok;
+  // bf16 holds every finite float32 but those that round up to inf: its way out names only f32.
+  const float huge = 3.4e38f;
+  std::memcpy(c.bytes.data() + t->begin + 4 * 3, &huge, 4);
+  e = LoadChunks({&c.bytes}, {"model.safetensors"}, c.config, "", 1 << 20, "bf16", &m);
+  EXPECT_EQ(e.message(), "dtype: 'bf16' cannot hold " + name + "'s value 3.3999999521443642e+38 (row 0, column 3): its largest is 3.39e38; "
+                         "load with dtype 'f32' (or as stored)");
+  std::memcpy(c.bytes.data() + t->begin + 4 * 3, &big, 4);
   // From the data section on.
   ModelLoader loader;
   std::vector<ModelLoader::File> heads(1);
