@@ -3,10 +3,12 @@
 // tokenizer.json, tokenizer_config.json, generation_config.json) and any other file of the folder by its
 // path in it (`file`: sentence-transformers' modules.json, 1_Pooling/config.json, …). A folder is a Node
 // path, a base URL ending in '/', or a map of paths to sources (an object, a Map, or the File list of a
-// page's folder picker, each File named by its webkitRelativePath below the folder picked).
+// page's folder picker, each File named by its webkitRelativePath below the folder picked). Every name asked of
+// a folder, on every kind of source, passes folder_path.js's one rule: it stays inside the folder.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode } from './checks.js';
 import { nodeFs, nodePath, readText } from './sources.js';
+import { folderPath, folderUrl } from './folder_path.js';
 
 export const INDEX = 'model.safetensors.index.json';
 export const WEIGHTS = 'model.safetensors';
@@ -72,25 +74,33 @@ export function shardNames(indexText) {
   if (!map || typeof map !== 'object' || Array.isArray(map)) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `index.weight_map: expected an object of tensor name → file name, got ${describe(map)}`);
   }
-  return [...new Set(Object.values(map).filter((v) => typeof v === 'string'))];
+  const names = new Set();
+  for (const [tensor, file] of Object.entries(map)) {
+    if (typeof file === 'string') names.add(folderPath(file, `${INDEX} weight_map[${JSON.stringify(tensor)}]`));
+  }
+  return [...names];
 }
 
 /**
  * What a source holds: { weights: [{ name, source }], index: text | null, side: { 'config.json': source, … },
  * optionalSide?, file? }. A folder's `file(path)` resolves to the source of any file by its path in the folder
- * ('modules.json', '1_Pooling/config.json'), or undefined when the folder has none; a base URL's side files
- * and files are URLs whose absence shows when read (optionalSide: read them with { optional: true }).
- * A single file's weights are named 'source' in messages.
+ * ('modules.json', '1_Pooling/config.json'; a path that leaves the folder is ERR_UNSAFE_PATH), or undefined when
+ * the folder has none; a base URL's side files and files are URLs whose absence shows when read (optionalSide:
+ * read them with { optional: true }). A single file's weights are named 'source' in messages. `io` ({ signal,
+ * readTimeoutMs }) goes to every read (sources.js openSource).
  */
-export async function resolveCheckpoint(source) {
+export async function resolveCheckpoint(source, io = {}) {
   const map = asMap(source);
   if (map) {
     const get = mapLookup(map);
-    return { ...await fromFolder(get, 'among the files given'), file: async (name) => get(name) };
+    const file = async (name) => get(folderPath(name, `a file of the folder`));
+    return { ...await fromFolder(get, 'among the files given', io), file };
   }
   if (typeof source === 'string' || source instanceof URL) {
     const s = String(source);
-    const remote = /^(https?|blob|data):/i.test(s);
+    // data: and blob: URLs are one file's bytes, never a folder or an index, whatever their text ends with.
+    const opaque = /^(blob|data):/i.test(s);
+    const remote = opaque || /^https?:/i.test(s);
     if (isNode && !remote) {
       const fs = await nodeFs();
       const path = await nodePath(s);
@@ -99,39 +109,44 @@ export async function resolveCheckpoint(source) {
       if (stat?.isDirectory()) {
         const dir = path.replace(/[\\/]*$/, '/');
         const names = new Set(await fs.readdir(dir));
+        const inDir = (name) => dir + folderPath(name, `a file of the folder '${s}'`);
         const file = async (name) => {
-          if (!name.includes('/')) return names.has(name) ? dir + name : undefined;
-          try { return (await fs.stat(dir + name)).isFile() ? dir + name : undefined; } catch { return undefined; }
+          const p = inDir(name);
+          if (!name.includes('/')) return names.has(name) ? p : undefined;
+          try { return (await fs.stat(p)).isFile() ? p : undefined; } catch { return undefined; }
         };
-        return { ...await fromFolder((name) => (names.has(name) ? dir + name : undefined), `in the folder '${s}'`), file };
+        const get = (name) => (names.has(name) ? dir + name : undefined);
+        return { ...await fromFolder(get, `in the folder '${s}'`, io), file };
       }
       if (s.endsWith('.index.json')) {
         const dir = path.replace(/[^\\/]*$/, '');
-        return fromIndex(await readText(path, INDEX), (name) => dir + name, {});
+        return fromIndex(await readText(path, INDEX, io), (name) => dir + name, {});
       }
-    } else if (s.endsWith('/')) {  // a base URL: its index if there is one, else model.safetensors
-      const index = await readText(s + INDEX, INDEX, { optional: true });
-      const side = Object.fromEntries(SIDE_FILES.map((n) => [n, s + n]));
-      const file = async (name) => s + name;
-      return index === null ? { weights: [{ name: WEIGHTS, source: s + WEIGHTS }], index: null, side, optionalSide: true, file }
-        : { ...fromIndex(index, (n) => s + n, side), optionalSide: true, file };
-    } else if (s.endsWith('.index.json')) {
+    } else if (!opaque && s.endsWith('/')) {  // a base URL: its index if there is one, else model.safetensors
+      const at = (name) => folderUrl(s, name, `a file of the folder ${s}`);
+      const index = await readText(at(INDEX), INDEX, { ...io, optional: true });
+      const side = Object.fromEntries(SIDE_FILES.map((n) => [n, at(n)]));
+      const file = async (name) => at(name);
+      return index === null ? { weights: [{ name: WEIGHTS, source: at(WEIGHTS) }], index: null, side, optionalSide: true, file }
+        : { ...fromIndex(index, at, side), optionalSide: true, file };
+    } else if (!opaque && s.endsWith('.index.json')) {
       const dir = s.replace(/[^/]*$/, '');
-      return fromIndex(await readText(s, INDEX), (n) => dir + n, {});
+      return fromIndex(await readText(s, INDEX, io), (n) => folderUrl(dir, n, `${INDEX} weight_map`), {});
     }
   }
   return { weights: [{ name: 'source', source }], index: null, side: {} };
 }
 
-async function fromFolder(get, where) {
+async function fromFolder(get, where, io) {
   const side = {};
   for (const n of SIDE_FILES) if (get(n) !== undefined) side[n] = get(n);
-  if (get(INDEX) !== undefined) return fromIndex(await readText(get(INDEX), INDEX), get, side, where);
+  if (get(INDEX) !== undefined) return fromIndex(await readText(get(INDEX), INDEX, io), get, side, where);
   if (get(WEIGHTS) !== undefined) return { weights: [{ name: WEIGHTS, source: get(WEIGHTS) }], index: null, side };
   const found = SIDE_FILES.filter((n) => side[n]).length ? ` (there: ${Object.keys(side).join(', ')})` : '';
   throw missing(`neither ${WEIGHTS} nor ${INDEX} is ${where}${found}`);
 }
 
+/** The shards an index names (each checked by shardNames to stay in the folder), found with `get`. */
 function fromIndex(indexText, get, side, where = 'in the folder') {
   const shards = shardNames(indexText);
   const weights = shards.map((name) => {
