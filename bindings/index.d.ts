@@ -34,7 +34,13 @@ export type ErrorCode =
   /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
   | 'ERR_NOT_A_NUMBER'
   /** A valid input of a kind attnwasm does not run: a tokenizer.json model, normalizer or pre-tokenizer of another kind, a model family it does not have (the message names the field and the type). */
-  | 'ERR_UNSUPPORTED';
+  | 'ERR_UNSUPPORTED'
+  /** A file named relative to a checkpoint's folder that leaves it: '..', an absolute path, a URL, percent-encoded forms (a shard index's weight_map, modules.json). */
+  | 'ERR_UNSAFE_PATH'
+  /** A read that waited longer than loadModel's readTimeoutMs for its next bytes. */
+  | 'ERR_TIMEOUT'
+  /** A chat template that went past its step budget or made a string or list over its limit (docs/chat.md). */
+  | 'ERR_TEMPLATE_LIMIT';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
@@ -387,8 +393,22 @@ export type ModelSource =
 export type ModelFileSource = string | URL | Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array>;
 
 export interface LoadOptions {
-  /** Called as bytes arrive: loaded and total bytes so far (total null when a stream does not say), and the file being read. */
+  /**
+   * Called as bytes arrive: loaded and total bytes so far (total null when a stream does not say), and the file
+   * being read. If it throws, the load stops and rejects with that error (through attnwasm/worker too).
+   */
   onProgress?: (p: { loaded: number; total: number | null; file: string }) => void;
+  /**
+   * Ends the load when it aborts: the downloads are cancelled, what was reserved is freed, and the load rejects
+   * with the signal's reason (an AbortError DOMException unless abort() was given one). aw.close() during a load
+   * rejects it with ERR_CLOSED.
+   */
+  signal?: AbortSignal;
+  /**
+   * How long one read may wait for its next bytes (a file, a stream, a server's answer) before the load fails
+   * with ERR_TIMEOUT naming the source: milliseconds, default 60 000.
+   */
+  readTimeoutMs?: number;
   /**
    * How to keep the weight matrices: as stored (the default: a BF16 checkpoint stays BF16, and its products
    * give the bits of the same weights widened to float32), or converted to `dtype` while loading. 'q8' / 'q4'

@@ -12,27 +12,33 @@ const STAGING = 16 << 20;  // bytes of wasm memory one chunk passes through
 /**
  * Loads the files of `weights` ([{ name, source }], the shards in order) into a native model handle (owned
  * by the caller). config: config.json's text or ''; index: the shard index's text or ''; dtype: '' (as
- * stored) or a weight type; onProgress({ loaded, total, file }) as bytes arrive; expected: the family.
- * A failure (a missing or truncated file, a stream that errors, a header that lies) frees what was taken
- * and throws an error naming the file (and the tensor, where one is incomplete).
+ * stored) or a weight type; onProgress({ loaded, total, file }) as bytes arrive; expected: the family;
+ * scope: the load's LoadScope (load_scope.js), checked after every step.
+ * A failure (a missing or truncated file, a stream that errors, a header that lies), an abort, close() or
+ * an onProgress that throws frees what was taken and throws: an error naming the file (and the tensor,
+ * where one is incomplete), the abort's reason, ERR_CLOSED, the callback's error.
  * @returns {Promise<{handle: object, metadata: Record<string, string>, bytes: number}>} bytes: read in all
  */
-export async function loadFiles(rt, { weights, config, index, dtype, expected, onProgress }) {
+export async function loadFiles(rt, { weights, config, index, dtype, expected, onProgress, scope }) {
   const core = rt._core;
   const loader = core.createLoader();
   const sources = [];
   let staging = 0;
+  let handle = null;
   try {
     // Headers: the first 8 bytes give the header's length, then the header itself.
     let total = 0, loaded = 0;
     for (const w of weights) {
-      const src = await openSource(w.source, w.name);
+      const src = await openSource(w.source, w.name, scope.io);
+      scope.check();
       sources.push(src);
       const first = await src.read(8);
+      scope.check();
       const known = src.exact ? src.size : -1;  // -1: not known (checked against the header as bytes arrive)
       const { code, message, n } = withHeap(rt, first, (p) => core.safetensorsHeaderLength(p, first.byteLength, known));
       if (code !== 0) throw nativeError(code, `source: ${w.name}: ${message}`);
       const rest = await src.read(n);
+      scope.check();
       const head = new Uint8Array(8 + rest.byteLength);
       head.set(first, 0);
       head.set(rest, 8);
@@ -61,6 +67,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
       const it = src.chunks()[Symbol.asyncIterator]();
       for (let next = it.next(); ;) {
         const r = await next;
+        scope.check();
         if (r.done) break;
         next = it.next();
         next.catch(() => {});  // a failed read surfaces at its await above, not as an unhandled rejection
@@ -75,10 +82,16 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
       }
       flush();
       await src.close();
+      scope.check();
     }
-    const handle = rt._checked(loader.finish());
-    return { handle, metadata, bytes: loaded };
+    handle = rt._checked(loader.finish());
+    scope.check();
+    const done = handle;
+    handle = null;
+    return { handle: done, metadata, bytes: loaded };
   } finally {
+    // The wasm instance outlives close() while this runs: what was taken goes back to it either way.
+    if (handle) handle.delete();
     if (staging) core._free(staging);
     loader.delete();
     for (const s of sources) await s.close().catch(() => {});

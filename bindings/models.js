@@ -27,6 +27,7 @@ import { checkBool, checkOptions } from './checks.js';
 import { resolveCheckpoint } from './checkpoint.js';
 import { readText } from './sources.js';
 import { loadFiles } from './model_loading.js';
+import { LoadScope } from './load_scope.js';
 import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 import { makeCausalLm, CharTokenizer } from './causal_lm.js';
@@ -96,11 +97,11 @@ function modelTypeOf(configText) {
  * chat_template.jinja's text, else chat_template.json's "chat_template" (a template, or a list of
  * { name, template }); null when the folder has neither (or the source is not a folder).
  */
-async function folderChatTemplate(cp) {
+async function folderChatTemplate(cp, io) {
   if (!cp.file) return null;
   for (const name of ['chat_template.jinja', 'chat_template.json']) {
     const src = await cp.file(name);
-    const text = src === undefined ? null : await readText(src, name, { optional: true });
+    const text = src === undefined ? null : await readText(src, name, { ...io, optional: true });
     if (text == null) continue;
     if (name === 'chat_template.jinja') return text;
     const { parseJson } = await import('./tokenizer/json.js');
@@ -124,7 +125,26 @@ export function makeModels(rt, classes) {
   // fills its weights as they arrive; the JS face then reads the model's numbers from the handle and its
   // vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize'], where);
+    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize',
+      'signal', 'readTimeoutMs'], where);
+    rt._core;  // eslint-disable-line no-unused-expressions -- ERR_CLOSED on a closed runtime, before anything is read
+    const scope = new LoadScope(rt, o);
+    try {
+      const model = await loadIn(scope, source, o, expected);
+      try {
+        scope.check();  // closed or aborted while the face was made
+      } catch (e) {
+        try { model.dispose(); } catch { /* closed: freed with the runtime */ }
+        throw e;
+      }
+      return model;
+    } finally {
+      scope.end();
+    }
+  }
+
+  async function loadIn(scope, source, o, expected) {
+    const io = scope.io;
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
     }
@@ -134,10 +154,16 @@ export function makeModels(rt, classes) {
     if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
     // An encoder's: checked now, used once the checkpoint is known to be one.
     const st = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
-    const cp = await resolveCheckpoint(source);
+    const cp = await resolveCheckpoint(source, io);
+    scope.check();
     // A folder's own config.json and tokenizer files, unless the options give them.
-    const side = async (name, given) => (given !== undefined ? given
-      : cp.side[name] !== undefined ? readText(cp.side[name], name, { optional: !!cp.optionalSide }).then((t) => t ?? undefined) : undefined);
+    const side = async (name, given) => {
+      if (given !== undefined) return given;
+      if (cp.side[name] === undefined) return undefined;
+      const text = await readText(cp.side[name], name, { ...io, optional: !!cp.optionalSide });
+      scope.check();
+      return text ?? undefined;
+    };
     const configGiven = await side('config.json', o.config);
     const config = configGiven === undefined ? '' : configText(configGiven);
     if (config === '' && configGiven !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'config: expected a config.json, got an empty text');
@@ -149,12 +175,13 @@ export function makeModels(rt, classes) {
     if (encoderType && o.generationConfig !== undefined) {
       throw new AttnWasmError('ERR_INVALID_ARGUMENT', `generationConfig: only a causal LM takes a generation_config.json; this checkpoint is "${modelTypeOf(config)}" (an encoder)`);
     }
-    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || encoderType ? null : await folderChatTemplate(cp);
+    const template = tokenizerJson === undefined || o.tokenizerConfig !== undefined || encoderType ? null : await folderChatTemplate(cp, io);
+    scope.check();
     const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
     const generationGiven = encoderType ? undefined : await side('generation_config.json', o.generationConfig);
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
-      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
+      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress, scope,
     });
     // Validated natively by the loader: the config passed, or the file's (keys unique, so JSON.parse reads
     // what the native reader read). The model's numbers come from the handle (CausalLM, Embedder).
@@ -191,7 +218,9 @@ export function makeModels(rt, classes) {
       // sentence-transformers' files, from a folder (a single file has none: the options or the defaults).
       const read = async (name) => {
         const src = cp.file ? await cp.file(name) : undefined;
-        return src === undefined ? undefined : (await readText(src, name, { optional: true })) ?? undefined;
+        const text = src === undefined ? undefined : (await readText(src, name, { ...io, optional: true })) ?? undefined;
+        scope.check();
+        return text;
       };
       try {
         const sentence = await readSentenceTransformers(read, info.hiddenSize, st);

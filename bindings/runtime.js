@@ -26,6 +26,7 @@ import { SIMD_SUPPORTED } from './wasm_load.js';
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
 import { saveWorkerGlobal, unrefWorkers } from './workers.js';
+import { closedDuringLoad } from './load_scope.js';
 
 export { saveWorkerGlobal, unrefWorkers };
 
@@ -43,6 +44,8 @@ export class AttnWasm {
     this._coreRef = core;
     /** Every live native object (embind handle) made from this runtime: close() deletes what is left. */
     this._handles = new Set();
+    /** Loads under way (load_scope.js): close() ends them with ERR_CLOSED. */
+    this._loads = new Set();
     const rt = this;
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
@@ -91,6 +94,7 @@ export class AttnWasm {
    * made from it (layers, models), and drops its references to the wasm
    * instance and its memory, so the garbage collector can take them (the
    * memory is returned when nothing else — an object of yours — holds it).
+   * A load under way rejects with ERR_CLOSED (its reads are ended).
    * Afterwards every call on the runtime or on an object made from it throws
    * AttnWasmError ERR_CLOSED; init() gives a new runtime. Idempotent.
    * @returns {Promise<void>} resolved once the workers have ended
@@ -99,6 +103,7 @@ export class AttnWasm {
     const core = this._coreRef;
     if (!core) return;
     this._coreRef = null;
+    for (const load of this._loads) load.abort(closedDuringLoad());
     for (const h of this._handles) {
       try { h.delete(); } catch { /* already deleted */ }
     }

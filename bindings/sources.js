@@ -3,6 +3,8 @@
 // chunks() for the rest, so a file of any size (a 2.5 GB checkpoint: Node's readFile refuses files over
 // 2 GiB) passes through without ever being whole in memory. Checkpoint folders (a path, a base URL, or a
 // map of names to sources, as a page gets from a folder picker) are resolved by checkpoint.js.
+// Every read ends: it settles, or an AbortSignal ends it (its reason is thrown), or no bytes arrive for
+// `readTimeoutMs` (ERR_TIMEOUT naming the source and the bytes read so far).
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode } from './checks.js';
 
@@ -11,6 +13,8 @@ const NODE_FS = 'node:fs/promises';
 const NODE_URL = 'node:url';
 const CHUNK = 8 << 20;  // bytes read from a file at a time
 const BYOB_CHUNK = 4 << 20;  // the most bytes one read of a byte stream gives
+/** How long a read may wait for its next bytes by default before it fails with ERR_TIMEOUT. */
+export const READ_TIMEOUT_MS = 60000;
 
 const sourceError = (name, message, cause) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${message}`, cause ? { cause } : {});
 
@@ -33,7 +37,7 @@ const isRemote = (s) => /^(https?|blob|data):/i.test(s);
  * out of chunks().
  */
 class ByteSource {
-  constructor(name, size, iterator, close = async () => {}, { exact = true } = {}) {
+  constructor(name, size, iterator, close = async () => {}, { exact = true, signal = null, readTimeoutMs = READ_TIMEOUT_MS } = {}) {
     /** The source's name in messages. */
     this.name = name;
     /** Its size in bytes, or null when a stream does not say. */
@@ -43,6 +47,8 @@ class ByteSource {
     this._it = iterator;
     this._pending = [];   // chunks read ahead
     this._close = close;
+    this._signal = signal;
+    this._timeout = readTimeoutMs;
     this.loaded = 0;      // bytes handed out
   }
 
@@ -50,8 +56,10 @@ class ByteSource {
     if (this._pending.length) return this._pending.shift();
     let r;
     try {
-      r = await this._it.next();
+      r = await bounded(this._it.next(), this._signal, this._timeout,
+        () => new AttnWasmError('ERR_TIMEOUT', `source: ${this.name}: no bytes arrived for ${this._timeout / 1000} s after ${this.loaded} bytes (a stalled read; the readTimeoutMs option sets the wait)`));
     } catch (e) {
+      if (e?.code === 'ERR_TIMEOUT' || (this._signal?.aborted && e === this._signal.reason)) throw e;
       throw sourceError(this.name, `reading failed after ${this.loaded} bytes: ${e?.message ?? e}`, e);
     }
     return r.done ? null : r.value;
@@ -93,6 +101,33 @@ class ByteSource {
 }
 
 /**
+ * `promise`, or the signal's reason once it aborts, or `onTimeout()` once `ms` pass first (0: no bound). The
+ * promise left behind is the caller's to end (ByteSource.close cancels the stream it reads).
+ */
+export function bounded(promise, signal, ms, onTimeout) {
+  if (!signal && !ms) return promise;
+  return new Promise((resolve, reject) => {
+    let timer = null;
+    const onAbort = () => { done(); reject(signal.reason); };
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
+    if (signal?.aborted) { onAbort(); return; }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (ms) timer = setTimeout(() => { done(); reject(onTimeout()); }, ms);
+    promise.then((v) => { done(); resolve(v); }, (e) => { done(); reject(e); });
+  });
+}
+
+/**
+ * Streams with a read in flight. Chromium does not keep a Blob.stream()'s pending BYOB read alive: when the
+ * stream, its reader and the code awaiting the read are reachable only from one another, a garbage collection
+ * drops them and the read never settles (a picked file's load hung in 7-17 % of real-size loads; with a
+ * collection forced every 2 ms in a worker, 8 reads of 8 hung, 0 of 8 with the stream held here, 0 of 8 with
+ * the default reader: docs/reliability.md, "Reads that never settled"). So every stream is held here, from
+ * the global scope, while one of its reads is pending.
+ */
+const reading = new Set();
+
+/**
  * The chunks of a ReadableStream, locked from now on. return() (ByteSource.close, also after a failed load)
  * cancels what was not read — a fetch's connection, a file being read — and releases the lock.
  * A byte stream (a fetch body, Blob.stream()) is read with a BYOB reader into two buffers used in turn: a chunk
@@ -119,11 +154,15 @@ function streamChunks(stream) {
     async next() {
       if (!open) return { done: true, value: undefined };
       let r;
+      const held = { stream, reader };
+      reading.add(held);
       try {
         r = buffers ? await reader.read(new Uint8Array(buffers[turn])) : await reader.read();
       } catch (e) {
         await end(false);
         throw e;
+      } finally {
+        reading.delete(held);
       }
       if (buffers && r.value) {  // the buffer comes back (transferred) with the bytes read into it
         buffers[turn] = r.value.buffer;
@@ -152,7 +191,7 @@ async function* bytesChunks(u8) {
 }
 
 /** A ByteSource over a Node file, read CHUNK bytes at a time. */
-async function nodeFile(path, name) {
+async function nodeFile(path, name, io) {
   const fs = await nodeFs();
   let fh;
   try {
@@ -171,20 +210,23 @@ async function nodeFile(path, name) {
       yield buffer.subarray(0, bytesRead);
     }
   }
-  return new ByteSource(name, size, chunks(), () => fh.close());
+  return new ByteSource(name, size, chunks(), () => fh.close(), io);
 }
 
-async function fetched(url, name) {
+async function fetched(url, name, io) {
   let res;
   try {
-    res = await fetch(url);
+    // The signal ends the connection too; the wait for the response's head is bounded like a read.
+    res = await bounded(fetch(url, io.signal ? { signal: io.signal } : undefined), io.signal, io.readTimeoutMs ?? READ_TIMEOUT_MS,
+      () => new AttnWasmError('ERR_TIMEOUT', `source: ${name}: '${url}' did not answer within ${(io.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s (the readTimeoutMs option sets the wait)`));
   } catch (e) {
+    if (e?.code === 'ERR_TIMEOUT' || (io.signal?.aborted && e === io.signal.reason)) throw e;
     throw sourceError(name, `cannot fetch '${url}': ${e.message}`, e);
   }
-  return fromResponse(res, name, url);
+  return fromResponse(res, name, url, io);
 }
 
-function fromResponse(res, name, url = res.url) {
+function fromResponse(res, name, url = res.url, io = {}) {
   if (!res.ok) {
     const what = url ? `fetching '${url}' gave` : 'the Response has';  // a Response made in JS has no URL
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${what} HTTP ${res.status}`, { url: url || undefined, status: res.status });
@@ -195,37 +237,40 @@ function fromResponse(res, name, url = res.url) {
   const encoding = (res.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   const size = encoding === 'identity' ? Number(res.headers.get('content-length')) || null : null;
   const body = res.body ?? null;
-  if (body && body.getReader) return new ByteSource(name, size, streamChunks(body), undefined, { exact: false });
-  return new ByteSource(name, size, (async function* () { yield new Uint8Array(await res.arrayBuffer()); })(), undefined, { exact: false });
+  if (body && body.getReader) return new ByteSource(name, size, streamChunks(body), undefined, { ...io, exact: false });
+  return new ByteSource(name, size, (async function* () { yield new Uint8Array(await res.arrayBuffer()); })(), undefined, { ...io, exact: false });
 }
 
 /**
- * Opens a source of one file's bytes. `name` names it in messages (a shard's file name, or 'source').
+ * Opens a source of one file's bytes. `name` names it in messages (a shard's file name, or 'source'). `io`:
+ * { signal, readTimeoutMs } for every read (module header).
  * @param {string|URL|Uint8Array|ArrayBuffer|Blob|Response|ReadableStream} source
+ * @param {string} [name] @param {{signal?: AbortSignal|null, readTimeoutMs?: number}} [io]
  * @returns {Promise<ByteSource>}
  */
-export async function openSource(source, name = 'source') {
-  if (source instanceof Uint8Array) return new ByteSource(name, source.byteLength, bytesChunks(source));
-  if (source instanceof ArrayBuffer) return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source)));
+export async function openSource(source, name = 'source', io = {}) {
+  if (io.signal?.aborted) throw io.signal.reason;
+  if (source instanceof Uint8Array) return new ByteSource(name, source.byteLength, bytesChunks(source), undefined, io);
+  if (source instanceof ArrayBuffer) return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source)), undefined, io);
   if (ArrayBuffer.isView(source)) {
-    return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source.buffer, source.byteOffset, source.byteLength)));
+    return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source.buffer, source.byteOffset, source.byteLength)), undefined, io);
   }
-  if (typeof Blob === 'function' && source instanceof Blob) return new ByteSource(name, source.size, streamChunks(source.stream()));
-  if (typeof Response === 'function' && source instanceof Response) return fromResponse(source, name);
-  if (typeof ReadableStream === 'function' && source instanceof ReadableStream) return new ByteSource(name, null, streamChunks(source));
+  if (typeof Blob === 'function' && source instanceof Blob) return new ByteSource(name, source.size, streamChunks(source.stream()), undefined, io);
+  if (typeof Response === 'function' && source instanceof Response) return fromResponse(source, name, undefined, io);
+  if (typeof ReadableStream === 'function' && source instanceof ReadableStream) return new ByteSource(name, null, streamChunks(source), undefined, io);
   if (typeof source === 'string' || source instanceof URL) {
     const s = String(source);
-    if (isNode && !isRemote(s)) return nodeFile(s.startsWith('file:') ? new URL(s) : s, name === 'source' ? `'${s}'` : name);
-    return fetched(s, name);
+    if (isNode && !isRemote(s)) return nodeFile(s.startsWith('file:') ? new URL(s) : s, name === 'source' ? `'${s}'` : name, io);
+    return fetched(s, name, io);
   }
   throw typeError(`source: expected a path or URL, bytes (Uint8Array/ArrayBuffer), a Blob or File, a Response, a ReadableStream, or a checkpoint folder, got ${describe(source)}`);
 }
 
 /** The whole text of a small source (config.json, tokenizer.json, an index), or null when `optional` and absent. */
-export async function readText(source, name, { optional = false } = {}) {
+export async function readText(source, name, { optional = false, ...io } = {}) {
   let src;
   try {
-    src = await openSource(source, name);
+    src = await openSource(source, name, io);
   } catch (e) {
     // Absent: 404 or 410, or 403 as object stores answer for a key that is not there (S3 without list
     // permission); a 403 that is a real refusal shows again on the weights, which are not optional.

@@ -11,7 +11,7 @@
 // back, fire and forget: onProgress), a Response (its body stream moved), a FileList (its Files), a proxy
 // (the object it stands for). Worker → page: data (its ArrayBuffers moved, not copied: logits, attention),
 // class instances as proxies, errors as errors of the same class with the same `code` and message.
-// Messages: { op: 'init' | 'call' | 'pull' | 'return' | 'abort' | 'release' | 'close', id?, … } to the
+// Messages: { op: 'init' | 'call' | 'cancel' | 'pull' | 'return' | 'abort' | 'release' | 'close', id?, … } to the
 // worker; { type: 'hello' | 'reply' | 'item' | 'callback', … } back.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkOptions, checkInteger } from './checks.js';
@@ -69,6 +69,7 @@ class Channel {
     this.nextId = 1;
     this.waiting = 0;           // generations whose consumer waits in next()
     this.ended = null;          // the error every call gets once the worker is gone
+    this.gaveUp = new Set();    // ids of calls rejected here before the worker answered (a callback threw)
     this.registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((ref) => { if (!this.ended) this.send({ op: 'release', ref }); }) : null;
   }
@@ -109,7 +110,12 @@ class Channel {
     switch (m.type) {
       case 'reply': {
         const p = this.pending.get(m.id);
-        if (!p) return;
+        if (!p) {
+          // The reply of a call its caller gave up (a callback threw) after the worker had answered: what it
+          // made is released there.
+          if (this.gaveUp.delete(m.id)) this.releaseAll(m.value);
+          return;
+        }
         this.pending.delete(m.id);
         this.busy();
         if (m.error) {
@@ -127,12 +133,39 @@ class Channel {
       case 'callback': {
         const fn = this.callbacks.get(m.cb);
         if (fn) {
-          try { fn(...this.fromWorker(m.args, null, [])); } catch (e) { setTimeout(() => { throw e; }); }
+          try {
+            fn(...this.fromWorker(m.args, null, []));
+          } catch (e) {
+            // A callback that throws (onProgress) ends its call with that error, as in the page: the caller's
+            // promise rejects now and the worker drops the call's result (a model it makes is disposed).
+            const id = [...this.pending].find(([, p]) => p.cbs.includes(m.cb))?.[0];
+            if (id === undefined) {
+              setTimeout(() => { throw e; });
+              return;
+            }
+            const p = this.pending.get(id);
+            this.pending.delete(id);
+            for (const cb of p.cbs) this.callbacks.delete(cb);
+            this.busy();
+            if (!this.ended) this.send({ op: 'cancel', id });
+            this.gaveUp.add(id);
+            p.reject(e);
+          }
         }
         return;
       }
       default:
     }
+  }
+
+  /** Sends a release for every object of the worker's that `v` (a reply's value) describes. */
+  releaseAll(v, depth = 0) {
+    if (v === null || typeof v !== 'object' || depth > 64 || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return;
+    if (typeof v.$ref === 'number' && typeof v.kind === 'string') {
+      if (!this.ended) this.send({ op: 'release', ref: v.$ref });
+      return;
+    }
+    for (const x of Array.isArray(v) ? v : Object.values(v)) this.releaseAll(x, depth + 1);
   }
 
   /** The worker is gone (closed, crashed, terminated): everything waiting gets `error`. */

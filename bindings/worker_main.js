@@ -114,9 +114,9 @@ function errorData(e) {
 }
 
 /** Arguments from the page: markers turned back into AbortSignals, callbacks, Responses and our objects. */
-function unwrap(v, callbacks, depth = 0) {
+function unwrap(v, callbacks, depth = 0, call = null) {
   if (v === null || typeof v !== 'object' || depth > 64 || isData(v)) return v;
-  if (Array.isArray(v)) return v.map((x) => unwrap(x, callbacks, depth + 1));
+  if (Array.isArray(v)) return v.map((x) => unwrap(x, callbacks, depth + 1, call));
   if (!isPlain(v)) return v;
   if ('$signal' in v) {
     let c = signals.get(v.$signal);
@@ -127,7 +127,10 @@ function unwrap(v, callbacks, depth = 0) {
   if ('$callback' in v) {
     const cb = v.$callback;
     callbacks.push(cb);
-    return (...args) => { post({ type: 'callback', cb, args: wrap(args, 0, null) }); };
+    return (...args) => {
+      if (call && cancelled.has(call.id)) throw cancelError();
+      post({ type: 'callback', cb, args: wrap(args, 0, null) });
+    };
   }
   if ('$response' in v) {
     const r = v.$response;
@@ -139,7 +142,7 @@ function unwrap(v, callbacks, depth = 0) {
     return o.value;
   }
   const out = {};
-  for (const [k, x] of Object.entries(v)) out[k] = unwrap(x, callbacks, depth + 1);
+  for (const [k, x] of Object.entries(v)) out[k] = unwrap(x, callbacks, depth + 1, call);
   return out;
 }
 
@@ -164,9 +167,20 @@ function reply(id, value, transfer) {
   }
 }
 
+/**
+ * Calls whose caller gave up (a callback of theirs threw on the page): id → the error. Their callbacks throw
+ * it from now on, so a load stops at its next progress report, and what they make is released, not sent.
+ */
+const cancelled = new Map();
+/** The ids of calls running now. */
+const running = new Set();
+const cancelError = () => Object.assign(new Error('the call was ended by its caller: a callback it passed threw on the page'), { name: 'AttnWasmError', code: 'ERR_CANCELLED' });
+
 /** Runs `method` on the runtime (ref 0) or a referenced object with the page's arguments. */
 async function call({ id, ref, method, args }) {
   const callbacks = [];
+  const state = { id };
+  running.add(id);
   try {
     const target = ref === 0 ? aw : objects.get(ref)?.value;
     if (!target) throw Object.assign(new Error(`${method}: this object was disposed`), { name: 'AttnWasmError', code: 'ERR_DISPOSED' });
@@ -174,7 +188,11 @@ async function call({ id, ref, method, args }) {
     if (typeof fn !== 'function' || method.startsWith('_') || method === 'constructor') {
       throw Object.assign(new TypeError(`${method}: not a method of ${target.constructor?.name ?? 'this object'}`), { code: 'ERR_INVALID_TYPE' });
     }
-    const result = await fn.apply(target, unwrap(args, callbacks));
+    const result = await fn.apply(target, unwrap(args, callbacks, 0, state));
+    if (cancelled.delete(id)) {
+      if (typeof result?.dispose === 'function') { try { result.dispose(); } catch { /* closed */ } }
+      return;
+    }
     const transfer = new Set();
     // What a model's method makes is owned by the model (a generation, a stream decoder); what the
     // runtime makes (a model) by no one: the page releases it.
@@ -182,7 +200,9 @@ async function call({ id, ref, method, args }) {
     if (method === 'dispose' && ref !== 0) release(ref);
     reply(id, value, transfer);
   } catch (e) {
-    post({ type: 'reply', id, error: errorData(e) });
+    if (!cancelled.delete(id)) post({ type: 'reply', id, error: errorData(e) });
+  } finally {
+    running.delete(id);
   }
 }
 
@@ -237,6 +257,7 @@ async function onMessage(m) {
       return;
     }
     case 'call': return call(m);
+    case 'cancel': if (running.has(m.id)) cancelled.set(m.id, true); return;
     case 'pull': {
       const g = objects.get(m.ref)?.gen;
       if (!g) return;

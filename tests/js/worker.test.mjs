@@ -2,7 +2,8 @@
 // itself (a path: the bytes never pass through this thread), forward logits bit-identical to the same
 // build in this process, generate's ids and attention equal (greedy and seeded sampling), chat through the
 // worker, an embedder, the translator and the classifier giving the same bits as here, an AbortSignal and
-// break ending the worker's loop within a token, errors with their class, code
+// break ending the worker's loop within a token, a load ending when asked (a throwing onProgress, a signal,
+// close()), errors with their class, code
 // and message, close() ending the worker (its 'exit') and returning its memory (RSS in a child process),
 // and a script that forgets close() still exiting.
 import { test, before, after } from 'node:test';
@@ -267,6 +268,33 @@ test('errors cross with their class, code and message', async () => {
   } finally {
     await rt.close();
     await aw.close();
+  }
+});
+
+test('a load through the worker ends when asked: a throwing onProgress rejects it with its error (no uncaught exception), a signal, close()', async () => {
+  const rt = await createWorker({ threads: 1 });
+  const uncaught = [];
+  const onUncaught = (e) => uncaught.push(e);
+  process.on('uncaughtException', onUncaught);
+  try {
+    const inUse = (await rt.memory()).inUseBytes;
+    const boom = new RangeError('progress bar broke');
+    for (let i = 0; i < 3; i++) {
+      await assert.rejects(rt.loadModel(dir, { onProgress: () => { throw boom; } }), (e) => e === boom);
+    }
+    const c = new AbortController();
+    await assert.rejects(rt.loadModel(dir, { signal: c.signal, onProgress: () => c.abort() }), (e) => e.name === 'AbortError');
+    await new Promise((r) => setTimeout(r, 100));  // a model the worker made after the page gave up is released
+    assert.equal((await rt.memory()).inUseBytes, inUse, 'nothing kept in the worker');
+    const lm = await rt.loadModel(dir);
+    assert.equal(lm.kind, 'CausalLM');
+    await lm.dispose();
+    const during = rt.loadModel(dir, { onProgress: () => { rt.close(); } });
+    await assert.rejects(during, (e) => e.code === 'ERR_CLOSED');
+    assert.deepEqual(uncaught, [], 'no uncaught exception in this process');
+  } finally {
+    process.off('uncaughtException', onUncaught);
+    await rt.close();
   }
 });
 

@@ -184,6 +184,9 @@ async function main(): Promise<void> {
   if (either instanceof aw.Embedder) console.log(either.dimension);
   const lm: CausalLM = await aw.loadCausalLM(new Uint8Array(0), { config: { model_type: 'llama' }, tokenizer: tok });
   await aw.loadModel(new Uint8Array(0), { config: '{}', tokenizer: '{}', onProgress: () => {} });
+  await aw.loadModel('x/', { signal: new AbortController().signal, readTimeoutMs: 30000 }).catch((e: AttnWasmError) => {
+    if (e.code === 'ERR_UNSAFE_PATH' || e.code === 'ERR_TIMEOUT' || e.code === 'ERR_TEMPLATE_LIMIT') console.log(e.message);
+  });
   const logits: Tensor = lm.forward({ data: Int32Array.of(1, 2), shape: [1, 2] }).logits;
   const gopts: GenerateOptions = { maxNewTokens: 20, temperature: 0.8, topK: 40, topP: 0.95, seed: 1, stopTokens: [0], signal: new AbortController().signal, attentionWindow: null, attention: true };
   const gen: Generation = lm.generate('Once upon a time', gopts);
