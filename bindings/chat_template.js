@@ -180,6 +180,64 @@ const RENAMED = { add_generation_prompt: 'addGenerationPrompt', special_tokens: 
 
 class TemplateRaise extends Error {}
 
+/**
+ * The work one rendering may do, in steps: one per statement or expression evaluated and per block run (a loop's
+ * body, a macro's), 16 per item a loop walks (the library makes a scope, a loop object and closures for each:
+ * about as much work as 16 evaluations), and one per 64 characters or items a call, a filter or an operator makes
+ * (join, tojson, ~, +, *: their work is linear in what they make). Strings over `length` characters and lists
+ * over `items` items are refused outright. The six families' templates take 45-100 steps per message
+ * (tests/js/tokenizer_bounds.test.mjs renders 2 000 messages with each), so the budget holds conversations of
+ * over 20 000 messages, and two nested range(100000) loops stop within about a second instead of running for
+ * hours. Past any bound: ERR_TEMPLATE_LIMIT, naming it.
+ */
+export const TEMPLATE_LIMITS = Object.freeze({ steps: 2_000_000, length: 1 << 24, items: 1 << 20 });
+
+class TemplateLimit extends Error {}
+
+const MAKES = new Set(['CallExpression', 'FilterExpression', 'BinaryExpression']);
+const sizeOf = (v) => (v?.type === 'StringValue' || v?.type === 'ArrayValue' || v?.type === 'TupleValue' ? v.value.length
+  : v?.type === 'ObjectValue' ? v.value.size : 0);
+
+/** @huggingface/jinja's interpreter, counting its steps and the sizes of what they make (TEMPLATE_LIMITS). */
+class BoundedInterpreter extends Interpreter {
+  constructor(env, limits) {
+    super(env);
+    this.left = limits.steps;
+    this.limits = limits;
+    this.iterable = false;  // the next evaluation is a for loop's iterable: its items are charged
+  }
+
+  charge(n) {
+    this.left -= n;
+    if (this.left < 0) throw new TemplateLimit(`more than ${this.limits.steps} steps`);
+  }
+
+  evaluate(statement, environment) {
+    const iterable = this.iterable;
+    this.iterable = false;
+    this.charge(1);
+    const v = super.evaluate(statement, environment);
+    const n = sizeOf(v);
+    const string = v?.type === 'StringValue';
+    if (n > (string ? this.limits.length : this.limits.items)) {
+      throw new TemplateLimit(string ? `a string of ${n} characters, over ${this.limits.length}` : `a list of ${n} items, over ${this.limits.items}`);
+    }
+    if (iterable) this.charge(16 * n);
+    else if (statement && MAKES.has(statement.type)) this.charge(n >>> 6);
+    return v;
+  }
+
+  evaluateFor(node, environment) {
+    this.iterable = true;
+    return super.evaluateFor(node, environment);
+  }
+
+  evaluateBlock(statements, environment) {
+    this.charge(1);
+    return super.evaluateBlock(statements, environment);
+  }
+}
+
 const parsed = new Map(); // template text → rewritten program (the 32 most recent: a chat renders one template many times)
 
 function program(template, name) {
@@ -247,9 +305,13 @@ export function renderChatTemplate(template, options) {
   const env = makeEnvironment({ ...tokens, ...kwargs, messages, tools, documents, add_generation_prompt: generationPrompt }, { now, raise });
   const code = program(template, templateName);
   try {
-    return new Interpreter(env).run(code).value;
+    return new BoundedInterpreter(env, TEMPLATE_LIMITS).run(code).value;
   } catch (e) {
     if (e instanceof TemplateRaise) throw new AttnWasmError('ERR_INVALID_ARGUMENT', e.message);
+    if (e instanceof TemplateLimit) {
+      throw new AttnWasmError('ERR_TEMPLATE_LIMIT', `${templateName} was stopped: ${e.message} (a rendering may take ${TEMPLATE_LIMITS.steps} steps, `
+        + `and make strings of ${TEMPLATE_LIMITS.length} characters and lists of ${TEMPLATE_LIMITS.items} items; docs/chat.md)`);
+    }
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${templateName} failed while rendering: ${e?.message ?? e}`, { cause: e });
   }
 }

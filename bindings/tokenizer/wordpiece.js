@@ -2,6 +2,9 @@
 // cut greedily into the longest vocabulary entries from the left, every entry after the first
 // written with continuing_subword_prefix ('##'); a word with a part that matches nothing, or longer
 // than max_input_chars_per_word characters, is the unknown token alone (the Rust library's rules).
+// Each longest match starts at the longest vocabulary entry's length, not at the word's end: the same ids,
+// in time linear in the word (a 20 000-character word under max_input_chars_per_word 1e12 took hours when
+// every length from the word's end was tried; docs/reliability.md, "Bounded work").
 import { invalid, requireInteger, requireString, requireType } from './json.js';
 import { readVocab, unkId } from './vocab.js';
 
@@ -15,6 +18,9 @@ export class WordPieceModel {
     this.maxChars = model.max_input_chars_per_word == null ? 100 : requireInteger(model.max_input_chars_per_word, 'model.max_input_chars_per_word', 0, Number.MAX_SAFE_INTEGER);
     this.unk = unkId(vocab, requireString(model.unk_token ?? '[UNK]', 'model.unk_token'), 'model.unk_token');
     if (vocab.size === 0) throw invalid('model.vocab', 'expected at least the unknown token, got no entry');
+    /** The longest entry's length in UTF-16 code units: no longer piece can match. */
+    this.longest = 0;
+    for (const token of vocab.keys()) this.longest = Math.max(this.longest, token.length);
     this.cache = new Map();
   }
 
@@ -32,7 +38,9 @@ export class WordPieceModel {
     for (const _ of word) if (++chars > this.maxChars) return [this.unk];
     const ids = [];
     for (let start = 0; start < word.length;) {
-      let end = word.length;
+      let end = Math.min(word.length, start + this.longest);
+      // never between the two halves of a surrogate pair
+      if (end < word.length && end > start && isLowSurrogate(word.charCodeAt(end)) && isHighSurrogate(word.charCodeAt(end - 1))) end--;
       let id;
       while (start < end) {
         const sub = start > 0 ? this.prefix + word.slice(start, end) : word.slice(start, end);
