@@ -42,15 +42,15 @@ export function folderPath(name, what) {
 }
 
 /**
- * The URL of `name` in the folder at `base` (a URL ending in '/'), checked (folderPath) and then checked once
- * more as the URL parser reads it: below `base`, same origin.
+ * The URL of `name` in the folder at `base` (a URL ending in '/', absolute or relative to the page), checked
+ * (folderPath) and then checked once more as the URL parser reads it: below `base`, same origin.
  * @param {string} base @param {string} name @param {string} what
  * @returns {string}
  */
 export function folderUrl(base, name, what) {
   const rel = folderPath(name, what);
-  const url = new URL(rel, base);
-  const root = new URL(base);
+  const root = new URL(base, globalThis.location?.href);  // a page's relative base URL: against the page
+  const url = new URL(rel, root);
   if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) throw unsafe(what, name, `it resolves to ${url.href}, outside ${root.href}`);
   return url.href;
 }

@@ -406,7 +406,7 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /**
    * How long one read may wait for its next bytes (a file, a stream, a server's answer) before the load fails
-   * with ERR_TIMEOUT naming the source: milliseconds, default 60 000.
+   * with ERR_TIMEOUT naming the source: milliseconds, default 60 000; Infinity: as long as it takes.
    */
   readTimeoutMs?: number;
   /**

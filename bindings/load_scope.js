@@ -11,11 +11,13 @@ const isSignal = (s) => s !== null && typeof s === 'object' && typeof s.aborted 
 export class LoadScope {
   /**
    * @param {import('./runtime.js').AttnWasm} rt the runtime the load belongs to (close() ends it)
-   * @param {{signal?: AbortSignal, readTimeoutMs?: number}} options loadModel's, checked here
+   * @param {{signal?: AbortSignal, readTimeoutMs?: number}} options loadModel's, checked here (readTimeoutMs:
+   *   milliseconds in [1, 2^31 - 1], or Infinity for no bound)
    */
   constructor(rt, { signal, readTimeoutMs } = {}) {
     if (signal !== undefined && !isSignal(signal)) throw typeError(`signal: expected an AbortSignal, got ${describe(signal)}`);
-    this.readTimeoutMs = readTimeoutMs === undefined ? READ_TIMEOUT_MS
+    // Infinity: reads wait as long as they take (0 inside: no timer).
+    this.readTimeoutMs = readTimeoutMs === undefined ? READ_TIMEOUT_MS : readTimeoutMs === Infinity ? 0
       : checkInteger(readTimeoutMs, 'readTimeoutMs', { min: 1, max: 2 ** 31 - 1 });
     this._controller = new AbortController();
     this._rt = rt;

@@ -13,13 +13,14 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
 
 /**
  * Starts Chromium with a fresh temporary profile. `options` go to
- * launchPersistentContext (e.g. viewport). close() closes the browser and
+ * launchPersistentContext (e.g. viewport), but `extraArgs`, added to the
+ * quiet flags (e.g. '--js-flags=--expose-gc'). close() closes the browser and
  * removes the profile; `profile` is its folder (in every Chromium process's
  * command line: how tests find this browser's processes).
  */
-export async function launchChromium(options = {}) {
+export async function launchChromium({ extraArgs = [], ...options } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'attnwasm-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, ...options });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs], ...options });
   return {
     context,
     profile,
