@@ -58,6 +58,15 @@ export class SentencePieceProcessor {
     Object.freeze(this);
   }
 
+  /**
+   * The same model with normalizer_spec fields changed (T5Tokenizer with legacy=false loads its
+   * model with add_dummy_prefix false): a new processor; this one is unchanged.
+   * @param {{ add_dummy_prefix?: boolean, remove_extra_whitespaces?: boolean, escape_whitespaces?: boolean }} changes
+   */
+  withNormalizer(changes) {
+    return new SentencePieceProcessor({ ...this._model, normalizer: { ...this._model.normalizer, ...changes } }, this.file);
+  }
+
   /** Number of pieces (ids are 0 … size − 1). */
   get size() {
     return this._model.pieces.length;
