@@ -95,7 +95,8 @@ export class BertTokenizer extends SlowTokenizer {
           if (this.stripAccents !== false) token = stripAccents(token);
         } else if (this.stripAccents) token = stripAccents(token);
       }
-      split.push(...(neverSplit.has(token) ? [token] : splitOnPunctuation(token)));
+      if (neverSplit.has(token)) split.push(token);
+      else for (const t of splitOnPunctuation(token)) split.push(t);
     }
     return whitespaceTokenize(split.join(' '));
   }

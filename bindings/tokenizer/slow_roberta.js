@@ -60,7 +60,7 @@ export class RobertaTokenizer extends SlowTokenizer {
     for (const [piece] of text.matchAll(PATTERN)) {
       let symbols = '';
       for (const b of utf8.encode(piece)) symbols += BYTE_SYMBOL[b];
-      out.push(...this._bpe(symbols));
+      for (const t of this._bpe(symbols)) out.push(t);
     }
     return out;
   }

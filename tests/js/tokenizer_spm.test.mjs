@@ -4,24 +4,10 @@
 // T5, M2M100, NLLB, XLM-R, BERT, RoBERTa) loaded with from_pretrained on fifteen folders.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { SentencePieceProcessor, tokenizerFromFolder } from '../../bindings/tokenizer.js';
+import { expected, folderReader, modelBytes } from './spm_folders.mjs';
 
-const G = new URL('../data/goldens/spm/', import.meta.url);
-const expected = JSON.parse(readFileSync(new URL('expected.json', G), 'utf8'));
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', G), 'utf8'));
 const TEXTS = expected.texts;
-const modelBytes = (name) => readFileSync(new URL(`models/${name}.model`, G));
-
-/** A golden folder's readFile: its small files, and the .model files the manifest names. */
-export function folderReader(name) {
-  return (file) => {
-    if (manifest[name][file]) return readFileSync(new URL(manifest[name][file], G));
-    const url = new URL(`folders/${name}/${file}`, G);
-    return existsSync(url) ? readFileSync(url) : undefined;
-  };
-}
-
 const list = (a) => Array.from(a);
 
 test('SentencePiece models: ids, pieces and decoding equal the sentencepiece library on every text', () => {
