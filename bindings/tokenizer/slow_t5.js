@@ -37,6 +37,7 @@ export class T5Tokenizer extends SlowTokenizer {
     const k = { ...kwargs, eos_token: special(kwargs.eos_token, '</s>'), unk_token: special(kwargs.unk_token, '<unk>'), pad_token: special(kwargs.pad_token, '<pad>'), additional_special_tokens: additional, preset_added: preset };
     super(k, 'tokenizer_config.json');
     this.legacy = kwargs.legacy ?? true;
+    this._extraIds = extraIds;
     this._holdAfterSpecial = true; // convertTokensToString writes ' ' before a run of pieces once a special token follows it
     this.addPrefixSpace = kwargs.add_prefix_space ?? true;
     this.sp = this.legacy ? sp : sp.withNormalizer({ add_dummy_prefix: false });
