@@ -53,7 +53,7 @@ export class BertTokenizer extends SlowTokenizer {
     this.maxInputCharsPerWord = 100;
     this.longest = 0; // the longest entry, in code units
     for (const t of vocab.keys()) this.longest = Math.max(this.longest, t.length);
-    this.vocabSize = vocab.size;
+    this._baseSize = vocab.size;
     this._finishInit();
   }
 

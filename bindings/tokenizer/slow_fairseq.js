@@ -28,7 +28,7 @@ export class XLMRobertaTokenizer extends SlowTokenizer {
     this.sp = sp;
     this.fairseq = new Map([['<s>', 0], ['<pad>', 1], ['</s>', 2], ['<unk>', 3], ['<mask>', sp.size + 1]]);
     this.fairseqIds = new Map([...this.fairseq].map(([t, id]) => [id, t]));
-    this.vocabSize = sp.size + 2;
+    this._baseSize = sp.size + 2;
     this._finishInit();
   }
 
@@ -73,7 +73,7 @@ export class NllbTokenizer extends SlowTokenizer {
       mask_token: asToken(kwargs.mask_token, '<mask>', { normalized: true, lstrip: true, special: true }), additional_special_tokens: additional,
       preset_added: new Map([[0, bos], [1, pad], [2, eos], [3, unk]]) }, 'tokenizer_config.json');
     this.sp = sp;
-    this.vocabSize = sp.size + 1;
+    this._baseSize = sp.size + 1;
     this.legacyBehaviour = kwargs.legacy_behaviour === true;
     /** The language codes (srcLang / tgtLang values): additional_special_tokens. */
     this.languageCodes = additional.map(tokenText);
@@ -141,12 +141,13 @@ export class M2M100Tokenizer extends SlowTokenizer {
     this.sp = sp;
     this.encoder = vocab;
     this.decoder = new Map([...vocab].map(([t, id]) => [id, t]));
-    this.vocabSize = vocab.size;
+    this._baseSize = vocab.size;
     this.languageCodes = codes;
     this.langTokenToId = new Map(codes.map((c, i) => [`__${c}__`, vocab.size + i]));
     this.idToLangToken = new Map([...this.langTokenToId].map(([t, id]) => [id, t]));
     if (!vocab.has(this.specialToken('unk_token'))) throw invalid('unk_token', `'${this.specialToken('unk_token')}' is not in vocab.json`, 'vocab.json');
     this._finishInit();
+    this._maxId = Math.max(this._maxId, vocab.size + codes.length - 1); // the language tokens follow the vocabulary
     this.srcLang = kwargs.src_lang ?? 'en';
     this.tgtLang = kwargs.tgt_lang ?? null;
   }

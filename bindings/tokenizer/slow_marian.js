@@ -33,9 +33,10 @@ export class MarianTokenizer extends SlowTokenizer {
     this.languageCodes = this.separateVocabs ? [] : [...this.encoder.keys()].filter((t) => t.startsWith('>>') && t.endsWith('<<'));
     this.spmSource = files.source;
     this.spmTarget = files.target;
-    this.vocabSize = this.encoder.size;
-    this._maxId = Math.max(...[this.encoder, this.targetEncoder ?? new Map()].map((m) => [...m.values()].reduce((a, b) => Math.max(a, b), -1)));
+    this._baseSize = this.encoder.size;
+    this._anyId = Math.max(...[this.encoder, this.targetEncoder ?? new Map()].map((m) => [...m.values()].reduce((a, b) => Math.max(a, b), -1)));
     this._finishInit();
+    this._maxId = Math.max(this._maxId, this._anyId);
   }
 
   _getVocab() {
@@ -48,7 +49,7 @@ export class MarianTokenizer extends SlowTokenizer {
 
   /** An id of either vocabulary (the Python decodes an id the target vocabulary lacks as <unk>). */
   _hasId(id) {
-    return this._addedDecoder.has(id) || this.decoder.has(id) || (id >= 0 && id <= this._maxId);
+    return this._addedDecoder.has(id) || this.decoder.has(id) || (id >= 0 && id <= this._anyId);
   }
 
   _modeOptions() {

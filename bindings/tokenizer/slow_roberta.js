@@ -35,7 +35,7 @@ export class RobertaTokenizer extends SlowTokenizer {
     this.ranks = ranks;
     this.addPrefixSpace = kwargs.add_prefix_space ?? false;
     this.cache = new Map();
-    this.vocabSize = vocab.size;
+    this._baseSize = vocab.size;
     this._finishInit();
   }
 

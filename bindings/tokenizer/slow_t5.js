@@ -41,7 +41,7 @@ export class T5Tokenizer extends SlowTokenizer {
     this._holdAfterSpecial = true; // convertTokensToString writes ' ' before a run of pieces once a special token follows it
     this.addPrefixSpace = kwargs.add_prefix_space ?? true;
     this.sp = this.legacy ? sp : sp.withNormalizer({ add_dummy_prefix: false });
-    this.vocabSize = sp.size;
+    this._baseSize = sp.size;
     this._finishInit();
     this._unkLength = this.sp.encode(this.specialToken('unk_token')).pieces.length;
   }

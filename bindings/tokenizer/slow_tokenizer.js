@@ -48,6 +48,13 @@ export class SlowTokenizer {
   _finishInit() {
     this._addTokens(allSpecialTokensExtended(this._special).filter((t) => typeof t !== 'string' || !this._addedEncoder.has(t)));
     this._refresh();
+    const vocab = this._getVocab();
+    /** Number of tokens: the vocabulary and the added tokens (Python's len(tokenizer)). */
+    this.vocabSize = vocab.size;
+    /** @private The largest id (a model's vocab_size must exceed it). */
+    this._maxId = -1;
+    for (const id of vocab.values()) if (id > this._maxId) this._maxId = id;
+    for (const id of this._addedDecoder.keys()) if (id > this._maxId) this._maxId = id;
   }
 
   /** _add_tokens(new_tokens, special_tokens=True) */
@@ -79,7 +86,7 @@ export class SlowTokenizer {
     this._addedByContent = new Map([...this._addedEncoder].map(([c, id]) => [c, this._addedDecoder.get(id)]));
     this._specialIds = new Set(this.allSpecialTokens().map((t) => this.convertTokenToId(t)));
     const specials = new Set(this.allSpecialTokens());
-    const extra = (this._special.additional_special_tokens ?? []).map(tokenText).filter((t) => this.convertTokenToId(t) >= this.vocabSize);
+    const extra = (this._special.additional_special_tokens ?? []).map(tokenText).filter((t) => this.convertTokenToId(t) >= this._baseSize);
     this._legacyAdded = new Set([...[...this._addedEncoder.keys()].filter((t) => !specials.has(t)), ...extra]);
     this._idToTokenCache = new Map();
   }
@@ -87,7 +94,7 @@ export class SlowTokenizer {
   /** get_vocab() as a Map token → id (the class's vocabulary and the added tokens). */
   _getVocab() {
     const vocab = new Map();
-    for (let i = 0; i < this.vocabSize; i++) vocab.set(this.convertIdToToken(i), i);
+    for (let i = 0; i < this._baseSize; i++) vocab.set(this.convertIdToToken(i), i);
     for (const [c, id] of [...this._addedEncoder].sort((a, b) => a[1] - b[1])) vocab.set(c, id);
     return vocab;
   }
@@ -303,7 +310,7 @@ export class SlowTokenizer {
   /** The token of an id, undefined outside the vocabulary. */
   idToToken(id) {
     if (!Number.isInteger(id)) throw typeError(`id: expected an integer, got ${typeof id === 'number' ? id : describe(id)}`);
-    return id >= 0 && id < this.vocabSize + this._addedDecoder.size + 1 && this._hasId(id) ? this.convertIdToToken(id) : undefined;
+    return this._hasId(id) ? this.convertIdToToken(id) : undefined;
   }
 
   /** Whether an id is one of the special tokens (those skipSpecialTokens leaves out). */
@@ -312,18 +319,13 @@ export class SlowTokenizer {
     return this._specialIds.has(id);
   }
 
-  /** len(tokenizer): the vocabulary with the added tokens. */
-  get size() {
-    return this._getVocab().size;
-  }
-
   _hasId(id) {
-    return this._addedDecoder.has(id) || (id >= 0 && id < this.vocabSize);
+    return this._addedDecoder.has(id) || (id >= 0 && id < this._baseSize);
   }
 
   _checkId(id, name) {
     if (typeof id !== 'number' || !Number.isInteger(id)) throw typeError(`${name}: expected an integer token id, got ${typeof id === 'number' ? id : describe(id)}`);
-    if (!this._hasId(id)) throw rangeError(`${name}: expected an id of this tokenizer (0 to ${this.vocabSize - 1}, or an added token's), got ${id}`);
+    if (!this._hasId(id)) throw rangeError(`${name}: expected an id of this tokenizer (0 to ${this._maxId}), got ${id}`);
     return id;
   }
 }

@@ -373,7 +373,7 @@ def main():
         manifest = {}
         for name, (kind, cls, d, spm_files) in make_folders(tmp, models, lines).items():
             tok = cls.from_pretrained(d)
-            expected['folders'][name] = {'kind': kind, 'class': cls.__name__, **folder_rows(tok, kind, TEXTS)}
+            expected['folders'][name] = {'kind': kind, 'class': cls.__name__, 'size': len(tok), **folder_rows(tok, kind, TEXTS)}
             if kind in ('nllb', 'm2m'):
                 other = 'fra_Latn' if kind == 'nllb' else 'ru'
                 tok.src_lang = other

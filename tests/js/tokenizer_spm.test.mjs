@@ -35,6 +35,8 @@ for (const [name, f] of Object.entries(expected.folders)) {
   test(`slow tokenizer ${f.class} (${name}): tokens, ids, target ids, decode, batches equal transformers'`, async () => {
     const tok = await tokenizerFromFolder(folderReader(name));
     assert.equal(tok.tokenizerClass, f.class);
+    assert.equal(tok.vocabSize, f.size, 'vocabSize: len(tokenizer)');
+    assert.ok(tok._maxId >= tok.vocabSize - 1);
     f.rows.forEach((r, i) => {
       const t = TEXTS[i];
       const what = `${name} text ${i} ${JSON.stringify(t).slice(0, 50)}`;
