@@ -177,7 +177,7 @@ export async function tokenizerFromFolder(readFile, options = {}) {
   const tok = cls.make(files, kwargs);
   tok.tokenizerClass = ALIASES[base] ?? base;
   tok.config = config === null ? null : deepFreeze(config);
-  return tok;
+  return Object.freeze(tok);
 }
 
 function deepFreeze(o) {

@@ -90,8 +90,11 @@ export class SentencePieceProcessor {
     return this._model.scores[id];
   }
 
+  /** Whether an id is the unknown piece. */
   isUnknown(id) { return this._model.types[id] === UNKNOWN; }
+  /** Whether an id is a control piece (<s>, </s>: invisible when decoding). */
   isControl(id) { return this._model.types[id] === CONTROL; }
+  /** Whether an id is a byte piece (<0xNN>, byte_fallback). */
   isByte(id) { return this._model.types[id] === BYTE; }
 
   /** The unknown piece's id, and the trainer's bos / eos / pad ids where they are control pieces (else -1), as sentencepiece's bos_id() etc. */

@@ -17,6 +17,19 @@ function unknownLanguage(option, code, codes) {
   return new AttnWasmError('ERR_INVALID_ARGUMENT', `${option}: expected one of this tokenizer's ${codes.length} language codes (${codes.slice(0, 6).join(', ')}, …), got ${typeof code === 'string' ? `'${code}'` : show(code)}`);
 }
 
+/**
+ * The language of a text: srcLang (tokenizer_config.json's src_lang by default), or for a target text
+ * tgtLang (tgt_lang); both options are checked whenever given.
+ */
+function chooseLanguage(o, tok) {
+  for (const k of ['srcLang', 'tgtLang']) if (o[k] !== undefined && !tok.languageCodes.includes(o[k])) throw unknownLanguage(k, o[k], tok.languageCodes);
+  const target = o.target === true;
+  const lang = target ? o.tgtLang ?? tok.tgtLang : o.srcLang ?? tok.srcLang;
+  if (lang === null) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'tgtLang: a target text needs a target language (none given, and tokenizer_config.json has no tgt_lang)');
+  if (!tok.languageCodes.includes(lang)) throw unknownLanguage(target ? 'tgt_lang' : 'src_lang', lang, tok.languageCodes);
+  return lang;
+}
+
 /** The join every fairseq class decodes with: pieces concatenated, '▁' as spaces, stripped. */
 const joinPieces = (tokens) => pyStrip(tokens.join('').replaceAll('\u2581', ' '));
 
@@ -114,12 +127,7 @@ export class NllbTokenizer extends SlowTokenizer {
   }
 
   _mode(o) {
-    const target = o.target === true;
-    const option = target ? 'tgtLang' : 'srcLang';
-    const lang = o[option] ?? (target ? this.tgtLang : this.srcLang);
-    if (lang === null) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tgtLang: a target text needs a target language (tokenizer_config.json has no tgt_lang)`);
-    if (!this.languageCodes.includes(lang)) throw unknownLanguage(option, lang, this.languageCodes);
-    return { lang: this.convertTokenToId(lang) };
+    return { lang: this.convertTokenToId(chooseLanguage(o, this)) };
   }
 
   _specials(mode) {
@@ -196,12 +204,7 @@ export class M2M100Tokenizer extends SlowTokenizer {
   }
 
   _mode(o) {
-    const target = o.target === true;
-    const option = target ? 'tgtLang' : 'srcLang';
-    const lang = o[option] ?? (target ? this.tgtLang : this.srcLang);
-    if (lang === null) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tgtLang: a target text needs a target language (tokenizer_config.json has no tgt_lang)`);
-    if (!this.languageCodes.includes(lang)) throw unknownLanguage(option, lang, this.languageCodes);
-    return { lang: this.langTokenToId.get(`__${lang}__`) };
+    return { lang: this.langTokenToId.get(`__${chooseLanguage(o, this)}__`) };
   }
 
   _specials(mode) {

@@ -58,7 +58,6 @@ export class MarianTokenizer extends SlowTokenizer {
 
   _mode(o) {
     const mode = { target: o.target === true };
-    if (o.target !== undefined && typeof o.target !== 'boolean') throw invalid('target', `expected a boolean, got ${typeof o.target}`, 'options');
     if (o.tgtLang !== undefined) {
       if (!this.languageCodes.includes(`>>${o.tgtLang}<<`)) {
         throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tgtLang: expected one of this model's ${this.languageCodes.length} target languages${this.languageCodes.length ? ` (${this.languageCodes.slice(0, 8).map((c) => c.slice(2, -2)).join(', ')}${this.languageCodes.length > 8 ? ', …' : ''})` : ' (it has none: vocab.json has no >>xx<< tokens)'}, got '${o.tgtLang}'`);

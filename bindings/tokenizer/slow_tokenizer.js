@@ -88,7 +88,6 @@ export class SlowTokenizer {
     const specials = new Set(this.allSpecialTokens());
     const extra = (this._special.additional_special_tokens ?? []).map(tokenText).filter((t) => this.convertTokenToId(t) >= this._baseSize);
     this._legacyAdded = new Set([...[...this._addedEncoder.keys()].filter((t) => !specials.has(t)), ...extra]);
-    this._idToTokenCache = new Map();
   }
 
   /** get_vocab() as a Map token → id (the class's vocabulary and the added tokens). */
@@ -172,7 +171,14 @@ export class SlowTokenizer {
     };
   }
 
-  /** The mode an entry point's options ask for (the seq2seq classes read their language options here). */
+  /** The mode an entry point's options ask for: the option types checked here, their values by the class. */
+  _modeOf(o) {
+    checkBool(o.target, 'target', false);
+    for (const k of ['srcLang', 'tgtLang']) if (o[k] !== undefined && typeof o[k] !== 'string') throw typeError(`${k}: expected a language code (a string), got ${describe(o[k])}`);
+    return this._mode(o);
+  }
+
+  /** The class's mode (the seq2seq classes read their language and target options here). */
   _mode(o) {
     void o;
     return {};
@@ -186,7 +192,7 @@ export class SlowTokenizer {
    */
   encode(text, options) {
     const o = checkOptions(options, ['addSpecialTokens', ...this._modeOptions()], 'encode');
-    const view = this._view(this._mode(o));
+    const view = this._view(this._modeOf(o));
     const ids = view._encodeText(text);
     if (!checkBool(o.addSpecialTokens, 'addSpecialTokens', true)) return Int32Array.from(ids);
     const t = view._templateOf ? view._templateOf(ids) : view._template;
@@ -214,7 +220,7 @@ export class SlowTokenizer {
   _split(o) {
     const rest = {};
     for (const k of ['addSpecialTokens', 'maxLength', 'truncation', 'padding']) if (o[k] !== undefined) rest[k] = o[k];
-    return { rest, mode: this._mode(o) };
+    return { rest, mode: this._modeOf(o) };
   }
 
   /**

@@ -143,6 +143,10 @@ test('language codes: unknown ones are refused by name; known ones give the Pyth
   const sep = await tokenizerFromFolder(folderReader('marian_sep_saved'));
   refuses(() => sep.encode('Hallo', { tgtLang: 'de' }), 'ERR_INVALID_ARGUMENT', 'it has none');
   assert.throws(() => marian.encode('x', { srcLang: 'en' }), { name: 'TypeError', message: /srcLang/ });
+  assert.throws(() => marian.encode('x', { target: 'yes' }), { name: 'TypeError', message: /target: expected a boolean/ });
+  assert.throws(() => nllb.encodeBatch(['x'], { srcLang: 7 }), { name: 'TypeError', message: /srcLang: expected a language code/ });
+  refuses(() => nllb.encode('x', { srcLang: 'fra_Latn', tgtLang: 'nope' }), 'ERR_INVALID_ARGUMENT', 'tgtLang', "'nope'");
+  assert.ok(Object.isFrozen(nllb));
   assert.throws(() => marian.decode([0, 1e9]), { name: 'RangeError', message: /ids\[1\]/ });
   assert.throws(() => nllb.decode(['a']), { name: 'TypeError', message: /ids\[0\]/ });
   assert.ok(nllb.encode('still works').length > 2);
