@@ -152,6 +152,18 @@ test('language codes: unknown ones are refused by name; known ones give the Pyth
   assert.ok(nllb.encode('still works').length > 2);
 });
 
+test("T5's batches add no second </s> to a text ending with one, as its encode", async () => {
+  const t5 = await tokenizerFromFolder(folderReader('t5_saved'));
+  const texts = ['Hello world </s>', 'Hello world'];
+  const b = t5.encodeBatch(texts, { padding: 'longest' });
+  texts.forEach((t, i) => {
+    const ids = Array.from(t5.encode(t));
+    assert.deepEqual(Array.from(b.inputIds.subarray(i * b.shape[1], i * b.shape[1] + b.lengths[i])), ids);
+    assert.deepEqual(Array.from(t5.encodeInputs(t).inputIds), ids);
+  });
+  assert.equal(b.lengths[0], b.lengths[1]);
+});
+
 test('100 000 characters of hostile text finish for every model kind (bounded work, no stack overflow)', async () => {
   const inputs = ['a'.repeat(100000), '😀👍🏽'.repeat(25000), ' '.repeat(99999) + 'x', '!'.repeat(100000)];
   for (const name of ['uni_nfkc', 'bpe_rules']) {
