@@ -12,7 +12,7 @@ Writes tests/data/goldens/spm/:
   folders/<name>/  tokenizer folders as the hub has them (the small files; the .model files are
                    named in manifest.json): Marian (shared vocabulary with >>xx<< codes; separate
                    vocabularies), T5 (legacy and not, extra_ids), M2M100, NLLB (and legacy_behaviour),
-                   XLM-R, BERT (uncased; cased with strip_accents, no Chinese splitting), RoBERTa
+                   XLM-R, BERT (uncased; cased with strip_accents, no Chinese splitting; never_split; no basic tokenizer), RoBERTa
                    (vocab.json + merges.txt from a byte-level BPE learned here), each saved by
                    transformers' save_pretrained or written as hub folders write them (no
                    added_tokens_decoder: special_tokens_map.json)
@@ -345,6 +345,10 @@ def make_folders(tmp, models, lines):
     write(sv, 'vocab.txt', '\n'.join(bv) + '\n')
     saved('bert_cased_saved', 'bert', BertTokenizer, {},
           lambda: BertTokenizer(os.path.join(sv, 'vocab.txt'), do_lower_case=False, strip_accents=True, tokenize_chinese_chars=False))
+
+    saved('bert_options_saved', 'bert', BertTokenizer, {},
+          lambda: BertTokenizer(os.path.join(sv, 'vocab.txt'), do_lower_case=True, never_split=['Hello', 'A'], strip_accents=False))
+    saved('bert_nobasic_saved', 'bert', BertTokenizer, {}, lambda: BertTokenizer(os.path.join(sv, 'vocab.txt'), do_basic_tokenize=False))
 
     rv, merges = byte_bpe(lines)
     merges_txt = '#version: 0.2\n' + ''.join(f'{a} {b}\n' for a, b in merges)

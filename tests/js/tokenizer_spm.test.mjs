@@ -1,7 +1,7 @@
 // SentencePiece model files and the slow tokenizers' folders (bindings/tokenizer/sentencepiece.js,
 // folder.js, slow_*.js) against the goldens of tests/data/make_spm_goldens.py: the real sentencepiece
 // library (0.1.97) on five models trained there, and transformers v4.40.2's slow classes (Marian,
-// T5, M2M100, NLLB, XLM-R, BERT, RoBERTa) loaded with from_pretrained on fifteen folders.
+// T5, M2M100, NLLB, XLM-R, BERT, RoBERTa) loaded with from_pretrained on seventeen folders.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SentencePieceProcessor, tokenizerFromFolder } from '../../bindings/tokenizer.js';
