@@ -6,19 +6,23 @@
 import { invalid } from './json.js';
 
 /**
- * The records of one message: [{ field, wire, value, at }] in file order. value: for wire 0 the
- * varint as { lo, hi } (its low and high 32 bits, unsigned), for wire 1 / 5 the byte offset of the
- * value, for wire 2 a subarray of the bytes (no copy). Throws ERR_INVALID_ARGUMENT on a truncated or
- * malformed record, naming `file` and `path` (the message being read).
+ * The records of one message, in file order, to `visit(field, wire, a, b, at)` — wire 0: the varint's
+ * low and high 32 bits (unsigned); wire 1 / 5: a the value's byte offset; wire 2: the value is
+ * bytes[a, b) — or, without `visit`, as an array of { field, wire, value, at } (value: { lo, hi }, the
+ * offset, or a subarray of the bytes). Throws ERR_INVALID_ARGUMENT on a truncated or malformed
+ * record, naming `file` and `path` (the message being read).
  * @param {Uint8Array} bytes @param {string} file @param {string} path
+ * @param {(field: number, wire: number, a: number, b: number, at: number) => void} [visit]
  */
-export function readRecords(bytes, file, path) {
+export function readRecords(bytes, file, path, visit) {
   const out = [];
   const where = () => (path === '' ? '(top level)' : path);
   let i = 0;
+  let lo = 0;
+  let hi = 0;
   const varint = (what) => {
-    let lo = 0;
-    let hi = 0;
+    lo = 0;
+    hi = 0;
     for (let n = 0; ; n++) {
       if (i >= bytes.length) throw invalid(where(), `the protobuf ends inside a varint (${what}) at byte ${i} of ${bytes.length}: the file is truncated`, file);
       if (n === 10) throw invalid(where(), `a varint (${what}) longer than 10 bytes at byte ${i}: not a protobuf`, file);
@@ -28,33 +32,41 @@ export function readRecords(bytes, file, path) {
         lo |= (b & 15) << 28;
         hi |= (b & 127) >> 4;
       } else hi |= (b & 127) << (7 * n - 32);
-      if (!(b & 128)) return { lo: lo >>> 0, hi: hi >>> 0 };
+      if (!(b & 128)) {
+        lo >>>= 0;
+        hi >>>= 0;
+        return;
+      }
     }
   };
+  const emit = visit ?? ((field, wire, a, b, at) => {
+    out.push({ field, wire, at, value: wire === 0 ? { lo: a, hi: b } : wire === 2 ? bytes.subarray(a, b) : a });
+  });
   while (i < bytes.length) {
     const at = i;
-    const key = varint('a record key');
-    const wire = key.lo & 7;
-    const field = (key.lo >>> 3) + key.hi * 2 ** 29;
+    varint('a record key');
+    const wire = lo & 7;
+    const field = (lo >>> 3) + hi * 2 ** 29;
     if (field === 0) throw invalid(where(), `a record with field number 0 at byte ${at}: not a protobuf`, file);
-    let value;
-    if (wire === 0) value = varint(`field ${field}`);
-    else if (wire === 1 || wire === 5) {
+    if (wire === 0) {
+      varint(`field ${field}`);
+      emit(field, wire, lo, hi, at);
+    } else if (wire === 1 || wire === 5) {
       const n = wire === 1 ? 8 : 4;
       if (i + n > bytes.length) throw invalid(where(), `field ${field} needs ${n} bytes at byte ${i}, the file has ${bytes.length - i}: the file is truncated`, file);
-      value = i;
+      emit(field, wire, i, i + n, at);
       i += n;
     } else if (wire === 2) {
-      const len = varint(`the length of field ${field}`);
-      if (len.hi !== 0 || len.lo > bytes.length - i) {
-        throw invalid(where(), `field ${field} at byte ${at} says ${len.hi ? 'more than 2^32' : len.lo} bytes follow, the file has ${bytes.length - i}: the file is truncated or not a protobuf`, file);
+      varint(`the length of field ${field}`);
+      if (hi !== 0 || lo > bytes.length - i) {
+        throw invalid(where(), `field ${field} at byte ${at} says ${hi ? 'more than 2^32' : lo} bytes follow, the file has ${bytes.length - i}: the file is truncated or not a protobuf`, file);
       }
-      value = bytes.subarray(i, i + len.lo);
-      i += len.lo;
+      const start = i;
+      i += lo;
+      emit(field, wire, start, i, at);
     } else {
       throw invalid(where(), `field ${field} at byte ${at} has wire type ${wire}${wire === 3 || wire === 4 ? ' (a group)' : ''}, which a SentencePiece model never has: not a SentencePiece model file`, file);
     }
-    out.push({ field, wire, value, at });
   }
   return out;
 }

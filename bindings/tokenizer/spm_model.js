@@ -38,6 +38,53 @@ function apply(target, bytes, fields, file, path) {
   return target;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+let FLOAT = null; // a view of the file being read
+
+/**
+ * A piece message read in one pass, appended to the lists: piece (1, ASCII or UTF-8), score (2,
+ * float), type (3, a one-byte varint), each at most once, nothing else. Anything else returns false
+ * and the general reader reads (or refuses) it with its messages.
+ */
+function quickPiece(b, start, end, pieces, scores, types) {
+  let piece = null, score = 0, type = NORMAL, seen = 0;
+  for (let i = start; i < end;) {
+    const key = b[i++];
+    if (key === 0x0a && !(seen & 1)) { // field 1, length-delimited
+      const n = b[i++];
+      if (n > 127 || i + n > end) return false;
+      let ascii = true;
+      for (let k = i; k < i + n; k++) if (b[k] > 127) { ascii = false; break; }
+      if (ascii) {
+        piece = '';
+        for (let k = i; k < i + n; k++) piece += String.fromCharCode(b[k]);
+      } else {
+        try {
+          piece = UTF8.decode(b.subarray(i, i + n));
+        } catch {
+          return false;
+        }
+      }
+      i += n;
+      seen |= 1;
+    } else if (key === 0x15 && !(seen & 2)) { // field 2, 32-bit
+      if (i + 4 > end) return false;
+      score = FLOAT.getFloat32(i, true); // FLOAT views the same bytes as b
+      i += 4;
+      seen |= 2;
+    } else if (key === 0x18 && !(seen & 4)) { // field 3, a varint of one byte
+      if (i >= end || b[i] > 127) return false;
+      type = b[i++];
+      seen |= 4;
+    } else return false;
+  }
+  if (piece === null) return false;
+  pieces.push(piece);
+  scores.push(score);
+  types.push(type);
+  return true;
+}
+
 function normalizerSpec() {
   return { name: '', precompiled_charsmap: new Uint8Array(0), add_dummy_prefix: true, remove_extra_whitespaces: true, escape_whitespaces: true, normalization_rule_tsv: '' };
 }
@@ -51,6 +98,8 @@ function normalizerSpec() {
  *   unkId: number, pieceIds: Map<string, number>, reservedIds: Map<string, number> }} new objects owned by the caller
  */
 export function readSpmModel(bytes, file) {
+  bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length); // a Node Buffer's subarray() is several times slower
+  FLOAT = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const pieces = [];
   const scores = [];
   const types = [];
@@ -61,25 +110,33 @@ export function readSpmModel(bytes, file) {
   let normalizer = normalizerSpec();
   let denormalizer = null;
   const selfTest = [];
-  for (const r of readRecords(bytes, file, '')) {
-    if (r.field === 1) {
-      const at = `pieces[${pieces.length}]`;
-      const p = apply({ piece: '', score: 0, type: NORMAL }, valueOf(r, 'message', bytes, file, at), PIECE, file, at);
-      pieces.push(p.piece);
-      scores.push(p.score);
-      types.push(p.type);
-    } else if (r.field === 2) apply(trainer, valueOf(r, 'message', bytes, file, 'trainer_spec'), TRAINER, file, 'trainer_spec');
-    else if (r.field === 3) apply(normalizer, valueOf(r, 'message', bytes, file, 'normalizer_spec'), NORMALIZER, file, 'normalizer_spec');
-    else if (r.field === 4) {
-      for (const s of readRecords(valueOf(r, 'message', bytes, file, 'self_test_data'), file, 'self_test_data')) {
-        if (s.field !== 1) continue;
-        const at = `self_test_data.samples[${selfTest.length}]`;
-        selfTest.push(apply({ input: '', expected: '' }, valueOf(s, 'message', r.value, file, at), SAMPLE, file, at));
+  readRecords(bytes, file, '', (field, wire, a, b, at) => {
+    if (field === 1) {
+      // The common piece is read without allocating (a model has up to 256 000); anything unusual goes
+      // through the general reader, which reads or refuses it with the field named.
+      if (wire !== 2 || !quickPiece(bytes, a, b, pieces, scores, types)) {
+        const name = `pieces[${pieces.length}]`;
+        const p = apply({ piece: '', score: 0, type: NORMAL }, valueOf({ field, wire, at, value: wire === 2 ? bytes.subarray(a, b) : { lo: a, hi: b } }, 'message', bytes, file, name), PIECE, file, name);
+        pieces.push(p.piece);
+        scores.push(p.score);
+        types.push(p.type);
       }
-    } else if (r.field === 5) {
-      denormalizer = apply(denormalizer ?? normalizerSpec(), valueOf(r, 'message', bytes, file, 'denormalizer_spec'), NORMALIZER, file, 'denormalizer_spec');
+      return;
     }
-  }
+    const record = { field, wire, at, value: wire === 0 ? { lo: a, hi: b } : wire === 2 ? bytes.subarray(a, b) : a };
+    if (field === 2) apply(trainer, valueOf(record, 'message', bytes, file, 'trainer_spec'), TRAINER, file, 'trainer_spec');
+    else if (field === 3) apply(normalizer, valueOf(record, 'message', bytes, file, 'normalizer_spec'), NORMALIZER, file, 'normalizer_spec');
+    else if (field === 4) {
+      const data = valueOf(record, 'message', bytes, file, 'self_test_data');
+      for (const s of readRecords(data, file, 'self_test_data')) {
+        if (s.field !== 1) continue;
+        const name = `self_test_data.samples[${selfTest.length}]`;
+        selfTest.push(apply({ input: '', expected: '' }, valueOf(s, 'message', data, file, name), SAMPLE, file, name));
+      }
+    } else if (field === 5) {
+      denormalizer = apply(denormalizer ?? normalizerSpec(), valueOf(record, 'message', bytes, file, 'denormalizer_spec'), NORMALIZER, file, 'denormalizer_spec');
+    }
+  });
   const model = { pieces, scores: Float32Array.from(scores), types: Uint8Array.from(types), trainer, normalizer, denormalizer, selfTest };
   return { ...model, ...checkPieces(model, file) };
 }
@@ -95,8 +152,12 @@ function checkPieces({ pieces, types, trainer }, file) {
   const bytesFound = new Uint8Array(256);
   let unkId = -1;
   for (let i = 0; i < pieces.length; i++) {
-    const field = `pieces[${i}]`;
     const t = types[i];
+    if (t === NORMAL && pieces[i] !== '' && !pieceIds.has(pieces[i])) { // the common case, checked without making strings
+      pieceIds.set(pieces[i], i);
+      continue;
+    }
+    const field = `pieces[${i}]`;
     if (t < NORMAL || t > BYTE) throw invalid(`${field}.type`, `expected 1 to 6 (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE), got ${t}`, file);
     if (pieces[i] === '') throw invalid(`${field}.piece`, 'expected a non-empty piece, got an empty one (sentencepiece refuses the model)', file);
     const map = t === NORMAL || t === USER_DEFINED || t === UNUSED ? pieceIds : reservedIds;
