@@ -143,10 +143,19 @@ export async function tokenizerFromFolder(readFile, options = {}) {
   };
   const tokenizerConfig = await read('tokenizer_config.json');
   const tokenizerJson = options.slow ? undefined : await read('tokenizer.json');
-  if (tokenizerJson !== undefined) return Tokenizer.fromJSON(tokenizerJson, tokenizerConfig);
-  const config = tokenizerConfig === undefined ? null : parseJson(tokenizerConfig, 'tokenizer_config.json');
   const files = {};
   for (const name of ALL_FILES) files[name] = await read(name);
+  if (tokenizerJson !== undefined) {
+    try {
+      return Tokenizer.fromJSON(tokenizerJson, tokenizerConfig);
+    } catch (e) {
+      // A tokenizer.json of a kind not read here: say so, and name the slow files the folder also has.
+      const slowFiles = ALL_FILES.filter((f) => files[f] !== undefined && !f.endsWith('.json'));
+      if (e.code !== 'ERR_UNSUPPORTED' || slowFiles.length === 0) throw e;
+      throw new AttnWasmError('ERR_UNSUPPORTED', `${e.message} (the folder also has ${slowFiles.join(', ')}: tokenizerFromFolder(readFile, { slow: true }) reads the slow tokenizer's files instead)`, { cause: e });
+    }
+  }
+  const config = tokenizerConfig === undefined ? null : parseJson(tokenizerConfig, 'tokenizer_config.json');
   let name = config?.tokenizer_class;
   let from = 'tokenizer_config.json tokenizer_class';
   if (name == null) {

@@ -124,6 +124,11 @@ test('folders: missing files, unknown classes and corrupt files are refused by n
   const fast = await tokenizerFromFolder((n) => (n === 'tokenizer.json' ? tj : xlmr(n)));
   assert.equal(fast.constructor.name, 'Tokenizer');
   assert.equal((await tokenizerFromFolder((n) => (n === 'tokenizer.json' ? tj : xlmr(n)), { slow: true })).tokenizerClass, 'XLMRobertaTokenizer');
+  // A tokenizer.json of a kind not read here names the slow files beside it.
+  const wordLevel = JSON.stringify({ model: { type: 'WordLevel', vocab: {} } });
+  await assert.rejects(tokenizerFromFolder((n) => (n === 'tokenizer.json' ? wordLevel : xlmr(n))),
+    { code: 'ERR_UNSUPPORTED', message: /model\.type.*WordLevel.*also has sentencepiece\.bpe\.model.*slow: true/ });
+  await assert.rejects(tokenizerFromFolder((n) => (n === 'tokenizer.json' ? wordLevel : undefined)), { code: 'ERR_UNSUPPORTED', message: /^tokenizer\.json model\.type/ });
 });
 
 test('language codes: unknown ones are refused by name; known ones give the Python ids', async () => {
