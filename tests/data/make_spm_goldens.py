@@ -8,7 +8,7 @@ Writes tests/data/goldens/spm/:
                    shuffling: two runs write the same bytes): unigram with nmt_nfkc, unigram with
                    identity + byte_fallback + user-defined symbols, BPE with custom normalization rules
                    (multi-character rules, a deletion) + byte_fallback, BPE with identity and
-                   treat_whitespace_as_suffix, and a T5-like unigram (pad 0, eos 1, unk 2, no bos)
+                   treat_whitespace_as_suffix, and a T5-like unigram (pad 0, eos 1, unk 2, no bos; a denormalization rule)
   folders/<name>/  tokenizer folders as the hub has them (the small files; the .model files are
                    named in manifest.json): Marian (shared vocabulary with >>xx<< codes; separate
                    vocabularies), T5 (legacy and not, extra_ids), M2M100, NLLB (and legacy_behaviour),
@@ -111,8 +111,10 @@ def make_models(tmp):
           byte_fallback=True, user_defined_symbols=['<sep2>'], split_digits=True)
     train(lines, os.path.join(models, 'bpe_suffix.model'), vocab_size=500, model_type='bpe', normalization_rule_name='identity',
           treat_whitespace_as_suffix=True, remove_extra_whitespaces=False)
+    with open('denorm.tsv', 'w') as f:
+        f.write('66 69\tFB01\n')  # decoding writes 'fi' as 'ﬁ': the denormalizer
     train(lines, os.path.join(models, 't5like.model'), vocab_size=500, model_type='unigram', normalization_rule_tsv=rules,
-          pad_id=0, eos_id=1, unk_id=2, bos_id=-1, control_symbols=['<ctl>'])
+          denormalization_rule_tsv='denorm.tsv', pad_id=0, eos_id=1, unk_id=2, bos_id=-1, control_symbols=['<ctl>'])
     return {n[:-6]: os.path.join(models, n) for n in sorted(os.listdir(models))}
 
 
