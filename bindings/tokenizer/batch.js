@@ -38,7 +38,8 @@ function truncation(tok, o) {
 /** ids (no special tokens) → the row: ids and type ids with the template's tokens when addSpecial. */
 function row(tok, ids, addSpecial, limit) {
   const text = ids.length > limit ? ids.slice(0, limit) : ids;
-  const t = tok._template;
+  // A slow tokenizer's special tokens may depend on the ids (T5 adds no second </s>).
+  const t = tok._templateOf ? tok._templateOf(text) : tok._template;
   const before = addSpecial ? t.before : [];
   const after = addSpecial ? t.after : [];
   const n = before.length + text.length + after.length;

@@ -3,8 +3,8 @@
 import { init, AttnWasmError, CausalBias, cosineSimilarity } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
-import { Tokenizer } from 'attnwasm/tokenizer';
-import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions } from 'attnwasm/tokenizer';
+import { Tokenizer, SentencePieceProcessor, tokenizerFromFolder } from 'attnwasm/tokenizer';
+import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions, SlowTokenizer, SentencePieceEncoding } from 'attnwasm/tokenizer';
 import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
@@ -173,6 +173,16 @@ async function main(): Promise<void> {
   const token: string | undefined = tok.idToToken(0);
   const pieces: string[] = tok.preTokenize('Hello world');
   console.log(text, piece, id, token, pieces, tok.vocabSize, tok.isSpecial(0), tok instanceof Tokenizer);
+  // SentencePiece model files and a folder's slow tokenizer.
+  const sp: SentencePieceProcessor = SentencePieceProcessor.fromBytes(new Uint8Array(0), 'spiece.model');
+  const spEnc: SentencePieceEncoding = sp.encode('Hello');
+  console.log(spEnc.ids[0], spEnc.pieces[0], sp.decodeIds(spEnc.ids), sp.decodePieces(spEnc.pieces), sp.size, sp.modelType, sp.pieceToId('▁a'), sp.withNormalizer({ add_dummy_prefix: false }).normalize('x'));
+  const folderTok: Tokenizer | SlowTokenizer = await tokenizerFromFolder(async (name: string) => (name === 'vocab.txt' ? 'a\n' : undefined), { slow: true });
+  if (!(folderTok instanceof Tokenizer)) {
+    const slowIds: Int32Array = folderTok.encode('Hallo', { srcLang: 'en', tgtLang: 'de', target: true, addSpecialTokens: true });
+    const b2: EncodedBatch = folderTok.encodeBatch(['a'], { srcLang: 'eng_Latn', maxLength: 8 });
+    console.log(slowIds, b2.shape, folderTok.tokenizerClass, folderTok.tokenize('a'), folderTok.languageId?.('fr'), folderTok.specialTokenId('eos_token'), folderTok.decode(slowIds, { skipSpecialTokens: true }));
+  }
   try {
     Tokenizer.fromJSON({ model: { type: 'WordPiece' } });
   } catch (e) {

@@ -9,22 +9,34 @@ __version__ = "0.19.1"
 
 
 class AddedToken:
-    """tokenizers.AddedToken: content plus flags; equal and hashed by content, as the Rust class is."""
+    """tokenizers.AddedToken: content plus flags; equal and hashed by content, as the Rust class is.
+    As in tokenizers 0.19, `normalized` left unset means `not special` (read when asked), and
+    __setstate__ changes only the fields it is given (transformers' _add_tokens passes two)."""
 
-    def __init__(self, content='', single_word=False, lstrip=False, rstrip=False, normalized=True, special=False):
+    def __init__(self, content='', single_word=False, lstrip=False, rstrip=False, normalized=None, special=False):
         self.content = str(content)
         self.single_word = single_word
         self.lstrip = lstrip
         self.rstrip = rstrip
-        self.normalized = normalized
+        self._normalized = normalized
         self.special = special
+
+    @property
+    def normalized(self):
+        return (not self.special) if self._normalized is None else self._normalized
+
+    @normalized.setter
+    def normalized(self, value):
+        self._normalized = value
 
     def __getstate__(self):
         return dict(content=self.content, single_word=self.single_word, lstrip=self.lstrip, rstrip=self.rstrip,
                     normalized=self.normalized, special=self.special)
 
     def __setstate__(self, state):
-        self.__init__(**state)
+        for key, value in state.items():
+            if key in ('content', 'single_word', 'lstrip', 'rstrip', 'normalized', 'special'):
+                setattr(self, key, value)
 
     def __str__(self):
         return self.content
