@@ -1,16 +1,15 @@
 // PNG decoding for attnwasm/image: a PNG file's bytes to the image PIL 9.4 makes of it (mode and samples as
 // PngImagePlugin unpacks them), every colour type and bit depth, plain or Adam7-interlaced. Not a general PNG
 // library: no encoding, no colour management (PIL applies none: gAMA, cHRM, sRGB, iCCP are ignored), APNG
-// reads its default image only (what PIL opens). The inflate is fflate's; the container, the five scanline
-// filters, Adam7 and the sample unpacking are here (docs/images.md says why not fast-png or pngjs).
+// reads its default image only (what PIL opens). The container, the five scanline filters, Adam7 and the
+// sample unpacking are here (docs/images.md says why not fast-png or pngjs); the zlib inflate is passed in
+// (decode.js: node:zlib in Node, npm fflate in browsers).
 //
 // What PIL makes of each colour type (bit depth → mode, samples):
 //   grey 1 → '1' (0 / 255); grey 2, 4 → 'L' (× 85, × 17); grey 8 → 'L'; grey 16 → 'I' (the 16-bit value)
 //   grey+alpha 8 → 'LA'; grey+alpha 16 → 'RGBA' (L, L, L, A); RGB 8/16 → 'RGB'; RGBA 8/16 → 'RGBA'
 //   palette 1/2/4/8 → 'P' (indices, with the PLTE bytes); tRNS changes no sample
 // 16-bit samples keep their high byte (PIL's ;16B unpackers), except grey's 'I'.
-import { unzlibSync } from 'fflate';
-
 const SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
 const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
 /** PIL's Image.MAX_IMAGE_PIXELS × 2: above it PIL raises DecompressionBombError. */
@@ -157,9 +156,11 @@ function readChunks(bytes) {
  * row-major, interleaved (Uint8Array; Uint16Array for mode 'I'), `palette` the PLTE bytes (RGB triples) for
  * mode 'P', `exif` the eXIf chunk's TIFF bytes when the file has one. The result owns fresh arrays (no view
  * of `bytes`). Throws PngError (a message without the input's name) for a file it cannot read.
- * @param {Uint8Array} bytes
+ * `inflate(zlibBytes, expectedSize)` returns the inflated bytes (at least expectedSize of them for a whole
+ * image) or throws.
+ * @param {Uint8Array} bytes @param {(z: Uint8Array, size: number) => Uint8Array} inflate
  */
-export function decodePng(bytes) {
+export function decodePng(bytes, inflate) {
   if (!isPng(bytes)) throw new PngError('not a PNG file (bad signature)');
   const { ihdr, idat, idatBytes, palette, exif } = readChunks(bytes);
   const { width, height, depth, ctype, interlace } = ihdr;
@@ -188,7 +189,7 @@ export function decodePng(bytes) {
   }
   let raw;
   try {
-    raw = unzlibSync(z, { out: new Uint8Array(rawSize) });
+    raw = inflate(z, rawSize);
   } catch (e) {
     throw new PngError(`the image data does not inflate (${e?.message ?? e}): the file is damaged or truncated`);
   }

@@ -102,34 +102,37 @@ function clip8(ss) {
 /**
  * The horizontal pass (ImagingResampleHorizontal_8bpc) on rows y0 … y0 + rows - 1 of `src` (inW pixels of C
  * channels per row), for output columns x0 … x1 - 1 of the coefficients `h`. Returns a new
- * rows × (x1 - x0) × C Uint8Array.
+ * rows × (x1 - x0) × C Uint8Array. RGB rows go two at a time (one coefficient load for six sums).
  */
 export function resampleHorizontal(src, inW, C, y0, rows, h, x0, x1) {
   const { ksize, bounds, kk } = h;
-  const ow = x1 - x0;
-  const out = new Uint8Array(rows * ow * C);
-  for (let y = 0; y < rows; y++) {
-    const row = (y0 + y) * inW * C;
-    let o = y * ow * C;
-    if (C === 3) {
-      for (let xx = x0; xx < x1; xx++, o += 3) {
+  const ow = x1 - x0, rs = inW * C, os = ow * C;
+  const out = new Uint8Array(rows * os);
+  let y = 0;
+  if (C === 3) {
+    for (; y + 1 < rows; y += 2) {
+      const row = (y0 + y) * rs;
+      for (let xx = x0, o = y * os; xx < x1; xx++, o += 3) {
         const n = bounds[2 * xx + 1], ko = xx * ksize;
-        let p = row + bounds[2 * xx] * 3;
-        let s0 = HALF, s1 = HALF, s2 = HALF;
-        for (let x = 0; x < n; x++, p += 3) {
+        let s0 = HALF, s1 = HALF, s2 = HALF, t0 = HALF, t1 = HALF, t2 = HALF;
+        for (let x = 0, p = row + bounds[2 * xx] * 3; x < n; x++, p += 3) {
           const k = kk[ko + x];
           s0 += src[p] * k; s1 += src[p + 1] * k; s2 += src[p + 2] * k;
+          t0 += src[p + rs] * k; t1 += src[p + rs + 1] * k; t2 += src[p + rs + 2] * k;
         }
         out[o] = clip8(s0); out[o + 1] = clip8(s1); out[o + 2] = clip8(s2);
+        out[o + os] = clip8(t0); out[o + os + 1] = clip8(t1); out[o + os + 2] = clip8(t2);
       }
-    } else {
-      for (let xx = x0; xx < x1; xx++) {
-        const n = bounds[2 * xx + 1], ko = xx * ksize, p0 = row + bounds[2 * xx] * C;
-        for (let c = 0; c < C; c++, o++) {
-          let s = HALF;
-          for (let x = 0, p = p0 + c; x < n; x++, p += C) s += src[p] * kk[ko + x];
-          out[o] = clip8(s);
-        }
+    }
+  }
+  for (; y < rows; y++) {
+    const row = (y0 + y) * rs;
+    for (let xx = x0, o = y * os; xx < x1; xx++) {
+      const n = bounds[2 * xx + 1], ko = xx * ksize, p0 = row + bounds[2 * xx] * C;
+      for (let c = 0; c < C; c++, o++) {
+        let s = HALF;
+        for (let x = 0, p = p0 + c; x < n; x++, p += C) s += src[p] * kk[ko + x];
+        out[o] = clip8(s);
       }
     }
   }
@@ -153,7 +156,7 @@ export function resampleVertical(src, rowLen, rowOffset, v, y0, y1) {
       const k = kk[ko + y];
       if (k === 0) continue;
       const s = (bounds[2 * yy] + y - rowOffset) * rowLen;
-      for (let i = 0; i < rowLen; i++) acc[i] += src[s + i] * k;
+      for (let i = 0; i < rowLen; i++) acc[i] = (acc[i] + Math.imul(src[s + i], k)) | 0; // int32 wrap, as C's int
     }
     const o = (yy - y0) * rowLen;
     for (let i = 0; i < rowLen; i++) out[o + i] = clip8(acc[i]);
