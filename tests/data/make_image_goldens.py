@@ -10,6 +10,8 @@ Not a test itself. Writes tests/data/goldens/images/:
                   are read. Read back by PIL, never by the writer.
   fixtures/*.jpg  written by PIL (libjpeg-turbo): 4:2:0 / 4:2:2 / 4:4:4, greyscale, progressive, optimized
                   Huffman tables, qualities 50..95, EXIF orientations 6 and 8, 1x1.
+  refused/*       images PIL reads and attnwasm/image refuses as ERR_UNSUPPORTED: a CMYK JPEG, a GIF, a BMP,
+                  a TIFF, a WebP (when this PIL writes WebP)
   decoded.bin     uint8 RGB of every fixture as transformers.image_utils.load_image gives it (PIL open,
                   ImageOps.exif_transpose, convert("RGB")), concatenated in fixture order
   pixel_values.bin  float32 little-endian pixel_values of every case, concatenated
@@ -308,10 +310,25 @@ def processor(name, cache={}):
     return cache[name]
 
 
+def build_refusals():
+    os.makedirs(os.path.join(OUT, 'refused'))
+    rgb = Image.fromarray(picture(6, 7, 3, 255).astype(np.uint8), 'RGB')
+    out = []
+    for name, fmt, im in (('cmyk.jpg', 'JPEG', rgb.convert('CMYK')), ('image.gif', 'GIF', rgb),
+                          ('image.bmp', 'BMP', rgb), ('image.tiff', 'TIFF', rgb), ('image.webp', 'WEBP', rgb)):
+        try:
+            im.save(os.path.join(OUT, 'refused', name), fmt)
+        except (KeyError, OSError):
+            continue  # a format this PIL cannot write
+        out.append({'file': name, 'pilMode': Image.open(os.path.join(OUT, 'refused', name)).mode})
+    return out
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(FIX)
     build_fixtures()
+    refusals = build_refusals()
     decoded, fx = bytearray(), {}
     for f in fixtures:
         path = os.path.join(FIX, f['file'])
@@ -354,7 +371,7 @@ def main():
         'generator': 'tests/data/make_image_goldens.py',
         'versions': {'PIL': PIL.__version__, 'transformers': transformers.__version__, 'numpy': np.__version__},
         'tolerance': 1e-6,
-        'fixtures': fx, 'configs': CONFIGS, 'cases': out_cases,
+        'fixtures': fx, 'configs': CONFIGS, 'cases': out_cases, 'refusals': refusals,
     }
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
