@@ -5,10 +5,26 @@
 // pixels its center crop keeps, and they equal the same pixels of the whole resize.
 import { rangeError, typeError, describe } from '../errors.js';
 import { FILTERS, precomputeCoeffs, resampleHorizontal, resampleVertical } from './resample.js';
+import { resampleSimd, simdAvailable } from './resample_simd.js';
 
 /** PIL's Resampling numbers, which preprocessor_config.json's "resample" holds. */
 export const RESAMPLE = Object.freeze({ NEAREST: 0, LANCZOS: 1, BILINEAR: 2, BICUBIC: 3, BOX: 4, HAMMING: 5 });
 const NAMES = { nearest: 0, lanczos: 1, bilinear: 2, bicubic: 3, box: 4, hamming: 5 };
+let backend = 'auto';
+
+/**
+ * Which implementation of the convolution passes runs: 'auto' (the WebAssembly SIMD kernels where they load,
+ * else the JS ones), 'js' or 'simd' (for tests and benchmarks: both give the same bytes). Returns the previous
+ * setting.
+ * @param {'auto' | 'js' | 'simd'} which
+ */
+export function setResampleBackend(which) {
+  if (!['auto', 'js', 'simd'].includes(which)) throw rangeError(`which: expected 'auto', 'js' or 'simd', got ${JSON.stringify(which)}`);
+  if (which === 'simd' && !simdAvailable()) throw rangeError("which: 'simd' is not available here (no WebAssembly SIMD)");
+  const before = backend;
+  backend = which;
+  return before;
+}
 
 /** A resample argument (a PIL number 0 … 5 or a name such as 'bicubic') as PIL's number. */
 export function resampleFilter(resample, name = 'resample') {
@@ -72,15 +88,20 @@ export function resizeWindow(image, outW, outH, resample, x0 = 0, x1 = outW, y0 
   // rows of the input the vertical pass reads for output rows y0 … y1 - 1
   const r0 = needV ? v.bounds[2 * y0] : y0;
   const r1 = needV ? v.bounds[2 * (y1 - 1)] + v.bounds[2 * (y1 - 1) + 1] : y1;
-  let rows, rowW;
-  if (needH) {
-    rows = resampleHorizontal(data, inW, C, r0, r1 - r0, h, x0, x1);
-    rowW = x1 - x0;
+  let out, rowW;
+  if (backend !== 'js' && (C === 3 || !needH) && simdAvailable()) {
+    ({ data: out, rowW } = resampleSimd(data, inW, C, h, v, x0, x1, y0, y1, r0, r1));
   } else {
-    rows = data.subarray(r0 * inW * C, r1 * inW * C); // only read, and x0 … x1 taken below
-    rowW = inW;
+    let rows;
+    if (needH) {
+      rows = resampleHorizontal(data, inW, C, r0, r1 - r0, h, x0, x1);
+      rowW = x1 - x0;
+    } else {
+      rows = data.subarray(r0 * inW * C, r1 * inW * C); // only read, and x0 … x1 taken below
+      rowW = inW;
+    }
+    out = needV ? resampleVertical(rows, rowW * C, r0, v, y0, y1) : rows;
   }
-  let out = needV ? resampleVertical(rows, rowW * C, r0, v, y0, y1) : rows;
   if (!needH && (x0 !== 0 || x1 !== inW)) { // keep the window's columns
     const n = out.length / (rowW * C), w = x1 - x0, cut = new Uint8Array(n * w * C);
     for (let y = 0; y < n; y++) cut.set(out.subarray((y * rowW + x0) * C, (y * rowW + x1) * C), y * w * C);

@@ -200,6 +200,9 @@ def build_fixtures():
     png('rgba8_7x3', picture(3, 7, 4, 255), 8, 6, canvas=False, note='3 rows: transformers would infer channels-first')
     png('rgb8_5x1', picture(1, 5, 3, 255), 8, 2, note='1 row')
     png('rgb8_64x48', picture(48, 64, 3, 255), 8, 2, note='for downscaling')
+    y, x = np.mgrid[0:7, 0:11]
+    checker = np.stack([((x + y) % 2) * 255, (x % 2) * 255, (y % 2) * 255], -1)
+    png('rgb8_checker', checker, 8, 2, note='0 / 255 checkers: bicubic and lanczos overshoot, so clipping is exercised')
     png('rgb8_idat', picture(12, 15, 3, 255), 8, 2, idat_size=7, note='IDAT in 7-byte chunks')
     for o in range(2, 9):
         png(f'rgb8_exif{o}', picture(3, 5, 3, 255), 8, 2, exif=tiff_orientation(o, big_endian=o % 2 == 0),
@@ -339,7 +342,7 @@ def main():
     names = [f['name'] for f in fixtures]
     cases = [(n, c) for n in names for c in ('clip_small', 'vit_small')]
     cases += [(n, f'vit_{fn}_{d}') for n in ('rgb8_64x48', 'j64x48', 'rgb8_1x1', 'rgb8_200x10', 'rgb8_10x200', 'g8',
-                                             'p4_i') for fn in FILTERS.values() for d in ('down', 'up')]
+                                             'p4_i', 'rgb8_checker') for fn in FILTERS.values() for d in ('down', 'up')]
     some = ['rgb8', 'g16_i', 'p4_trns_i', 'ga8', 'j420_q90', 'rgb8_200x10', 'rgb8_1x1', 'rgb8_exif6', 'j_exif8']
     cases += [(n, c) for n in some for c in ('deit_small', 'bit_small', 'clip_old_small', 'vit_old_small',
                                              'siglip_small', 'clip_pad', 'vit_norescale', 'vit_nonormalize')]
