@@ -1,7 +1,8 @@
 // Benchmark of attnwasm/image (issue 39's target: preprocessing alone ≤ 10 ms): a 1024×768 RGB PNG to
 // CLIP's 224×224 pixel_values (openai/clip-vit-base-patch32's preprocessor_config.json: shortest edge 224,
 // bicubic, center crop 224, rescale, normalize), with decoding included and excluded; the decode alone; the
-// first call of a fresh process (module loads and JIT warm-up); and, when Debian's python3 runs transformers
+// first call of a fresh process (module loads and JIT warm-up); the resampling's JS twins instead of its
+// WebAssembly SIMD kernels; and, when Debian's python3 runs transformers
 // here (tools/hf_env), the same work by PIL + transformers' CLIPImageProcessor, whose pixel_values must equal
 // ours. Medians of RUNS timed calls after WARMUP untimed ones. Not a test; Node 20:
 //   node bench/image_preprocess.mjs [--runs 30] [--json]
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { zlibSync } from 'fflate';
 import { describeMachine, median, quantile } from './lib.mjs';
 import { loadImage, preprocessImages } from '../bindings/image/index.js';
+import { setResampleBackend } from '../bindings/image/resize.js';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] || 30) || 30;
@@ -77,7 +79,7 @@ async function time(fn) {
     await fn();
     ms.push(performance.now() - t0);
   }
-  return { median: median(ms), p10: quantile(ms, 0.1), p90: quantile(ms, 0.9) };
+  return { median: median(ms), p10: quantile(ms, 0.1), p90: quantile(ms, 0.9), min: Math.min(...ms) };
 }
 
 /** PIL + transformers on the same PNG: their median and their pixel_values (null when Python cannot run it). */
@@ -125,6 +127,9 @@ try {
   const raw = { data: rgb.data, width: rgb.width, height: rgb.height };
   const both = await time(() => preprocessImages(png, CLIP));
   const alone = await time(() => preprocessImages(raw, CLIP));
+  setResampleBackend('js');
+  const aloneJs = await time(() => preprocessImages(raw, CLIP));
+  setResampleBackend('auto');
   const decode = await time(() => loadImage(png));
   const py = pythonPeer(dir);
   let maxDiff = null;
@@ -134,15 +139,16 @@ try {
   }
   const result = {
     machine: describeMachine(), node: process.version, png: { width: W, height: H, bytes: png.length }, runs: RUNS, shape: first.shape,
-    firstCallMs: firstMs, decodeAndPreprocess: both, preprocessAlone: alone, decodeAlone: decode,
+    firstCallMs: firstMs, decodeAndPreprocess: both, preprocessAlone: alone, preprocessAloneJsPasses: aloneJs, decodeAlone: decode,
     python: py && { decodeAndPreprocess: py.both, preprocessAlone: py.alone, decodeAlone: py.decode, maxAbsDiff: maxDiff },
   };
   if (args.includes('--json')) console.log(JSON.stringify(result, null, 1));
   else {
-    const f = (t) => `${t.median.toFixed(2)} ms (p10 ${t.p10.toFixed(2)}, p90 ${t.p90.toFixed(2)})`;
+    const f = (t) => `${t.median.toFixed(2)} ms (min ${t.min.toFixed(2)}, p10 ${t.p10.toFixed(2)}, p90 ${t.p90.toFixed(2)})`;
     console.log(`${result.machine}; Node ${result.node}`);
     console.log(`${W}×${H} RGB PNG (${png.length} bytes) → CLIP pixel_values ${JSON.stringify(first.shape)}, median of ${RUNS} runs:`);
     console.log(`  preprocessing alone (resize, crop, normalize): ${f(alone)}   target ≤ 10 ms`);
+    console.log(`  the same with the JS passes (no SIMD):         ${f(aloneJs)}`);
     console.log(`  decode + preprocessing:                        ${f(both)}`);
     console.log(`  decode alone (PNG → RGB):                      ${f(decode)}`);
     console.log(`  first call in this process (decode included):  ${firstMs.toFixed(1)} ms`);

@@ -3,7 +3,8 @@
 // pixels Node gives; given as ImageData, HTMLImageElement, ImageBitmap, canvas and OffscreenCanvas (the
 // browser's own decoding, read back from a canvas) they must give them too for the fixtures that are opaque
 // 8-bit sRGB PNGs. For the others (alpha, 16-bit, tRNS, JPEG) the differences are reported, not asserted:
-// docs/images.md states them. Errors in the page name the input's index.
+// docs/images.md states them. Every fixture's CLIP pixel_values (resize by the SIMD kernels, crop, normalize)
+// are Node's, bit for bit. Errors in the page name the input's index.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { preprocessImages } from '../../bindings/image/index.js';
 const DIR = new URL('../data/goldens/images/', import.meta.url);
 const E = JSON.parse(readFileSync(new URL('expected.json', DIR), 'utf8'));
 const RAW = E.configs.vit_raw; // no resize, no rescale, no normalize: pixel_values are the RGB bytes, (3, H, W)
+const CLIP = E.configs.clip_small; // resize (the SIMD passes in the page), crop, rescale, normalize
 const FIXTURES = Object.values(E.fixtures).map((f) => ({ name: f.name, file: f.file, canvas: f.canvasExact }));
 
 const PAGE = `<!doctype html>
@@ -25,6 +27,8 @@ const PAGE = `<!doctype html>
 <body><script type="module">
   import { preprocessImages } from '/bindings/image/index.js';
   const RAW = ${JSON.stringify(RAW)};
+  const CLIP = ${JSON.stringify(CLIP)};
+  const f32 = (pv) => { const u = new Uint8Array(pv.data.buffer); let s = ''; for (const x of u) s += String.fromCharCode(x); return btoa(s); };
   const FIXTURES = ${JSON.stringify(FIXTURES)};
   const b64 = (pv) => { const u = Uint8Array.from(pv.data); let s = ''; for (const x of u) s += String.fromCharCode(x); return btoa(s); };
   const run = async (input) => { try { const pv = await preprocessImages([input], RAW); return { shape: pv.shape, pixels: b64(pv) }; } catch (e) { return { error: e.message, code: e.code }; } };
@@ -34,6 +38,7 @@ const PAGE = `<!doctype html>
     const buf = await (await fetch(url)).arrayBuffer();
     const blob = new Blob([buf], { type: f.file.endsWith('.png') ? 'image/png' : 'image/jpeg' });
     const r = { blob: await run(blob), url: await run(url), arrayBuffer: await run(buf) };
+    const clip = await preprocessImages(blob, CLIP);
     const img = new Image();
     img.src = url;
     await img.decode();
@@ -46,7 +51,7 @@ const PAGE = `<!doctype html>
     offscreen.getContext('2d').drawImage(bitmap, 0, 0);
     Object.assign(r, { image: await run(img), bitmap: await run(bitmap), canvas: await run(canvas), offscreen: await run(offscreen),
       imageData: await run(ctx.getImageData(0, 0, canvas.width, canvas.height)) });
-    out[f.name] = r;
+    out[f.name] = { kinds: r, clip: { shape: clip.shape, data: f32(clip) } };
   }
   const png = new Uint8Array(await (await fetch('/tests/data/goldens/images/fixtures/rgb8.png')).arrayBuffer());
   const gif = new Uint8Array(await (await fetch('/tests/data/goldens/images/refused/image.gif')).arrayBuffer());
@@ -68,7 +73,11 @@ test('browser inputs give the pixels of the Node path (Blob, URL, ArrayBuffer: a
     for (const f of FIXTURES) {
       const want = await preprocessImages([new URL(`fixtures/${f.file}`, DIR)], RAW);
       const wantBytes = Uint8Array.from(want.data);
-      const got = result.out[f.name];
+      const got = result.out[f.name].kinds;
+      const clip = await preprocessImages([new URL(`fixtures/${f.file}`, DIR)], CLIP);
+      const page = result.out[f.name].clip;
+      assert.deepEqual(page.shape, clip.shape, `${f.name}: CLIP shape`);
+      assert.equal(page.data, Buffer.from(clip.data.buffer).toString('base64'), `${f.name}: CLIP pixel_values in the page differ from Node's`);
       for (const [kind, r] of Object.entries(got)) {
         const canvasKind = !['blob', 'url', 'arrayBuffer'].includes(kind);
         assert.ok(!r.error, `${f.name} as ${kind}: ${r.error}`);
