@@ -1,11 +1,13 @@
 // The SIMD twin of resample.js's two passes (resample_simd.wat, 762 bytes of WebAssembly SIMD128, instantiated
 // synchronously on first use): the same bytes as the JS passes, 3–5× faster. Where WebAssembly SIMD is missing
-// the JS passes run (resize.js picks). One instance per realm; its memory grows to the largest image resized
-// and is kept for the next call.
+// the JS passes run (resize.js picks). One instance per realm; its memory grows to fit the image and is kept
+// for the next call up to KEEP_BYTES; after a larger image the instance is dropped (a new one costs well under
+// a millisecond), so a page that resized one 12-megapixel photo does not hold 40 MB for good.
 import { RESAMPLE_SIMD_WASM } from './resample_simd_wasm.js';
 
 let instance; // undefined: not tried; null: unavailable
 let memory = null;
+const KEEP_BYTES = 16 << 20;
 
 function kernels() {
   if (instance === undefined) {
@@ -61,9 +63,18 @@ export function resampleSimd(src, inW, C, h, v, x0, x1, y0, y1, r0, r1) {
     k.exports.h3(pSrc, srcRow, nrows, pHk + x0 * h.ksize * 4, h.ksize, pHb + x0 * 8, x1 - x0, pMid, rowLen);
     rows = pMid;
   }
-  if (!v) return { data: heap.slice(rows + (y0 - r0) * rowLen, rows + (y1 - r0) * rowLen), rowW };
+  if (!v) return release({ data: heap.slice(rows + (y0 - r0) * rowLen, rows + (y1 - r0) * rowLen), rowW });
   heap.set(new Uint8Array(v.kk.buffer, v.kk.byteOffset, v.kk.byteLength), pVk);
   heap.set(new Uint8Array(v.bounds.buffer, v.bounds.byteOffset, v.bounds.byteLength), pVb);
   k.exports.v(rows, rowLen, pVk + y0 * v.ksize * 4, v.ksize, pVb + y0 * 8, outRows, pDst, r0);
-  return { data: heap.slice(pDst, pDst + outRows * rowLen), rowW };
+  return release({ data: heap.slice(pDst, pDst + outRows * rowLen), rowW });
+}
+
+/** Drops the instance when its memory outgrew KEEP_BYTES (the next call makes a fresh one). */
+function release(result) {
+  if (memory.buffer.byteLength > KEEP_BYTES) {
+    instance = undefined;
+    memory = null;
+  }
+  return result;
 }
