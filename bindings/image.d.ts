@@ -9,7 +9,7 @@ export interface RgbImage {
 }
 
 /** PIL's image modes as decoding gives them (PngImagePlugin / JpegImagePlugin). */
-export type ImageMode = '1' | 'L' | 'LA' | 'I' | 'P' | 'RGB' | 'RGBA';
+export type ImageMode = '1' | 'L' | 'LA' | 'I' | 'I;16' | 'P' | 'RGB' | 'RGBA';
 
 /** A decoded file before RGB conversion: `data` interleaved (Uint16Array for mode 'I'); `palette` for mode 'P'. */
 export interface DecodedImage {
@@ -78,12 +78,12 @@ export interface PreprocessOptions {
 
 /**
  * pixel_values of one image or a batch, as transformers' image processor named by the parsed
- * preprocessor_config.json computes them for images opened with load_image. Rejects with a TypeError for a
+ * preprocessor_config.json (or its JSON text) computes them for images opened with load_image. Rejects with a TypeError for a
  * wrong kind of argument; an AttnWasmError naming `images[i]` (with `index`) for an image that cannot be read
  * (ERR_INVALID_ARGUMENT) or is of a format not read (ERR_UNSUPPORTED); naming the config's field for a config
  * transformers refuses; ERR_SHAPE when the images end at different sizes.
  */
-export function preprocessImages(images: ImageInput | ImageInput[], preprocessorConfig: object, options?: PreprocessOptions): Promise<PixelValues>;
+export function preprocessImages(images: ImageInput | ImageInput[], preprocessorConfig: object | string, options?: PreprocessOptions): Promise<PixelValues>;
 
 /** One image as load_image gives it: decoded, EXIF orientation applied (unless false), converted to RGB. */
 export function loadImage(input: ImageInput, options?: { exifOrientation?: boolean; name?: string }): Promise<RgbImage>;
@@ -113,7 +113,7 @@ export function centerCrop(image: RgbImage, size: { height: number; width: numbe
 export function centerCropBox(height: number, width: number, cropHeight: number, cropWidth: number): { height: number; width: number; top: number; left: number };
 
 /** Reads a preprocessor_config.json as its transformers class would (throws naming the field). */
-export function imageProcessor(config: object, options?: { modelType?: string }): ImageProcessor;
+export function imageProcessor(config: object | string, options?: { modelType?: string }): ImageProcessor;
 
 /** The (height, width) the processor resizes a height × width image to. */
 export function resizedSize(processor: ImageProcessor, height: number, width: number): [number, number];

@@ -3,13 +3,13 @@
 // quantization. The rules (libImaging/Convert.c):
 //   '1', 'L'   grey replicated (mode '1' holds 0 / 255)
 //   'LA'       grey replicated, alpha dropped (not composited on any background)
-//   'I'        clipped to 0 … 255 (a 16-bit grey PNG: values above 255 become white, as in PIL)
+//   'I', 'I;16' clipped to 0 … 255 (a 16-bit grey PNG is 'I': values above 255 become white, as in PIL)
 //   'P'        the palette's RGB; an index past the palette's end reads as grey (i, i, i), PIL's initial ramp
 //   'RGBA'     alpha dropped
 import { AttnWasmError } from '../errors.js';
 
 /** Bytes per pixel of each mode convertToRgb reads. */
-export const MODE_CHANNELS = { 1: 1, L: 1, LA: 2, I: 1, P: 1, RGB: 3, RGBA: 4 };
+export const MODE_CHANNELS = { 1: 1, L: 1, LA: 2, I: 1, 'I;16': 1, P: 1, RGB: 3, RGBA: 4 };
 
 /**
  * An image in PIL's mode `mode` as mode 'RGB': { width, height, data: Uint8Array of width·height·3 bytes,
@@ -36,7 +36,7 @@ export function convertToRgb(image) {
     } else {
       for (let i = 0, s = 0, o = 0; i < n; i++, s += c, o += 3) out[o] = out[o + 1] = out[o + 2] = data[s];
     }
-  } else if (mode === 'I') {
+  } else if (mode === 'I' || mode === 'I;16') {
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const v = data[i];
       out[o] = out[o + 1] = out[o + 2] = v < 0 ? 0 : v > 255 ? 255 : v;

@@ -1,6 +1,7 @@
 // attnwasm/image: Hugging Face's image processors (transformers v4.40.2 with PIL 9.4) reproduced in plain JS,
 // from a preprocessor_config.json to pixel_values, equal to Python's to float32 rounding. No wasm runtime and
-// no init(): PNG decoding needs npm fflate, JPEG decoding npm @jsquash/jpeg (both loaded on first use).
+// no init(): PNG decoding uses node:zlib in Node and npm fflate in browsers, JPEG decoding npm @jsquash/jpeg
+// (each loaded on first use); resizing runs a 762-byte WebAssembly SIMD module embedded here (JS without SIMD).
 // The steps, each also exported: loadImage (decode, EXIF orientation, RGB) → resize (PIL's arithmetic) →
 // centerCrop → rescale and normalize (normalize.js) → (N, 3, H, W). docs/images.md has the arithmetic.
 import { AttnWasmError, typeError } from '../errors.js';
@@ -41,7 +42,7 @@ export function processImage(image, processor) {
 
 /**
  * pixel_values of `images` as transformers' image processor named by `preprocessorConfig` (the parsed
- * preprocessor_config.json) computes them for images opened with load_image: { data: Float32Array,
+ * preprocessor_config.json, or its text) computes them for images opened with load_image: { data: Float32Array,
  * shape: [n, 3, H, W] }, data owned by the caller. `images`: one image or an array (see loadImage for the
  * kinds). options.exifOrientation (default true): apply EXIF orientation as load_image does;
  * options.modelType: config.json's model_type, to choose the class when the config names none.

@@ -105,14 +105,21 @@ export function processorClassOf(config, modelType) {
 }
 
 /**
- * Reads a preprocessor_config.json (the parsed object) as its transformers class would. Returns a frozen
+ * Reads a preprocessor_config.json (the parsed object, or its JSON text) as its transformers class would. Returns a frozen
  * description: { type, doResize, size, resample, doCenterCrop, cropSize, doRescale, rescaleFactor, doNormalize,
  * imageMean, imageStd }. Throws an AttnWasmError naming the field for what transformers would refuse (or
  * that could not give an image: a size of 0, a std of 0), ERR_UNSUPPORTED for a class not reproduced.
  * @param {object} config @param {{modelType?: string}} [options]
  */
 export function imageProcessor(config, options = {}) {
-  if (!config || typeof config !== 'object' || Array.isArray(config)) throw typeError(`preprocessorConfig: expected the parsed preprocessor_config.json (an object), got ${describe(config)}`);
+  if (typeof config === 'string') {
+    try {
+      config = JSON.parse(config);
+    } catch (e) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `preprocessorConfig: not valid JSON (${e.message})`, { cause: e });
+    }
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) throw typeError(`preprocessorConfig: expected preprocessor_config.json (parsed, or its text), got ${describe(config)}`);
   const type = processorClassOf(config, options.modelType);
   const row = IMAGE_PROCESSORS[type];
   const doResize = flag(config, 'do_resize', true);

@@ -158,7 +158,9 @@ test('configs transformers refuses, or that cannot give an image, are refused na
   for (const [config, code, message] of refused) {
     await rejects(preprocessImages(png, config), { code, message });
   }
-  await rejects(preprocessImages(png, null), { name: 'TypeError', message: /^preprocessorConfig: expected the parsed preprocessor_config\.json/ });
+  await rejects(preprocessImages(png, null), { name: 'TypeError', message: /^preprocessorConfig: expected preprocessor_config\.json/ });
+  await rejects(preprocessImages(png, '{"size": '), { code: 'ERR_INVALID_ARGUMENT', message: /^preprocessorConfig: not valid JSON/ });
+  assert.deepEqual((await preprocessImages(png, JSON.stringify(CLIP))).data, (await preprocessImages(png, CLIP)).data);
   await rejects(preprocessImages(png, {}, { modelType: 'swin' }), { code: 'ERR_UNSUPPORTED', message: /model_type "swin" has no image processor here/ });
   // the model type chooses the class when the config names none (AutoImageProcessor's fallback)
   assert.equal(imageProcessor({ size: { shortest_edge: 256 } }, { modelType: 'dinov2' }).type, 'BitImageProcessor');
