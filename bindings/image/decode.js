@@ -15,10 +15,14 @@ const OTHER = [
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 let inflater = null;
+/** Bytes of inflated data tolerated past what the image needs (PIL ignores them); more is refused (a zlib bomb). */
+const SLACK = 65536;
+const TOO_MUCH = `the image data inflates to more than the image needs (over ${SLACK} bytes more)`;
 
 /**
  * The zlib inflate for PNG data, loaded once: Node's own zlib (native, about 2.5× faster than fflate here),
- * elsewhere npm fflate's unzlibSync (synchronous, unlike the browsers' DecompressionStream).
+ * elsewhere npm fflate (synchronous, unlike the browsers' DecompressionStream). Each stops at `size` + SLACK
+ * bytes: a small file cannot make it allocate gigabytes.
  */
 async function pngInflate(name) {
   if (inflater) return inflater;
@@ -26,10 +30,29 @@ async function pngInflate(name) {
     if (isNode) {
       const nodeZlib = 'node:zlib'; // in a variable, marked ignored: bundlers must not resolve it for browsers
       const { inflateSync } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeZlib);
-      inflater = (z) => { const b = inflateSync(z); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
+      inflater = (z, size) => {
+        let b;
+        try {
+          b = inflateSync(z, { maxOutputLength: size + SLACK });
+        } catch (e) {
+          if (e?.code === 'ERR_BUFFER_TOO_LARGE') throw new Error(TOO_MUCH);
+          throw e;
+        }
+        return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      };
     } else {
-      const { unzlibSync } = await import('fflate');
-      inflater = (z, size) => unzlibSync(z, { out: new Uint8Array(size) });
+      const { Unzlib } = await import('fflate');
+      inflater = (z, size) => {
+        const out = new Uint8Array(size + SLACK);
+        let n = 0;
+        const stream = new Unzlib((chunk) => {
+          if (n + chunk.length > out.length) throw new Error(TOO_MUCH);
+          out.set(chunk, n);
+          n += chunk.length;
+        });
+        stream.push(z, true);
+        return out.subarray(0, n);
+      };
     }
   } catch (e) {
     throw new AttnWasmError('ERR_UNSUPPORTED', `${name}: the PNG decoder's inflate (npm fflate, a dependency of attnwasm) did not load: ${e?.message ?? e}; `

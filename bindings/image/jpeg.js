@@ -10,6 +10,7 @@
 // its allocations behind) and the next JPEG starts a fresh one.
 
 const WASM = '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
+const MAX_PIXELS = 2 * 89478485; // PIL's Image.MAX_IMAGE_PIXELS × 2, as png.js
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /** A decode failure; `unsupported` marks a valid file of a kind not read. The caller names the input. */
@@ -93,6 +94,9 @@ export async function decodeJpeg(bytes) {
   const frame = jpegFrame(bytes);
   if (!frame) throw new JpegError('no frame header (SOF) before the image data: not a readable JPEG');
   if (frame.precision !== 8) throw new JpegError(`${frame.precision}-bit JPEG is not supported (8-bit only)`, true);
+  if (frame.width * frame.height > MAX_PIXELS || frame.width === 0 || frame.height === 0) {
+    throw new JpegError(`size ${frame.width}×${frame.height} is outside 1 … ${MAX_PIXELS} pixels (PIL's decompression-bomb limit)`);
+  }
   if (frame.components !== 1 && frame.components !== 3) {
     throw new JpegError(`a JPEG of ${frame.components} components (CMYK / YCCK) is not supported: greyscale and RGB only`, true);
   }

@@ -169,5 +169,26 @@ test('configs transformers refuses, or that cannot give an image, are refused na
   const a = await preprocessImages(png, E.configs.deit_small);
   const { crop_pct: _, ...withoutCropPct } = E.configs.deit_small;
   assert.deepEqual((await preprocessImages(png, withoutCropPct)).data, a.data);
-  assert.ok(a instanceof Object && !(a instanceof AttnWasmError));
+});
+
+test('hostile bytes: 400 mutated or cut fixtures decode or fail with an AttnWasmError, never anything else', async () => {
+  const { readdirSync } = await import('node:fs');
+  const files = readdirSync(new URL('fixtures/', DIR)).sort().map((f) => new Uint8Array(readFileSync(new URL(`fixtures/${f}`, DIR))));
+  let s = 39;
+  const rnd = (n) => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s % n; };
+  let failed = 0;
+  for (let it = 0; it < 400; it++) {
+    const src = files[rnd(files.length)];
+    const b = src.slice(0, rnd(4) === 0 ? rnd(src.length + 1) : src.length);
+    for (let k = 1 + rnd(6); k > 0 && b.length; k--) b[rnd(b.length)] = rnd(4) === 0 ? 255 : rnd(256);
+    try {
+      await preprocessImages([b], CLIP);
+    } catch (e) {
+      assert.ok(e instanceof AttnWasmError, `mutation ${it}: ${e?.name}: ${e?.message}`);
+      assert.equal(e.index, 0);
+      failed++;
+    }
+  }
+  assert.ok(failed > 200, `${failed} of 400 refused`);
+  assert.deepEqual((await preprocessImages([bytes('j420_q90'), bytes('rgb8')], CLIP)).shape, [2, 3, 8, 8]);
 });
