@@ -260,6 +260,10 @@ CONFIGS = {
     'siglip_small': {'image_processor_type': 'SiglipImageProcessor', 'do_resize': True,
                      'size': {'height': 10, 'width': 12}, 'resample': 3, 'do_rescale': True, 'rescale_factor': R,
                      'do_normalize': True, 'image_mean': [0.5, 0.5, 0.5], 'image_std': [0.5, 0.5, 0.5]},
+    'clip_hw': {'image_processor_type': 'CLIPImageProcessor', 'size': {'height': 9, 'width': 11},
+                'crop_size': {'height': 7, 'width': 7}},
+    'bit_hw_lanczos': {'image_processor_type': 'BitImageProcessor', 'size': {'height': 12, 'width': 6}, 'resample': 1,
+                       'crop_size': 5},
     'clip_pad': {'image_processor_type': 'CLIPImageProcessor', 'size': {'shortest_edge': 6},
                  'crop_size': {'height': 10, 'width': 9}, 'resample': 2},
     'bit_noresize_pad': {'image_processor_type': 'BitImageProcessor', 'do_resize': False,
@@ -345,7 +349,8 @@ def main():
                                              'p4_i', 'rgb8_checker') for fn in FILTERS.values() for d in ('down', 'up')]
     some = ['rgb8', 'g16_i', 'p4_trns_i', 'ga8', 'j420_q90', 'rgb8_200x10', 'rgb8_1x1', 'rgb8_exif6', 'j_exif8']
     cases += [(n, c) for n in some for c in ('deit_small', 'bit_small', 'clip_old_small', 'vit_old_small',
-                                             'siglip_small', 'clip_pad', 'vit_norescale', 'vit_nonormalize')]
+                                             'siglip_small', 'clip_pad', 'vit_norescale', 'vit_nonormalize',
+                                             'clip_hw', 'bit_hw_lanczos')]
     cases += [(n, c) for n in ('rgb8', 'g8', 'rgb8_1x1', 'p4_short_palette') for c in
               ('bit_noresize_pad', 'bit_noresize_crop', 'vit_raw')]
     cases += [(['rgb8', 'j420_q90', 'p2_i', 'rgb8_1x1'], c) for c in ('clip_small', 'deit_small', 'siglip_small')]
