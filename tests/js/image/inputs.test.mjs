@@ -64,6 +64,13 @@ test('every kind of Node input gives the same pixel_values as the path', async (
     assert.deepEqual(got.shape, want.shape, kind);
     assert.deepEqual(got.data, want.data, kind);
   }
+  // JPEG bytes as a view into a larger buffer (the decoder is handed the view, not its buffer), junk after EOI
+  const j = bytes('j420_q90');
+  const big = new Uint8Array(j.length + 50).fill(7);
+  big.set(j, 31);
+  const jWant = await preprocessImages(file('j420_q90'), CLIP);
+  assert.deepEqual((await preprocessImages(big.subarray(31, 31 + j.length), CLIP)).data, jWant.data);
+  assert.deepEqual((await preprocessImages(big.subarray(31), CLIP)).data, jWant.data);
 });
 
 test('an http URL is fetched; an HTTP error names the index and the status', async () => {
