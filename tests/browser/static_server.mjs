@@ -16,6 +16,9 @@ export const MIME = {
   '.css': 'text/css',
   '.map': 'application/json',
   '.safetensors': 'application/octet-stream',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
 };
 
 export const ISOLATION_HEADERS = {

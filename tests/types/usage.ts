@@ -5,6 +5,8 @@ import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inlin
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer, SentencePieceProcessor, tokenizerFromFolder } from 'attnwasm/tokenizer';
 import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions, SlowTokenizer, SentencePieceEncoding } from 'attnwasm/tokenizer';
+import { preprocessImages, loadImage, decodeImage, convertToRgb, exifTranspose, resize, centerCrop, imageProcessor, resizedSize, processImage, pixelTable, writePixelValues, RESAMPLE } from 'attnwasm/image';
+import type { PixelValues, RgbImage, DecodedImage, ImageProcessor, ImageInput } from 'attnwasm/image';
 import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
@@ -150,6 +152,22 @@ async function main(): Promise<void> {
   await init({ workingMemory: '8MB' });
   const closedCode: ErrorCode = 'ERR_CLOSED';
   console.log(closedCode);
+
+  // attnwasm/image: pure JS, no init().
+  const pv: PixelValues = await preprocessImages(['a.png', new Uint8Array(0), { data: new Uint8Array(12), width: 2, height: 2 }], { image_processor_type: 'CLIPImageProcessor' }, { exifOrientation: false });
+  const [batchN, channels, ph, pw]: [number, number, number, number] = pv.shape;
+  const anInput: ImageInput = new Blob([]);
+  const rgbImage: RgbImage = await loadImage(anInput);
+  const decodedImage: DecodedImage = await decodeImage(new Uint8Array(0), 'images[0]');
+  const proc: ImageProcessor = imageProcessor({ size: 224 }, { modelType: 'vit' });
+  const [rh, rw] = resizedSize(proc, rgbImage.height, rgbImage.width);
+  const resized: RgbImage = centerCrop(resize(exifTranspose(convertToRgb(decodedImage), decodedImage.orientation), { width: rw, height: rh }, RESAMPLE.BICUBIC), { height: 8, width: 8 });
+  const table: Float32Array = pixelTable(proc);
+  writePixelValues(processImage(resized, proc), table, pv.data, 0);
+  resize(resized, { width: 4, height: 4 }, 'lanczos');
+  // @ts-expect-error resample names are PIL's
+  resize(resized, { width: 4, height: 4 }, 'area');
+  console.log(batchN, channels, ph, pw);
 
   // attnwasm/tokenizer: pure JS, no init().
   const tok: Tokenizer = Tokenizer.fromJSON('{"model": {}}');
