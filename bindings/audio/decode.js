@@ -62,10 +62,10 @@ export async function decodeAudio(input, { samplingRate = 16000, name = 'audio' 
   const bytes = bytesOf(input, name);
   if (bytes.length === 0) throw new AttnWasmError('ERR_AUDIO_DECODE', `${name}: the file is empty (0 bytes)`);
   const format = sniffFormat(bytes);
-  if (format === 'WAV') return decodeWav(bytes, { name });
+  // Anything RIFF-like goes to the WAV reader, which says precisely what is wrong with it.
+  if (format === 'WAV' || /^(RIFF|RIFX|RF64)$/.test(String.fromCharCode(...bytes.subarray(0, 4)))) return decodeWav(bytes, { name });
   if (format === 'FLAC') return decodeFlac(bytes, { name });
   if (typeof globalThis.OfflineAudioContext === 'function') return decodeWithAudioContext(bytes, { samplingRate, name });
-  if (format === 'RIFF (not WAVE)') throw new AttnWasmError('ERR_AUDIO_DECODE', `${name}: a RIFF file that is not WAVE`);
   throw new AttnWasmError(format ? 'ERR_UNSUPPORTED' : 'ERR_AUDIO_DECODE',
     format ? `${name}: ${format} is not decoded in Node; attnwasm decodes WAV and FLAC there (convert it, e.g. ffmpeg -i in.${format === 'MP3' ? 'mp3' : 'x'} out.flac), browsers decode more`
       : `${name}: not an audio file attnwasm recognises (the first bytes are neither WAV nor FLAC, nor another known container)`);
@@ -97,8 +97,10 @@ async function readSource(source, name) {
 export async function readAudio(source, { samplingRate = 16000, name = 'audio' } = {}) {
   if (typeof source === 'string' || source instanceof URL) source = await readSource(source, name);
   else if (typeof Blob === 'function' && source instanceof Blob) source = new Uint8Array(await source.arrayBuffer());
-  if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) {
     const decoded = await decodeAudio(source, { samplingRate, name });
+    if (decoded.channels[0].length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${name}: expected at least one sample, got a file that holds none (${sniffFormat(source) ?? 'audio'}, 0 samples)`);
     return toMono(decoded, { samplingRate, name });
   }
   return toMono(source, { samplingRate, name });

@@ -1,8 +1,10 @@
 // FLAC decoding through @wasm-audio-decoders/flac (libFLAC compiled to wasm, inlined in its JS; no
-// native binary), imported only when a FLAC file is decoded. FLAC is lossless, so the samples are
-// the encoder's integers scaled by 2^(bits − 1), exactly what ffmpeg gives. The library decodes past
-// damaged frames silently (it drops them), so the sample count is checked against the STREAMINFO
-// block's total: a file that decodes to fewer samples than it declares is refused as corrupt.
+// native binary), imported only when a FLAC file is decoded. FLAC is lossless: the samples here are
+// the encoder's integers over 2^(bits − 1), exactly what ffmpeg gives. The library divides by
+// 2^(bits − 1) − 1 instead (in float32, correctly rounded, so the integer is recovered exactly by
+// rounding for 8, 16 and 24 bits; at 32 bits its float32 divisor is 2^31 already), and leaves other
+// depths undefined, so those are refused. It also decodes past damaged frames silently (it drops
+// them): the sample count is checked against the STREAMINFO block's total.
 import { AttnWasmError } from '../errors.js';
 import { MAX_SAMPLES } from './audio_input.js';
 
@@ -36,6 +38,9 @@ export function flacStreamInfo(bytes, name = 'audio') {
  */
 export async function decodeFlac(bytes, { name = 'audio' } = {}) {
   const info = flacStreamInfo(bytes, name);
+  if (![8, 16, 24, 32].includes(info.bits)) {
+    throw new AttnWasmError('ERR_UNSUPPORTED', `${name}: FLAC of ${info.bits} bits per sample is not read; expected 8, 16, 24 or 32`);
+  }
   if (info.totalSamples > MAX_SAMPLES) {
     throw new AttnWasmError('ERR_AUDIO_TOO_LONG', `${name}: ${info.totalSamples} samples per channel (${(info.totalSamples / info.samplingRate / 3600).toFixed(2)} h) is more than the ${MAX_SAMPLES} (2^29) one buffer may hold; cut the file into pieces`);
   }
@@ -52,8 +57,13 @@ export async function decodeFlac(bytes, { name = 'audio' } = {}) {
     if (r.channelData.length !== info.channels || r.sampleRate !== info.samplingRate) {
       throw corrupt(name, `its frames (${r.channelData.length} channels, ${r.sampleRate} Hz) disagree with its STREAMINFO (${info.channels} channels, ${info.samplingRate} Hz)`);
     }
-    // Copies: the decoder's arrays may be views of its wasm memory, reused by the next call.
-    return { channels: r.channelData.map((c) => c.slice(0, r.samplesDecoded)), samplingRate: r.sampleRate, bitsPerSample: info.bits, sampleFormat: 'pcm' };
+    // Copies (the decoder's arrays may be views of its wasm memory), rescaled to integer / 2^(bits − 1).
+    const channels = r.channelData.map((c) => c.slice(0, r.samplesDecoded));
+    if (info.bits < 32) {
+      const d = 2 ** (info.bits - 1) - 1, s = 2 ** (info.bits - 1);
+      for (const c of channels) for (let i = 0; i < c.length; i++) c[i] = Math.round(c[i] * d) / s;
+    }
+    return { channels, samplingRate: r.sampleRate, bitsPerSample: info.bits, sampleFormat: 'pcm' };
   } finally {
     decoder.free();
   }
