@@ -8,7 +8,9 @@
  * Error thrown for anything the runtime rejects. `code` is stable across
  * versions: ERR_INVALID_ARGUMENT, ERR_SHAPE, ERR_DTYPE, ERR_STATE_DICT,
  * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_CLOSED, ERR_WASM_LOAD, ERR_NOT_A_NUMBER, ERR_UNSUPPORTED (a
- * valid input of a kind not supported: a tokenizer.json of a kind not read). A load error
+ * valid input of a kind not supported: a tokenizer.json of a kind not read), ERR_AUDIO_DECODE (an
+ * audio file that is corrupt, truncated or unknown), ERR_AUDIO_TOO_LONG (audio over a size limit,
+ * the sizes named). A load error
  * (ERR_WASM_LOAD) also has `url` (the .wasm tried first, absent for bytes),
  * `status` (its HTTP status, if any) and `cause`. ERR_NOT_A_NUMBER (the
  * translator's input is not one English number in 0 … 999 999) has `input`

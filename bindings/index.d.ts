@@ -34,7 +34,11 @@ export type ErrorCode =
   /** Translator input that is not one English number in 0 … 999 999 ("twenty twenty", "fourty"). */
   | 'ERR_NOT_A_NUMBER'
   /** A valid input of a kind attnwasm does not run: a tokenizer.json model, normalizer or pre-tokenizer of another kind, a model family it does not have (the message names the field and the type). */
-  | 'ERR_UNSUPPORTED';
+  | 'ERR_UNSUPPORTED'
+  /** attnwasm/audio: a file that is not a whole, consistent audio file (corrupt, truncated, unknown); the message says what is wrong. */
+  | 'ERR_AUDIO_DECODE'
+  /** attnwasm/audio: more samples or feature values than one buffer may hold; the message names the sizes and the limit. */
+  | 'ERR_AUDIO_TOO_LONG';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
