@@ -18,6 +18,7 @@ const LOWPASS_WIDTH = 6, ROLLOFF = 0.99;
 
 function gcd(a, b) { while (b) [a, b] = [b, a % b]; return a; }
 
+/** A sampling rate argument: an integer in [1, MAX_RATE] Hz, else ERR_INVALID_ARGUMENT naming it. */
 export function checkRate(v, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_RATE) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${name}: expected an integer sampling rate in [1, ${MAX_RATE}] Hz, got ${v}`);
