@@ -10,7 +10,8 @@
  * ERR_OUT_OF_MEMORY, ERR_DISPOSED, ERR_CLOSED, ERR_WASM_LOAD, ERR_NOT_A_NUMBER, ERR_UNSUPPORTED (a
  * valid input of a kind not supported: a tokenizer.json of a kind not read), ERR_UNSAFE_PATH (a file named
  * outside its checkpoint's folder), ERR_TIMEOUT (a read that stalled), ERR_TEMPLATE_LIMIT (a chat template
- * past its budget). A load error
+ * past its budget), ERR_AUDIO_DECODE (an audio file that is corrupt, truncated or unknown), ERR_AUDIO_TOO_LONG
+ * (audio over a size limit, the sizes named). A load error
  * (ERR_WASM_LOAD) also has `url` (the .wasm tried first, absent for bytes),
  * `status` (its HTTP status, if any) and `cause`. ERR_NOT_A_NUMBER (the
  * translator's input is not one English number in 0 … 999 999) has `input`

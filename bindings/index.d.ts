@@ -40,7 +40,11 @@ export type ErrorCode =
   /** A read that waited longer than loadModel's readTimeoutMs for its next bytes. */
   | 'ERR_TIMEOUT'
   /** A chat template that went past its step budget or made a string or list over its limit (docs/chat.md). */
-  | 'ERR_TEMPLATE_LIMIT';
+  | 'ERR_TEMPLATE_LIMIT'
+  /** attnwasm/audio: a file that is not a whole, consistent audio file (corrupt, truncated, unknown); the message says what is wrong. */
+  | 'ERR_AUDIO_DECODE'
+  /** attnwasm/audio: more samples or feature values than one buffer may hold; the message names the sizes and the limit. */
+  | 'ERR_AUDIO_TOO_LONG';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
