@@ -31,6 +31,7 @@ import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 import { makeCausalLm, CharTokenizer } from './causal_lm.js';
 import { makeEmbedder, checkPooling, readSentenceTransformers } from './embedder.js';
+import { hubSource, HUB_OPTIONS } from './hub/hook.js';
 
 /** config.json as text: a parsed object, its text or its bytes. */
 function configText(config) {
@@ -124,7 +125,7 @@ export function makeModels(rt, classes) {
   // fills its weights as they arrive; the JS face then reads the model's numbers from the handle and its
   // vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
-    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize'], where);
+    const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize', ...HUB_OPTIONS], where);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
     }
@@ -134,7 +135,8 @@ export function makeModels(rt, classes) {
     if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
     // An encoder's: checked now, used once the checkpoint is known to be one.
     const st = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
-    const cp = await resolveCheckpoint(source);
+    const hub = await hubSource(source, o);  // a hub id 'org/name': its files, cached (hub/)
+    const cp = await resolveCheckpoint(hub ? hub.files : source);
     // A folder's own config.json and tokenizer files, unless the options give them.
     const side = async (name, given) => (given !== undefined ? given
       : cp.side[name] !== undefined ? readText(cp.side[name], name, { optional: !!cp.optionalSide }).then((t) => t ?? undefined) : undefined);
@@ -154,7 +156,7 @@ export function makeModels(rt, classes) {
     const generationGiven = encoderType ? undefined : await side('generation_config.json', o.generationConfig);
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
-      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress,
+      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress,
     });
     // Validated natively by the loader: the config passed, or the file's (keys unique, so JSON.parse reads
     // what the native reader read). The model's numbers come from the handle (CausalLM, Embedder).

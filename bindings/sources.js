@@ -26,6 +26,9 @@ export async function nodePath(s) {
   return fileURLToPath(s);
 }
 
+/** The method of a source that opens it lazily: `{ [OPEN]: async () => source }`. */
+const OPEN = Symbol.for('attnwasm.open');
+
 const isRemote = (s) => /^(https?|blob|data):/i.test(s);
 
 /**
@@ -205,6 +208,8 @@ function fromResponse(res, name, url = res.url) {
  * @returns {Promise<ByteSource>}
  */
 export async function openSource(source, name = 'source') {
+  // A source opened only when read (a hub file: hub/folder.js), under a registered symbol so that nothing imports it.
+  if (source !== null && typeof source === 'object' && typeof source[OPEN] === 'function') return openSource(await source[OPEN](), name);
   if (source instanceof Uint8Array) return new ByteSource(name, source.byteLength, bytesChunks(source));
   if (source instanceof ArrayBuffer) return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source)));
   if (ArrayBuffer.isView(source)) {
