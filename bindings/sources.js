@@ -12,7 +12,10 @@ const NODE_URL = 'node:url';
 const CHUNK = 8 << 20;  // bytes read from a file at a time
 const BYOB_CHUNK = 4 << 20;  // the most bytes one read of a byte stream gives
 
-const sourceError = (name, message, cause) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${message}`, cause ? { cause } : {});
+// A download's own codes (hub/: the network failed, the bytes are not the hub's) survive the wrapping.
+const KEPT_CODES = ['ERR_NETWORK', 'ERR_INTEGRITY'];
+const sourceError = (name, message, cause) => new AttnWasmError(KEPT_CODES.includes(cause?.code) ? cause.code : 'ERR_INVALID_ARGUMENT',
+  `source: ${name}: ${message}`, cause ? { cause } : {});
 
 /** A Node fs module, or null outside Node. */
 export async function nodeFs() {

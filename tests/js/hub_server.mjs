@@ -55,7 +55,7 @@ export async function startHub(repos = {}, { lfsOver = 1 << 20, port = 0 } = {})
   };
   const resolveRev = (id, rev) => (commits.get(rev)?.id === id ? rev : refs.get(`${id}@${rev}`));
 
-  async function sendBytes(req, res, bytes, { etag, sha }) {
+  async function sendBytes(req, res, bytes, { etag, sha, lfs }) {
     let start = 0, status = 200;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     if (range && !modes.ignoreRange) {
@@ -64,16 +64,17 @@ export async function startHub(repos = {}, { lfsOver = 1 << 20, port = 0 } = {})
       status = 206;
     }
     if (modes.failAfterDrop && dropped.has(sha)) { res.writeHead(503, cors).end('busy'); return; }
-    const extra = modes.extraBytes ?? 0;
+    // extraBytes: a body longer than the file, sent chunked (no Content-Length to contradict the listing).
+    const extra = lfs ? modes.extraBytes ?? 0 : 0;
     let body = bytes.subarray(start);
     if (extra) body = Buffer.concat([body, Buffer.alloc(extra, 7)]);
-    const headers = { ...cors, 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"${etag}"`, 'content-length': String(body.byteLength - extra) };
+    const headers = { ...cors, 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"${etag}"`, ...(extra ? {} : { 'content-length': String(body.byteLength) }) };
     if (status === 206) headers['content-range'] = `bytes ${start}-${bytes.byteLength - 1}/${bytes.byteLength}`;
     res.writeHead(status, headers);
     if (req.method === 'HEAD') { res.end(); return; }
     let limit = body.byteLength;
     let drop = false;
-    if (modes.dropAt !== undefined && start === 0 && !dropped.has(sha)) {
+    if (modes.dropAt !== undefined && lfs && start === 0 && !dropped.has(sha)) {
       limit = Math.floor(bytes.byteLength * modes.dropAt);
       drop = true;
       dropped.add(sha);
@@ -131,7 +132,7 @@ export async function startHub(repos = {}, { lfsOver = 1 << 20, port = 0 } = {})
     }
     m = /^\/cdn\/([0-9a-f]{64})$/.exec(url.pathname);
     if (m && blobs.has(m[1])) {
-      await sendBytes(req, res, blobs.get(m[1]), { etag: m[1], sha: m[1] });
+      await sendBytes(req, res, blobs.get(m[1]), { etag: m[1], sha: m[1], lfs: true });
       return;
     }
     res.writeHead(404, cors).end('not found');
