@@ -125,7 +125,13 @@ async function claim(store, id, blob, size, held, signal) {
   let last = -1, since = Date.now();
   for (;;) {
     const release = await store.tryLock(id, blob);
-    if (release) return { release };
+    if (release) {
+      // Another writer may have completed it between the caller's look and this lock.
+      const done = await store.blob(id, blob, size).catch(() => null);
+      if (!done) return { release };
+      await release();
+      return { done };
+    }
     if (held.count > 0) return { bypass: true };
     const done = await store.blob(id, blob, size);
     if (done) return { done };
