@@ -15,6 +15,7 @@
 // worker; { type: 'hello' | 'reply' | 'item' | 'callback', … } back.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkOptions, checkInteger } from './checks.js';
+import { HubCache } from './hub/cache.js';
 
 export { AttnWasmError };
 
@@ -482,6 +483,8 @@ class WorkerRuntime {
     this.workerUrl = workerUrl;
     /** @readonly capabilities() as the worker reported them when it started. */
     this.startCapabilities = capabilities;
+    /** The hub cache the worker's loads use (the origin's, or Node's folder): list(), delete(id), read from here. */
+    this.cache = new HubCache();
     for (const name of methods) {
       Object.defineProperty(this, name, { value: (...args) => ch.call(0, name, args, { source: /^load/.test(name) }) });
     }
