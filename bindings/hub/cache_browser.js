@@ -204,7 +204,7 @@ export async function browserStore(name = ROOT) {
         if (blobs) {
           for await (const [b, bh] of blobs.entries()) {
             if (bh.kind !== 'directory' || !isBlobName(b)) continue;
-            for await (const [, sh] of bh.entries()) if (sh.kind === 'file') bytes += (await sh.getFile()).size;
+            for await (const [sn, sh] of bh.entries()) if (sh.kind === 'file' && sn !== 'complete') bytes += (await sh.getFile()).size;
             if ((await readText(bh, 'complete')) !== null) files++;
           }
         }
