@@ -16,6 +16,7 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkOptions, checkInteger } from './checks.js';
 import { HubCache } from './hub/cache.js';
+import { looksLikeHubId } from './hub/ids.js';
 
 export { AttnWasmError };
 
@@ -218,9 +219,12 @@ class Channel {
   }
 }
 
-/** A model's source as the worker should see it: in a page, a relative URL made absolute (the worker's base is its script). */
+/**
+ * A model's source as the worker should see it: in a page, a relative URL made absolute (the worker's base is
+ * its script); a hub id ('org/name') stays one.
+ */
 function resolveSource(s) {
-  if (isNode || !(typeof s === 'string' || s instanceof URL)) return s;
+  if (isNode || !(typeof s === 'string' || s instanceof URL) || looksLikeHubId(s)) return s;
   try {
     return new URL(String(s), globalThis.location?.href).href;
   } catch {

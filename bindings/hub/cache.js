@@ -4,7 +4,7 @@
 // path, or a HubCache from openCache().
 import { AttnWasmError, typeError, describe } from '../errors.js';
 import { isNode } from '../checks.js';
-import { checkHubId } from './ids.js';
+import { checkHubId, isCommit } from './ids.js';
 
 const stores = new Map();  // where → the store's promise, one per place
 
@@ -73,6 +73,26 @@ export class HubCache {
   async list() {
     const s = await this._store();
     return s ? s.list() : [];
+  }
+
+  /**
+   * The complete files of a cached model at a revision (default 'main', else the newest listing kept): a Map
+   * of paths to Blobs (a browser) or file paths (Node); empty when none is cached. Nothing is downloaded.
+   * @param {string} id @param {{revision?: string}} [options]
+   * @returns {Promise<Map<string, Blob|string>>}
+   */
+  async files(id, { revision = 'main' } = {}) {
+    checkHubId(id, 'id');
+    const s = await this._store();
+    const out = new Map();
+    if (!s) return out;
+    const commit = (isCommit(revision) ? revision : await s.readRef(id, revision)) ?? (await s.list()).find((m) => m.id === id)?.commits.at(-1);
+    const listing = commit ? await s.readListing(id, commit) : null;
+    for (const [path, meta] of Object.entries(listing?.files ?? {})) {
+      const src = meta.hash && meta.size !== null ? await s.blob(id, meta.hash.hex, meta.size) : null;
+      if (src) out.set(path, src);
+    }
+    return out;
   }
 
   /**
