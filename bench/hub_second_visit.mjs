@@ -8,7 +8,8 @@
 //                 start of the work to its first token, split into createWorker (the worker and its .wasm),
 //                 loadModel (the listing request, reading OPFS, packing to q4) and the first token (an
 //                 8-token prompt's prefill); 'pinned' gives the revision as its commit (no request at all)
-// and, for what bounds the load, the same second visit with dtype as stored (no packing: reading alone).
+// and, for what bounds the load, the same with dtype as stored (no packing) and from the base URL with no cache
+// (the loader's own speed on this machine, in the same run).
 // Not a test: nothing is asserted. Needs /usr/bin/chromium and playwright-core.
 // Usage: node bench/hub_second_visit.mjs [--runs 3] [--dir <checkpoint folder>] [--shape qwen2.5-0.5b]
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
@@ -30,12 +31,12 @@ const PAGE = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,
 <script type="importmap">{ "imports": { "attnwasm/worker": "/bindings/worker.js" } }</script>
 <script type="module">
 import { createWorker } from 'attnwasm/worker';
-window.visit = async ({ host, dtype, revision }) => {
+window.visit = async ({ host, dtype, revision, url }) => {
   const t0 = performance.now();
   const rt = await createWorker();
   const t1 = performance.now();
   let last = null;
-  const lm = await rt.loadModel('${ID}', { host, ...(dtype ? { dtype } : {}), ...(revision ? { revision } : {}), onProgress: (p) => { last = p; } });
+  const lm = await rt.loadModel(url ?? '${ID}', { ...(url ? {} : { host }), ...(dtype ? { dtype } : {}), ...(revision ? { revision } : {}), onProgress: (p) => { last = p; } });
   const t2 = performance.now();
   const g = lm.generate([9707, 11, 1879, 374, 264, 1273, 315, 279], { maxNewTokens: 1, stopTokens: [] });
   let id = null;
@@ -77,12 +78,12 @@ try {
   const first = await visit({ dtype: 'q4' });
   console.log(`first visit (download ${mb(first.downloaded)} MiB into OPFS, q4): worker ${first.workerMs.toFixed(0)} ms, load ${first.loadMs.toFixed(0)} ms, first token ${first.firstTokenMs.toFixed(0)} ms; total ${first.totalMs.toFixed(0)} ms`);
   const commit = hub.commit(ID, 'main');
-  for (const [name, o] of [['q4, revision main', { dtype: 'q4' }], ['q4, revision pinned to the commit', { dtype: 'q4', revision: commit }], ['as stored (BF16, no packing)', {}]]) {
+  for (const [name, o] of [['no cache: the base URL of resolve/main/, q4', { dtype: 'q4', url: `${hub.host}/${ID}/resolve/main/` }], ['q4, revision main', { dtype: 'q4' }], ['q4, revision pinned to the commit', { dtype: 'q4', revision: commit }], ['as stored (BF16, no packing)', {}]]) {
     const runs = [];
     for (let i = 0; i < RUNS; i++) runs.push(await visit(o));
     const m = (k) => median(runs.map((r) => r[k])).toFixed(0);
     console.log(`second visit, ${name}: worker ${m('workerMs')} ms + load ${m('loadMs')} ms + first token ${m('firstTokenMs')} ms = ${m('totalMs')} ms `
-      + `(median of ${RUNS}; downloaded ${runs.map((r) => r.downloaded).join('/')} B, cached ${mb(runs[0].cached)} MiB; token ${runs[0].id}; ${Object.keys(runs[0].weightTypes).join('+')})`);
+      + `(median of ${RUNS}; downloaded ${runs.map((r) => r.downloaded ?? '-').join('/')} B, cached ${mb(runs[0].cached ?? 0)} MiB; token ${runs[0].id}; ${Object.keys(runs[0].weightTypes).join('+')})`);
   }
 } finally {
   await browser.close();

@@ -13,6 +13,7 @@ import { repoFolder, idOfFolder, isBlobName, isCommit } from './ids.js';
 
 /** Bytes per segment file. */
 export const SEGMENT = 32 << 20;
+const WRITE_BLOCK = 4 << 20;
 const ROOT = 'attnwasm-hub';
 const segName = (i) => String(i).padStart(6, '0');
 
@@ -142,23 +143,35 @@ export async function browserStore(name = ROOT) {
       }
       if (at < n) throw new Error(`the partial blob ended at ${at} of ${n} bytes`);
     },
-    /** A writer from byte `from` (a multiple of SEGMENT): a segment file at a time, each committed when full. */
+    /**
+     * A writer from byte `from` (a multiple of SEGMENT): a segment file at a time, each committed when full.
+     * Bytes are gathered into WRITE_BLOCK-byte writes: each OPFS write is a round trip to the browser process
+     * (64 KB writes ran at 15 MB/s here, 32 MB ones at 60 MB/s, on a loaded 2-core VM).
+     */
     async writer(id, blob, from) {
       if (from % SEGMENT) throw new Error(`a blob resumes at a segment's start, not at byte ${from}`);
       const b = await blobDir(id, blob, true);
       let seg = from / SEGMENT, w = null, filled = 0, total = from;
-      const open = async () => { w = await (await b.getFileHandle(segName(seg), { create: true })).createWritable(); filled = 0; };
-      const closeSeg = async () => { if (w) { await w.close(); w = null; seg++; } };
+      const block = new Uint8Array(WRITE_BLOCK);
+      let held = 0;  // bytes of `block` not yet written
+      const flush = async () => {
+        if (!held) return;
+        if (!w) w = await (await b.getFileHandle(segName(seg), { create: true })).createWritable();
+        await w.write(block.slice(0, held));
+        held = 0;
+      };
+      const closeSeg = async () => { await flush(); if (w) { await w.close(); w = null; seg++; filled = 0; } };
       return {
         async write(bytes) {
           for (let at = 0; at < bytes.byteLength;) {
-            if (!w) await open();
-            const take = Math.min(SEGMENT - filled, bytes.byteLength - at);
-            await w.write(bytes.subarray(at, at + take));
+            const take = Math.min(SEGMENT - filled, WRITE_BLOCK - held, bytes.byteLength - at);
+            block.set(bytes.subarray(at, at + take), held);
+            held += take;
             filled += take;
             total += take;
             at += take;
             if (filled === SEGMENT) await closeSeg();
+            else if (held === WRITE_BLOCK) await flush();
           }
         },
         async commit() {

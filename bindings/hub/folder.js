@@ -145,6 +145,12 @@ async function claim(store, id, blob, size, held, signal) {
 async function* streamFile({ id, path, meta, blob, commit, url, store, stats, dropCache, held, signal, fetchImpl }) {
   const { size, hash } = meta;
   let release = null, writer = null, committed = false, from = 0, failure = null;
+  /** A cache write failed (quota, a full disk, …): what was written goes, the file streams on uncached. */
+  const giveUp = async (e) => {
+    await writer.abort(false).catch(() => {});
+    writer = null;
+    dropCache(isNoSpace(e) ? Object.assign(new Error(`no space for ${path} (${e.message})`), { cause: e }) : e);
+  };
   try {
     if (store) {
       const c = await claim(store, id, blob, size, held, signal);
@@ -184,9 +190,7 @@ async function* streamFile({ id, path, meta, blob, commit, url, store, stats, dr
         try {
           await writer.write(c);
         } catch (e) {
-          await writer.abort(false).catch(() => {});
-          writer = null;
-          if (!isNoSpace(e)) dropCache(e); else dropCache(Object.assign(new Error(`no space for ${path} (${e.message})`), { cause: e }));
+          await giveUp(e);
         }
       }
       stats.downloaded += c.byteLength;
@@ -202,7 +206,7 @@ async function* streamFile({ id, path, meta, blob, commit, url, store, stats, dr
         committed = true;
         await store.link(id, commit, path, blob);
       } catch (e) {
-        dropCache(e);
+        if (!committed) await giveUp(e);
       }
     }
   } catch (e) {
