@@ -83,12 +83,18 @@ Usage:
       One vector per text, as sentence-transformers computes it from the
       folder's files (attnwasm embed --help lists every flag).
       e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
+  attnwasm cache ls | rm <organisation/name>   the models downloaded by hub id
+      (attnwasm cache --help). Every --model also takes a hub id
+      ('Qwen/Qwen2.5-0.5B-Instruct', with --revision REV): downloaded once,
+      then read from the cache, also offline.
   attnwasm --help | --version
 
 Options:
   --to LANG        target language of translate: fr (French) or de (German)
   --beam N         beam size (1 = greedy, the default)
-  --model FILE     a model file other than the one shipped in the package
+  --model FILE     a model file other than the one shipped in the package, a
+                   folder, or a hub id 'organisation/name' (cached)
+  --revision REV   with a hub id: a branch, tag or commit (default main)
   --probs          classify: also print the class probabilities
   --input FILE     translate, generate: read the lines from FILE ('-' = stdin)
   --max-tokens N   generate: tokens to generate at most (default 200)
@@ -145,7 +151,7 @@ const MODELS = {
   generate: new URL('../models/lm/lm.safetensors', import.meta.url),
   chat: null,  // --model is required
 };
-const VALUED = ['--to', '--beam', '--model', '--input', '--max-tokens', '--max-new-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config',
+const VALUED = ['--to', '--beam', '--model', '--revision', '--input', '--max-tokens', '--max-new-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config',
   '--tokenizer', '--tokenizer-config', '--dtype', '--chat-template', '--chat-template-kwargs', '--system'];
 const FLAGS = ['--probs', '--json', '--ids', '--echo', '--ignore-eos', '--show-prompt'];
 // One thread: the demo models are too small for the pthreads build to pay
@@ -546,6 +552,7 @@ async function loadOptions(args) {
     load.tokenizerConfig = new Uint8Array(await readFlagFile('--tokenizer-config', args['tokenizer-config']));
   }
   if (args.dtype !== undefined) load.dtype = args.dtype;
+  Object.assign(load, (await import('./commands/cache.mjs')).hubLoadOptions(args));  // a hub id's --revision, progress
   return load;
 }
 
@@ -764,7 +771,8 @@ Usage:
       e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
 
 Options:
-  --model PATH           the folder, or its model.safetensors (required)
+  --model PATH           the folder, or its model.safetensors, or a hub id (required)
+  --revision REV         with a hub id: a branch, tag or commit (default main)
   --config FILE          config.json (default: the folder's)
   --tokenizer FILE       tokenizer.json (default: the folder's)
   --tokenizer-config FILE  tokenizer_config.json (default: the folder's)
@@ -784,7 +792,7 @@ Options:
                          a progress bar on stderr (default: when stderr is a
                          terminal and the texts come from --input or stdin)
 `;
-const EMBED_VALUED = ['--model', '--config', '--tokenizer', '--tokenizer-config', '--pooling', '--prompt', '--prompt-name', '--dtype', '--batch-size',
+const EMBED_VALUED = ['--model', '--revision', '--config', '--tokenizer', '--tokenizer-config', '--pooling', '--prompt', '--prompt-name', '--dtype', '--batch-size',
   '--threads', '--input'];
 const EMBED_FLAGS = { '--normalize': ['normalize', true], '--no-normalize': ['normalize', false], '--json': ['json', true], '--progress': ['progress', true],
   '--no-progress': ['progress', false], '--help': ['help', true], '-h': ['help', true] };
@@ -878,6 +886,7 @@ async function embedCommand(argv) {
 
 async function main() {
   if (process.argv[2] === 'embed') return embedCommand(process.argv.slice(3));
+  if (process.argv[2] === 'cache') return (await import('./commands/cache.mjs')).cacheCommand(process.argv.slice(3));
   const args = parse(process.argv.slice(2));
   if (args.version) {
     const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -889,7 +898,7 @@ async function main() {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate, classify, generate, chat or embed; see --help)`);
+  if (!(cmd in MODELS)) throw new UsageError(`unknown command '${cmd}' (expected translate, classify, generate, chat, embed or cache; see --help)`);
   if (cmd === 'chat') return chatCommand(args, rest);
   if (cmd === 'translate') {
     if (rest.length > 1) throw new UsageError(`translate: unexpected argument '${rest[1]}' (quote the text: "forty-two")`);

@@ -388,8 +388,9 @@ export type WeightType = 'f32' | 'bf16' | 'f16' | 'q8' | 'q4';
  * them; for an encoder also sentence-transformers' modules.json, 1_Pooling/config.json, sentence_bert_config.json,
  * config_sentence_transformers.json): a Node folder path, a base URL ending in '/', a page's folder pick (a
  * FileList or File[]: each File by its webkitRelativePath below the folder picked), or a map of paths in the
- * folder ('config.json', '1_Pooling/config.json') to any of the single-file sources. Files are streamed: never
- * whole in memory.
+ * folder ('config.json', '1_Pooling/config.json') to any of the single-file sources. A hub id 'organisation/name'
+ * (a string that is not a URL, not an existing Node path and not a file name): its files downloaded once into
+ * the cache (LoadOptions revision, cache, host; 'attnwasm/hub'). Files are streamed: never whole in memory.
  */
 export type ModelSource =
   | string | URL | Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array>
@@ -399,9 +400,20 @@ export type ModelFileSource = string | URL | Uint8Array | ArrayBuffer | Blob | R
 export interface LoadOptions {
   /**
    * Called as bytes arrive: loaded and total bytes so far (total null when a stream does not say), and the file
-   * being read. If it throws, the load stops and rejects with that error (through attnwasm/worker too).
+   * being read; for a hub id also the bytes read from the cache and those downloaded so far, and why a file was
+   * not kept in the cache (quota, a full disk) if one was not. If it throws, the load stops and rejects with that
+   * error (through attnwasm/worker too).
    */
-  onProgress?: (p: { loaded: number; total: number | null; file: string }) => void;
+  onProgress?: (p: { loaded: number; total: number | null; file: string; cached?: number; downloaded?: number; cacheError?: string }) => void;
+  /** A hub id's branch, tag or commit (default 'main'). A commit already cached loads with no request at all. */
+  revision?: string;
+  /**
+   * A hub id's cache: the default (Node: ATTNWASM_CACHE or ~/.cache/attnwasm/hub; a browser: the origin
+   * private file system), a Node folder path, a HubCache of 'attnwasm/hub', or false (download, keep nothing).
+   */
+  cache?: false | string | import('./hub.js').HubCache;
+  /** The hub to ask for a hub id: a mirror, a local server (default: HF_ENDPOINT in Node, else https://huggingface.co). */
+  host?: string;
   /**
    * Ends the load when it aborts: the downloads are cancelled, what was reserved is freed, and the load rejects
    * with the signal's reason (an AbortError DOMException unless abort() was given one). aw.close() during a load
@@ -1028,6 +1040,8 @@ export interface AttnWasm {
   loadEmbedder(source: ModelSource, options?: LoadOptions): Promise<Embedder>;
   /** Cosine similarity of vectors (a number) or of embedding matrices (n, d) and (m, d) → (n, m); also exported by the package. */
   cosineSimilarity: CosineSimilarity;
+  /** The models downloaded by hub id, kept for the next load: list(), delete(id). */
+  readonly cache: import('./hub.js').HubCache;
   /** The model classes, for instanceof checks on what loadModel returns (not constructible: use the loaders). */
   readonly Translator: abstract new (...args: never[]) => Translator;
   readonly Classifier: abstract new (...args: never[]) => Classifier;

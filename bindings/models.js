@@ -32,6 +32,7 @@ import { makeTranslator } from './translator.js';
 import { makeClassifier } from './classifier.js';
 import { makeCausalLm, CharTokenizer } from './causal_lm.js';
 import { makeEmbedder, checkPooling, readSentenceTransformers } from './embedder.js';
+import { hubSource, HUB_OPTIONS } from './hub/hook.js';
 
 /** config.json as text: a parsed object, its text or its bytes. */
 function configText(config) {
@@ -126,7 +127,7 @@ export function makeModels(rt, classes) {
   // vocabularies and labels from the same config.
   async function load(source, options, expected, where) {
     const o = checkOptions(options, ['onProgress', 'config', 'tokenizer', 'tokenizerConfig', 'generationConfig', 'dtype', 'pooling', 'normalize',
-      'signal', 'readTimeoutMs'], where);
+      'signal', 'readTimeoutMs', ...HUB_OPTIONS], where);
     rt._core;  // eslint-disable-line no-unused-expressions -- ERR_CLOSED on a closed runtime, before anything is read
     const scope = new LoadScope(rt, o);
     try {
@@ -154,7 +155,10 @@ export function makeModels(rt, classes) {
     if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
     // An encoder's: checked now, used once the checkpoint is known to be one.
     const st = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
-    const cp = await resolveCheckpoint(source, io);
+    // A hub id 'org/name': its files, cached (hub/); the load's signal ends its downloads too.
+    const hub = await hubSource(source, { ...o, signal: scope.signal });
+    scope.check();
+    const cp = await resolveCheckpoint(hub ? hub.files : source, io);
     scope.check();
     // A folder's own config.json and tokenizer files, unless the options give them.
     const side = async (name, given) => {
@@ -181,7 +185,7 @@ export function makeModels(rt, classes) {
     const generationGiven = encoderType ? undefined : await side('generation_config.json', o.generationConfig);
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
-      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: o.onProgress, scope,
+      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress, scope,
     });
     // Validated natively by the loader: the config passed, or the file's (keys unique, so JSON.parse reads
     // what the native reader read). The model's numbers come from the handle (CausalLM, Embedder).

@@ -27,6 +27,7 @@ import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
 import { saveWorkerGlobal, unrefWorkers } from './workers.js';
 import { closedDuringLoad } from './load_scope.js';
+import { HubCache } from './hub/cache.js';
 
 export { saveWorkerGlobal, unrefWorkers };
 
@@ -65,6 +66,8 @@ export class AttnWasm {
     this.loadEmbedder = models.loadEmbedder;
     /** Cosine similarity of vectors (a number) or of embedding matrices (n, d) and (m, d) → (n, m) (embedder.js). */
     this.cosineSimilarity = cosineSimilarity;
+    /** The models downloaded by hub id, kept for the next load: list(), delete(id) (hub/cache.js). */
+    this.cache = new HubCache();
   }
 
   /**

@@ -16,7 +16,10 @@ const BYOB_CHUNK = 4 << 20;  // the most bytes one read of a byte stream gives
 /** How long a read may wait for its next bytes by default before it fails with ERR_TIMEOUT. */
 export const READ_TIMEOUT_MS = 60000;
 
-const sourceError = (name, message, cause) => new AttnWasmError('ERR_INVALID_ARGUMENT', `source: ${name}: ${message}`, cause ? { cause } : {});
+// A download's own codes (hub/: the network failed, the bytes are not the hub's) survive the wrapping.
+const KEPT_CODES = ['ERR_NETWORK', 'ERR_INTEGRITY'];
+const sourceError = (name, message, cause) => new AttnWasmError(KEPT_CODES.includes(cause?.code) ? cause.code : 'ERR_INVALID_ARGUMENT',
+  `source: ${name}: ${message}`, cause ? { cause } : {});
 
 /** A Node fs module, or null outside Node. */
 export async function nodeFs() {
@@ -29,6 +32,9 @@ export async function nodePath(s) {
   const { fileURLToPath } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_URL);
   return fileURLToPath(s);
 }
+
+/** The method of a source that opens it lazily: `{ [OPEN]: async () => source }`. */
+const OPEN = Symbol.for('attnwasm.open');
 
 const isRemote = (s) => /^(https?|blob|data):/i.test(s);
 
@@ -250,6 +256,8 @@ function fromResponse(res, name, url = res.url, io = {}) {
  */
 export async function openSource(source, name = 'source', io = {}) {
   if (io.signal?.aborted) throw io.signal.reason;
+  // A source opened only when read (a hub file: hub/folder.js), under a registered symbol so that nothing imports it.
+  if (source !== null && typeof source === 'object' && typeof source[OPEN] === 'function') return openSource(await source[OPEN](), name, io);
   if (source instanceof Uint8Array) return new ByteSource(name, source.byteLength, bytesChunks(source), undefined, io);
   if (source instanceof ArrayBuffer) return new ByteSource(name, source.byteLength, bytesChunks(new Uint8Array(source)), undefined, io);
   if (ArrayBuffer.isView(source)) {

@@ -108,6 +108,8 @@ export interface WorkerRuntime extends RuntimeFunctions {
   readonly workerUrl: string;
   /** capabilities() as the worker reported them at start (environment: 'worker' in browsers, 'node' in Node). */
   readonly startCapabilities: Capabilities;
+  /** The hub cache the worker's loads use (the origin's, or Node's default folder): list(), delete(id). */
+  readonly cache: import('./hub.js').HubCache;
   /**
    * Loads a model in the worker. A URL, a Node path, a File or a Blob is read by the worker (the bytes never
    * pass through the page); bytes are copied to it; a FileList / File[] / Map of Files crosses as handles.

@@ -15,6 +15,8 @@
 // worker; { type: 'hello' | 'reply' | 'item' | 'callback', … } back.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkOptions, checkInteger } from './checks.js';
+import { HubCache } from './hub/cache.js';
+import { looksLikeHubId } from './hub/ids.js';
 
 export { AttnWasmError };
 
@@ -250,9 +252,12 @@ class Channel {
   }
 }
 
-/** A model's source as the worker should see it: in a page, a relative URL made absolute (the worker's base is its script). */
+/**
+ * A model's source as the worker should see it: in a page, a relative URL made absolute (the worker's base is
+ * its script); a hub id ('org/name') stays one.
+ */
 function resolveSource(s) {
-  if (isNode || !(typeof s === 'string' || s instanceof URL)) return s;
+  if (isNode || !(typeof s === 'string' || s instanceof URL) || looksLikeHubId(s)) return s;
   try {
     return new URL(String(s), globalThis.location?.href).href;
   } catch {
@@ -515,6 +520,8 @@ class WorkerRuntime {
     this.workerUrl = workerUrl;
     /** @readonly capabilities() as the worker reported them when it started. */
     this.startCapabilities = capabilities;
+    /** The hub cache the worker's loads use (the origin's, or Node's folder): list(), delete(id), read from here. */
+    this.cache = new HubCache();
     for (const name of methods) {
       Object.defineProperty(this, name, { value: (...args) => ch.call(0, name, args, { source: /^load/.test(name) }) });
     }

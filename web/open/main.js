@@ -14,6 +14,7 @@
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel, formatBytes, formatMs } from '../shared/panel.js';
 import { blues, css, textOn } from '../shared/colormap.js';
+import { mountCacheView, looksLikeHubId } from './cache_view.js';
 
 const REPO_MODELS = [
   { label: 'fortune writer (causal LM)', url: '/models/lm/lm.safetensors' },
@@ -244,13 +245,15 @@ async function load() {
   const t0 = performance.now();
   const dtype = $('dtype').value;
   document.body.dataset.loaded = 'loading';
+  let fromHub = '';  // a hub id's bytes: downloaded, and read from the cache
   try {
     model = await rt.loadModel(chosen.arg, {
-      ...(dtype ? { dtype } : {}),
-      onProgress: ({ loaded, total, file }) => {
+      ...(dtype ? { dtype } : {}), ...chosen.options,
+      onProgress: ({ loaded, total, file, cached, downloaded }) => {
         if (total) { bar.max = total; bar.value = loaded; } else bar.removeAttribute('value');
         const s = (performance.now() - t0) / 1000;
-        $('progress-text').textContent = `Loading ${file}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+        $('progress-text').textContent = `Loading ${file}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`
+          + (fromHub = cached === undefined ? '' : ` (${formatBytes(downloaded)} downloaded, ${formatBytes(cached)} from the cache)`);
         $('progress-rate').textContent = `${(loaded / 2 ** 20 / Math.max(s, 1e-3)).toFixed(0)} MB/s · ${s.toFixed(1)} s`;
       },
     });
@@ -264,13 +267,14 @@ async function load() {
     return;
   }
   const seconds = (performance.now() - t0) / 1000;
-  $('progress-text').textContent = `Loaded ${formatBytes(model.fileBytes)} in ${seconds.toFixed(1)} s`;
+  $('progress-text').textContent = `Loaded ${formatBytes(model.fileBytes)} in ${seconds.toFixed(1)} s${fromHub}`;
   $('progress-rate').textContent = `${(model.fileBytes / 2 ** 20 / seconds).toFixed(0)} MB/s`;
   bar.max = 1;
   bar.value = 1;
   panel.setModelSize(model.weightBytes);
   $('load').disabled = false;
   showModel(seconds);
+  cacheView.refresh();
   document.body.dataset.loaded = 'true';
 }
 
@@ -781,9 +785,11 @@ $('pick-files').addEventListener('change', (e) => { if (e.target.files.length) c
 $('url-form').addEventListener('submit', (e) => {
   e.preventDefault();
   const u = $('url').value.trim();
-  if (u) choose(u, () => inspectUrl(u));
+  if (looksLikeHubId(u)) choose(u, () => cacheView.inspect(u));
+  else if (u) choose(u, () => inspectUrl(u));
 });
 $('load').addEventListener('click', load);
+const cacheView = mountCacheView($('cache-view'), { open: (id) => choose(id, () => cacheView.inspect(id)), inspectFiles, inspectUrl });
 $('ask').addEventListener('submit', (e) => { e.preventDefault(); send(); });
 $('prompt').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && $('mode-chat').checked) { e.preventDefault(); send(); }
