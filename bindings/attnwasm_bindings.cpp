@@ -19,7 +19,6 @@
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "kernels/gemm.h"
-#include "io/model_config.h"
 #include "io/safetensors.h"
 #include "layers/activation.h"
 #include "layers/embedding.h"
@@ -33,6 +32,7 @@
 #include "layers/transformer.h"
 #include "models/causal_lm.h"
 #include "models/encoder.h"
+#include "models/families.h"
 #include "models/load_model.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
@@ -192,8 +192,9 @@ std::unique_ptr<CallResult> CheckShape(std::string name, val shape) {
 // layers.js reads code()/message() and deletes it at once.
 class ModuleHandle {
  public:
-  ModuleHandle(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind)
-      : status_(std::move(s)), module_(std::move(m)), kind_(kind) {}
+  // kind: the class in messages ("Linear", "CausalLM"); family: a loaded model's registry row (null: a layer).
+  ModuleHandle(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind, const aw::Family* family = nullptr)
+      : status_(std::move(s)), module_(std::move(m)), kind_(kind), family_(family) {}
   int code() const { return int(status_.code()); }
   std::string message() const { return status_.message(); }
 
@@ -214,11 +215,9 @@ class ModuleHandle {
         return val(emscripten::typed_memory_view(size_t(aw::NumelChecked(p.shape)), module_->Param(name)));
     return val::undefined();
   }
-  // A loaded model's resolved config as JSON (models/load_model.h ModelInfoJson); "{}" for a layer.
-  std::string info() const {
-    const std::string k = kind_;
-    return aw::ModelInfoJson(*module_, k == "CausalLM" ? "causal_lm" : k == "Embedder" ? "encoder" : "");
-  }
+  // A loaded model's resolved config as JSON, its family's kind first (models/families.h FamilyInfoJson); "{}"
+  // for a layer.
+  std::string info() const { return family_ ? aw::FamilyInfoJson(*module_, *family_) : "{}"; }
   std::unique_ptr<CallResult> loadStateDict(val names, val ptrs, val shapes) {
     std::vector<aw::NamedTensor> entries;
     const int n = names["length"].as<int>();
@@ -235,10 +234,12 @@ class ModuleHandle {
   aw::Status status_;
   std::unique_ptr<aw::Module> module_;
   const char* kind_;
+  const aw::Family* family_;
 };
 
-std::unique_ptr<ModuleHandle> Wrap(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind) {
-  return std::make_unique<ModuleHandle>(s, s.ok() ? std::move(m) : nullptr, kind);
+std::unique_ptr<ModuleHandle> Wrap(aw::Status s, std::unique_ptr<aw::Module> m, const char* kind,
+                                   const aw::Family* family = nullptr) {
+  return std::make_unique<ModuleHandle>(s, s.ok() ? std::move(m) : nullptr, kind, family);
 }
 
 template <class M, class... A>
@@ -575,9 +576,9 @@ class LoaderHandle {
   }
   std::unique_ptr<ModuleHandle> finish() {
     std::unique_ptr<aw::Module> m;
-    std::string kind;
-    aw::Status s = loader_.Finish(&m, &kind);
-    return Wrap(s, std::move(m), aw::ModelClassName(kind));
+    const aw::Family* family = nullptr;
+    aw::Status s = loader_.Finish(&m, &family);
+    return Wrap(s, std::move(m), family ? family->class_name : "Model", family);
   }
   double weightBytes() const { return double(loader_.weight_bytes()); }
 

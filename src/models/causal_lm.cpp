@@ -76,99 +76,8 @@ Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
   return Status::OK();
 }
 
-namespace {
-
-// The rotated dims of a head: int(head_dim · partial_rotary_factor), as HF forms it.
-int64_t RotaryDim(const CausalLmConfig& c) {
-  return c.partial_rotary_factor == 1.0 ? c.head_dim : int64_t(double(c.head_dim) * c.partial_rotary_factor);
-}
-
-// One RoPE spec's fields (key: where they were read, "rope_scaling" or "rope_parameters…").
-Status CheckRope(const io::ConfigRules& r, const RopeSpec& s, const std::string& key, const std::string& theta_key,
-                 int64_t rot) {
-  AW_RETURN_IF_ERROR(r.Positive(theta_key, s.theta));
-  const std::string k = key + ".";
-  const std::string& t = s.type;
-  if (t == "linear" || t == "dynamic" || t == "llama3" || ((t == "yarn" || t == "longrope") && s.factor != 0))
-    AW_RETURN_IF_ERROR(r.Positive(k + "factor", s.factor));
-  if (t == "llama3") {
-    AW_RETURN_IF_ERROR(r.Positive(k + "low_freq_factor", s.low_freq_factor));
-    AW_RETURN_IF_ERROR(r.Positive(k + "high_freq_factor", s.high_freq_factor));
-    if (!(s.high_freq_factor > s.low_freq_factor))
-      return r.Fail(k + "high_freq_factor", "a number > low_freq_factor (" + NumStr(s.low_freq_factor) + ")",
-                    s.high_freq_factor);
-  }
-  if (t == "llama3" || t == "longrope" || (t == "yarn" && s.original_max != 0)) {
-    const std::string om = r.Has(k + "original_max_position_embeddings") || t != "longrope"
-                               ? k + "original_max_position_embeddings" : "original_max_position_embeddings";
-    AW_RETURN_IF_ERROR(r.Int(om, s.original_max, 1, kMaxPositions));
-  }
-  if (s.attention_factor) AW_RETURN_IF_ERROR(r.Positive(k + "attention_factor", *s.attention_factor));
-  if (t == "yarn") {
-    AW_RETURN_IF_ERROR(r.Positive(k + "beta_fast", s.beta_fast));
-    AW_RETURN_IF_ERROR(r.Positive(k + "beta_slow", s.beta_slow));
-    for (auto [name, v] : {std::pair{"mscale", s.mscale}, std::pair{"mscale_all_dim", s.mscale_all_dim}})
-      if (v && !std::isfinite(*v)) return r.Fail(k + name, "a number", *v);
-  }
-  if (t == "longrope")
-    for (auto [name, list] : {std::pair{"short_factor", &s.short_factor}, std::pair{"long_factor", &s.long_factor}})
-      if (int64_t(list->size()) != rot / 2)
-        return r.Fail(k + name, "a list of rotary dims / 2 = " + std::to_string(rot / 2) + " numbers",
-                      double(list->size()));
-  return Status::OK();
-}
-
-}  // namespace
-
 Status CheckAttentionWindow(int64_t window) {
   return IntInRange("attentionWindow", window, 1, kMaxAttentionWindow);
-}
-
-Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src) {
-  const io::ConfigRules r(src);
-  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
-  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
-  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
-  AW_RETURN_IF_ERROR(r.Divisor("num_key_value_heads", c.kv_heads, "num_attention_heads", c.heads));
-  if (c.head_dim == 0 && !r.Has("head_dim")) {  // absent, and hidden_size / num_attention_heads is not an even integer
-    return r.Fail("head_dim", "a number, or hidden_size / num_attention_heads an even integer (" +
-                                    std::to_string(c.hidden) + " / " + std::to_string(c.heads) + ")", 0);
-  } else {
-    AW_RETURN_IF_ERROR(r.Int("head_dim", c.head_dim, 2, kMaxHeadDim));
-    if (c.head_dim % 2) return r.Fail("head_dim", "an even number (RoPE pairs)", double(c.head_dim));
-  }
-  AW_RETURN_IF_ERROR(r.Positive("rms_norm_eps", c.rms_eps));
-  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, 1, kMaxPositions));
-  // RoPE: the rotated dims, then each spec's fields.
-  if (!(c.partial_rotary_factor > 0 && c.partial_rotary_factor <= 1))
-    return r.Fail(r.Has("rope_parameters.partial_rotary_factor") ? "rope_parameters.partial_rotary_factor"
-                                                                  : "partial_rotary_factor",
-                  "a number in (0, 1]", c.partial_rotary_factor);
-  const int64_t rot = RotaryDim(c);
-  if (rot < 2 || rot % 2)
-    return r.Fail("partial_rotary_factor", "a factor giving an even number of rotated dims >= 2 (head_dim " +
-                                               std::to_string(c.head_dim) + " × factor = " + std::to_string(rot) + ")",
-                  c.partial_rotary_factor);
-  AW_RETURN_IF_ERROR(CheckRope(r, c.rope, c.rope_key, c.rope_theta_key, rot));
-  if (c.has_local_rope) AW_RETURN_IF_ERROR(CheckRope(r, c.rope_local, "rope_parameters.sliding_attention", c.local_theta_key, rot));
-  if (!c.layer_sliding.empty()) AW_RETURN_IF_ERROR(r.Int("sliding_window", c.sliding_window, 1, kMaxAttentionWindow));
-  if (c.query_scale != 0 && !(c.query_scale > 0 && std::isfinite(c.query_scale)))
-    return r.Fail("query_pre_attn_scalar", "a number > 0", c.query_scale);
-  // Special tokens: ids of the vocabulary (generate() stops at eos_token_id by default).
-  const std::string ids = "an id in [0, " + std::to_string(c.vocab - 1) + "] (vocab_size " + std::to_string(c.vocab) + ")";
-  for (const char* key : {"bos_token_id", "pad_token_id"}) {
-    const std::optional<int64_t>& v = std::string(key) == "bos_token_id" ? c.bos_id : c.pad_id;
-    if (v && !(*v >= 0 && *v < c.vocab)) return r.Fail(key, ids + " or null", double(*v));
-  }
-  for (size_t i = 0; i < c.eos_ids.size(); ++i) {
-    const int64_t v = c.eos_ids[i];
-    if (v >= 0 && v < c.vocab) continue;
-    if (r.IsList("eos_token_id") || (!src && c.eos_ids.size() > 1)) return r.FailItem("eos_token_id", i, ids, double(v));
-    return r.Fail("eos_token_id", ids + " or null, or a list of ids", double(v));
-  }
-  return Status::OK();  // attention_window: a file's own field, checked where the file is read (io/model_config.cpp)
 }
 
 Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource* src) {
@@ -219,7 +128,7 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   const CausalLmConfig& c = cfg_;
   const size_t E = size_t(c.hidden), H = size_t(c.heads), Hkv = size_t(c.kv_heads), D = size_t(c.head_dim);
   const size_t QD = H * D, KD = Hkv * D, I = size_t(c.intermediate), L = layers_.size();
-  const size_t R = size_t(RotaryDim(c));
+  const size_t R = size_t(c.rotary_dim());
   const size_t len = cache->len, S = len + T, cap = cache->capacity;
   ScratchScope scope;
   // RoPE tables of positions len … len+T−1, shared by every layer and sequence: the full layers' spec and, for

@@ -41,7 +41,7 @@
 #include "core/buffer.h"
 #include "core/module.h"
 #include "core/rng.h"
-#include "io/causal_lm_config.h"
+#include "models/causal_lm_config.h"
 #include "io/json_fields.h"
 #include "layers/embedding.h"
 #include "layers/kv_cache.h"
@@ -50,11 +50,6 @@
 
 namespace aw {
 
-// The family's range rules, each written once, every bound in core/limits.h: Init applies them first. With a
-// source (the config.json or file it was read from) an error names the field as the file does
-// ("config.vocab_size: expected an integer in [1, 1000000], got 0", ERR_INVALID_ARGUMENT); without,
-// the field alone (ERR_OUT_OF_RANGE).
-Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src = nullptr);
 
 // The window of an attention (generate()'s attentionWindow; a file's is read with the same bound): the keys
 // a query sees, itself included, in [1, kMaxAttentionWindow]; "attentionWindow: expected an integer in [1, …],

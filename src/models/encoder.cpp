@@ -19,24 +19,6 @@
 
 namespace aw {
 
-Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src) {
-  const io::ConfigRules r(src);
-  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
-  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
-  if (c.hidden % c.heads)
-    return r.Fail("num_attention_heads", "a divisor of hidden_size (" + std::to_string(c.hidden) + ")", double(c.heads));
-  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
-  AW_RETURN_IF_ERROR(r.Int("type_vocab_size", c.type_vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(r.Int("pad_token_id", c.pad_id, 0, c.vocab - 1));
-  // RoBERTa's positions start at pad_token_id + 1: a table of max_position_embeddings rows holds
-  // max_position_embeddings − pad_token_id − 1 tokens.
-  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, c.roberta_positions ? c.pad_id + 2 : 1,
-                           kMaxPositions));
-  return r.Positive("layer_norm_eps", c.eps);
-}
-
 Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
   const int64_t E = c.hidden, I = c.intermediate;
   for (Linear* l : {&query, &key, &value, &attn_dense}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));

@@ -30,7 +30,7 @@
 #include "core/buffer.h"
 #include "core/module.h"
 #include "core/rng.h"
-#include "io/encoder_config.h"
+#include "models/encoder_config.h"
 #include "io/json_fields.h"
 #include "layers/embedding.h"
 #include "layers/layer_norm.h"
@@ -38,8 +38,6 @@
 
 namespace aw {
 
-// The family's range rules (bounds in core/limits.h), worded from the config's source as the causal LM's are.
-Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
 
 // sentence-transformers' pooling modes (Pooling.py).
 enum class Pooling { kCls = 0, kMean = 1, kMax = 2, kMeanSqrtLen = 3, kWeightedMean = 4, kLastToken = 5 };

@@ -1,3 +1,7 @@
+// ModelLoader (load_model.h): generic over the families. Begin asks the registry for the family (families.h),
+// lets its row build the model and name the tensors, checks a shard index against the files, matches every tensor
+// to a parameter and reserves the stored ones; Feed writes rows as they arrive; Finish checks that everything
+// came and that a tied tensor equals its source.
 #include "models/load_model.h"
 
 #include <algorithm>
@@ -9,142 +13,12 @@
 #include "core/rules.h"
 #include "io/json_fields.h"
 #include "kernels/convert.h"
-#include "io/model_config.h"
-#include "layers/activation.h"
-#include "models/causal_lm.h"
-#include "models/encoder.h"
-#include "io/encoder_config.h"
-#include "models/translator.h"
-#include "models/vit_classifier.h"
+#include "models/families.h"
 
 namespace aw {
-
-const char* ModelClassName(std::string_view kind) {
-  return kind == "vit" ? "Classifier" : kind == "causal_lm" ? "CausalLM" : kind == "encoder" ? "Embedder" : "Translator";
-}
-
-
 namespace {
 
-// The families' Transformer layers, from the config's fields.
-TransformerLayerConfig LayerOf(const ModelSpec& s) {
-  TransformerLayerConfig l;
-  l.d_model = s.d_model;
-  l.nhead = s.nhead;
-  l.dim_feedforward = s.dim_feedforward;
-  l.dropout = 0.0;
-  ParseActivation(s.activation, &l.activation);  // validated: "relu" or "gelu"
-  l.norm_first = s.norm_first;
-  l.layer_norm_eps = s.layer_norm_eps;
-  l.batch_first = true;
-  l.bias = true;
-  return l;
-}
-
-template <class M, class C, class... A>
-Status Make(const C& c, std::unique_ptr<Module>* out, A... args) {
-  Rng rng = Rng::ForLoading();  // every parameter comes from the file: no random values, no packing of them
-  auto m = std::make_unique<M>();
-  AW_RETURN_IF_ERROR(m->Init(c, rng, args...));
-  *out = std::move(m);
-  return Status::OK();
-}
-
-// lm_source: where a causal LM's config was read from (its range errors name the file's fields).
-Status Build(const ModelSpec& s, const io::ConfigSource& lm_source, std::unique_ptr<Module>* out) {
-  if (s.model == "causal_lm") return Make<CausalLm>(s.lm, out, &lm_source);
-  if (s.model == "translator") {
-    TranslatorConfig c;
-    c.layer = LayerOf(s);
-    c.num_encoder_layers = s.num_encoder_layers;
-    c.num_decoder_layers = s.num_decoder_layers;
-    c.src_vocab = s.src_vocab;
-    c.tgt_vocab = s.tgt_vocab;
-    c.max_len = s.max_len;
-    c.embed_scale = s.embed_scale;
-    c.eos = s.eos;
-    return Make<Translator>(c, out);
-  }
-  VitConfig c;
-  c.layer = LayerOf(s);
-  c.image_size = s.image_size;
-  c.patch_size = s.patch_size;
-  c.in_channels = s.in_channels;
-  c.num_layers = s.num_layers;
-  c.num_classes = s.num_classes;
-  c.mean = s.mean;
-  c.std = s.std;
-  return Make<VitClassifier>(c, out);
-}
-
-
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-// The model a config describes: a config.json's text (a causal LM), else the first file's attnwasm.config.
-// *root keeps the config alive while the model is built (its range errors quote it).
-Status BuildFromConfig(std::string_view expected_model, std::string_view config_json,
-                       const std::vector<ModelLoader::File>& files, io::JsonValue* root, std::unique_ptr<Module>* out,
-                       std::string* kind) {
-  const io::StFile& first = files[0].header;
-  ModelSpec spec;
-  io::ConfigSource lm_source;
-  if (!config_json.empty()) {
-    // A checkpoint with its Hugging Face config.json beside it: a causal LM, or an encoder (BERT's family).
-    if (!expected_model.empty() && expected_model != "causal_lm" && expected_model != "encoder")
-      return ArgError("config: only a causal LM or an encoder is loaded with a config.json; this loader expects a \"" +
-                      std::string(expected_model) + "\" model");
-    AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", root));
-    if (IsEncoderConfig(*root)) {
-      if (expected_model == "causal_lm")
-        return ArgError("config.model_type: expected a causal LM's (" + std::string(CausalLmFamilies()) + "), got \"" +
-                        root->Find("model_type")->str + "\", an encoder: load it with loadModel");
-      EncoderConfig ec;
-      AW_RETURN_IF_ERROR(ReadEncoderConfig(*root, "config", &ec));
-      for (const ModelLoader::File& f : files)  // a pooler if the checkpoint has one (BertModel's add_pooling_layer)
-        for (const io::StTensor& t : f.header.tensors) ec.pooler = ec.pooler || EndsWith(t.name, "pooler.dense.weight");
-      const io::ConfigSource src{root, "config"};
-      *kind = "encoder";
-      return Make<Encoder>(ec, out, &src);
-    }
-    if (expected_model == "encoder")
-      return ArgError("config.model_type: expected \"bert\", \"roberta\" or \"xlm-roberta\" (an encoder), got " +
-                      io::Describe(root->Find("model_type")));
-    const io::JsonValue* mt = root->Find("model_type");
-    if (expected_model.empty() && !(mt && mt->is_string() && (IsCausalLmType(mt->str) || mt->str == "gemma3")))
-      return ArgError("config.model_type: expected a causal LM's (" + std::string(CausalLmFamilies()) +
-                      ") or an encoder's (\"bert\", \"roberta\" or \"xlm-roberta\"), got " + io::Describe(mt));
-    AW_RETURN_IF_ERROR(ReadCausalLmConfig(*root, "config", &spec.lm));
-    spec.model = "causal_lm";
-    lm_source = {root, "config"};
-  } else {
-    if (expected_model == "encoder")
-      return ArgError("config: an encoder is loaded with its Hugging Face config.json (loadModel(weights, { config }) or "
-                      "its folder)");
-    const std::string* json = nullptr;
-    for (const auto& kv : first.metadata)
-      if (kv.first == "attnwasm.config") json = &kv.second;
-    if (!json)
-      return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py, "
-                      "or pass a Hugging Face checkpoint's config.json: loadModel(bytes, { config }))");
-    Status s = io::ParseJson(*json, root);
-    if (!s.ok()) {
-      std::string m = s.message();
-      if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
-      s = ArgError("attnwasm.config: not valid JSON: " + m);
-    }
-    if (s.ok()) s = ReadModelConfig(*root, expected_model, &spec);
-    if (!s.ok()) return Status(s.code(), "source: " + s.message());
-    if (spec.model == "causal_lm") lm_source = {root->Find("hf_config"), "source: attnwasm.config.hf_config"};
-  }
-  AW_RETURN_IF_ERROR(Build(spec, lm_source, out));
-  *kind = spec.model;
-  return Status::OK();
-}
-
-
-// FNV-1a over 32-bit words: the rows of a tied lm_head and of the embedding, compared at Finish.
+// FNV-1a over 32-bit words: the rows of a tied tensor and of its source, compared at Finish.
 constexpr uint64_t kFnvOffset = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
 // Rows converted to float32 at a time on their way into a store: a panel of its packed layouts (kernels/gemm.h
 // kGemmNR, kernels/qgemm.h), which it then writes whole.
@@ -184,7 +58,7 @@ Status CheckFits(const io::StTensor& t, size_t row, size_t n, const float* v, We
   return Status::OK();
 }
 
-bool Parse(std::string_view dtype, bool* as_stored, WeightType* t) {
+bool ParseDtype(std::string_view dtype, bool* as_stored, WeightType* t) {
   *as_stored = dtype.empty();
   if (dtype.empty()) return true;
   for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4})
@@ -193,6 +67,74 @@ bool Parse(std::string_view dtype, bool* as_stored, WeightType* t) {
       return true;
     }
   return false;
+}
+
+// The type a stored parameter keeps: the one asked for, or the file's (16-bit floats as they are, else float32).
+WeightType StoreType(bool as_stored, WeightType chosen, io::StDType d) {
+  if (!as_stored) return chosen;
+  return d == io::StDType::kBF16 ? WeightType::kBF16 : d == io::StDType::kF16 ? WeightType::kF16 : WeightType::kF32;
+}
+
+// The family of the checkpoint and its model: from config_json (a Hugging Face config.json), else from the first
+// file's own "attnwasm.config" metadata. *root keeps the config alive while the model is built (its range errors
+// quote it).
+Status BuildModel(std::string_view expected, std::string_view config_json, const std::vector<ModelLoader::File>& files,
+                  io::JsonValue* root, const Family** family, std::unique_ptr<Module>* model) {
+  FamilyConfig c;
+  for (const ModelLoader::File& f : files)
+    for (const io::StTensor& t : f.header.tensors) c.tensors.push_back(&t);
+  c.json = root;
+  AW_RETURN_IF_ERROR(CheckConfigKind(expected, !config_json.empty()));
+  if (!config_json.empty()) {
+    AW_RETURN_IF_ERROR(io::ParseObject(config_json, "config", "a Hugging Face config.json", root));
+    c.root = "config";
+  } else {
+    const std::string* json = nullptr;
+    for (const auto& kv : files[0].header.metadata)
+      if (kv.first == "attnwasm.config") json = &kv.second;
+    if (!json)
+      return ArgError("source: the file has no \"attnwasm.config\" metadata (export it with tools/export_safetensors.py, "
+                      "or pass a Hugging Face checkpoint's config.json: loadModel(bytes, { config }))");
+    const Status s = io::ParseJson(*json, root);
+    if (!s.ok()) {
+      std::string m = s.message();
+      if (m.rfind("json: ", 0) == 0) m.erase(0, 6);
+      return ArgError("source: attnwasm.config: not valid JSON: " + m);
+    }
+    c.root = "source: attnwasm.config";
+    c.own = true;
+  }
+  AW_RETURN_IF_ERROR(FindFamily(*root, c.own, expected, c.root, family));
+  return (*family)->build(c, model);
+}
+
+// A sharded checkpoint's index against the files given: every tensor of weight_map in the file it names, every
+// file's tensor listed. file_of: each stored tensor name → its file.
+Status CheckIndex(std::string_view index_json, const std::vector<ModelLoader::File>& files,
+                  const std::map<std::string, size_t>& file_of) {
+  io::JsonValue index;
+  AW_RETURN_IF_ERROR(io::ParseObject(index_json, "index", "a model.safetensors.index.json", &index));
+  const io::JsonValue* map = index.Find("weight_map");
+  if (!map || !map->is_object())
+    return io::FieldError("index", ".weight_map", "an object of tensor name → file name", io::Describe(map));
+  size_t listed = 0;
+  for (const io::JsonMember& m : map->members) {
+    if (!m.value.is_string()) return io::FieldError("index", ".weight_map" + io::KeyPath(m.key), "a file name", io::Describe(&m.value));
+    const auto it = file_of.find(m.key);
+    if (it == file_of.end() || files[it->second].name != m.value.str) {
+      bool shard_given = false;
+      for (const ModelLoader::File& f : files) shard_given = shard_given || f.name == m.value.str;
+      return ArgError("index: weight_map names tensor '" + m.key + "' in " + m.value.str + ", " +
+                      (!shard_given ? std::string("a file that was not given")
+                                    : "which does not hold it" +
+                                          (it == file_of.end() ? std::string(" (no file does)") : " (" + files[it->second].name + " does)")));
+    }
+    ++listed;
+  }
+  if (listed != file_of.size())
+    for (const auto& [name, f] : file_of)
+      if (!map->Find(name)) return ArgError("index: " + files[f].name + " holds tensor '" + name + "', which weight_map does not list");
+  return Status::OK();
 }
 
 }  // namespace
@@ -204,8 +146,8 @@ struct ModelLoader::State {
     const io::StTensor* t = nullptr;
     size_t esize = 0, cols = 0, rows = 0;  // rows of cols elements (a 1-D tensor: one row)
     float* data = nullptr;                  // a float parameter, or
-    ParamStore* store = nullptr;            // a stored one, or neither (an ignored tensor, a tied copy)
-    bool hash = false;                      // fold its rows into `h` (a tied lm_head and its embedding)
+    ParamStore* store = nullptr;            // a stored one, or neither (a skipped tensor, a tied copy)
+    bool hash = false;                      // fold its rows into `h` (a tied tensor and its source)
     uint64_t h = kFnvOffset;
     uint64_t received = 0;                  // bytes
   };
@@ -218,13 +160,18 @@ struct ModelLoader::State {
     size_t carry_n = 0;
   };
   std::unique_ptr<Module> model;
-  std::string kind;
+  const Family* family = nullptr;
   std::vector<FileState> files;
   std::vector<Target> targets;
   Buffer row;                               // up to kRowBlock rows converted
-  int tied_copy = -1, tied_embed = -1;      // targets compared at Finish
+  int tied_copy = -1, tied_source = -1;     // targets compared at Finish
+  std::string tied_message;
   bool begun = false;
 
+  // Which tensors fill which parameters (the family's names), each target's geometry, the stores reserved.
+  Status MatchTensors(std::vector<File>& files, bool as_stored, WeightType chosen);
+  // Each file's targets in the order of their data, and its carry buffer.
+  Status PlanFiles(std::vector<File> files);
   // Converts `rows` whole rows of t from bytes p (row r first) into its destination.
   // An error when a value does not fit the store's type (a float32 weight of 1e6 made float16 is inf).
   Status WriteRows(Target& t, size_t r, size_t rows, const uint8_t* p);
@@ -243,155 +190,100 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
   if (files.empty()) return ArgError("source: no safetensors file");
   bool as_stored = true;
   WeightType chosen = WeightType::kF32;
-  if (!Parse(dtype, &as_stored, &chosen))
+  if (!ParseDtype(dtype, &as_stored, &chosen))
     return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got '" +
                     std::string(dtype) + "'");
   io::JsonValue root;
-  AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files, &root, &st.model, &st.kind));
-  if (st.kind == "encoder") {
-    // Hugging Face's names under a task model's prefix (BertForMaskedLM's "bert.", RobertaForMaskedLM's "roberta.":
-    // the family's own only) are the model's; old saves' LayerNorm.gamma / .beta are weight / bias, as
-    // transformers renames them.
-    const bool bert = static_cast<Encoder*>(st.model.get())->config().model_type == "bert";
-    const std::string prefix = bert ? "bert." : "roberta.";
-    for (File& f : files)
-      for (io::StTensor& t : f.header.tensors) {
-        if (t.name.rfind(prefix, 0) == 0) t.name.erase(0, prefix.size());
-        for (auto [from, to] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"}, std::pair{"LayerNorm.beta", "LayerNorm.bias"}})
-          if (EndsWith(t.name, from)) t.name.replace(t.name.size() - std::strlen(from), std::strlen(from), to);
-      }
-  }
-  const char* what = ModelClassName(st.kind);
-  const bool lm = st.kind == "causal_lm";
-  const bool tied = lm && static_cast<CausalLm*>(st.model.get())->config().tied;
-
-  // A sharded checkpoint's index: every tensor of weight_map in the file it names, every file's tensor listed.
-  std::map<std::string, size_t> file_of;  // tensor → file index
+  AW_RETURN_IF_ERROR(BuildModel(expected, config_json, files, &root, &st.family, &st.model));
+  std::map<std::string, size_t> file_of;  // stored tensor name → file
   for (size_t f = 0; f < files.size(); ++f)
     for (const io::StTensor& t : files[f].header.tensors) {
       const auto ins = file_of.emplace(t.name, f);
       if (!ins.second)
-        return ArgError("source: tensor '" + t.name + "' is in two files: " + files[ins.first->second].name + " and " +
-                        files[f].name);
+        return ArgError("source: tensor '" + t.name + "' is in two files: " + files[ins.first->second].name + " and " + files[f].name);
     }
-  if (!index_json.empty()) {
-    io::JsonValue index;
-    AW_RETURN_IF_ERROR(io::ParseObject(index_json, "index", "a model.safetensors.index.json", &index));
-    const io::JsonValue* map = index.Find("weight_map");
-    if (!map || !map->is_object())
-      return io::FieldError("index", ".weight_map", "an object of tensor name → file name", io::Describe(map));
-    size_t listed = 0;
-    for (const io::JsonMember& m : map->members) {
-      if (!m.value.is_string()) return io::FieldError("index", ".weight_map" + io::KeyPath(m.key), "a file name", io::Describe(&m.value));
-      const auto it = file_of.find(m.key);
-      if (it == file_of.end() || files[it->second].name != m.value.str) {
-        bool shard_given = false;
-        for (const File& f : files) shard_given = shard_given || f.name == m.value.str;
-        return ArgError("index: weight_map names tensor '" + m.key + "' in " + m.value.str + ", " +
-                        (!shard_given ? std::string("a file that was not given")
-                                      : "which does not hold it" +
-                                            (it == file_of.end() ? std::string(" (no file does)") : " (" + files[it->second].name + " does)")));
-      }
-      ++listed;
-    }
-    if (listed != file_of.size())
-      for (const auto& [name, f] : file_of)
-        if (!map->Find(name))
-          return ArgError("index: " + files[f].name + " holds tensor '" + name + "', which weight_map does not list");
-  }
+  if (!index_json.empty()) AW_RETURN_IF_ERROR(CheckIndex(index_json, files, file_of));
+  AW_RETURN_IF_ERROR(st.MatchTensors(files, as_stored, chosen));
+  return st.PlanFiles(std::move(files));
+}
 
-  // Which tensors fill which parameters: every float tensor but the family's ignored ones.
-  std::vector<ParamSpec> specs;
-  std::vector<std::pair<size_t, const io::StTensor*>> used;
-  int lm_head = -1;
-  std::string vit_unexpected;
-  std::vector<ParamSlot> slots = st.model->Slots();
+Status ModelLoader::State::MatchTensors(std::vector<File>& fs, bool as_stored, WeightType chosen) {
+  const Family& fam = *family;
+  TiedTensor tied;
+  const bool has_tied = fam.tied(*model, &tied);
+  std::vector<ParamSlot> slots = model->Slots();
   std::map<std::string, size_t> slot_of;
   for (size_t i = 0; i < slots.size(); ++i) slot_of[slots[i].name] = i;
-  for (size_t f = 0; f < files.size(); ++f)
-    for (const io::StTensor& t : files[f].header.tensors) {
-      // Tensors a task head or an older save adds that the model does not use (HF ignores them too): a masked-LM
-      // head, BERT's position_ids buffer.
-      const bool head = st.kind == "encoder" && (t.name.rfind("cls.", 0) == 0 || t.name.rfind("lm_head.", 0) == 0 ||
-                                                 t.name.rfind("classifier.", 0) == 0 ||
-                                                 EndsWith(t.name, "embeddings.position_ids"));
-      if (head || (lm && EndsWith(t.name, ".rotary_emb.inv_freq"))) {  // older saves' RoPE buffers
-        st.targets.push_back({f, &t});
+  std::vector<ParamSpec> specs;
+  std::vector<std::pair<size_t, std::string>> used;  // target index, parameter name
+  std::string unexpected;
+  for (size_t f = 0; f < fs.size(); ++f)
+    for (const io::StTensor& t : fs[f].header.tensors) {
+      std::string name = t.name;
+      if (!fam.param_name(*model, &name)) {  // not the model's: read past
+        targets.push_back({f, &t});
         continue;
       }
-      if (tied && t.name == "lm_head.weight") {  // accepted only as a copy of the embedding (checked at Finish)
-        lm_head = int(st.targets.size());
-        st.targets.push_back({f, &t});
+      if (has_tied && name == tied.name) {  // accepted only as a copy of its source (checked at Finish)
+        if (t.shape != tied.shape || !io::IsFloat(t.dtype)) return Status(Code::kStateDict, tied.message);
+        tied_copy = int(targets.size());
+        targets.push_back({f, &t});
+        targets.back().hash = true;
         continue;
       }
-      if (st.kind == "vit" && !slot_of.count(t.name)) {
-        // Named as the classifier's loader always named them (tests/js/model_files.test.mjs).
-        vit_unexpected += (vit_unexpected.empty() ? "\"" : ", \"") + t.name + "\"";
+      if (fam.unexpected_prefix && !slot_of.count(name)) {
+        unexpected += (unexpected.empty() ? "\"" : ", \"") + name + "\"";
         continue;
       }
       if (!io::IsFloat(t.dtype))
         return Status(Code::kDtype, "stateDict: " + t.name + ": expected a float tensor (F32, F16, BF16 or F64), got " +
                                         io::StDTypeName(t.dtype));
-      specs.push_back({t.name, t.shape});
-      used.push_back({f, &t});
+      specs.push_back({name, t.shape});
+      used.push_back({targets.size(), name});
+      targets.push_back({f, &t});
     }
-  if (!vit_unexpected.empty())
-    return Status(Code::kStateDict, "stateDict: unexpected key(s) for a classifier: " + vit_unexpected);
-  AW_RETURN_IF_ERROR(st.model->CheckParams(specs, what));
-  if (lm_head >= 0) {
-    const CausalLmConfig& c = static_cast<CausalLm*>(st.model.get())->config();
-    const io::StTensor& t = *st.targets[size_t(lm_head)].t;
-    if (t.shape != Shape{c.vocab, c.hidden} || !io::IsFloat(t.dtype))
-      return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
-                                      "equal model.embed_tokens.weight (or be absent), and it differs");
-  }
-  size_t max_row = 0;
-  for (const auto& [f, t] : used) {
-    const ParamSlot& slot = slots[slot_of[t->name]];
-    State::Target target{f, t};
+  if (!unexpected.empty()) return Status(Code::kStateDict, fam.unexpected_prefix + unexpected);
+  AW_RETURN_IF_ERROR(model->CheckParams(specs, fam.class_name));
+  for (const auto& [i, name] : used) {
+    Target& target = targets[i];
+    const ParamSlot& slot = slots[slot_of[name]];
     target.data = slot.data;
     target.store = slot.store;
-    if (target.store) {
-      AW_RETURN_IF_ERROR(target.store->Reserve(as_stored ? (t->dtype == io::StDType::kBF16 ? WeightType::kBF16
-                                                            : t->dtype == io::StDType::kF16 ? WeightType::kF16
-                                                                                            : WeightType::kF32)
-                                                         : chosen));
-    }
-    if (lm_head >= 0 && t->name == "model.embed_tokens.weight") {
+    if (target.store) AW_RETURN_IF_ERROR(target.store->Reserve(StoreType(as_stored, chosen, target.t->dtype)));
+    if (tied_copy >= 0 && name == tied.source) {
       target.hash = true;
-      st.tied_embed = int(st.targets.size());
+      tied_source = int(i);
     }
-    st.targets.push_back(target);
   }
-  if (lm_head >= 0) {
-    st.targets[size_t(lm_head)].hash = true;
-    st.tied_copy = lm_head;
-  }
-  for (size_t i = 0; i < st.targets.size(); ++i) {
-    State::Target& t = st.targets[i];
+  tied_message = tied.message;
+  size_t max_row = 0;
+  for (Target& t : targets) {
     t.esize = io::StDTypeSize(t.t->dtype);
     const int64_t numel = NumelChecked(t.t->shape);
     t.cols = t.t->shape.size() >= 2 ? size_t(t.t->shape.back()) : size_t(numel);
     t.rows = t.cols ? size_t(numel) / t.cols : 0;
     max_row = std::max(max_row, t.cols);
   }
-  AW_RETURN_IF_ERROR(st.row.Resize(kRowBlock * max_row, "the rows being loaded"));
-  st.files.resize(files.size());
-  for (size_t f = 0; f < files.size(); ++f) {
-    State::FileState& fs = st.files[f];
-    fs.f = std::move(files[f]);
+  return row.Resize(kRowBlock * max_row, "the rows being loaded");
+}
+
+Status ModelLoader::State::PlanFiles(std::vector<File> fs) {
+  files.resize(fs.size());
+  for (size_t f = 0; f < fs.size(); ++f) {
+    FileState& file = files[f];
+    file.f = std::move(fs[f]);
     // The file's targets in the order of their data (each tensor of the file is at most one target).
-    const std::vector<io::StTensor>& ts = fs.f.header.tensors;
+    const std::vector<io::StTensor>& ts = file.f.header.tensors;
     std::vector<size_t> target_of(ts.size(), SIZE_MAX);
     size_t carry = 0;
-    for (size_t i = 0; i < st.targets.size(); ++i)
-      if (st.targets[i].file == f) {
-        target_of[size_t(st.targets[i].t - ts.data())] = i;
-        carry = std::max(carry, st.targets[i].cols * st.targets[i].esize);
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (targets[i].file == f) {
+        target_of[size_t(targets[i].t - ts.data())] = i;
+        carry = std::max(carry, targets[i].cols * targets[i].esize);
       }
     for (size_t k : io::OrderByRange(ts))
-      if (target_of[k] != SIZE_MAX) fs.order.push_back(target_of[k]);
-    AW_RETURN_IF_ERROR(fs.carry.Resize(carry, "a row split between two chunks"));
+      if (target_of[k] != SIZE_MAX) file.order.push_back(target_of[k]);
+    AW_RETURN_IF_ERROR(file.carry.Resize(carry, "a row split between two chunks"));
   }
   return Status::OK();
 }
@@ -479,9 +371,10 @@ Status ModelLoader::Feed(size_t file, uint64_t offset, const uint8_t* bytes, siz
   return Status::OK();
 }
 
-Status ModelLoader::Finish(std::unique_ptr<Module>* out, std::string* kind) {
+Status ModelLoader::Finish(std::unique_ptr<Module>* out, const Family** family) {
   State& st = *st_;
   out->reset();
+  *family = nullptr;
   if (!st.begun || !st.model) return ArgError("loader: Begin has not succeeded");
   for (const State::FileState& fs : st.files) {
     const uint64_t want = fs.f.header.data_start + fs.f.header.data_size;
@@ -502,12 +395,11 @@ Status ModelLoader::Finish(std::unique_ptr<Module>* out, std::string* kind) {
       return ArgError("source: " + fs.f.name + " is " + std::to_string(fs.f.size) + " bytes, but its header describes " +
                       std::to_string(want));
   }
-  if (st.tied_copy >= 0 && (st.tied_embed < 0 || st.targets[size_t(st.tied_copy)].h != st.targets[size_t(st.tied_embed)].h))
-    return Status(Code::kStateDict, "stateDict: lm_head.weight: tie_word_embeddings is true, so lm_head.weight must "
-                                    "equal model.embed_tokens.weight (or be absent), and it differs");
+  if (st.tied_copy >= 0 && (st.tied_source < 0 || st.targets[size_t(st.tied_copy)].h != st.targets[size_t(st.tied_source)].h))
+    return Status(Code::kStateDict, st.tied_message);
   st.model->FinishLoad();  // derived forms (packed copies of float weights) from the loaded values
   *out = std::move(st.model);
-  *kind = st.kind;
+  *family = st.family;
   return Status::OK();
 }
 
@@ -521,25 +413,10 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
   files[0].size = size;
   AW_RETURN_IF_ERROR(loader.Begin(expected_model, config_json, std::move(files), "", dtype));
   AW_RETURN_IF_ERROR(loader.Feed(0, 0, bytes, size));
-  return loader.Finish(out, kind);
-}
-
-std::string ModelInfoJson(const Module& m, std::string_view kind) {
-  // weightBytes: in all; weightTypes: by how they are kept ({"bf16": …, "f32": …}, the types held only).
-  const std::array<size_t, 5> by = m.ParamBytesByType();
-  size_t total = 0;
-  std::string types;
-  for (size_t t = 0; t < by.size(); ++t) {
-    total += by[t];
-    if (by[t]) types += std::string(types.empty() ? "" : ", ") + "\"" + WeightTypeName(WeightType(t)) + "\": " + std::to_string(by[t]);
-  }
-  const std::string weights = "\"weightBytes\": " + std::to_string(total) + ", \"weightTypes\": {" + types + "}";
-  if (kind == "causal_lm" || kind == "encoder") {
-    std::string j = kind == "encoder" ? EncoderConfigJson(static_cast<const Encoder&>(m).config())
-                                      : CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
-    return j.substr(0, j.size() - 1) + ", " + weights + "}";
-  }
-  return "{" + weights + "}";
+  const Family* family = nullptr;
+  AW_RETURN_IF_ERROR(loader.Finish(out, &family));
+  *kind = family->kind;
+  return Status::OK();
 }
 
 }  // namespace aw

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/json_fields.h"
 #include "layers/embedding.h"
 #include "layers/kv_cache.h"
 #include "layers/linear.h"
@@ -36,6 +37,10 @@ struct TranslatorConfig {
   double embed_scale = 1.0;      // sqrt(d_model) in the usual recipe
   int64_t eos = -1;              // end-of-sequence target id (Decode stops at it); -1: none
 };
+
+// A model file's own config (its attnwasm.config with "model": "translator", c's root "attnwasm.config"): every key
+// checked (models/translator_config.cpp), then read into *out.
+Status ReadTranslatorFile(const io::FieldReader& c, TranslatorConfig* out);
 
 struct DecodeOptions {
   int32_t first_token = 0;       // the decoder's first input (the language token, or BOS)

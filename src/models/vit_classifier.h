@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 
+#include "io/json_fields.h"
 #include "layers/linear.h"
 #include "layers/patch_embedding.h"
 #include "layers/positional_encoding.h"
@@ -30,6 +31,10 @@ struct VitConfig {
   int64_t num_classes = 0;
   double mean = 0.0, std = 1.0;  // input normalisation, one value for every channel
 };
+
+// A model file's own config (its attnwasm.config with "model": "vit"): every key checked (models/vit_config.cpp),
+// then read into *out.
+Status ReadVitFile(const io::FieldReader& c, VitConfig* out);
 
 struct ClassifyResult {
   Buffer logits, probabilities;  // (K)

@@ -6,9 +6,10 @@
 // behaviour are the sanitizers' to report, not these checks'.
 //
 //   SafetensorsOneInput  bytes → ParseSafetensors, then ReadAsF32/ReadAsI32 of
-//                        every tensor and ValidateModelConfig of the metadata
-//   ModelConfigOneInput  bytes as text → ValidateModelConfig (each kind), ParseModelConfig and ParseJson; the
-//                        Hugging Face config readers and rules (causal LM families, encoders)
+//                        every tensor and the registry's check of the metadata's attnwasm.config
+//   ModelConfigOneInput  bytes as text → the registry's check of a file's own config (each kind,
+//                        models/families.h CheckFamilyConfig), the translator's and classifier's readers,
+//                        ParseJson; the Hugging Face config readers and rules (causal LM families, encoders)
 //   AttentionOneInput    bytes decoded (layout below) into one call of
 //                        ScaledDotProductAttention or MultiheadAttention
 //                        Init + Forward: a non-OK Status or a correct output
@@ -31,10 +32,12 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "io/json.h"
-#include "io/causal_lm_config.h"
-#include "io/encoder_config.h"
+#include "models/causal_lm_config.h"
+#include "models/encoder_config.h"
 #include "io/json_fields.h"
-#include "io/model_config.h"
+#include "models/families.h"
+#include "models/translator.h"
+#include "models/vit_classifier.h"
 #include "models/causal_lm.h"
 #include "models/encoder.h"
 #include "io/safetensors.h"
@@ -144,7 +147,7 @@ inline Outcome SafetensorsOneInput(const uint8_t* data, size_t size) {
   for (const auto& kv : f.metadata) {
     if (!keys.insert(kv.first).second) detail::Violate(&o, "duplicate metadata key accepted");
     if (kv.first == "attnwasm.config") {
-      const Status c = ValidateModelConfig(kv.second, "");
+      const Status c = CheckFamilyConfig(kv.second, /*own=*/true, "");
       if (!c.ok() && (c.code() != Code::kInvalidArgument || !detail::StartsWith(c.message(), "attnwasm.config")))
         detail::Violate(&o, "config error with code " + detail::CodeName(c.code()) + ": " + c.message());
     }
@@ -171,7 +174,7 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
   const char* kinds[] = {"", "translator", "vit", "causal_lm"};
   Status s[4];
   for (int i = 0; i < 4; ++i) {
-    s[i] = ValidateModelConfig(text, kinds[i]);
+    s[i] = CheckFamilyConfig(text, /*own=*/true, kinds[i]);
     if (s[i].ok()) continue;
     if (s[i].code() != Code::kInvalidArgument || !detail::StartsWith(s[i].message(), "attnwasm.config"))
       detail::Violate(&o, std::string("kind '") + kinds[i] + "': code " + detail::CodeName(s[i].code()) + ": " + s[i].message());
@@ -187,16 +190,16 @@ inline Outcome ModelConfigOneInput(const uint8_t* data, size_t size) {
     detail::Violate(&o, "kinds disagree: any " + std::to_string(s[0].ok()) + ", translator " +
                         std::to_string(s[1].ok()) + ", vit " + std::to_string(s[2].ok()) + ", causal_lm " +
                         std::to_string(s[3].ok()));
-  // An accepted config reads into a ModelSpec of its kind (ParseModelConfig relies on the validator).
-  if (s[0].ok()) {
-    ModelSpec spec;
-    const Status p = ParseModelConfig(text, "", &spec);
-    const bool lm = spec.model == "causal_lm";
-    const bool sane = lm ? spec.lm.hidden >= 1 && spec.lm.heads >= 1 && spec.lm.kv_heads >= 1 &&
-                               spec.lm.heads % spec.lm.kv_heads == 0 && spec.lm.head_dim >= 2 && spec.lm.head_dim % 2 == 0
-                         : (spec.model == "translator" || spec.model == "vit") && spec.d_model >= 1 && spec.nhead >= 1 &&
-                               spec.d_model % spec.nhead == 0;
-    if (!p.ok() || !sane) detail::Violate(&o, "ParseModelConfig disagrees with the validator: " + p.message());
+  // An accepted translator or classifier config reads into a config its model can build (the families'
+  // readers rely on the checks before them).
+  if (s[1].ok() || s[2].ok()) {
+    const io::FieldReader c(tree, "attnwasm.config");
+    TranslatorConfig t;
+    VitConfig v;
+    const Status p = s[1].ok() ? ReadTranslatorFile(c, &t) : ReadVitFile(c, &v);
+    const TransformerLayerConfig& l = s[1].ok() ? t.layer : v.layer;
+    if (!p.ok() || !(l.d_model >= 1 && l.nhead >= 1 && l.d_model % l.nhead == 0))
+      detail::Violate(&o, "a family's reader disagrees with its check: " + p.message());
   }
   // A Hugging Face config.json, as loadModel reads it with a checkpoint: the causal LM families' reader and rules,
   // and the encoders'. Refusals are ERR_INVALID_ARGUMENT naming the config; what is accepted is a model they can

@@ -14,6 +14,8 @@
 //     naming the file, the tensor or the option; the loader frees what it held.
 #include "models/load_model.h"
 
+#include "models/families.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,8 +78,9 @@ Status LoadChunks(const std::vector<const std::vector<uint8_t>*>& files, const s
       more = true;
     }
   }
-  std::string kind;
-  return loader.Finish(out, &kind);
+  const Family* family = nullptr;
+  AW_RETURN_IF_ERROR(loader.Finish(out, &family));
+  return std::string(family->kind) == "causal_lm" ? Status::OK() : ArgError("not the causal LM family: " + std::string(family->kind));
 }
 
 std::vector<float> Logits(Module* m, const std::vector<int32_t>& ids) {
@@ -293,8 +296,9 @@ TEST(ModelLoader, ValuesATypeCannotHoldAreErrors) {
   ASSERT_TRUE(loader.Begin("", c.config, std::move(heads), "", "").ok());
   const size_t start = size_t(c.file.data_start);
   ASSERT_TRUE(loader.Feed(0, start, c.bytes.data() + start, c.bytes.size() - start).ok());
-  std::string kind;
-  EXPECT_TRUE(loader.Finish(&m, &kind).ok());
+  const Family* family = nullptr;
+  EXPECT_TRUE(loader.Finish(&m, &family).ok());
+  EXPECT_EQ(family, FamilyOfKind("causal_lm"));
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// ReadCausalLmConfig: the family first (its recipe: HF's defaults and the
-// features its modelling code has), then the kinds it can run (each refusal
-// naming its key), then the fields into the struct. Ranges are
-// CheckCausalLmConfig's (models/causal_lm.cpp).
-#include "io/causal_lm_config.h"
+// The causal LM families' config: ReadCausalLmConfig (the family first — its recipe: HF's defaults and the
+// features its modelling code has — then the kinds it can run, each refusal naming its key, then the fields),
+// CheckCausalLmConfig (every range rule, bounds in core/limits.h), and a model file's own attnwasm.config
+// (ReadCausalLmFile: the demo model's).
+#include "models/causal_lm_config.h"
+
+#include <unordered_set>
 
 #include <cmath>
 #include <limits>
@@ -27,42 +29,107 @@ enum class Sliding {
   kPattern,  // every sliding_window_pattern-th layer full, the others sliding (gemma3_text)
 };
 
-// A family of config.json: HF's defaults (its configuration_*.py) and its modelling code's features.
+// A family of config.json: HF's defaults (its configuration_*.py) and its modelling code's features. A recipe
+// names only what differs from these defaults (Recipes()).
 struct Recipe {
-  const char* model_type;
-  int64_t max_positions;           // max_position_embeddings when absent
-  double rms_eps, rope_theta;
-  int64_t head_dim;                // head_dim when absent (0: hidden_size / num_attention_heads)
-  int64_t kv_heads;                // num_key_value_heads when absent (0: num_attention_heads; null is always that)
-  bool tied;                       // tie_word_embeddings when absent
-  const char* act_key;             // "hidden_act" or "hidden_activation"
-  const char* act;                 // the activation its MLP has
-  bool qkv_bias_always, attention_bias, mlp_bias;  // Qwen2's q/k/v biases; the keys it reads
-  bool qk_norm, gemma, fused, no_rope, partial_rotary;
-  Sliding sliding;
+  const char* model_type = "";
+  int64_t max_positions = 2048;    // max_position_embeddings when absent
+  double rms_eps = 1e-6;           // rms_norm_eps when absent
+  double rope_theta = 10000.0;     // rope_theta when absent
+  int64_t head_dim = 0;            // head_dim when absent (0: hidden_size / num_attention_heads)
+  int64_t kv_heads = 0;            // num_key_value_heads when absent (0: num_attention_heads; null is always that)
+  bool tied = false;               // tie_word_embeddings when absent
+  const char* act_key = "hidden_act";  // where the activation is named ("hidden_act" or "hidden_activation")
+  const char* act = "silu";        // the activation its MLP has
+  bool qkv_bias_always = false;    // Qwen2: q, k, v biases whatever attention_bias says
+  bool attention_bias = false;     // it reads attention_bias (all four projections' biases)
+  bool mlp_bias = false;           // it reads mlp_bias
+  bool qk_norm = false;            // an RMSNorm on every q and k head (Qwen3, Gemma 3)
+  bool gemma = false;              // Gemma's (1 + w) norms, sandwich norms, scaled embeddings, soft-capping, GeGLU
+  bool fused = false;              // qkv_proj and gate_up_proj (Phi-3)
+  bool no_rope = false;            // layers without RoPE (SmolLM3)
+  bool partial_rotary = false;     // RoPE on part of a head, longrope (Phi-3)
+  Sliding sliding = Sliding::kNone;
   std::optional<int64_t> window;   // sliding_window when absent
 };
-constexpr Recipe kRecipes[] = {
-    {"llama", 2048, 1e-6, 10000.0, 0, 0, false, "hidden_act", "silu", false, true, true, false, false, false, false,
-     false, Sliding::kNone, std::nullopt},
-    {"qwen2", 32768, 1e-6, 10000.0, 0, 32, false, "hidden_act", "silu", true, false, false, false, false, false, false,
-     false, Sliding::kQwen, 4096},
-    {"qwen3", 32768, 1e-6, 10000.0, 128, 32, false, "hidden_act", "silu", false, true, false, true, false, false, false,
-     false, Sliding::kQwen, 4096},
-    {"mistral", 4096 * 32, 1e-6, 10000.0, 0, 8, false, "hidden_act", "silu", false, false, false, false, false, false,
-     false, false, Sliding::kAll, 4096},
-    {"gemma3_text", 131072, 1e-6, 1000000.0, 256, 4, true, "hidden_activation", "gelu_pytorch_tanh", false, true,
-     false, true, true, false, false, false, Sliding::kPattern, 4096},
-    {"phi3", 4096, 1e-5, 10000.0, 0, 0, false, "hidden_act", "silu", false, false, false, false, false, true, false,
-     true, Sliding::kAll, std::nullopt},
-    {"smollm3", 32768, 1e-6, 2000000.0, 0, 4, true, "hidden_act", "silu", false, true, true, false, false, false, true,
-     false, Sliding::kNoRope, std::nullopt},
-};
+
+// The families, as their configuration_*.py and modeling_*.py are in transformers (docs/families.md).
+const std::vector<Recipe>& Recipes() {
+  static const std::vector<Recipe> all = [] {
+    std::vector<Recipe> v(7);
+    Recipe& llama = v[0];
+    llama.model_type = "llama";
+    llama.attention_bias = true;
+    llama.mlp_bias = true;
+
+    Recipe& qwen2 = v[1];
+    qwen2.model_type = "qwen2";
+    qwen2.max_positions = 32768;
+    qwen2.kv_heads = 32;
+    qwen2.qkv_bias_always = true;
+    qwen2.sliding = Sliding::kQwen;
+    qwen2.window = 4096;
+
+    Recipe& qwen3 = v[2];
+    qwen3.model_type = "qwen3";
+    qwen3.max_positions = 32768;
+    qwen3.head_dim = 128;
+    qwen3.kv_heads = 32;
+    qwen3.attention_bias = true;
+    qwen3.qk_norm = true;
+    qwen3.sliding = Sliding::kQwen;
+    qwen3.window = 4096;
+
+    Recipe& mistral = v[3];
+    mistral.model_type = "mistral";
+    mistral.max_positions = 4096 * 32;
+    mistral.kv_heads = 8;
+    mistral.sliding = Sliding::kAll;
+    mistral.window = 4096;
+
+    Recipe& gemma3 = v[4];
+    gemma3.model_type = "gemma3_text";
+    gemma3.max_positions = 131072;
+    gemma3.rope_theta = 1000000.0;
+    gemma3.head_dim = 256;
+    gemma3.kv_heads = 4;
+    gemma3.tied = true;
+    gemma3.act_key = "hidden_activation";
+    gemma3.act = "gelu_pytorch_tanh";
+    gemma3.attention_bias = true;
+    gemma3.qk_norm = true;
+    gemma3.gemma = true;
+    gemma3.sliding = Sliding::kPattern;
+    gemma3.window = 4096;
+
+    Recipe& phi3 = v[5];
+    phi3.model_type = "phi3";
+    phi3.max_positions = 4096;
+    phi3.rms_eps = 1e-5;
+    phi3.fused = true;
+    phi3.partial_rotary = true;
+    phi3.sliding = Sliding::kAll;
+
+    Recipe& smollm3 = v[6];
+    smollm3.model_type = "smollm3";
+    smollm3.max_positions = 32768;
+    smollm3.rope_theta = 2000000.0;
+    smollm3.kv_heads = 4;
+    smollm3.tied = true;
+    smollm3.attention_bias = true;
+    smollm3.mlp_bias = true;
+    smollm3.no_rope = true;
+    smollm3.sliding = Sliding::kNoRope;
+    return v;
+  }();
+  return all;
+}
 
 std::string FamilyList() {
   std::string s;
-  for (size_t i = 0; i < std::size(kRecipes); ++i)
-    s += std::string(i == 0 ? "" : i + 1 == std::size(kRecipes) ? " or " : ", ") + "\"" + kRecipes[i].model_type + "\"";
+  const std::vector<Recipe>& recipes = Recipes();
+  for (size_t i = 0; i < recipes.size(); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == recipes.size() ? " or " : ", ") + "\"" + recipes[i].model_type + "\"";
   return s;
 }
 
@@ -363,7 +430,7 @@ Status ReadLayers(const FieldReader& c, const Recipe& r, CausalLmConfig* s) {
 }  // namespace
 
 bool IsCausalLmType(std::string_view model_type) {
-  for (const Recipe& r : kRecipes)
+  for (const Recipe& r : Recipes())
     if (model_type == r.model_type) return true;
   return false;
 }
@@ -373,11 +440,21 @@ const char* CausalLmFamilies() {
   return s.c_str();
 }
 
+const char* const* CausalLmModelTypes() {
+  static const std::vector<const char*> types = [] {
+    std::vector<const char*> t;
+    for (const Recipe& r : Recipes()) t.push_back(r.model_type);
+    t.push_back(nullptr);
+    return t;
+  }();
+  return types.data();
+}
+
 Status ReadCausalLmConfig(const JsonValue& hf, const std::string& root, CausalLmConfig* out) {
   const FieldReader c(hf, root);
   const JsonValue* mt = c.Get("model_type");
   const Recipe* recipe = nullptr;
-  for (const Recipe& r : kRecipes)
+  for (const Recipe& r : Recipes())
     if (mt && mt->is_string() && mt->str == r.model_type) recipe = &r;
   if (!recipe) {
     if (mt && mt->is_string() && mt->str == "gemma3")
@@ -485,6 +562,143 @@ std::string CausalLmConfigJson(const CausalLmConfig& c) {
          ", \"ropeType\": \"" + c.rope.type + "\"" +
          ", \"eosTokenIds\": " + eos + ", \"bosTokenId\": " + id(c.bos_id) + ", \"padTokenId\": " + id(c.pad_id) +
          ", \"tied\": " + (c.tied ? "true" : "false") + "}";
+}
+
+namespace {
+
+// One RoPE spec's fields (key: where they were read, "rope_scaling" or "rope_parameters…").
+Status CheckRope(const io::ConfigRules& r, const RopeSpec& s, const std::string& key, const std::string& theta_key,
+                 int64_t rot) {
+  AW_RETURN_IF_ERROR(r.Positive(theta_key, s.theta));
+  const std::string k = key + ".";
+  const std::string& t = s.type;
+  if (t == "linear" || t == "dynamic" || t == "llama3" || ((t == "yarn" || t == "longrope") && s.factor != 0))
+    AW_RETURN_IF_ERROR(r.Positive(k + "factor", s.factor));
+  if (t == "llama3") {
+    AW_RETURN_IF_ERROR(r.Positive(k + "low_freq_factor", s.low_freq_factor));
+    AW_RETURN_IF_ERROR(r.Positive(k + "high_freq_factor", s.high_freq_factor));
+    if (!(s.high_freq_factor > s.low_freq_factor))
+      return r.Fail(k + "high_freq_factor", "a number > low_freq_factor (" + NumStr(s.low_freq_factor) + ")",
+                    s.high_freq_factor);
+  }
+  if (t == "llama3" || t == "longrope" || (t == "yarn" && s.original_max != 0)) {
+    const std::string om = r.Has(k + "original_max_position_embeddings") || t != "longrope"
+                               ? k + "original_max_position_embeddings" : "original_max_position_embeddings";
+    AW_RETURN_IF_ERROR(r.Int(om, s.original_max, 1, kMaxPositions));
+  }
+  if (s.attention_factor) AW_RETURN_IF_ERROR(r.Positive(k + "attention_factor", *s.attention_factor));
+  if (t == "yarn") {
+    AW_RETURN_IF_ERROR(r.Positive(k + "beta_fast", s.beta_fast));
+    AW_RETURN_IF_ERROR(r.Positive(k + "beta_slow", s.beta_slow));
+    for (auto [name, v] : {std::pair{"mscale", s.mscale}, std::pair{"mscale_all_dim", s.mscale_all_dim}})
+      if (v && !std::isfinite(*v)) return r.Fail(k + name, "a number", *v);
+  }
+  if (t == "longrope")
+    for (auto [name, list] : {std::pair{"short_factor", &s.short_factor}, std::pair{"long_factor", &s.long_factor}})
+      if (int64_t(list->size()) != rot / 2)
+        return r.Fail(k + name, "a list of rotary dims / 2 = " + std::to_string(rot / 2) + " numbers",
+                      double(list->size()));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src) {
+  const io::ConfigRules r(src);
+  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
+  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
+  AW_RETURN_IF_ERROR(r.Divisor("num_key_value_heads", c.kv_heads, "num_attention_heads", c.heads));
+  if (c.head_dim == 0 && !r.Has("head_dim")) {  // absent, and hidden_size / num_attention_heads is not an even integer
+    return r.Fail("head_dim", "a number, or hidden_size / num_attention_heads an even integer (" +
+                                    std::to_string(c.hidden) + " / " + std::to_string(c.heads) + ")", 0);
+  } else {
+    AW_RETURN_IF_ERROR(r.Int("head_dim", c.head_dim, 2, kMaxHeadDim));
+    if (c.head_dim % 2) return r.Fail("head_dim", "an even number (RoPE pairs)", double(c.head_dim));
+  }
+  AW_RETURN_IF_ERROR(r.Positive("rms_norm_eps", c.rms_eps));
+  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, 1, kMaxPositions));
+  // RoPE: the rotated dims, then each spec's fields.
+  if (!(c.partial_rotary_factor > 0 && c.partial_rotary_factor <= 1))
+    return r.Fail(r.Has("rope_parameters.partial_rotary_factor") ? "rope_parameters.partial_rotary_factor"
+                                                                  : "partial_rotary_factor",
+                  "a number in (0, 1]", c.partial_rotary_factor);
+  const int64_t rot = c.rotary_dim();
+  if (rot < 2 || rot % 2)
+    return r.Fail("partial_rotary_factor", "a factor giving an even number of rotated dims >= 2 (head_dim " +
+                                               std::to_string(c.head_dim) + " × factor = " + std::to_string(rot) + ")",
+                  c.partial_rotary_factor);
+  AW_RETURN_IF_ERROR(CheckRope(r, c.rope, c.rope_key, c.rope_theta_key, rot));
+  if (c.has_local_rope) AW_RETURN_IF_ERROR(CheckRope(r, c.rope_local, "rope_parameters.sliding_attention", c.local_theta_key, rot));
+  if (!c.layer_sliding.empty()) AW_RETURN_IF_ERROR(r.Int("sliding_window", c.sliding_window, 1, kMaxAttentionWindow));
+  if (c.query_scale != 0 && !(c.query_scale > 0 && std::isfinite(c.query_scale)))
+    return r.Fail("query_pre_attn_scalar", "a number > 0", c.query_scale);
+  // Special tokens: ids of the vocabulary (generate() stops at eos_token_id by default).
+  const std::string ids = "an id in [0, " + std::to_string(c.vocab - 1) + "] (vocab_size " + std::to_string(c.vocab) + ")";
+  for (const char* key : {"bos_token_id", "pad_token_id"}) {
+    const std::optional<int64_t>& v = std::string(key) == "bos_token_id" ? c.bos_id : c.pad_id;
+    if (v && !(*v >= 0 && *v < c.vocab)) return r.Fail(key, ids + " or null", double(*v));
+  }
+  for (size_t i = 0; i < c.eos_ids.size(); ++i) {
+    const int64_t v = c.eos_ids[i];
+    if (v >= 0 && v < c.vocab) continue;
+    if (r.IsList("eos_token_id") || (!src && c.eos_ids.size() > 1)) return r.FailItem("eos_token_id", i, ids, double(v));
+    return r.Fail("eos_token_id", ids + " or null, or a list of ids", double(v));
+  }
+  return Status::OK();  // attention_window: a file's own field, checked where the file is read (ReadCausalLmFile)
+}
+
+
+Status ReadCausalLmFile(const io::FieldReader& c, CausalLmConfig* lm) {
+  const JsonValue* hf = c.Get("hf_config");
+  if (!hf || !hf->is_object()) return c.Fail(".hf_config", "a Hugging Face config.json object", Describe(hf));
+  AW_RETURN_IF_ERROR(ReadCausalLmConfig(*hf, c.root() + ".hf_config", lm));
+  if (c.Get("attentionWindow")) AW_RETURN_IF_ERROR(c.Int("attentionWindow", 1, kMaxAttentionWindow, &lm->attention_window));
+  const JsonValue* tok = c.Get("tokenizer");
+  if (!tok) return Status::OK();
+  if (!tok->is_object()) return c.Fail(".tokenizer", "an object", Describe(tok));
+  const FieldReader t(*tok, c.root() + ".tokenizer");
+  const JsonValue* type = t.Get("type");
+  if (!(type && type->is_string() && type->str == "chars")) return t.Fail(".type", "\"chars\"", Describe(type));
+  // The vocabulary's size is vocab_size, whose range is CheckCausalLmConfig's: an impossible one is refused there.
+  const int64_t vocab = lm->vocab;
+  if (vocab < 1 || vocab > kMaxVocab) return Status::OK();
+  // special: ids that are not characters (listed once each); every other id is one character, each once.
+  std::vector<bool> special(size_t(vocab), false);
+  if (const JsonValue* sp = t.Get("special")) {
+    if (!sp->is_array()) return t.Fail(".special", "an array of ids", Describe(sp));
+    for (size_t i = 0; i < sp->items.size(); ++i) {
+      int64_t id = 0;
+      if (!io::IntIn(&sp->items[i], 0, vocab - 1, &id) || special[size_t(id)])
+        return t.Fail(".special[" + std::to_string(i) + "]", "an id in " + io::RangeStr(0, vocab - 1) + ", listed once",
+                      Describe(&sp->items[i]));
+      special[size_t(id)] = true;
+    }
+  }
+  const JsonValue* vocab_list = t.Get("vocab");
+  if (!vocab_list || !vocab_list->is_array() || int64_t(vocab_list->items.size()) != vocab)
+    return t.Fail(".vocab", "an array of vocab_size (" + std::to_string(vocab) + ") strings", Describe(vocab_list));
+  std::unordered_set<std::string_view> entries;
+  for (size_t i = 0; i < vocab_list->items.size(); ++i) {
+    const JsonValue& e = vocab_list->items[i];
+    size_t chars = 0;  // code points of valid UTF-8 (the parser's output)
+    for (const char ch : e.str) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    if (!e.is_string() || e.str.empty() || (!special[i] && chars != 1))
+      return t.Fail(".vocab[" + std::to_string(i) + "]",
+                    special[i] ? "a non-empty string" : "one character (an id not in special)", Describe(&e));
+    if (!entries.insert(e.str).second)
+      return t.Fail(".vocab[" + std::to_string(i) + "]", "an entry listed once", Describe(&e) + " again");
+  }
+  for (const char* key : {"bos", "eos"}) {
+    const JsonValue* v = t.Get(key);
+    if (!v || v->type == JsonType::kNull) continue;
+    int64_t id = 0;
+    if (!io::IntIn(v, 0, vocab - 1, &id) || !special[size_t(id)])
+      return t.Fail(std::string(".") + key, "null or an id listed in special", Describe(v));
+  }
+  return t.OptionalEnum("unknown", {"refuse", "skip"});
 }
 
 }  // namespace aw

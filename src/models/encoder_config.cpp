@@ -1,9 +1,11 @@
-// ReadEncoderConfig: the kinds first (each refusal naming its key), then the fields.
-#include "io/encoder_config.h"
+// The encoder family's config: ReadEncoderConfig (the kinds first, each refusal naming its key, then the
+// fields) and CheckEncoderConfig (the range rules, bounds in core/limits.h).
+#include "models/encoder_config.h"
 
 #include <cmath>
 #include <limits>
 
+#include "core/limits.h"
 #include "io/json_fields.h"
 
 namespace aw {
@@ -22,9 +24,17 @@ int64_t IntOr(const JsonValue* v, int64_t absent) {
 
 }  // namespace
 
+const char* const* EncoderModelTypes() {
+  static const char* const types[] = {"bert", "roberta", "xlm-roberta", nullptr};
+  return types;
+}
+
 bool IsEncoderConfig(const JsonValue& hf) {
   const JsonValue* mt = hf.Find("model_type");
-  return mt && mt->is_string() && (mt->str == "bert" || mt->str == "roberta" || mt->str == "xlm-roberta");
+  if (!mt || !mt->is_string()) return false;
+  for (const char* const* t = EncoderModelTypes(); *t; ++t)
+    if (mt->str == *t) return true;
+  return false;
 }
 
 Status ReadEncoderConfig(const JsonValue& hf, const std::string& root, EncoderConfig* out) {
@@ -74,6 +84,24 @@ std::string EncoderConfigJson(const EncoderConfig& c) {
          ", \"maxTokens\": " + std::to_string(EncoderMaxTokens(c)) +
          ", \"typeVocabSize\": " + std::to_string(c.type_vocab) + ", \"padTokenId\": " + std::to_string(c.pad_id) +
          ", \"pooler\": " + (c.pooler ? "true" : "false") + "}";
+}
+
+Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src) {
+  const io::ConfigRules r(src);
+  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
+  AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
+  if (c.hidden % c.heads)
+    return r.Fail("num_attention_heads", "a divisor of hidden_size (" + std::to_string(c.hidden) + ")", double(c.heads));
+  AW_RETURN_IF_ERROR(r.Int("intermediate_size", c.intermediate, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(r.Int("type_vocab_size", c.type_vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("pad_token_id", c.pad_id, 0, c.vocab - 1));
+  // RoBERTa's positions start at pad_token_id + 1: a table of max_position_embeddings rows holds
+  // max_position_embeddings − pad_token_id − 1 tokens.
+  AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, c.roberta_positions ? c.pad_id + 2 : 1,
+                           kMaxPositions));
+  return r.Positive("layer_norm_eps", c.eps);
 }
 
 }  // namespace aw

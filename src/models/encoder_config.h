@@ -4,14 +4,16 @@
 // defaults for absent keys. This reader refuses by key what the family
 // cannot run exactly (another activation, relative position embeddings, a
 // decoder, cross-attention) and every other model_type, naming the ones it
-// runs; the ranges are CheckEncoderConfig's (models/encoder.cpp), worded
-// from the same source. docs/embeddings.md lists the fields.
+// runs; CheckEncoderConfig holds the range rules, worded from the same
+// source. docs/embeddings.md lists the fields; the registry row is
+// models/encoder_family.cpp.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "core/status.h"
 #include "io/json.h"
+#include "io/json_fields.h"
 
 namespace aw {
 
@@ -33,9 +35,13 @@ inline int64_t EncoderMaxTokens(const EncoderConfig& c) {
   return c.roberta_positions ? c.max_positions - c.pad_id - 1 : c.max_positions;
 }
 
-// Whether a config.json is one of this family's (its model_type is "bert", "roberta" or "xlm-roberta").
+// The model_types the family reads: "bert", "roberta", "xlm-roberta" (null-terminated).
+const char* const* EncoderModelTypes();
+// Whether a config.json is one of this family's (its model_type is one of EncoderModelTypes()).
 bool IsEncoderConfig(const io::JsonValue& hf);
 Status ReadEncoderConfig(const io::JsonValue& hf, const std::string& root, EncoderConfig* out);
+// The family's range rules (bounds in core/limits.h), worded from the config's source as the causal LM's are.
+Status CheckEncoderConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
 // The resolved config as JSON for the JS face (hiddenSize, maxPositions, …).
 std::string EncoderConfigJson(const EncoderConfig& c);
 

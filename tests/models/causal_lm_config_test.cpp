@@ -1,8 +1,8 @@
-// Tests for src/io/causal_lm_config.h (the reader of a causal LM's config.json) together with the family's
-// range rules (models/causal_lm.h CheckCausalLmConfig), as loadModel runs them: the kinds refused by key, the
+// Tests for src/models/causal_lm_config.h (the reader of a causal LM's config.json) together with the family's
+// range rules (CheckCausalLmConfig), as loadModel runs them: the kinds refused by key, the
 // RoPE base from either generation, token ids, duplicate keys, every range at its edges (the last valid value
 // and the first invalid one), and a file's {"model": "causal_lm", …}.
-#include "io/causal_lm_config.h"
+#include "models/causal_lm_config.h"
 
 #include <gtest/gtest.h>
 
@@ -347,12 +347,13 @@ TEST(CausalLmConfigTest, CausalLmFileConfig) {
   const std::string tok = R"({"type": "chars", "vocab": ["<eos>", "a", "b", "\u00e9"], "special": [0], "bos": 0, "eos": 0, "unknown": "refuse"})";
   ExpectValid(LmFile(""), "causal_lm");
   ExpectValid(LmFile(tok, "128"), "");
-  ModelSpec s;
-  ASSERT_TRUE(ParseModelConfig(LmFile(tok, "128"), "causal_lm", &s).ok());
-  EXPECT_EQ(s.model, "causal_lm");
-  EXPECT_EQ(s.lm.attention_window, 128);
-  EXPECT_EQ(s.lm.vocab, 4);
-  EXPECT_TRUE(s.lm.tied);
+  io::JsonValue root;
+  ASSERT_TRUE(io::ParseJson(LmFile(tok, "128"), &root).ok());
+  CausalLmConfig s;
+  ASSERT_TRUE(ReadCausalLmFile(io::FieldReader(root, "attnwasm.config"), &s).ok());
+  EXPECT_EQ(s.attention_window, 128);
+  EXPECT_EQ(s.vocab, 4);
+  EXPECT_TRUE(s.tied);
   ExpectInvalid(LmFile(tok), "vit", "attnwasm.config: expected a \"vit\" model, got \"causal_lm\"");
   ExpectInvalid("{\"model\": \"causal_lm\"}", "", "attnwasm.config.hf_config: expected a Hugging Face config.json object, got nothing");
   ExpectInvalid(LmFile("", "0"), "", "attnwasm.config.attentionWindow: expected an integer in [1, 2147483647], got 0");

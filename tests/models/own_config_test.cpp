@@ -1,11 +1,13 @@
-// Tests for src/io/model_config.h: the configs of the shipped models
-// (copied verbatim from models/<kind>/<kind>.safetensors) and minimal ones
-// are accepted; every rule is broken once and the exact message is checked.
-#include "io/model_config.h"
+// Tests of a model file's own attnwasm.config as the registry reads it (models/families.h CheckFamilyConfig,
+// models/own_config.h, translator_config.cpp, vit_config.cpp): the configs of the shipped models (copied verbatim
+// from models/<kind>/<kind>.safetensors) and minimal ones are accepted; every rule is broken once and the exact
+// message is checked.
 
 #include <gtest/gtest.h>
 
 #include "config_test_util.h"
+#include "models/translator.h"
+#include "models/vit_classifier.h"
 
 #include <string>
 #include <utility>
@@ -121,7 +123,9 @@ TEST(ModelConfigTest, ModelKind) {
   ExpectInvalid(Json(Set(kMinVit, "model", "7")), "vit", "attnwasm.config: expected a \"vit\" model, got 7");
   ExpectInvalid(Json(Set(kMinVit, "model", "\"VIT\"")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got \"VIT\"");
   ExpectInvalid(Json(Without(kMinVit, "model")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got nothing");
-  ExpectInvalid(Json(kMinVit), "bert", "expectedModel: expected \"translator\", \"vit\", \"causal_lm\" or \"\", got \"bert\"");
+  ExpectInvalid(Json(kMinVit), "bert", "expected: a family's kind (\"translator\", \"vit\", \"causal_lm\" or \"encoder\") or \"\", got \"bert\"");
+  // An encoder is never a file's own config.
+  ExpectInvalid(Json(kMinVit), "encoder", "attnwasm.config: expected a \"encoder\" model, got \"vit\"");
 }
 
 TEST(ModelConfigTest, DuplicateKeys) {
@@ -280,29 +284,39 @@ TEST(ModelConfigTest, SourceTextAndDetokenizeRulesAreChecked) {
                 "attnwasm.config.detokenize.fr: expected \"hyphen-join\", \"concat\" or \"space-join\", got 3");
 }
 
+// The families' readers (models/translator_config.cpp, vit_config.cpp) fill their config structs, torch's
+// defaults for the absent options.
+template <class C>
+Status ReadFile(Status (*read)(const io::FieldReader&, C*), const std::string& text, C* out) {
+  io::JsonValue root;
+  AW_RETURN_IF_ERROR(io::ParseJson(text, &root));
+  return read(io::FieldReader(root, "attnwasm.config"), out);
+}
+
 TEST(ModelConfigTest, ParseReadsTheFieldsWithTheirDefaults) {
-  ModelSpec t;
-  ASSERT_TRUE(ParseModelConfig(Json(kMinTranslator), "translator", &t).ok());
-  EXPECT_EQ(t.model, "translator");
-  EXPECT_EQ(t.d_model, 64);
-  EXPECT_EQ(t.nhead, 4);
+  TranslatorConfig t;
+  ASSERT_TRUE(ReadFile(&ReadTranslatorFile, Json(kMinTranslator), &t).ok());
+  EXPECT_EQ(t.layer.d_model, 64);
+  EXPECT_EQ(t.layer.nhead, 4);
   EXPECT_EQ(t.num_decoder_layers, 1);
   EXPECT_EQ(t.src_vocab, 4);
   EXPECT_EQ(t.tgt_vocab, 6);
   EXPECT_EQ(t.eos, 1);
   EXPECT_EQ(t.embed_scale, 1.0);
-  EXPECT_EQ(t.activation, "relu");
-  EXPECT_FALSE(t.norm_first);
-  EXPECT_EQ(t.layer_norm_eps, 1e-5);
-  ModelSpec v;
-  ASSERT_TRUE(ParseModelConfig(Json(Set(Set(kMinVit, "activation", "\"gelu\""), "std", "0.5")), "", &v).ok());
-  EXPECT_EQ(v.model, "vit");
+  EXPECT_EQ(t.layer.activation, Activation::kRelu);
+  EXPECT_FALSE(t.layer.norm_first);
+  EXPECT_EQ(t.layer.layer_norm_eps, 1e-5);
+  VitConfig v;
+  ASSERT_TRUE(ReadFile(&ReadVitFile, Json(Set(Set(kMinVit, "activation", "\"gelu\""), "std", "0.5")), &v).ok());
   EXPECT_EQ(v.patch_size, 4);
   EXPECT_EQ(v.num_classes, 3);
-  EXPECT_EQ(v.activation, "gelu");
+  EXPECT_EQ(v.layer.activation, Activation::kGelu);
   EXPECT_EQ(v.mean, 0.0);
   EXPECT_EQ(v.std, 0.5);
-  const Status bad = ParseModelConfig(Json(kMinVit), "translator", &t);
+  const Family* family = nullptr;
+  EXPECT_TRUE(CheckFamilyConfig(Json(kMinVit), true, "", &family).ok());
+  EXPECT_EQ(std::string(family->kind), "vit");
+  const Status bad = ValidateModelConfig(Json(kMinVit), "translator");
   EXPECT_EQ(bad.message(), "attnwasm.config: expected a \"translator\" model, got \"vit\"");
 }
 

@@ -2,13 +2,14 @@
 // config.json as transformers 4.x and 5.x write it, for the decoder-only
 // families of models/causal_lm.h — llama (Llama 2/3.x, SmolLM2, TinyLlama),
 // qwen2, qwen3, mistral, gemma3_text (Gemma 3 text), phi3 (Phi-3/3.5,
-// Phi-4-mini) and smollm3 (docs/families.md). This reader reads: it checks
-// types and the kinds a family can run (model_type, activation, RoPE type,
-// layer types, …) and refuses the rest by key; every range rule is
-// models/causal_lm.cpp CheckCausalLmConfig's (bounds in core/limits.h),
-// worded from the same source (io/json_fields.h ConfigSource). Keys a family
-// does not read are ignored, as HF's modelling code ignores them
-// (architectures, torch_dtype / dtype, initializer_range, use_cache, …).
+// Phi-4-mini) and smollm3 (docs/families.md). The reader checks types and
+// the kinds a family can run (model_type, activation, RoPE type, layer
+// types, …) and refuses the rest by key; CheckCausalLmConfig holds every
+// range rule (bounds in core/limits.h), worded from the same source
+// (io/json_fields.h ConfigSource). Keys a family does not read are ignored,
+// as HF's modelling code ignores them (architectures, torch_dtype / dtype,
+// initializer_range, use_cache, …). The family's registry row:
+// models/causal_lm_family.cpp.
 //
 // Where 4.x and 5.x differ (docs/families.md):
 //   RoPE        rope_theta + rope_scaling (4.x) or rope_parameters (5.x: rope_type, rope_theta, the type's
@@ -26,6 +27,7 @@
 #include "core/limits.h"
 #include "core/status.h"
 #include "io/json.h"
+#include "io/json_fields.h"
 #include "layers/rope_scaling.h"
 
 namespace aw {
@@ -73,17 +75,34 @@ struct CausalLmConfig {
   // (HF sets no bound: here core/limits.h's).
   int64_t position_limit() const { return rope.type == "dynamic" ? kMaxPositions : max_positions; }
   bool sliding(size_t layer) const { return layer < layer_sliding.size() && layer_sliding[layer]; }
+  // The rotated dims of a head: int(head_dim · partial_rotary_factor), as HF forms it.
+  int64_t rotary_dim() const {
+    return partial_rotary_factor == 1.0 ? head_dim : int64_t(double(head_dim) * partial_rotary_factor);
+  }
   bool uses_rope(size_t layer) const { return layer >= layer_rope.size() || layer_rope[layer]; }
 };
 
 // The model_types read, for messages: "\"llama\", \"qwen2\", …"; whether one is of them.
 const char* CausalLmFamilies();
 bool IsCausalLmType(std::string_view model_type);
+// The same as a null-terminated list (the registry row's model_types).
+const char* const* CausalLmModelTypes();
 
 // Reads a config.json object (root names it in messages: "config",
 // "attnwasm.config.hf_config") into *out, HF's defaults for absent keys
 // (each family's configuration_*.py; tools/causal_lm.py, tools/families.py).
 Status ReadCausalLmConfig(const io::JsonValue& hf, const std::string& root, CausalLmConfig* out);
+
+// The family's range rules, each written once, every bound in core/limits.h: CausalLm::Init applies them first.
+// With a source (the config.json or file it was read from) an error names the field as the file does
+// ("config.vocab_size: expected an integer in [1, 1000000], got 0", ERR_INVALID_ARGUMENT); without,
+// the field alone (ERR_OUT_OF_RANGE).
+Status CheckCausalLmConfig(const CausalLmConfig& c, const io::ConfigSource* src = nullptr);
+
+// A model file's own {"model": "causal_lm", "hf_config": {…}, "tokenizer": {…}, "attentionWindow": n} (the demo
+// model's, c's root "attnwasm.config"): the HF config (ReadCausalLmConfig), an optional character tokenizer (one
+// string per id) and the attention window it was trained with (generation's default).
+Status ReadCausalLmFile(const io::FieldReader& c, CausalLmConfig* lm);
 
 // The resolved config as a JSON object (what a loaded model's JS face reads:
 // vocabSize, maxPositions, eosTokenIds, …).

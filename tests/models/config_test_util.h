@@ -1,5 +1,6 @@
-// Helpers of the config readers' tests (model_config_test.cpp, causal_lm_config_test.cpp): a config as
-// (key, JSON literal) pairs, so that a test can change one key, and the checks of a file's attnwasm.config.
+// Helpers of the config readers' tests (own_config_test.cpp, causal_lm_config_test.cpp): a config as
+// (key, JSON literal) pairs, so that a test can change one key, and the checks of a file's attnwasm.config as the
+// registry makes them (models/families.h CheckFamilyConfig: the family by "model", then its reader and rules).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -7,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/model_config.h"
+#include "models/families.h"
 
 namespace aw {
 
@@ -40,6 +41,11 @@ inline Members Without(Members ms, const std::string& key) {
     if (m.first != key) out.push_back(m);
   EXPECT_NE(out.size(), ms.size()) << "no key " << key;
   return out;
+}
+
+// A model file's own attnwasm.config text, checked for a loader expecting `kind` ("" any).
+inline Status ValidateModelConfig(const std::string& json, const std::string& kind) {
+  return CheckFamilyConfig(json, /*own=*/true, kind);
 }
 
 // Only the required keys.

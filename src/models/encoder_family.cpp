@@ -1,0 +1,69 @@
+// The encoder family's registry row (family.h): BertModel, RobertaModel and XLMRobertaModel by config.json
+// model_type (models/encoder_config.h), as transformers loads them: the family's own task-model prefix stripped
+// ("bert." for BERT, "roberta." for RoBERTa and XLM-R), older saves' LayerNorm.gamma / .beta read as weight / bias,
+// task heads (masked-LM, classifier) and the position_ids buffer skipped, the pooler the model's when the file
+// has one.
+#include <cstring>
+
+#include "core/rng.h"
+#include "models/encoder.h"
+#include "models/families.h"
+
+namespace aw {
+namespace {
+
+bool EndsWith(const std::string& s, const char* tail) {
+  const size_t n = std::strlen(tail);
+  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+Status Build(const FamilyConfig& c, std::unique_ptr<Module>* out) {
+  EncoderConfig cfg;
+  AW_RETURN_IF_ERROR(ReadEncoderConfig(*c.json, c.root, &cfg));
+  for (const io::StTensor* t : c.tensors) cfg.pooler = cfg.pooler || EndsWith(t->name, "pooler.dense.weight");
+  const io::ConfigSource src{c.json, c.root};
+  if (!out) return CheckEncoderConfig(cfg, &src);
+  Rng rng = Rng::ForLoading();
+  auto m = std::make_unique<Encoder>();
+  AW_RETURN_IF_ERROR(m->Init(cfg, rng, &src));
+  *out = std::move(m);
+  return Status::OK();
+}
+
+bool ParamName(const Module& m, std::string* name) {
+  const std::string prefix = static_cast<const Encoder&>(m).config().model_type == "bert" ? "bert." : "roberta.";
+  if (name->rfind(prefix, 0) == 0) name->erase(0, prefix.size());
+  for (auto [from, to] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"}, std::pair{"LayerNorm.beta", "LayerNorm.bias"}})
+    if (EndsWith(*name, from)) name->replace(name->size() - std::strlen(from), std::strlen(from), to);
+  // Tensors a task head or an older save adds that the model does not use (HF ignores them too).
+  return !(name->rfind("cls.", 0) == 0 || name->rfind("lm_head.", 0) == 0 || name->rfind("classifier.", 0) == 0 ||
+           EndsWith(*name, "embeddings.position_ids"));
+}
+
+bool NotTied(const Module&, TiedTensor*) { return false; }
+
+std::string Info(const Module& m) {
+  const std::string j = EncoderConfigJson(static_cast<const Encoder&>(m).config());
+  return j.substr(1, j.size() - 2);
+}
+
+}  // namespace
+
+const Family& EncoderFamily() {
+  static const Family f = {
+      /*kind=*/"encoder",
+      /*class_name=*/"Embedder",
+      /*noun=*/"an encoder",
+      /*model_types=*/EncoderModelTypes(),
+      /*own_model=*/nullptr,
+      /*type_hint=*/nullptr,
+      /*build=*/Build,
+      /*param_name=*/ParamName,
+      /*tied=*/NotTied,
+      /*info=*/Info,
+      /*unexpected_prefix=*/nullptr,
+  };
+  return f;
+}
+
+}  // namespace aw
