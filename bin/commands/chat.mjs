@@ -1,13 +1,11 @@
 // attnwasm chat: a conversation with a chat model (--model: a folder, a hub id, or files given one by one), a
 // user message per line of stdin, each reply streamed to stdout, the conversation kept. The template is
-// --chat-template's, else the folder's chat_template.jinja, else tokenizer_config.json's.
+// --chat-template's, else the one the loader chose (bindings/models.js: the folder's chat_template.jinja, …).
 // The flags are the entry's (../attnwasm.mjs), the sampling flags generation.mjs's. Ctrl-C stops the reply;
 // a second exits (130).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { init, AttnWasmError } from '../../bindings/index.js';
-import { UsageError, THREADS, readFlagFile, isFolder, loadOptions, errorJson } from './shared.mjs';
+import { UsageError, THREADS, readFlagFile, loadOptions, errorJson } from './shared.mjs';
 import { generationOptions, generationJson, noteSeed } from './generation.mjs';
 
 const CHAT_MAX_TOKENS = 512;
@@ -45,11 +43,9 @@ export async function chatCommand(args, rest) {
       throw new UsageError(`--chat-template-kwargs: expected a JSON object (e.g. '{"enable_thinking": false}'), got '${args['chat-template-kwargs']}'`);
     }
   }
-  // The template: --chat-template, else the folder's chat_template.jinja (which transformers prefers to
-  // tokenizer_config.json's chat_template), else tokenizer_config.json's.
-  let chatTemplate;
-  if (args['chat-template'] !== undefined) chatTemplate = await readFlagFile('--chat-template', args['chat-template'], 'utf8');
-  else if (await isFolder(args.model)) chatTemplate = await readFile(join(args.model, 'chat_template.jinja'), 'utf8').catch(() => undefined);
+  // The template: --chat-template's text; without it the tokenizer's, which the loader chose as transformers does
+  // (a folder's or hub repo's chat_template.jinja, else its chat_template.json, else tokenizer_config.json's).
+  const chatTemplate = args['chat-template'] === undefined ? undefined : await readFlagFile('--chat-template', args['chat-template'], 'utf8');
   const load = await loadOptions(args);
   const aw = await init({ threads: THREADS });
   const lm = await aw.loadCausalLM(args.model, load);

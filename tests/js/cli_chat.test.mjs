@@ -113,6 +113,11 @@ test('the files one by one (--config, --tokenizer, --tokenizer-config), --dtype,
     assert.equal(o.status, 0, o.stderr);
     assert.equal(JSON.parse(o.stdout).prompt, expected, args.join(' '));
   }
+  // The loader chooses the template, as for loadModel: a --tokenizer-config FILE is used as it is (its template, not
+  // the folder's chat_template.jinja, which joins the folder's own tokenizer_config.json).
+  const given = cli(['chat', '--model', jinjaFolder, '--tokenizer-config', join(folder, 'tokenizer_config.json'), '--json', '--show-prompt', '--max-new-tokens', '1'], LINES[0]);
+  assert.equal(given.status, 0, given.stderr);
+  assert.equal(JSON.parse(given.stdout).prompt, want[0].prompt);
   const think = cli(['chat', '--model', folder, '--json', '--show-prompt', '--max-new-tokens', '1', '--chat-template-kwargs', '{"enable_thinking": false}'], LINES[0]);
   assert.equal(think.status, 0, think.stderr);
   assert.ok(JSON.parse(think.stdout).prompt.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\n'));
