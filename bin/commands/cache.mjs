@@ -3,6 +3,7 @@
 //   attnwasm cache ls [--json] [--cache DIR]
 //   attnwasm cache rm <org/name>... [--cache DIR]
 import { openCache, looksLikeHubId } from '../../bindings/hub/index.js';
+import { UsageError, parseArgv } from './shared.mjs';
 
 const HELP = `attnwasm cache — the models downloaded by hub id
 
@@ -30,23 +31,11 @@ Environment: ATTNWASM_CACHE (the default folder), HF_ENDPOINT (a mirror of the h
 const MB = 1e6;
 const size = (b) => (b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / MB).toFixed(1)} MB`);
 
-class UsageError extends Error {
-  code = 'ERR_USAGE';
-}
+const FLAGS = { '--help': ['help', true], '-h': ['help', true], '--json': ['json', true] };
 
 /** attnwasm cache …: the exit code. */
 export async function cacheCommand(argv) {
-  const args = { _: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') args.help = true;
-    else if (a === '--json') args.json = true;
-    else if (a === '--cache') {
-      if (i + 1 >= argv.length) throw new UsageError('--cache needs a value');
-      args.cache = argv[++i];
-    } else if (a.startsWith('--')) throw new UsageError(`cache: unknown option ${a} (see attnwasm cache --help)`);
-    else args._.push(a);
-  }
+  const args = parseArgv(argv, { flags: FLAGS, valued: ['--cache'], unknown: (a) => `cache: unknown option ${a} (see attnwasm cache --help)` });
   const [sub, ...ids] = args._;
   if (args.help || !sub) {
     process.stdout.write(HELP);

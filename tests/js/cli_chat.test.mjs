@@ -113,6 +113,11 @@ test('the files one by one (--config, --tokenizer, --tokenizer-config), --dtype,
     assert.equal(o.status, 0, o.stderr);
     assert.equal(JSON.parse(o.stdout).prompt, expected, args.join(' '));
   }
+  // The loader chooses the template, as for loadModel: a --tokenizer-config FILE is used as it is (its template, not
+  // the folder's chat_template.jinja, which joins the folder's own tokenizer_config.json).
+  const given = cli(['chat', '--model', jinjaFolder, '--tokenizer-config', join(folder, 'tokenizer_config.json'), '--json', '--show-prompt', '--max-new-tokens', '1'], LINES[0]);
+  assert.equal(given.status, 0, given.stderr);
+  assert.equal(JSON.parse(given.stdout).prompt, want[0].prompt);
   const think = cli(['chat', '--model', folder, '--json', '--show-prompt', '--max-new-tokens', '1', '--chat-template-kwargs', '{"enable_thinking": false}'], LINES[0]);
   assert.equal(think.status, 0, think.stderr);
   assert.ok(JSON.parse(think.stdout).prompt.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\n'));
@@ -133,7 +138,7 @@ test('usage errors (exit 2) and a model without a chat template (exit 1) fail be
     [['chat', '--model', join(folder, 'model.safetensors'), '--config', join(folder, 'config.json')], 2, /^attnwasm: chat: this model has no tokenizer: give --tokenizer/],
     [['chat', '--model', noTemplate], 1, /^attnwasm: chat: no chat template: tokenizer_config\.json has no chat_template \(newer repos keep it in chat_template\.jinja\); give --chat-template FILE \(a chat_template\.jinja\)$/],
     [['generate', 'hi', '--model', folder, '--system', 'x'], 2, /^attnwasm: --system is an option of chat, not of generate$/m],
-    [['nope'], 2, /^attnwasm: unknown command 'nope' \(expected translate, classify, generate, chat or embed; see --help\)$/],
+    [['nope'], 2, /^attnwasm: unknown command 'nope' \(expected translate, classify, generate, chat, embed or cache; see --help\)$/],
   ]) {
     const r = cli(args, 'Hello\n');
     assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);

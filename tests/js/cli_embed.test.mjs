@@ -1,4 +1,4 @@
-// attnwasm embed (bin/attnwasm.mjs embedCommand): texts as arguments, lines from --input FILE or stdin, one
+// attnwasm embed (bin/commands/embed.mjs): texts as arguments, lines from --input FILE or stdin, one
 // vector per line (space-separated float32s, or --json arrays) equal to what the library's embed() gives
 // (each number read back is the float32 it was), in input order whatever the batch size; the folder's
 // sentence-transformers files and the flags over them; progress (--progress) and a summary on stderr for

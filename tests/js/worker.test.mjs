@@ -9,7 +9,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -272,6 +273,20 @@ test('errors cross with their class, code and message', async () => {
 });
 
 test('a load through the worker ends when asked: a throwing onProgress rejects it with its error (no uncaught exception), a signal, close()', async () => {
+  // The folder served with its last shard stalling halfway: an abort or a close() always comes before the end.
+  const files = readdirSync(dir);
+  const shards = files.filter((f) => /^model-\d+-of-\d+\.safetensors$/.test(f)).sort();
+  const server = createServer((req, res) => {
+    const name = decodeURIComponent(new URL(req.url, 'http://x').pathname.slice(1));
+    if (!files.includes(name)) return res.writeHead(404).end();
+    const body = readFileSync(join(dir, name));
+    res.writeHead(200, { 'Content-Length': String(body.byteLength) });
+    if (name === shards.at(-1)) res.write(body.subarray(0, body.byteLength >> 1));  // then nothing
+    else res.end(body);
+    return undefined;
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const stalling = `http://127.0.0.1:${server.address().port}/`;
   const rt = await createWorker({ threads: 1 });
   const uncaught = [];
   const onUncaught = (e) => uncaught.push(e);
@@ -283,18 +298,19 @@ test('a load through the worker ends when asked: a throwing onProgress rejects i
       await assert.rejects(rt.loadModel(dir, { onProgress: () => { throw boom; } }), (e) => e === boom);
     }
     const c = new AbortController();
-    await assert.rejects(rt.loadModel(dir, { signal: c.signal, onProgress: () => c.abort() }), (e) => e.name === 'AbortError');
+    await assert.rejects(rt.loadModel(stalling, { signal: c.signal, onProgress: () => c.abort() }), (e) => e.name === 'AbortError');
     await new Promise((r) => setTimeout(r, 100));  // a model the worker made after the page gave up is released
     assert.equal((await rt.memory()).inUseBytes, inUse, 'nothing kept in the worker');
     const lm = await rt.loadModel(dir);
     assert.equal(lm.kind, 'CausalLM');
     await lm.dispose();
-    const during = rt.loadModel(dir, { onProgress: () => { rt.close(); } });
-    await assert.rejects(during, (e) => e.code === 'ERR_CLOSED');
+    await assert.rejects(rt.loadModel(stalling, { onProgress: () => { rt.close(); } }), (e) => e.code === 'ERR_CLOSED');
     assert.deepEqual(uncaught, [], 'no uncaught exception in this process');
   } finally {
     process.off('uncaughtException', onUncaught);
     await rt.close();
+    server.closeAllConnections();
+    server.close();
   }
 });
 

@@ -1,0 +1,63 @@
+// attnwasm translate: English number words to French or German with the package's translator (or --model's).
+//   attnwasm translate "forty-two" [--to fr|de] [--beam N]     one phrase: its translation, errors end the process
+//   attnwasm translate [--input FILE] [--json]                 one phrase per line (stdin by default), one line out each
+// The flags are the entry's (../attnwasm.mjs); many phrases run through batch.mjs.
+import { init } from '../../bindings/index.js';
+import { UsageError, THREADS, errorJson, round } from './shared.mjs';
+import { inputLines, runBatch, summary } from './batch.mjs';
+
+const MODEL = new URL('../../models/translator/translator.safetensors', import.meta.url);
+
+/**
+ * One phrase through the translator: { text, tokens, input } where input is
+ * what the model translated (typed digits and commas become words first).
+ * Throws what translate() throws (ERR_NOT_A_NUMBER for a non-number).
+ */
+function translateItem(tr, phrase, options) {
+  const r = tr.translate(phrase, options);
+  return { text: r.text, tokens: r.tokens, input: r.input };
+}
+/** Whether the translator changed more than case and spaces of what was typed. */
+const rewritten = (typed, normalised) => normalised !== typed.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/**
+ * translate: `rest` is what follows the command, the text (one argument) or nothing (lines of --input or stdin).
+ * Returns the exit code: 0, or 1 when a line of a batch failed.
+ */
+export async function translateCommand(args, rest) {
+  if (rest.length > 1) throw new UsageError(`translate: unexpected argument '${rest[1]}' (quote the text: "forty-two")`);
+  if (rest[0] === '') throw new UsageError('translate: missing the English text (see --help)');
+  const text = rest[0];
+  if (text !== undefined && args.input !== undefined) throw new UsageError('translate: give the text or --input, not both');
+  const aw = await init({ threads: THREADS });
+  const tr = await aw.loadTranslator(args.model ?? MODEL);
+  const to = args.to ?? tr.languages[0];
+  if (!tr.languages.includes(to)) throw new UsageError(`--to: expected one of ${tr.languages.join(', ')}, got '${to}'`);
+  const beamSize = args.beam === undefined ? 1 : Number(args.beam);
+  if (!Number.isInteger(beamSize) || beamSize < 1) throw new UsageError(`--beam: expected a whole number >= 1, got '${args.beam}'`);
+  const options = { to, beamSize };
+  const out = (s) => process.stdout.write(`${s}\n`);
+  if (text !== undefined && !args.json) {
+    const r = translateItem(tr, text, options); // one phrase: as ever, errors end the process
+    // Digits and commas became words before the model: say what it translated.
+    if (rewritten(text, r.input)) process.stderr.write(`attnwasm: translated '${r.input}'\n`);
+    out(r.text);
+    return 0;
+  }
+  const batch = text === undefined;
+  const { items, total } = batch ? await inputLines(args) : { items: [{ line: 1, input: text }], total: 1 };
+  const result = await runBatch(items, {
+    total, noun: 'phrases', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
+    // A blank line is no item: it stays a blank line (text) or is left out (JSON).
+    skip: (it) => !it.input.trim(),
+    work: (it) => translateItem(tr, it.input, options),
+    write: (it, r, ms) => {
+      if (!args.json) out(r ? r.text : '');
+      else if (r) out(JSON.stringify({ line: it.line, input: it.input, normalized: r.input, text: r.text, tokens: r.tokens, ms: round(ms) }));
+    },
+    writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, input: it.input, error: errorJson(e) }) : ''),
+  });
+  tr.dispose();
+  if (batch) process.stderr.write(`${summary(result, 'phrases', 'translated', (it) => `line ${it.line}`)}\n`);
+  return result.failed.length ? 1 : 0;
+}
