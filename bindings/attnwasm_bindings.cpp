@@ -613,6 +613,16 @@ std::unique_ptr<CallResult> SetWorkBudget(double bytes) {
   return std::make_unique<CallResult>(aw::SetWorkBudget(int64_t(bytes)));  // a safe integer (checks.js)
 }
 
+// The registry's rows (models/families.h FamiliesJson), for the JS registry's check.
+std::string FamiliesJson() { return aw::FamiliesJson(); }
+// A config checked as the loader would, building nothing (models/families.h CheckFamilyConfig): own (an
+// attnwasm.config) or a Hugging Face config.json; the family's kind in the message's place when it is accepted.
+std::unique_ptr<CallResult> CheckConfig(std::string text, bool own, std::string expected) {
+  const aw::Family* family = nullptr;
+  const aw::Status s = aw::CheckFamilyConfig(text, own, expected, &family);
+  return std::make_unique<CallResult>(s.ok() ? aw::Status(aw::Code::kOk, family ? family->kind : "") : s);
+}
+
 // Thread pool (core/parallel.h): 1 and false in the single-thread build.
 int SetNumThreads(int n) { return aw::SetNumThreads(n); }
 int NumThreads() { return aw::NumThreads(); }
@@ -647,17 +657,20 @@ std::unique_ptr<CallResult> EmbedderForward(ModuleHandle& h, val a) {
   return res;
 }
 
-// Sentences of their own lengths: {ids (total), lengths (n), types?, skip?, pooling, normalize} → (n, E).
+// Sentences of their own lengths: {ids (total), lengths (n), types?, skip?, modes (a bitmask of Pooling),
+// normalize} → (n, E · the modes on), one pass.
 std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
   auto& m = h.as<aw::Encoder>();
   const size_t n = Len(a["lengths"]);
   aw::EmbedOptions o;
-  o.pooling = static_cast<aw::Pooling>(a["pooling"].as<int>());
+  o.modes = uint32_t(a["modes"].as<int>());
   o.normalize = Flag(a, "normalize");
   o.skip = a["skip"].isUndefined() ? nullptr : Ids(a["skip"]);
   aw::Buffer out;
   aw::Status s = m.Embed(Ids(a["ids"]), a["types"].isUndefined() ? nullptr : Ids(a["types"]), Ids(a["lengths"]), n, o, &out);
-  return One(s, std::move(out), {int64_t(n), m.config().hidden});
+  int64_t k = 0;
+  for (int i = 0; i < aw::kPoolingModes; ++i) k += (o.modes >> i) & 1;
+  return One(s, std::move(out), {int64_t(n), k * m.config().hidden});
 }
 
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
@@ -797,4 +810,6 @@ EMSCRIPTEN_BINDINGS(attnwasm) {
   emscripten::function("numThreads", &NumThreads);
   emscripten::function("threadsSupported", &ThreadsSupported);
   emscripten::function("relaxedSimd", &RelaxedSimd);
+  emscripten::function("families", &FamiliesJson);
+  emscripten::function("checkConfig", &CheckConfig);
 }

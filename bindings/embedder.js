@@ -10,10 +10,11 @@ import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkBool, checkInteger, checkOptions, checkTensor, shapeStr } from './checks.js';
 import { nextTask } from './next_task.js';
 
-/** sentence-transformers' pooling modes by name → the native Pooling (src/models/encoder.h); the names of Pooling.py. */
-export const POOLING = Object.freeze({ cls: 0, mean: 1, max: 2, mean_sqrt_len: 3, weightedmean: 4, lasttoken: 5 });
-// The order Pooling.forward concatenates several modes in.
-const POOLING_ORDER = ['cls', 'max', 'mean', 'mean_sqrt_len', 'weightedmean', 'lasttoken'];
+import { POOLING } from './native_constants.js';  // sentence-transformers' modes (Pooling.py's names) → the native Pooling
+
+export { POOLING };
+// The order Pooling.forward concatenates several modes in: the native enum's.
+const POOLING_ORDER = Object.keys(POOLING).sort((a, b) => POOLING[a] - POOLING[b]);
 const POOLING_ALIASES = { mean_sqrt_len_tokens: 'mean_sqrt_len' };  // Pooling(pooling_mode=…)'s spelling
 const POOLING_NAMES = Object.keys(POOLING).map((n) => `'${n}'`).join(', ');
 
@@ -428,11 +429,7 @@ export function makeEmbedder(rt, classes) {
       return { data, shape: [n, E] };
     }
 
-    /**
-     * One native call per pooling mode: rows [{ i, ids, types, skip }] → (rows, dimension); errors name the
-     * caller's entries. Several modes run the encoder once each (the native Embed pools one mode), their
-     * vectors concatenated and then normalized here as Normalize does: x / max(‖x‖, 1e-12).
-     */
+    /** One native call: rows [{ i, ids, types, skip }] → (rows, dimension); errors name the caller's entries. */
     _embedBatch(h, rows, normalize, what) {
       if (rows.length === 0) return new Float32Array(0);
       const total = rows.reduce((s, r) => s + r.ids.length, 0);
@@ -449,28 +446,13 @@ export function makeEmbedder(rt, classes) {
       const tensors = { ids: { data: ids, shape: [total] }, lengths: { data: lengths, shape: [rows.length] } };
       if (types) tensors.types = { data: types, shape: [total] };
       if (rows.some((r) => r.skip)) tensors.skip = { data: Int32Array.from(rows, (r) => r.skip), shape: [rows.length] };
-      const one = this._modes.length === 1;
-      const parts = this._modes.map((mode) => {
-        try {
-          return rt._run(tensors, { pooling: POOLING[mode], normalize: normalize && one }, (a) => rt._take(rt._core.embedderEmbed(h, a)))[0].data;
-        } catch (e) {
-          throw reword(e, rows, what);
-        }
-      });
-      if (one) return parts[0];
-      const E = this.hiddenSize, D = this.dimension;
-      const out = new Float32Array(rows.length * D);
-      for (let r = 0; r < rows.length; r++) {
-        parts.forEach((p, k) => out.set(p.subarray(r * E, (r + 1) * E), r * D + k * E));
-        if (normalize) {
-          const v = out.subarray(r * D, (r + 1) * D);
-          let ss = 0;
-          for (let j = 0; j < D; j++) ss += v[j] * v[j];
-          const norm = Math.max(Math.sqrt(ss), 1e-12);
-          for (let j = 0; j < D; j++) v[j] /= norm;
-        }
+      // Every pooling mode in one native pass, concatenated and normalized there (src/models/encoder.h Embed).
+      const modes = this._modes.reduce((m, mode) => m | (1 << POOLING[mode]), 0);
+      try {
+        return rt._run(tensors, { modes, normalize }, (a) => rt._take(rt._core.embedderEmbed(h, a)))[0].data;
+      } catch (e) {
+        throw reword(e, rows, what);
       }
-      return out;
     }
   }
 

@@ -9,3 +9,17 @@ export const DTYPE = Object.freeze({ F32: 0, BOOL: 1, I32: 2 });
 export const CAUSAL_BIAS = Object.freeze({ NONE: 0, UPPER_LEFT: 1, LOWER_RIGHT: 2 });
 /** The most threads a runtime may use: src/core/parallel.h kMaxThreads. */
 export const MAX_THREADS = 64;
+/** The weight types a model's matrices may be kept as, by the value of src/core/module.h WeightType. */
+export const WEIGHT_TYPES = Object.freeze(["f32", "bf16", "f16", "q8", "q4"]);
+/** sentence-transformers' pooling modes, numbered in the order several are concatenated: src/models/encoder.h Pooling. */
+export const POOLING = Object.freeze({ cls: 0, max: 1, mean: 2, mean_sqrt_len: 3, weightedmean: 4, lasttoken: 5 });
+/**
+ * The family registry's rows (src/models/family.h): kind (what info().kind says), className, noun, the config.json
+ * model_types the family reads, and the "model" of its own files' attnwasm.config (null: none).
+ */
+export const FAMILIES = Object.freeze([
+  Object.freeze({"kind":"translator","className":"Translator","noun":"a translator","ownModel":"translator", "modelTypes": Object.freeze([]) }),
+  Object.freeze({"kind":"vit","className":"Classifier","noun":"an image classifier","ownModel":"vit", "modelTypes": Object.freeze([]) }),
+  Object.freeze({"kind":"causal_lm","className":"CausalLM","noun":"a causal LM","ownModel":"causal_lm", "modelTypes": Object.freeze(["llama","qwen2","qwen3","mistral","gemma3_text","phi3","smollm3"]) }),
+  Object.freeze({"kind":"encoder","className":"Embedder","noun":"an encoder","ownModel":null, "modelTypes": Object.freeze(["bert","roberta","xlm-roberta"]) }),
+]);

@@ -235,7 +235,7 @@ void Pool(Pooling mode, size_t len, size_t skip, size_t E, const float* h, float
   const size_t count = len - from;
   switch (mode) {
     case Pooling::kCls: std::memcpy(out, h, E * sizeof(float)); return;
-    case Pooling::kLastToken: std::memcpy(out, h + (len - 1) * E, E * sizeof(float)); return;
+    case Pooling::kLasttoken: std::memcpy(out, h + (len - 1) * E, E * sizeof(float)); return;
     case Pooling::kMax:
       for (size_t j = 0; j < E; ++j) {
         float m = count ? h[from * E + j] : -1e9f;  // an empty selection: the fill value Pooling uses
@@ -243,7 +243,7 @@ void Pool(Pooling mode, size_t len, size_t skip, size_t E, const float* h, float
         out[j] = m;
       }
       return;
-    case Pooling::kWeightedMean: {
+    case Pooling::kWeightedmean: {
       // Weights 1 … len by position (masked tokens weigh 0); sum(w · x) / sum(w).
       float wsum = 0.0f;
       for (size_t t = from; t < len; ++t) wsum += float(t + 1);
@@ -281,6 +281,9 @@ void Normalize(size_t E, float* x) {
 Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                       Buffer* out) {
   AW_RETURN_IF_ERROR(IntInRange("sequences", int64_t(n), 1, kMaxElements));
+  if (o.modes == 0 || o.modes >= (1u << kPoolingModes)) return ArgError("pooling: expected one to six modes, got none");
+  size_t k = 0;  // modes on
+  for (int m = 0; m < kPoolingModes; ++m) k += (o.modes >> m) & 1;
   size_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     if (lengths[i] < 1 || lengths[i] > max_tokens())
@@ -290,8 +293,8 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
   }
   AW_RETURN_IF_ERROR(word_.CheckIds(ids, int64_t(total), "ids"));
   if (types) AW_RETURN_IF_ERROR(token_type_.CheckIds(types, int64_t(total), "tokenTypeIds"));
-  const size_t E = size_t(cfg_.hidden);
-  AW_RETURN_IF_ERROR(out->Resize(n * E, "embeddings"));
+  const size_t E = size_t(cfg_.hidden), D = k * E;
+  AW_RETURN_IF_ERROR(out->Resize(n * D, "embeddings"));
   const size_t per_row = (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
   const size_t budget_rows = WorkPieceEntries(total, per_row);
   size_t at = 0;  // the first id of sequence s0
@@ -316,9 +319,11 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
     AW_RETURN_IF_ERROR(Embeddings(rows, ids + at, types ? types + at : nullptr, pos, x));
     AW_RETURN_IF_ERROR(Layers(x, starts, lens, s1 - s0, nullptr, nullptr));
     for (size_t s = s0; s < s1; ++s) {
-      float* dst = out->data() + s * E;
-      Pool(o.pooling, lens[s - s0], o.skip ? size_t(std::max(o.skip[s], 0)) : 0, E, x + starts[s - s0] * E, dst);
-      if (o.normalize) Normalize(E, dst);
+      float* dst = out->data() + s * D;
+      const size_t skip = o.skip ? size_t(std::max(o.skip[s], 0)) : 0;
+      for (int m = 0, slot = 0; m < kPoolingModes; ++m)
+        if ((o.modes >> m) & 1) Pool(Pooling(m), lens[s - s0], skip, E, x + starts[s - s0] * E, dst + E * size_t(slot++));
+      if (o.normalize) Normalize(D, dst);
     }
     at += rows;
     s0 = s1;

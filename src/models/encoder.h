@@ -39,12 +39,16 @@
 namespace aw {
 
 
-// sentence-transformers' pooling modes (Pooling.py).
-enum class Pooling { kCls = 0, kMean = 1, kMax = 2, kMeanSqrtLen = 3, kWeightedMean = 4, kLastToken = 5 };
+// sentence-transformers' pooling modes (Pooling.py), numbered in the order Pooling.forward concatenates them
+// when several are on (cls, max, mean, mean_sqrt_len, weightedmean, lasttoken); the JS names are these
+// enumerators' (bindings/native_constants.js POOLING, generated).
+enum class Pooling { kCls = 0, kMax = 1, kMean = 2, kMeanSqrtLen = 3, kWeightedmean = 4, kLasttoken = 5 };
+constexpr int kPoolingModes = 6;
 
 struct EmbedOptions {
-  Pooling pooling = Pooling::kMean;
-  bool normalize = false;        // L2: x / max(‖x‖, 1e-12), as F.normalize
+  uint32_t modes = 1u << int(Pooling::kMean);  // bit i: Pooling(i) on; the vectors of several, concatenated in
+                                               // Pooling's order (E each)
+  bool normalize = false;        // L2 of the whole vector: x / max(‖x‖, 1e-12), as F.normalize
   const int32_t* skip = nullptr; // per sequence: its first skip[i] tokens left out of the pooling (a prompt with
                                  // include_prompt false), or null
 };
@@ -71,7 +75,8 @@ class Encoder : public Module {
   // T, T) (HF's output_attentions).
   Status Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T, Buffer* hidden,
                  Buffer* pooled, Buffer* attention = nullptr);
-  // n sequences, ids (and types, or null) one after the other, lengths[i] tokens each → out (n, E).
+  // n sequences, ids (and types, or null) one after the other, lengths[i] tokens each → out (n, E · the modes on):
+  // one pass through the encoder whatever the number of pooling modes.
   Status Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                Buffer* out);
 

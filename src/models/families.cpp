@@ -148,6 +148,18 @@ std::string FamilyInfoJson(const Module& m, const Family& f) {
          "\"weightBytes\": " + std::to_string(total) + ", \"weightTypes\": {" + types + "}}";
 }
 
+std::string FamiliesJson() {
+  std::string out = "[";
+  for (const Family* f : Families()) {
+    std::string types;
+    for (const char* const* t = f->model_types; t && *t; ++t) types += std::string(types.empty() ? "\"" : ", \"") + *t + "\"";
+    out += std::string(out.size() > 1 ? ", " : "") + "{\"kind\": \"" + f->kind + "\", \"className\": \"" + f->class_name +
+           "\", \"noun\": \"" + f->noun + "\", \"modelTypes\": [" + types + "], \"ownModel\": " +
+           (f->own_model ? "\"" + std::string(f->own_model) + "\"" : std::string("null")) + "}";
+  }
+  return out + "]";
+}
+
 Status CheckFamilyConfig(std::string_view text, bool own, std::string_view expected, const Family** family) {
   if (family) *family = nullptr;
   const std::string root = own ? "attnwasm.config" : "config";

@@ -37,6 +37,10 @@ Status CheckOwnKeys(const io::JsonValue& config, const std::string& root);
 // "weightTypes" }, what a loaded model's JS face reads (the handle is the one source).
 std::string FamilyInfoJson(const Module& m, const Family& f);
 
+// Every family's names and configs as JSON: [{ "kind", "className", "noun", "modelTypes": [...], "ownModel" }]
+// (what bindings/native_constants.js is generated to hold: tests/js/native_constants.test.mjs compares the two).
+std::string FamiliesJson();
+
 // Reads and checks a config as the loader would, building nothing (tests, fuzzing, inspect): FindFamily, then the
 // family's Build with no model. *family (optional) is set when a family was found.
 Status CheckFamilyConfig(std::string_view text, bool own, std::string_view expected, const Family** family = nullptr);

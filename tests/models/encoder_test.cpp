@@ -66,12 +66,12 @@ TEST(Encoder, PaddedAndUnpaddedGiveTheSameBitsAndPoolAsSentenceTransformers) {
     Buffer hidden, pooled;
     const size_t n = b.lengths.size(), E = 24;
     ASSERT_TRUE(m.Forward(b.padded.data(), types.data(), b.mask.data(), int64_t(n), b.T, &hidden, &pooled).ok());
-    for (Pooling mode : {Pooling::kCls, Pooling::kMean, Pooling::kMax, Pooling::kMeanSqrtLen, Pooling::kWeightedMean,
-                         Pooling::kLastToken})
+    for (Pooling mode : {Pooling::kCls, Pooling::kMean, Pooling::kMax, Pooling::kMeanSqrtLen, Pooling::kWeightedmean,
+                         Pooling::kLasttoken})
       for (bool normalize : {false, true}) {
         SCOPED_TRACE(int(mode));
         EmbedOptions o;
-        o.pooling = mode;
+        o.modes = 1u << int(mode);
         o.normalize = normalize;
         Buffer out;
         ASSERT_TRUE(m.Embed(b.ragged.data(), types_ragged.data(), b.lengths.data(), n, o, &out).ok());
@@ -84,10 +84,10 @@ TEST(Encoder, PaddedAndUnpaddedGiveTheSameBitsAndPoolAsSentenceTransformers) {
             for (size_t t = 0; t < len; ++t) {
               const float v = h[t * E + j];
               if (mode == Pooling::kMax) acc = std::max(acc, v);
-              else if (mode == Pooling::kWeightedMean) { acc += v * float(t + 1); w += float(t + 1); }
+              else if (mode == Pooling::kWeightedmean) { acc += v * float(t + 1); w += float(t + 1); }
               else acc += v;
             }
-            want[j] = mode == Pooling::kCls ? h[j] : mode == Pooling::kLastToken ? h[(len - 1) * E + j]
+            want[j] = mode == Pooling::kCls ? h[j] : mode == Pooling::kLasttoken ? h[(len - 1) * E + j]
                       : mode == Pooling::kMax ? acc : mode == Pooling::kMean ? acc / float(len)
                       : mode == Pooling::kMeanSqrtLen ? acc / std::sqrt(float(len)) : acc / w;
           }
@@ -99,6 +99,35 @@ TEST(Encoder, PaddedAndUnpaddedGiveTheSameBitsAndPoolAsSentenceTransformers) {
           ASSERT_EQ(0, std::memcmp(want.data(), out.data() + i * E, E * sizeof(float))) << "sentence " << i;
         }
       }
+    // Several modes in one pass: each mode's vector in Pooling's order (cls, max, mean, …), normalized as one.
+    for (bool normalize : {false, true}) {
+      EmbedOptions all;
+      all.modes = (1u << int(Pooling::kCls)) | (1u << int(Pooling::kMax)) | (1u << int(Pooling::kMean));
+      all.normalize = normalize;
+      Buffer out;
+      ASSERT_TRUE(m.Embed(b.ragged.data(), types_ragged.data(), b.lengths.data(), n, all, &out).ok());
+      ASSERT_EQ(out.size(), n * 3 * E);
+      for (size_t i = 0; i < n; ++i) {
+        std::vector<float> want;
+        for (Pooling mode : {Pooling::kCls, Pooling::kMax, Pooling::kMean}) {
+          EmbedOptions one;
+          one.modes = 1u << int(mode);
+          Buffer v;
+          ASSERT_TRUE(m.Embed(b.ragged.data(), types_ragged.data(), b.lengths.data(), n, one, &v).ok());
+          want.insert(want.end(), v.data() + i * E, v.data() + (i + 1) * E);
+        }
+        if (normalize) {
+          float ss = 0.0f;
+          for (float v : want) ss += v * v;
+          for (float& v : want) v = v / std::max(std::sqrt(ss), 1e-12f);
+        }
+        ASSERT_EQ(0, std::memcmp(want.data(), out.data() + i * 3 * E, 3 * E * sizeof(float))) << "sentence " << i;
+      }
+    }
+    EmbedOptions none;
+    none.modes = 0;
+    Buffer unused;
+    EXPECT_FALSE(m.Embed(b.ragged.data(), types_ragged.data(), b.lengths.data(), n, none, &unused).ok());
     // The pooler: tanh(dense(first token)), finite and in (-1, 1).
     for (size_t i = 0; i < n * E; ++i) ASSERT_TRUE(std::fabs(pooled.data()[i]) < 1.0f);
     // Every real token's row: the same bits unpadded, whatever the pieces (a budget that fits one sentence).
