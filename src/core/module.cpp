@@ -7,10 +7,18 @@
 
 namespace aw {
 
+namespace {
+// A parameter the module's own arguments made too large: where = "parameters" (the callers name the
+// arguments the module was made from; bindings/native_object.js).
+Status TooBig(const std::string& name, const Shape& shape) {
+  return ArgError("parameter " + name + " of shape " + ShapeStr(shape) + " exceeds 2^29 elements")
+      .At({"parameters", -1, 0, int64_t(1) << 29});
+}
+}  // namespace
+
 Status Module::AddParam(const std::string& name, const Shape& shape, float** data) {
   const int64_t n = NumelChecked(shape);
-  if (n < 0)
-    return ArgError("parameter " + name + " of shape " + ShapeStr(shape) + " exceeds 2^29 elements");
+  if (n < 0) return TooBig(name, shape);
   params_.push_back({name, shape, Buffer()});
   AW_RETURN_IF_ERROR(params_.back().value.Resize(size_t(n), name.c_str()));
   *data = params_.back().value.data();  // heap address: stable when params_ grows
@@ -29,8 +37,7 @@ const char* WeightTypeName(WeightType t) {
 }
 
 Status Module::AddStoredParam(const std::string& name, const Shape& shape, ParamStore* store) {
-  if (NumelChecked(shape) < 0)
-    return ArgError("parameter " + name + " of shape " + ShapeStr(shape) + " exceeds 2^29 elements");
+  if (NumelChecked(shape) < 0) return TooBig(name, shape);
   params_.push_back({name, shape, Buffer(), store});
   return Status::OK();
 }

@@ -2,7 +2,7 @@
 // ECMAScript's Number::toString layout), hex digits and MiB figures. printf's float formatting (and the
 // vfprintf it comes in) was 6-7 KB of every .wasm for a few error messages; here the digits come from the
 // double's exact decimal expansion (a small bignum), rounded half to even as printf rounds, and the first
-// precision that strtod reads back as the same double wins, as before.
+// precision that reads back as the same double (core/parse_double.h) wins, as before.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parse_double.h"
 #include "core/rules.h"
 
 namespace aw {
@@ -99,7 +100,7 @@ std::string NumStr(double v) {
     n = n0;
     digits = Rounded(exact, p, &n);
     const std::string text = sign + "0." + digits + "e" + std::to_string(n);
-    if (std::strtod(text.c_str(), nullptr) == v) break;
+    if (ParseDouble(text) == v) break;
   }
   const int k = int(digits.size());  // the decimal point sits after n digits
   if (k <= n && n <= 21) return sign + digits + std::string(size_t(n - k), '0');

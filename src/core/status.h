@@ -4,6 +4,8 @@
 // what was expected and what was received. The JS layer turns it into a thrown
 // Error with a stable `code` (bindings/checks.js, NATIVE_CODES and nativeError).
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -20,6 +22,16 @@ enum class Code : int {
   kOutOfRange = 6,       // a number outside its allowed range (core/rules.h); a RangeError in JS
 };
 
+// Where in an argument a failure is, for a caller that passed the argument on in other terms (the JS layer
+// names its own caller's entry: "texts[17]" for "lengths[3]"): the argument, an element's index in it, the
+// value there and the bound it broke. Set by the checks that know; the message says the same in words.
+struct StatusAt {
+  const char* arg = nullptr;  // a string literal ("lengths", "ids"): the Status keeps the pointer, not a copy
+  int64_t index = -1;
+  int64_t value = 0;
+  int64_t limit = 0;
+};
+
 class Status {
  public:
   Status() = default;  // OK
@@ -29,10 +41,17 @@ class Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The failure's place (null: not said).
+  const StatusAt* at() const { return at_.arg ? &at_ : nullptr; }
+  Status&& At(StatusAt at) && {
+    at_ = at;
+    return std::move(*this);
+  }
 
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  StatusAt at_;  // trivially copied as a Status is passed up
 };
 
 inline Status ShapeError(std::string m) { return Status(Code::kShape, std::move(m)); }

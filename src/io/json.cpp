@@ -2,11 +2,10 @@
 // max_depth. See json.h for what is accepted.
 #include "io/json.h"
 
-#include "core/rules.h"
-
-#include <clocale>
 #include <cmath>
-#include <cstdlib>
+
+#include "core/parse_double.h"
+#include "core/rules.h"
 
 namespace aw::io {
 
@@ -173,16 +172,7 @@ class Parser {
     }
     out->type = JsonType::kNumber;
     out->str.assign(s_.data() + start, pos_ - start);
-    // strtod follows LC_NUMERIC: give it the locale's decimal point so a host
-    // program that called setlocale() still reads "0.5" correctly.
-    std::string c_text = out->str;
-    const char point = std::localeconv()->decimal_point[0];
-    if (point != '.') {
-      for (char& c : c_text) {
-        if (c == '.') c = point;
-      }
-    }
-    out->number = std::strtod(c_text.c_str(), nullptr);
+    out->number = ParseDouble(out->str);
     if (std::isinf(out->number)) {
       pos_ = start;
       return Error("number " + out->str.substr(0, 32) + " is out of the double range");

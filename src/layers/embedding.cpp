@@ -30,8 +30,8 @@ Status Embedding::CheckIds(const int32_t* ids, int64_t n, const char* what) cons
   for (int64_t i = 0; i < n; ++i)
     if (ids[i] < 0 || ids[i] >= num_)
       return Status(Code::kInvalidArgument, std::string(what) + ": id " + std::to_string(ids[i]) + " at index " +
-                                                std::to_string(i) + " is out of range [0, " + std::to_string(num_) +
-                                                ")");
+                                                std::to_string(i) + " is out of range [0, " + std::to_string(num_) + ")")
+          .At({what, i, ids[i], num_});
   return Status::OK();
 }
 

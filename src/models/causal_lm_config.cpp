@@ -4,10 +4,10 @@
 // (ReadCausalLmFile: the demo model's).
 #include "models/causal_lm_config.h"
 
-#include <unordered_set>
-
+#include <array>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 #include "core/rules.h"
 #include "io/json_fields.h"
@@ -54,9 +54,11 @@ struct Recipe {
 };
 
 // The families, as their configuration_*.py and modeling_*.py are in transformers (docs/families.md).
-const std::vector<Recipe>& Recipes() {
-  static const std::vector<Recipe> all = [] {
-    std::vector<Recipe> v(7);
+// A fixed array (no heap: the first config read leaves nothing allocated behind).
+constexpr size_t kRecipes = 7;
+const std::array<Recipe, kRecipes>& Recipes() {
+  static const std::array<Recipe, kRecipes> all = [] {
+    std::array<Recipe, kRecipes> v;
     Recipe& llama = v[0];
     llama.model_type = "llama";
     llama.attention_bias = true;
@@ -127,7 +129,7 @@ const std::vector<Recipe>& Recipes() {
 
 std::string FamilyList() {
   std::string s;
-  const std::vector<Recipe>& recipes = Recipes();
+  const auto& recipes = Recipes();
   for (size_t i = 0; i < recipes.size(); ++i)
     s += std::string(i == 0 ? "" : i + 1 == recipes.size() ? " or " : ", ") + "\"" + recipes[i].model_type + "\"";
   return s;
@@ -435,17 +437,11 @@ bool IsCausalLmType(std::string_view model_type) {
   return false;
 }
 
-const char* CausalLmFamilies() {
-  static const std::string s = FamilyList();
-  return s.c_str();
-}
-
 const char* const* CausalLmModelTypes() {
-  static const std::vector<const char*> types = [] {
-    std::vector<const char*> t;
-    for (const Recipe& r : Recipes()) t.push_back(r.model_type);
-    t.push_back(nullptr);
-    return t;
+  static const std::array<const char*, kRecipes + 1> types = [] {
+    std::array<const char*, kRecipes + 1> t{};
+    for (size_t i = 0; i < kRecipes; ++i) t[i] = Recipes()[i].model_type;
+    return t;  // null-terminated
   }();
   return types.data();
 }

@@ -82,8 +82,7 @@ struct CausalLmConfig {
   bool uses_rope(size_t layer) const { return layer >= layer_rope.size() || layer_rope[layer]; }
 };
 
-// The model_types read, for messages: "\"llama\", \"qwen2\", …"; whether one is of them.
-const char* CausalLmFamilies();
+// Whether a config.json model_type is one of the causal LM families'.
 bool IsCausalLmType(std::string_view model_type);
 // The same as a null-terminated list (the registry row's model_types).
 const char* const* CausalLmModelTypes();

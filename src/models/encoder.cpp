@@ -288,7 +288,8 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
   for (size_t i = 0; i < n; ++i) {
     if (lengths[i] < 1 || lengths[i] > max_tokens())
       return OutOfRangeError("lengths[" + std::to_string(i) + "]: expected an integer in [1, " +
-                             std::to_string(max_tokens()) + "] (the model's tokens), got " + std::to_string(lengths[i]));
+                             std::to_string(max_tokens()) + "] (the model's tokens), got " + std::to_string(lengths[i]))
+          .At({"lengths", int64_t(i), lengths[i], max_tokens()});
     total += size_t(lengths[i]);
   }
   AW_RETURN_IF_ERROR(word_.CheckIds(ids, int64_t(total), "ids"));

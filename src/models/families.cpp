@@ -13,9 +13,9 @@ const Family& EncoderFamily();
 const Family& TranslatorFamily();
 const Family& VitFamily();
 
-const std::vector<const Family*>& Families() {
-  static const std::vector<const Family*> all = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily()};
-  return all;
+FamilyTable Families() {
+  static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily()};
+  return {all, sizeof(all) / sizeof(all[0])};
 }
 
 const Family* FamilyOfKind(std::string_view kind) {

@@ -12,8 +12,14 @@
 
 namespace aw {
 
-// Every family, in the order messages list them.
-const std::vector<const Family*>& Families();
+// Every family, in the order messages list them: a fixed table (for (const Family* f : Families())).
+struct FamilyTable {
+  const Family* const* first;
+  size_t count;
+  const Family* const* begin() const { return first; }
+  const Family* const* end() const { return first + count; }
+};
+FamilyTable Families();
 // The family of a kind ("causal_lm", …), or null.
 const Family* FamilyOfKind(std::string_view kind);
 

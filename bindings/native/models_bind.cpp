@@ -1,0 +1,160 @@
+// The embind registrations of the model families' calls on a loaded model's handle (models/*.h): the causal
+// LM's forward and KV-cache steps, the encoder's forward and one-pass pooling, the translator's decoding, the
+// ViT classifier's classify. Marshalling: marshal.h; loading: files_bind.cpp.
+#include <emscripten/bind.h>
+
+#include "marshal.h"
+#include "models/causal_lm.h"
+#include "models/encoder.h"
+#include "models/translator.h"
+#include "models/vit_classifier.h"
+
+namespace awb {
+namespace {
+
+
+// Source ids → generated ids (T), cross-attention (layers, heads, T, S),
+// step times (T, ms), summed log probability (1).
+std::unique_ptr<CallResult> TranslatorDecode(ModuleHandle& h, val a) {
+  aw::DecodeOptions o;
+  o.first_token = a["firstToken"].as<int>();
+  o.max_length = Int(a, "maxLength");
+  o.beam_size = Int(a, "beamSize");
+  o.length_penalty = a["lengthPenalty"].as<double>();
+  o.beam_search = Flag(a, "beamSearch");
+  aw::DecodeResult r;
+  aw::Status s = h.as<aw::Translator>().Decode(Ids(a["src"]), Len(a["src"]), o, &r);
+  auto res = std::make_unique<CallResult>(s);
+  if (s.ok()) {
+    const int64_t T = int64_t(r.ids.size());
+    res->Add(std::move(r.ids), {T});
+    res->Add(std::move(r.cross), r.cross_shape);
+    res->Add(std::move(r.step_ms), {T});
+    res->Add(std::vector<float>{float(r.score)}, {1});
+  }
+  return res;
+}
+std::unique_ptr<CallResult> TranslatorForwardFull(ModuleHandle& h, val a) {
+  aw::Buffer logits;
+  aw::Shape shape;
+  aw::Status s = h.as<aw::Translator>().ForwardFull(Ids(a["src"]), Len(a["src"]), Ids(a["tgt"]), Len(a["tgt"]), &logits, &shape);
+  return One(s, std::move(logits), shape);
+}
+
+// Image (C·H·W values) → logits (K), probabilities (K), index (1),
+// attention (layers, heads, P), rollout (P).
+std::unique_ptr<CallResult> ClassifierClassify(ModuleHandle& h, val a) {
+  const aw::TensorView x = TensorArg(a["image"]);
+  aw::ClassifyResult r;
+  aw::Status s = h.as<aw::VitClassifier>().Classify(x.data, size_t(aw::NumelChecked(x.shape)), &r);
+  auto res = std::make_unique<CallResult>(s);
+  if (s.ok()) {
+    const int64_t K = int64_t(r.logits.size()), P = int64_t(r.rollout.size());
+    res->Add(std::move(r.logits), {K});
+    res->Add(std::move(r.probabilities), {K});
+    res->Add(std::vector<int32_t>{int32_t(r.index)}, {1});
+    res->Add(std::move(r.attention), r.attention_shape);
+    res->Add(std::move(r.rollout), {P});
+  }
+  return res;
+}
+
+// ---- the causal LM family (models/causal_lm.h) ----
+
+// { ids: { ptr, shape (B, T) } } → logits (B, T, vocab)
+std::unique_ptr<CallResult> LmForward(ModuleHandle& h, val a) {
+  return Forward<aw::CausalLm>(h, Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]));
+}
+
+// An encoder's padded batch: {ids, types?, mask?} (B, T) → lastHiddenState (B, T, E) [, poolerOutput (B, E)].
+std::unique_ptr<CallResult> EmbedderForward(ModuleHandle& h, val a) {
+  const aw::Shape shape = ShapeFrom(a["ids"]["shape"]);
+  if (shape.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape)));
+  auto opt = [&](const char* key) { return a[key].isUndefined() ? nullptr : Ids(a[key]); };
+  aw::Buffer hidden, pooled, attention;
+  auto& m = h.as<aw::Encoder>();
+  const bool want = Flag(a, "attention");
+  aw::Status s = m.Forward(Ids(a["ids"]), opt("types"), opt("mask"), shape[0], shape[1], &hidden, &pooled,
+                           want ? &attention : nullptr);
+  auto res = One(s, std::move(hidden), {shape[0], shape[1], m.config().hidden});
+  if (s.ok()) {  // outputs: lastHiddenState, poolerOutput (empty without a pooler), attentions (when asked)
+    res->Add(std::move(pooled), m.config().pooler ? aw::Shape{shape[0], m.config().hidden} : aw::Shape{0});
+    if (want) res->Add(std::move(attention), {shape[0], m.config().layers, m.config().heads, shape[1], shape[1]});
+  }
+  return res;
+}
+
+// Sentences of their own lengths: {ids (total), lengths (n), types?, skip?, modes (a bitmask of Pooling),
+// normalize} → (n, E · the modes on), one pass.
+std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
+  auto& m = h.as<aw::Encoder>();
+  const size_t n = Len(a["lengths"]);
+  aw::EmbedOptions o;
+  o.modes = uint32_t(a["modes"].as<int>());
+  o.normalize = Flag(a, "normalize");
+  o.skip = a["skip"].isUndefined() ? nullptr : Ids(a["skip"]);
+  aw::Buffer out;
+  aw::Status s = m.Embed(Ids(a["ids"]), a["types"].isUndefined() ? nullptr : Ids(a["types"]), Ids(a["lengths"]), n, o, &out);
+  int64_t k = 0;
+  for (int i = 0; i < aw::kPoolingModes; ++i) k += (o.modes >> i) & 1;
+  return One(s, std::move(out), {int64_t(n), k * m.config().hidden});
+}
+
+// A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
+class KvCacheHandle {
+ public:
+  KvCacheHandle(ModuleHandle& h, size_t batch, size_t capacity) {
+    status_ = h.as<aw::CausalLm>().Begin(batch, capacity, &cache_);
+  }
+  int code() const { return int(status_.code()); }
+  std::string message() const { return status_.message(); }
+  double length() const { return double(cache_.len); }
+  aw::KvCache& cache() { return cache_; }
+
+ private:
+  aw::Status status_;
+  aw::KvCache cache_;
+};
+
+std::unique_ptr<KvCacheHandle> LmBegin(ModuleHandle& h, double batch, double capacity) {
+  return std::make_unique<KvCacheHandle>(h, size_t(batch), size_t(capacity));
+}
+
+// { ids: { ptr, shape (batch, T) }, window, attention: bool } → logits (batch, vocab) [, attention (batch,
+// layers, heads, positions)]
+std::unique_ptr<CallResult> LmAppend(ModuleHandle& h, KvCacheHandle& c, val a) {
+  aw::Buffer logits, attention;
+  aw::Shape ls, as;
+  const bool want_attention = Flag(a, "attention");
+  aw::Status s = h.as<aw::CausalLm>().Append(&c.cache(), Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]), Int(a, "window"),
+                                             want_attention, &logits, &ls, &attention, &as);
+  auto res = One(s, std::move(logits), ls);
+  if (s.ok() && want_attention) res->Add(std::move(attention), as);
+  return res;
+}
+
+// The attention window rule (models/causal_lm.h CheckAttentionWindow), for generate()'s option before it runs.
+std::unique_ptr<CallResult> CheckAttentionWindow(double window) {
+  return std::make_unique<CallResult>(aw::CheckAttentionWindow(int64_t(window)));
+}
+
+}  // namespace
+}  // namespace awb
+
+using namespace awb;  // NOLINT: the registrations name this file's functions
+
+EMSCRIPTEN_BINDINGS(attnwasm_models) {
+  emscripten::function("translatorDecode", &TranslatorDecode);
+  emscripten::function("translatorForwardFull", &TranslatorForwardFull);
+  emscripten::function("classifierClassify", &ClassifierClassify);
+  emscripten::class_<KvCacheHandle>("KvCacheHandle")
+      .function("code", &KvCacheHandle::code)
+      .function("message", &KvCacheHandle::message)
+      .function("length", &KvCacheHandle::length);
+  emscripten::function("lmForward", &LmForward);
+  emscripten::function("embedderForward", &EmbedderForward);
+  emscripten::function("embedderEmbed", &EmbedderEmbed);
+  emscripten::function("lmBegin", &LmBegin);
+  emscripten::function("lmAppend", &LmAppend);
+  emscripten::function("checkAttentionWindow", &CheckAttentionWindow);
+}
