@@ -9,6 +9,7 @@
 // src/ops/scaled_dot_product_attention.cpp CheckCausalBias).
 import { CAUSAL_BIAS } from './native_constants.js';
 import { checkBool, checkInteger, checkNumber, checkOptions, checkTensor } from './checks.js';
+import * as boundary from './boundary.js';
 
 /**
  * torch.nn.attention.bias.CausalBias: a causal mask of (seqLenQ, seqLenKv)
@@ -48,7 +49,7 @@ export function blockFunctions(rt) {
   const causal = (variant) => (L, S) => {
     checkInteger(L, 'L');
     checkInteger(S, 'S');
-    rt._take(rt._core.checkCausalBias(L, S));  // the range rule (native)
+    boundary.rules.causalBias(rt, L, S);  // the range rule (native)
     return new CausalBias(variant, L, S);
   };
   return {
@@ -61,7 +62,7 @@ export function blockFunctions(rt) {
   };
 }
 
-export function makeBlocks(rt, { Module, forward1, forwardX }) {
+export function makeBlocks(rt, { Module }) {
 
   /**
    * torch.nn.RMSNorm: y = (x · rsqrt(mean(x²) + eps)) · weight over the
@@ -80,14 +81,14 @@ export function makeBlocks(rt, { Module, forward1, forwardX }) {
       else checkInteger(normalizedShape, 'normalizedShape');
       const eps = o.eps == null ? null : checkNumber(o.eps, 'eps');
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
-      this._adopt(rt._core.createRMSNorm({ normalizedShape: shape, eps, elementwiseAffine }), 'RMSNorm', { normalizedShape: `[${shape}]` });
+      this._adopt(boundary.create.rmsNorm(rt, { normalizedShape: shape, eps, elementwiseAffine }), 'RMSNorm', { normalizedShape: `[${shape}]` });
       /** @readonly */ this.normalizedShape = Array.isArray(normalizedShape) ? [...normalizedShape] : normalizedShape;
       /** @readonly */ this.eps = eps;
       /** @readonly */ this.elementwiseAffine = elementwiseAffine;
     }
     /** x (…, *normalizedShape) → the same shape */
     forward(x) {
-      return forwardX(this._handle(), 'rmsNormForward', { x: checkTensor(x, 'input', 'float', rt) });
+      return boundary.forward.rmsNorm(rt, this._handle(), { x: checkTensor(x, 'input', 'float', rt) })[0];
     }
   }
 
@@ -112,7 +113,7 @@ export function makeBlocks(rt, { Module, forward1, forwardX }) {
       const maxSeqLen = o.maxSeqLen === undefined ? 4096 : checkInteger(o.maxSeqLen, 'maxSeqLen');
       const base = checkNumber(o.base, 'base', 10000);
       const interleaved = checkBool(o.interleaved, 'interleaved', true);
-      this._adopt(rt._core.createRotary({ dim, maxSeqLen, base, interleaved }), 'RotaryPositionalEmbeddings', { dim, maxSeqLen, base });
+      this._adopt(boundary.create.rotary(rt, { dim, maxSeqLen, base, interleaved }), 'RotaryPositionalEmbeddings', { dim, maxSeqLen, base });
       Object.assign(this, { dim, maxSeqLen, base, interleaved });
     }
     /**
@@ -122,10 +123,10 @@ export function makeBlocks(rt, { Module, forward1, forwardX }) {
      */
     forward(x, options) {
       const o = checkOptions(options, ['inputPos'], 'RotaryPositionalEmbeddings.forward');
-      return forward1(this._handle(), 'rotaryForward', {
+      return boundary.forward.rotary(rt, this._handle(), {
         x: checkTensor(x, 'input', 'float', rt),
         inputPos: o.inputPos == null ? null : checkTensor(o.inputPos, 'inputPos', 'ids', rt),
-      });
+      })[0];
     }
   }
 

@@ -9,6 +9,9 @@ import { Template, Interpreter } from '@huggingface/jinja';
 import { AttnWasmError, describe, rangeError, typeError } from './errors.js';
 import { checkBool, checkOptions } from './checks.js';
 import { makeEnvironment, pythonize } from './jinja_python.js';
+import { templateOfFiles } from './chat_template_files.js';
+
+export { templateOfFiles };
 
 /** transformers' SPECIAL_TOKENS_ATTRIBUTES: the special tokens every template sees (when set). */
 export const SPECIAL_TOKEN_NAMES = Object.freeze(['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token', 'additional_special_tokens']);
@@ -66,17 +69,10 @@ export function chatTemplateOf(tokenizerConfig, options) {
   }
   let templates = new Map();
   let source = 'tokenizer_config.json';
-  if (files['chat_template.jinja'] !== undefined) {
-    templates.set('default', files['chat_template.jinja']);
-    source = 'chat_template.jinja';
-  } else if (files['chat_template.json'] !== undefined) {
-    source = 'chat_template.json';
-    let json = files['chat_template.json'];
-    if (typeof json === 'string') {
-      try { json = JSON.parse(json); } catch (e) { throw new AttnWasmError('ERR_INVALID_ARGUMENT', `chat_template.json: not JSON (${e.message})`, { cause: e }); }
-    }
-    if (!isPlainObject(json) || json.chat_template == null) throw invalid(`chat_template.json: expected { "chat_template": ... }, got ${isPlainObject(json) ? `keys ${Object.keys(json).join(', ') || 'none'}` : describe(json)}`);
-    templates = namedTemplates(json.chat_template, 'chat_template.json chat_template');
+  const file = templateOfFiles(files);
+  if (file) {
+    source = file.source;
+    templates = namedTemplates(file.value, file.source === 'chat_template.json' ? 'chat_template.json chat_template' : file.source);
   } else if (tokenizerConfig?.chat_template != null) {
     templates = namedTemplates(tokenizerConfig.chat_template, 'tokenizer_config.json chat_template');
   }

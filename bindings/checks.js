@@ -1,25 +1,15 @@
 // Every argument check of the package's JS (types, integer-ness, typed-array
 // class, data length vs shape: what only JS can check; and the ranges of the
-// few arguments that never reach wasm: threads, the helpers' options), the
-// native error codes by number, and small helpers. errors.js holds the error
+// few arguments that never reach wasm: threads, the helpers' options) and
+// small helpers. errors.js holds the error
 // classes. Every range and divisibility rule of the layers and functions
 // lives once, natively (src/core/rules.h, src/core/limits.h and the
-// Init/Forward that apply them); its errors come back through nativeError.
+// Init/Forward that apply them); its errors come back through boundary.js.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { NATIVE_CODES, DTYPE } from './native_constants.js';
+import * as boundary from './boundary.js';
 
 export { NATIVE_CODES, DTYPE };
-
-/**
- * The Error for a native (code, message): ERR_OUT_OF_RANGE is a RangeError,
- * as the JS-side range errors (errors.js rangeError); any other code an
- * AttnWasmError.
- */
-export function nativeError(code, message) {
-  const name = NATIVE_CODES[code] ?? 'ERR_INTERNAL';
-  return name === 'ERR_OUT_OF_RANGE' ? rangeError(message) : new AttnWasmError(name, message);
-}
-
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -75,7 +65,7 @@ export function optionalMask(m, name, rt) {
  * Returns { data, shape, dtype } with dtype one of DTYPE.
  * The shape's range rule (dims >= 0, at most 2^29 elements) is native
  * (src/core/rules.h CheckShape), applied by every call that takes the
- * tensor; when data and shape disagree, rt._checkShape asks it first, so a
+ * tensor; when data and shape disagree, the native shape rule is asked first, so a
  * shape it refuses is reported as such rather than as a length mismatch.
  */
 export function checkTensor(t, name, kind, rt) {
@@ -103,7 +93,7 @@ export function checkTensor(t, name, kind, rt) {
     throw new AttnWasmError('ERR_DTYPE', `${name}.data: expected ${want}, got ${describe(data)}`);
   }
   if (data.length !== numel) {
-    rt._checkShape(name, shape);
+    boundary.rules.shape(rt, name, shape);
     throw new AttnWasmError(
       'ERR_SHAPE',
       `${name}: data has ${data.length} elements but shape ${shapeStr(shape)} needs ${numel}`,

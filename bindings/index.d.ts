@@ -44,7 +44,15 @@ export type ErrorCode =
   /** attnwasm/audio: a file that is not a whole, consistent audio file (corrupt, truncated, unknown); the message says what is wrong. */
   | 'ERR_AUDIO_DECODE'
   /** attnwasm/audio: more samples or feature values than one buffer may hold; the message names the sizes and the limit. */
-  | 'ERR_AUDIO_TOO_LONG';
+  | 'ERR_AUDIO_TOO_LONG'
+  /** A hub id's download that failed: no network, a host that does not answer, an HTTP error (the message names the URL and the status). */
+  | 'ERR_NETWORK'
+  /** A hub file whose bytes do not match what the hub says of them (size, sha256), downloaded or cached; a cached copy is dropped and fetched again. */
+  | 'ERR_INTEGRITY'
+  /** attnwasm/worker: a call the worker ended because a callback it passed threw on the page. */
+  | 'ERR_CANCELLED'
+  /** A native failure with no code of its own: a defect of attnwasm (please report it with the message). */
+  | 'ERR_INTERNAL';
 
 /** Thrown for anything the runtime rejects; `code` is stable across versions. */
 export class AttnWasmError extends Error {
@@ -57,6 +65,12 @@ export class AttnWasmError extends Error {
   readonly input?: string;
   /** ERR_NOT_A_NUMBER: a corrected input when one is close ("fourty two" → "forty two"). */
   readonly suggestion?: string;
+  /**
+   * Where in an argument the native side found the problem, when it says: the argument ('ids', 'lengths'), the
+   * flat index in it, the value found there and the limit it broke (an Embedder's "texts[17]: 600 tokens, more
+   * than the model's 512" is made from it).
+   */
+  readonly at?: { readonly arg: string; readonly index: number; readonly value: number; readonly limit: number };
   constructor(code: ErrorCode, message: string, details?: { url?: string; status?: number; cause?: unknown });
 }
 

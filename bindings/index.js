@@ -9,7 +9,7 @@ import { createInit } from './loader.js';
 
 export { AttnWasmError } from './errors.js';
 export { CausalBias } from './blocks.js';
-export { cosineSimilarity } from './embedder.js';
+export { cosineSimilarity } from './similarity.js';
 // Every other module of the static graph, named here too. Without a bundler a
 // browser learns of a module only once it has parsed the one that imports it
 // (six round trips deep); named here, the graph is fetched in two. Nothing

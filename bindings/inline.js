@@ -11,7 +11,7 @@ import embedded from '../dist/attnwasm_inline.mjs';
 
 export { AttnWasmError } from './errors.js';
 export { CausalBias } from './blocks.js';
-export { cosineSimilarity } from './embedder.js';
+export { cosineSimilarity } from './similarity.js';
 
 /** The embedded .wasm: base64 → gzip → bytes (DecompressionStream: every engine with WebAssembly SIMD has it). */
 async function wasmBytes() {

@@ -3,78 +3,19 @@
 // MultiheadAttention, Linear, LayerNorm, Embedding, activations, positional
 // encodings and PatchEmbedding. makeLayers(rt) binds them to one runtime.
 import { AttnWasmError } from './errors.js';
-import {
-  disposeSymbol, checkBool, checkInteger, checkNumber, checkOptions, checkProbability, optionalMask, checkTensor,
-  stateDictEntries,
-} from './checks.js';
+import * as boundary from './boundary.js';
+import { checkBool, checkInteger, checkNumber, checkOptions, checkProbability, optionalMask, checkTensor } from './checks.js';
+import { ParameterModule } from './native_object.js';
 
 export function makeLayers(rt) {
 
   /**
-   * Base of every layer: owns one native module (its parameters and scratch).
-   * Parameters use torch's state_dict keys.
+   * Base of every layer: owns one native module (its parameters and scratch), bound to this runtime.
+   * Parameters use torch's state_dict keys (native_object.js).
    */
-  class Module {
-    /** Takes ownership of a freshly created native handle, or throws its error. */
-    _adopt(h, kind, args = null) {
-      rt._checked(h, (message) => {
-        // Name the constructor arguments when the native message cannot (e.g. a
-        // parameter too large to allocate): "Linear(inFeatures=…, …): …". A
-        // message that starts with an argument ("dropout: …") names it already.
-        const named = /^[A-Za-z_$][\w$]*[.[:]/.test(message) || (args && Object.keys(args).some((k) => message.includes(k)));
-        return args && !named ? `${kind}(${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')}): ${message}` : message;
-      });
-      this._h = h;
-      this._kind = kind;
-      rt._own(h);
-    }
-
-    _handle() {
-      rt._core; // throws ERR_CLOSED once the runtime is closed (before ERR_DISPOSED: close() disposes everything)
-      if (!this._h) throw new AttnWasmError('ERR_DISPOSED', `${this._kind}: used after dispose()`);
-      return this._h;
-    }
-
-    /** The torch state_dict keys this module expects, with their shapes. */
-    parameterShapes() {
-      const h = this._handle();
-      const out = {};
-      for (const name of h.paramNames()) out[name] = h.paramShape(name);
-      return out;
-    }
-
-    /**
-     * Replaces all parameters from a torch-style state_dict (object or Map of
-     * exact torch keys → { data: Float32Array, shape }). All or nothing: rejects
-     * missing, unexpected and mis-shaped entries by name (ERR_STATE_DICT).
-     */
-    loadStateDict(stateDict) {
-      const h = this._handle();
-      const entries = stateDictEntries(stateDict, 'stateDict', rt);
-      rt._withInputs(
-        entries.map(([, t]) => t),
-        (ptrs) => rt._take(h.loadStateDict(entries.map(([k]) => k), ptrs, entries.map(([, t]) => t.shape))),
-      );
-    }
-
-    /** A copy of the parameters as a torch-style state_dict object. */
-    stateDict() {
-      const h = this._handle();
-      const out = {};
-      for (const name of h.paramNames()) out[name] = { data: h.paramData(name).slice(), shape: h.paramShape(name) };
-      return out;
-    }
-
-    /** Frees the native memory. Idempotent; later use throws ERR_DISPOSED. */
-    dispose() {
-      if (this._h) {
-        rt._release(this._h);
-        this._h = null;
-      }
-    }
-
-    [disposeSymbol]() {
-      this.dispose();
+  class Module extends ParameterModule {
+    constructor() {
+      super(rt);
     }
   }
 
@@ -111,7 +52,7 @@ export function makeLayers(rt) {
         vdim,
         batchFirst: checkBool(o.batchFirst, 'batchFirst', false),
       };
-      this._adopt(rt._core.createMha(cfg), 'MultiheadAttention', { embedDim, numHeads, kdim: kdim ?? embedDim, vdim: vdim ?? embedDim });
+      this._adopt(boundary.create.mha(rt, cfg), 'MultiheadAttention', { embedDim, numHeads, kdim: kdim ?? embedDim, vdim: vdim ?? embedDim });
       const { dropout, bias, addBiasKv, addZeroAttn, batchFirst } = cfg;
       /** @readonly */ this.embedDim = embedDim;
       /** @readonly */ this.numHeads = numHeads;
@@ -151,18 +92,11 @@ export function makeLayers(rt) {
       };
       // (A self-attention's query, key and value are copied once and share an
       // address: the native side then projects them in one GEMM.)
-      const outs = rt._run(tensors, flags, (a) => rt._take(rt._core.mhaForward(h, a)));
+      const outs = boundary.forward.mha(rt, h, tensors, flags);
       return { output: outs[0], weights: needWeights ? outs[1] : null };
     }
   }
 
-  /** Runs a single-output forward of a module handle. */
-  function forward1(h, fn, tensors, extra = {}) {
-    return rt._run(tensors, extra, (args) => rt._take(rt._core[fn](h, args)))[0];
-  }
-  function forwardX(h, fn, tensors) {
-    return rt._take(rt._run(tensors, {}, (args) => rt._core[fn](h, args.x)))[0];
-  }
 
   /** torch.nn.Linear: y = x · weight^T + bias. Keys: weight (out, in), bias (out). */
   class Linear extends Module {
@@ -173,12 +107,12 @@ export function makeLayers(rt) {
       checkInteger(inFeatures, 'inFeatures');
       checkInteger(outFeatures, 'outFeatures');
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(rt._core.createLinear({ inFeatures, outFeatures, bias }), 'Linear', { inFeatures, outFeatures });
+      this._adopt(boundary.create.linear(rt, { inFeatures, outFeatures, bias }), 'Linear', { inFeatures, outFeatures });
       Object.assign(this, { inFeatures, outFeatures, bias });
     }
     /** x (…, inFeatures) → (…, outFeatures) */
     forward(x) {
-      return forwardX(this._handle(), 'linearForward', { x: checkTensor(x, 'input', 'float', rt) });
+      return boundary.forward.linear(rt, this._handle(), { x: checkTensor(x, 'input', 'float', rt) })[0];
     }
   }
 
@@ -201,11 +135,11 @@ export function makeLayers(rt) {
       const eps = checkNumber(o.eps, 'eps', 1e-5);
       const elementwiseAffine = checkBool(o.elementwiseAffine, 'elementwiseAffine', true);
       const bias = checkBool(o.bias, 'bias', true);
-      this._adopt(rt._core.createLayerNorm({ normalizedShape, eps, elementwiseAffine, bias }), 'LayerNorm', { normalizedShape });
+      this._adopt(boundary.create.layerNorm(rt, { normalizedShape, eps, elementwiseAffine, bias }), 'LayerNorm', { normalizedShape });
       Object.assign(this, { normalizedShape, eps, elementwiseAffine, bias });
     }
     forward(x) {
-      return forwardX(this._handle(), 'layerNormForward', { x: checkTensor(x, 'input', 'float', rt) });
+      return boundary.forward.layerNorm(rt, this._handle(), { x: checkTensor(x, 'input', 'float', rt) })[0];
     }
   }
 
@@ -218,12 +152,12 @@ export function makeLayers(rt) {
       checkInteger(numEmbeddings, 'numEmbeddings');
       checkInteger(embeddingDim, 'embeddingDim');
       const paddingIdx = o.paddingIdx == null ? null : checkInteger(o.paddingIdx, 'paddingIdx');
-      this._adopt(rt._core.createEmbedding({ numEmbeddings, embeddingDim, paddingIdx }), 'Embedding', { numEmbeddings, embeddingDim });
+      this._adopt(boundary.create.embedding(rt, { numEmbeddings, embeddingDim, paddingIdx }), 'Embedding', { numEmbeddings, embeddingDim });
       Object.assign(this, { numEmbeddings, embeddingDim, paddingIdx });
     }
     /** ids (…) Int32Array → (…, embeddingDim); an id out of range throws naming its index. */
     forward(ids) {
-      return forwardX(this._handle(), 'embeddingForward', { x: checkTensor(ids, 'input', 'ids', rt) });
+      return boundary.forward.embedding(rt, this._handle(), { x: checkTensor(ids, 'input', 'ids', rt) })[0];
     }
   }
 
@@ -249,7 +183,7 @@ export function makeLayers(rt) {
     }
     forward(x) {
       const t = checkTensor(x, 'input', 'float', rt);
-      rt._checkShape('input', t.shape);  // no native call checks it here
+      boundary.rules.shape(rt, 'input', t.shape);  // no native call checks it here
       return { data: t.data.slice(), shape: [...t.shape] };
     }
   }
@@ -266,11 +200,11 @@ export function makeLayers(rt) {
       checkInteger(dModel, 'dModel');
       const maxLen = o.maxLen === undefined ? 5000 : checkInteger(o.maxLen, 'maxLen');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(rt._core.createSinusoidalPE({ dModel, maxLen, batchFirst }), 'SinusoidalPositionalEncoding', { dModel, maxLen });
+      this._adopt(boundary.create.sinusoidalPE(rt, { dModel, maxLen, batchFirst }), 'SinusoidalPositionalEncoding', { dModel, maxLen });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
-      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float', rt) });
+      return boundary.forward.positional(rt, this._handle(), { x: checkTensor(x, 'input', 'float', rt) })[0];
     }
   }
 
@@ -283,11 +217,11 @@ export function makeLayers(rt) {
       checkInteger(maxLen, 'maxLen');
       checkInteger(dModel, 'dModel');
       const batchFirst = checkBool(o.batchFirst, 'batchFirst', false);
-      this._adopt(rt._core.createLearnedPE({ maxLen, dModel, batchFirst }), 'LearnedPositionalEmbedding', { maxLen, dModel });
+      this._adopt(boundary.create.learnedPE(rt, { maxLen, dModel, batchFirst }), 'LearnedPositionalEmbedding', { maxLen, dModel });
       Object.assign(this, { dModel, maxLen, batchFirst });
     }
     forward(x) {
-      return forwardX(this._handle(), 'positionalForward', { x: checkTensor(x, 'input', 'float', rt) });
+      return boundary.forward.positional(rt, this._handle(), { x: checkTensor(x, 'input', 'float', rt) })[0];
     }
   }
 
@@ -308,16 +242,16 @@ export function makeLayers(rt) {
       checkInteger(patchSize, 'patchSize');
       const bias = checkBool(o.bias, 'bias', true);
       const classToken = checkBool(o.classToken, 'classToken', false);
-      this._adopt(rt._core.createPatchEmbedding({ inChannels, embedDim, patchSize, bias, classToken }), 'PatchEmbedding', { inChannels, embedDim, patchSize });
+      this._adopt(boundary.create.patchEmbedding(rt, { inChannels, embedDim, patchSize, bias, classToken }), 'PatchEmbedding', { inChannels, embedDim, patchSize });
       Object.assign(this, { inChannels, embedDim, patchSize, bias, classToken });
     }
     forward(images) {
-      return forwardX(this._handle(), 'patchEmbeddingForward', { x: checkTensor(images, 'images', 'float', rt) });
+      return boundary.forward.patchEmbedding(rt, this._handle(), { x: checkTensor(images, 'images', 'float', rt) })[0];
     }
   }
 
   return {
     Module, MultiheadAttention, Linear, LayerNorm, Embedding, ReLU, GELU, Dropout,
-    SinusoidalPositionalEncoding, LearnedPositionalEmbedding, PatchEmbedding, forward1, forwardX,
+    SinusoidalPositionalEncoding, LearnedPositionalEmbedding, PatchEmbedding,
   };
 }

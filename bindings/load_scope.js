@@ -5,6 +5,7 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkInteger } from './checks.js';
 import { READ_TIMEOUT_MS } from './sources.js';
+import * as boundary from './boundary.js';
 
 const isSignal = (s) => s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
 
@@ -46,7 +47,7 @@ export class LoadScope {
   /** Throws the reason the load was ended with, if it was; the runtime's ERR_CLOSED once it is closed. */
   check() {
     if (this._controller.signal.aborted) throw this._controller.signal.reason;
-    this._rt._core;  // eslint-disable-line no-unused-expressions -- throws ERR_CLOSED after close()
+    boundary.ensureOpen(this._rt);  // ERR_CLOSED after close()
   }
 
   /** Done (either way): the runtime forgets it and the caller's signal is let go. */

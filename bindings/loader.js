@@ -13,6 +13,7 @@ import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkBool, checkInteger, checkOptions, checkBytes } from './checks.js';
 import { SIMD_SUPPORTED, WasmLoadFailure, compileFirst, showUrl, startGlue } from './wasm_load.js';
 import { planRelaxed, planThreads } from './plan.js';
+import * as boundary from './boundary.js';
 
 /**
  * How long init() waits, by default, for the pthreads build's workers to
@@ -100,7 +101,7 @@ async function startPthreads(createMt, wasmModule, wasmWhere, files, threads, ti
       ready.then((late) => { for (const w of [...late.PThread.unusedWorkers, ...late.PThread.runningWorkers]) w.terminate(); }, () => {});
       return outcome;
     }
-    outcome.core.setNumThreads(threads);
+    boundary.setThreads(outcome.core, threads);
     // The Worker global the glue uses for later threads (Node: worker_threads).
     outcome.core.awWorkerGlobal = globalThis.Worker;
     return outcome;
@@ -345,7 +346,7 @@ export function createInit(entry) {
     // The working-memory budget (docs/memory.md); its range is the native rule's.
     if (options.workingMemory !== undefined) {
       try {
-        rt._take(core.setWorkBudget(options.workingMemory));
+        boundary.setWorkBudget(rt, options.workingMemory);
       } catch (e) {
         await rt.close();
         throw e;

@@ -1,29 +1,26 @@
-// Streams a checkpoint's files into the native loader (src/models/load_model.h ModelLoader): each file's
-// header first (its first 8 + N bytes), then — once the model is built and every weight reserved in its
-// type — its data, CHUNK bytes at a time through one staging block of wasm memory. The file itself is never
-// whole in memory: a load's peak is the weights, the staging block and the working memory, whatever the
-// checkpoint's size or number of shards.
-import { AttnWasmError } from './errors.js';
-import { nativeError } from './checks.js';
+// Streams a checkpoint's files into the native loader (src/models/load_model.h ModelLoader, through
+// boundary.js loader()): each file's header first (its first 8 + N bytes), then — once the model is built and
+// every weight reserved in its type — its data, STAGING bytes at a time through one staging block of wasm
+// memory. The file itself is never whole in memory: a load's peak is the weights, the staging block and the
+// working memory, whatever the checkpoint's size or number of shards.
 import { openSource } from './sources.js';
+import * as boundary from './boundary.js';
 
 const STAGING = 16 << 20;  // bytes of wasm memory one chunk passes through
 
 /**
  * Loads the files of `weights` ([{ name, source }], the shards in order) into a native model handle (owned
  * by the caller). config: config.json's text or ''; index: the shard index's text or ''; dtype: '' (as
- * stored) or a weight type; onProgress({ loaded, total, file }) as bytes arrive; expected: the family;
- * scope: the load's LoadScope (load_scope.js), checked after every step.
+ * stored) or a weight type; onProgress({ loaded, total, file }) as bytes arrive; expected: the family's kind
+ * or ''; scope: the load's LoadScope (load_scope.js), checked after every step.
  * A failure (a missing or truncated file, a stream that errors, a header that lies), an abort, close() or
  * an onProgress that throws frees what was taken and throws: an error naming the file (and the tensor,
  * where one is incomplete), the abort's reason, ERR_CLOSED, the callback's error.
  * @returns {Promise<{handle: object, metadata: Record<string, string>, bytes: number}>} bytes: read in all
  */
 export async function loadFiles(rt, { weights, config, index, dtype, expected, onProgress, scope }) {
-  const core = rt._core;
-  const loader = core.createLoader();
+  const loader = boundary.loader(rt, STAGING);
   const sources = [];
-  let staging = 0;
   let handle = null;
   try {
     // Headers: the first 8 bytes give the header's length, then the header itself.
@@ -35,29 +32,25 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
       const first = await src.read(8);
       scope.check();
       const known = src.exact ? src.size : -1;  // -1: not known (checked against the header as bytes arrive)
-      const { code, message, n } = withHeap(rt, first, (p) => core.safetensorsHeaderLength(p, first.byteLength, known));
-      if (code !== 0) throw nativeError(code, `source: ${w.name}: ${message}`);
-      const rest = await src.read(n);
+      const rest = await src.read(loader.headerLength(first, known, w.name));
       scope.check();
       const head = new Uint8Array(8 + rest.byteLength);
       head.set(first, 0);
       head.set(rest, 8);
-      withHeap(rt, head, (p) => rt._take(loader.addFile(w.name, p, head.byteLength, known)));
+      loader.addFile(w.name, head, known);
       total = total === null || src.size === null ? null : total + src.size;  // null: a stream that does not say
       loaded += head.byteLength;
     }
     const metadata = loader.metadata();
-    rt._take(loader.begin(expected, config, index, dtype));
+    loader.begin(expected, config, index, dtype);
     // Data: every file in turn, through the staging block.
-    staging = core._malloc(STAGING) >>> 0;
-    if (!staging) throw new AttnWasmError('ERR_OUT_OF_MEMORY', `out of memory: cannot take ${STAGING} bytes to load the weights through`);
     const progress = (file) => onProgress && onProgress({ loaded, total, file });
     for (let f = 0; f < sources.length; f++) {
       const src = sources[f];
       let offset = src.loaded, filled = 0;
       const flush = () => {
         if (!filled) return;
-        rt._take(loader.feed(f, offset, staging, filled));
+        loader.feed(f, offset, filled);
         offset += filled;
         loaded += filled;
         filled = 0;
@@ -74,7 +67,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
         const c = r.value;
         for (let at = 0; at < c.byteLength;) {
           const take = Math.min(STAGING - filled, c.byteLength - at);
-          core.HEAPU8.set(c.subarray(at, at + take), staging + filled);  // re-read: memory may have grown
+          loader.stage(c.subarray(at, at + take), filled);
           filled += take;
           at += take;
           if (filled === STAGING) flush();
@@ -84,7 +77,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
       await src.close();
       scope.check();
     }
-    handle = rt._checked(loader.finish());
+    handle = loader.finish();
     scope.check();
     const done = handle;
     handle = null;
@@ -92,13 +85,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, expected, o
   } finally {
     // The wasm instance outlives close() while this runs: what was taken goes back to it either way.
     if (handle) handle.delete();
-    if (staging) core._free(staging);
-    loader.delete();
+    loader.free();
     for (const s of sources) await s.close().catch(() => {});
   }
-}
-
-/** Runs fn with `bytes` copied into freshly allocated wasm memory (freed afterwards). */
-function withHeap(rt, bytes, fn) {
-  return rt._withInputs([{ data: bytes }], ([p]) => fn(p));
 }

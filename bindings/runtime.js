@@ -1,30 +1,22 @@
-// attnwasm: the runtime bound to one wasm instance (what init() returns):
-// the heap boundary (inputs copied in, outputs copied out, native results
-// turned into values or errors), the functional API, and the layer and model
-// classes bound to it (layers.js, transformer.js, models.js). The loader
-// (loader.js) makes it; the package entries make their init() with
-// loader.js createInit().
-//
-// All ergonomics live here; the embind layer (attnwasm_bindings.cpp) only
-// registers and marshals. Tensors cross the API as plain objects { data, shape }:
-// Float32Array data for float tensors, Uint8Array (0/1) for boolean masks.
-// Inputs are copied into wasm memory for the duration of one call and cross
-// the boundary as one object per call: { ptr, shape } tensors, { ptr, dtype,
-// shape } masks and the options (_run); outputs are fresh Float32Arrays
-// owned by the caller that stay valid after later calls.
-// Errors: argument-type problems throw TypeError before entering wasm; every
-// range and divisibility rule is native (src/core/rules.h): a value out of
-// range throws a RangeError (ERR_OUT_OF_RANGE), anything else the native side
-// rejects an AttnWasmError (checks.js nativeError). Every thrown error has a
-// stable `code` (see ErrorCode) and the module stays usable.
+// attnwasm: the runtime bound to one wasm instance (what init() returns): its state (the instance, the native
+// handles it owns, the loads under way), the functional API (SDPA, activations, safetensors, memory,
+// capabilities, close) and the layer and model classes bound to it (layers.js, transformer.js, blocks.js,
+// models.js). The loader (loader.js) makes it; the package entries make their init() with loader.js
+// createInit(). Every call into the instance goes through boundary.js (copies in and out, errors, ownership).
+// Tensors cross the API as plain objects { data, shape }: Float32Array data for float tensors, Uint8Array (0/1)
+// for boolean masks; outputs are fresh arrays owned by the caller. Errors: argument-type problems throw
+// TypeError before entering wasm; every range and divisibility rule is native (src/core/rules.h): a value out of
+// range throws a RangeError (ERR_OUT_OF_RANGE), anything else the native side rejects an AttnWasmError. Every
+// thrown error has a stable `code` (see ErrorCode) and the runtime stays usable.
 import { makeModels } from './models.js';
-import { cosineSimilarity } from './embedder.js';
+import { cosineSimilarity } from './similarity.js';
 import { makeLayers } from './layers.js';
 import { makeTransformer } from './transformer.js';
 import { makeBlocks, blockFunctions, sdpaMask } from './blocks.js';
 import { SIMD_SUPPORTED } from './wasm_load.js';
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
-import { nativeError, isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
+import { isNode, checkBool, checkTensor, checkInteger, checkOptions } from './checks.js';
+import * as boundary from './boundary.js';
 import { saveWorkerGlobal, unrefWorkers } from './workers.js';
 import { closedDuringLoad } from './load_scope.js';
 import { HubCache } from './hub/cache.js';
@@ -35,9 +27,8 @@ export { AttnWasmError };
 
 /** Every class of the API, bound to one runtime. */
 function makeClasses(rt) {
-  const { forward1, forwardX, ...layers } = makeLayers(rt);
-  const base = { ...layers, forward1, forwardX };
-  return { ...layers, ...makeTransformer(rt, base), ...makeBlocks(rt, base) };
+  const layers = makeLayers(rt);
+  return { ...layers, ...makeTransformer(rt, layers), ...makeBlocks(rt, layers) };
 }
 /** The runtime bound to one wasm instance; create it with init(). */
 export class AttnWasm {
@@ -51,10 +42,10 @@ export class AttnWasm {
     const classes = makeClasses(rt);
     for (const [name, cls] of Object.entries(classes)) if (name !== 'Module') this[name] = cls;
     Object.assign(this, blockFunctions(rt));  // silu, causalUpperLeft, causalLowerRight
-    const models = makeModels(rt, classes);
-    /** The model classes, for instanceof: what loadModel returns. */
-    Object.assign(this, { Translator: models.Translator, Classifier: models.Classifier, CausalLM: models.CausalLM, Embedder: models.Embedder });
-    /** Loads any model file attnwasm has a family for (a Translator, a Classifier or a CausalLM, by its config), or a Hugging Face causal LM with { config }. */
+    const models = makeModels(rt);
+    /** The model classes, for instanceof: what loadModel returns (CausalLM, Embedder, Translator, Classifier: families.js). */
+    Object.assign(this, models.faces);
+    /** Loads any model attnwasm has a family for (families.js): a CausalLM, an Embedder, a Translator or a Classifier. */
     this.loadModel = models.loadModel;
     /** Loads the translation demo model (URL, Node path or bytes). */
     this.loadTranslator = models.loadTranslator;
@@ -70,26 +61,9 @@ export class AttnWasm {
     this.cache = new HubCache();
   }
 
-  /**
-   * The wasm module (Emscripten's Module object). Every call into it goes
-   * through here, so after close() every call on the runtime, and on any
-   * object made from it, throws ERR_CLOSED.
-   */
+  /** Internal (tests): the wasm module (Emscripten's Module); ERR_CLOSED after close(). Only boundary.js calls it. */
   get _core() {
-    if (!this._coreRef) {
-      throw new AttnWasmError('ERR_CLOSED', 'this attnwasm runtime was closed (aw.close()); call init() for a new one');
-    }
-    return this._coreRef;
-  }
-
-  /** Registers a native handle owned by an object of this runtime (released by _release or close). */
-  _own(h) {
-    this._handles.add(h);
-  }
-
-  /** Deletes a native handle registered with _own (after close() it is gone already). */
-  _release(h) {
-    if (this._handles.delete(h)) h.delete();
+    return boundary.mod(this);
   }
 
   /**
@@ -121,75 +95,6 @@ export class AttnWasm {
   }
 
   /**
-   * Copies tensors into one freshly malloc'd block of wasm memory, runs fn
-   * with their byte addresses, and frees the block (also on error).
-   * Entries may be null (absent optional tensors: address 0). Entries with
-   * the same data array (a self-attention's query, key and value) are
-   * copied once and share an address (the native side only reads inputs).
-   */
-  _withInputs(tensors, fn) {
-    const core = this._core;
-    let total = 0;
-    const offsetOf = new Map(); // data array → its offset in the block (each copied once)
-    for (const t of tensors) {
-      if (!t || offsetOf.has(t.data)) continue;
-      offsetOf.set(t.data, total);
-      total += (t.data.byteLength + 7) & ~7;
-    }
-    const base = total ? core._malloc(total) >>> 0 : 0; // unsigned: the heap may reach 4 GB
-    if (total && !base) {
-      throw new AttnWasmError('ERR_OUT_OF_MEMORY', `out of memory: cannot copy ${total} bytes of inputs into wasm`);
-    }
-    try {
-      const heap = core.HEAPU8; // re-read: malloc may have grown (replaced) the buffer
-      for (const [d, off] of offsetOf) heap.set(new Uint8Array(d.buffer, d.byteOffset, d.byteLength), base + off);
-      return fn(tensors.map((t) => (t ? base + offsetOf.get(t.data) : 0)));
-    } finally {
-      if (base) core._free(base);
-    }
-  }
-
-  /**
-   * Copies named tensors into wasm and calls fn with an args object whose
-   * entries are { ptr, shape, dtype } (null for absent tensors), plus `extra`.
-   */
-  _run(tensors, extra, fn) {
-    const names = Object.keys(tensors);
-    return this._withInputs(names.map((k) => tensors[k]), (ptrs) => {
-      const args = { ...extra };
-      names.forEach((k, i) => {
-        const t = tensors[k];
-        args[k] = t ? { ptr: ptrs[i], shape: t.shape, dtype: t.dtype } : null;
-      });
-      return fn(args);
-    });
-  }
-
-  /**
-   * A native object just made (a layer or model handle, a KV cache, a parsed file): returned when it holds
-   * what was asked for; otherwise deleted and its error thrown, its message passed through `reword` first.
-   */
-  _checked(h, reword = (m) => m) {
-    if (h.code() === 0) return h;
-    const e = nativeError(h.code(), reword(h.message()));
-    h.delete();
-    throw e;
-  }
-
-  /** Turns a native CallResult into output tensors (copied out) or a thrown error; deletes it. */
-  _take(res) {
-    try {
-      const code = res.code();
-      if (code !== 0) throw nativeError(code, res.message());
-      const out = [];
-      for (let i = 0; i < res.count(); i++) out.push({ data: res.data(i).slice(), shape: res.shape(i) });
-      return out;
-    } finally {
-      res.delete();
-    }
-  }
-
-  /**
    * torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics).
    * query (…, L, E), key (…, S, E), value (…, S, Ev) → output (…, L, Ev).
    * attnMask: bool (Uint8Array) **true = take part**, float (added), or a
@@ -215,11 +120,8 @@ export class AttnWasm {
     if (scale !== null && typeof scale !== 'number') {
       throw typeError(`scale: expected a number or null, got ${describe(scale)}`);
     }
-    const outs = this._run(
-      { query: q, key: k, value: v, attnMask: m },
-      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights, ...causal },
-      (a) => this._take(this._core.sdpa(a)),
-    );
+    const outs = boundary.ops.sdpa(this, { query: q, key: k, value: v, attnMask: m },
+      { isCausal, hasScale: scale !== null, scale: scale ?? 1, enableGqa, dropoutP, needWeights, ...causal });
     return { output: outs[0], weights: needWeights ? outs[1] : null };
   }
 
@@ -230,7 +132,7 @@ export class AttnWasm {
    */
   generateSquareSubsequentMask(sz) {
     checkInteger(sz, 'sz');
-    this._checkShape('sz', [sz, sz]); // the shape rule: sz >= 0, sz² <= 2^29
+    boundary.rules.shape(this, 'sz', [sz, sz]);  // the shape rule: sz >= 0, sz² <= 2^29
     const data = new Float32Array(sz * sz);
     for (let i = 0; i < sz; i++) for (let j = i + 1; j < sz; j++) data[i * sz + j] = -Infinity;
     return { data, shape: [sz, sz] };
@@ -258,21 +160,7 @@ export class AttnWasm {
     else if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
     else if (ArrayBuffer.isView(bytes)) u8 = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     else throw typeError(`${name}: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
-    return this._withInputs([{ data: u8 }], ([p]) => {
-      const r = this._checked(this._core.readSafetensors(p, u8.byteLength), (m) => `${name}: ${m}`);
-      try {
-        const out = {};
-        for (let i = 0; i < r.count(); i++) {
-          const view = r.data(i);
-          const dtype = r.dtype(i);
-          const data = dtype === 'BOOL' || dtype === 'U8' ? Uint8Array.from(view) : view.slice();
-          out[r.name(i)] = { data, shape: r.shape(i) };
-        }
-        return { tensors: out, metadata: r.metadata() };
-      } finally {
-        r.delete();
-      }
-    });
+    return boundary.readSafetensors(this, u8, (m) => `${name}: ${m}`);
   }
 
   /** torch.nn.functional.relu: a new tensor. */
@@ -295,12 +183,7 @@ export class AttnWasm {
   /** activation: 'relu' | 'gelu' | 'gelu_tanh' | 'silu' (the native ParseActivation's names). */
   _activation(activation, x) {
     const t = checkTensor(x, 'input', 'float', this);
-    return this._run({ x: t }, {}, (a) => this._take(this._core.activationForward(activation, a.x)))[0];
-  }
-
-  /** Throws the native shape rule's error for `shape` (src/core/rules.h CheckShape), if any. */
-  _checkShape(name, shape) {
-    this._take(this._core.checkShape(name, shape));
+    return boundary.ops.activation(this, activation, t)[0];
   }
 
   /**
@@ -310,9 +193,10 @@ export class AttnWasm {
    * `relaxedSimdReason` says why.
    */
   capabilities() {
-    const n = this._core.numThreads();
+    const b = boundary.build(this);
+    const n = b.threads;
     const plan = this._threadPlan ?? { threads: 1, reason: 'threads: 1 requested' };
-    const relaxedSimd = this._core.relaxedSimd();
+    const relaxedSimd = b.relaxedSimd;
     const caps = {
       // The module is built with SIMD128, so it only instantiates where SIMD
       // works; this checks it independently (a v128 function must validate).
@@ -321,7 +205,7 @@ export class AttnWasm {
       crossOriginIsolated: typeof globalThis.crossOriginIsolated === 'boolean' ? globalThis.crossOriginIsolated : false,
       sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
       environment: isNode ? 'node' : typeof window === 'object' ? 'browser' : 'worker',
-      build: this._core.threadsSupported() ? 'pthreads' : 'single-thread',
+      build: b.threadsSupported ? 'pthreads' : 'single-thread',
       relaxedSimd,
     };
     if (n <= 1) caps.threadsReason = plan.threads > 1 ? 'threads: 1 set' : plan.reason;
@@ -340,11 +224,12 @@ export class AttnWasm {
     const saved = saveWorkerGlobal();
     try {
       // Starting a thread may make the glue create a Worker (global lookup).
-      if (this._core.awWorkerGlobal) globalThis.Worker = this._core.awWorkerGlobal;
-      return this._core.setNumThreads(n);
+      const core = boundary.mod(this);
+      if (core.awWorkerGlobal) globalThis.Worker = core.awWorkerGlobal;
+      return boundary.setThreads(core, n);
     } finally {
       saved.restore();
-      unrefWorkers(this._core);
+      unrefWorkers(this._coreRef);
     }
   }
 
@@ -356,18 +241,11 @@ export class AttnWasm {
    * working-memory budget: scratch one call may use; docs/memory.md).
    */
   memory() {
-    const core = this._core;
-    return {
-      heapBytes: core.HEAPU8.byteLength,
-      heapLimitBytes: core.heapMax(),
-      inUseBytes: core.heapInUse(),
-      peakInUseBytes: core.heapPeak(),
-      workingMemoryBytes: core.workBudget(),
-    };
+    return boundary.memory(this);
   }
 
   /** Starts a new peak for memory().peakInUseBytes (at the bytes in use now). */
   resetPeakMemory() {
-    this._core.resetHeapPeak();
+    boundary.resetPeak(this);
   }
 }

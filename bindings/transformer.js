@@ -4,8 +4,9 @@
 // Module base and helpers of layers.js.
 import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
 import { checkBool, checkInteger, checkNumber, checkOptions, optionalMask, checkTensor } from './checks.js';
+import * as boundary from './boundary.js';
 
-export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
+export function makeTransformer(rt, { Module, LayerNorm }) {
 
   const LAYER_OPTIONS = ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst', 'bias'];
 
@@ -37,17 +38,17 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerEncoderLayer'));
-      this._adopt(rt._core.createEncoderLayer(cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      this._adopt(boundary.create.encoderLayer(rt, cfg), 'TransformerEncoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** src (S, N, E) | (N, S, E) if batchFirst | (S, E) → same shape. */
     forward(src, options) {
       const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoderLayer.forward');
-      return forward1(this._handle(), 'encoderLayerForward', {
+      return boundary.forward.encoderLayer(rt, this._handle(), {
         src: checkTensor(src, 'src', 'float', rt),
         srcMask: optionalMask(o.srcMask, 'srcMask', rt),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) })[0];
     }
   }
 
@@ -72,17 +73,17 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     constructor(dModel, nhead, options) {
       super();
       const cfg = layerConfig(dModel, nhead, checkOptions(options, LAYER_OPTIONS, 'TransformerDecoderLayer'));
-      this._adopt(rt._core.createDecoderLayer(cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
+      this._adopt(boundary.create.decoderLayer(rt, cfg), 'TransformerDecoderLayer', { dModel, nhead, dimFeedforward: cfg.dimFeedforward });
       /** @readonly */ this.config = cfg;
     }
     /** tgt (T, N, E) …, memory (S, N, E) … → like tgt. */
     forward(tgt, memory, options) {
       const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoderLayer.forward');
-      return forward1(this._handle(), 'decoderLayerForward', {
+      return boundary.forward.decoderLayer(rt, this._handle(), {
         tgt: checkTensor(tgt, 'tgt', 'float', rt),
         memory: checkTensor(memory, 'memory', 'float', rt),
         ...decoderArgs(o),
-      }, decoderFlags(o));
+      }, decoderFlags(o))[0];
     }
   }
 
@@ -94,7 +95,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
    */
   function copyIntoStack(stack, layer, norm, encoder) {
     try {
-      rt._take(rt._core.stackCopyFrom(stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder));
+      boundary.params.copyStack(rt, stack._handle(), layer._handle(), norm ? norm._handle() : null, encoder);
     } catch (e) {
       stack.dispose();
       throw e;
@@ -123,7 +124,7 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerEncoder');
       const norm = checkStackArgs(encoderLayer, TransformerEncoderLayer, numLayers, o, 'encoderLayer');
-      this._adopt(rt._core.createEncoder({ layer: encoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerEncoder', { numLayers });
+      this._adopt(boundary.create.encoder(rt, { layer: encoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerEncoder', { numLayers });
       copyIntoStack(this, encoderLayer, norm, true);
       /** @readonly */ this.config = encoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
@@ -131,11 +132,11 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     /** src → same shape. Options as torch: mask, srcKeyPaddingMask, isCausal. */
     forward(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forward');
-      return forward1(this._handle(), 'encoderForward', {
+      return boundary.forward.encoder(rt, this._handle(), {
         src: checkTensor(src, 'src', 'float', rt),
         mask: optionalMask(o.mask, 'mask', rt),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) })[0];
     }
 
     /**
@@ -146,11 +147,11 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
     forwardWithAttention(src, options) {
       const o = checkOptions(options, ['mask', 'srcKeyPaddingMask', 'isCausal'], 'TransformerEncoder.forwardWithAttention');
       const h = this._handle();
-      const outs = rt._run({
+      const outs = boundary.forward.encoderWithAttention(rt, h, {
         src: checkTensor(src, 'src', 'float', rt),
         mask: optionalMask(o.mask, 'mask', rt),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
-      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) }, (args) => rt._take(rt._core.encoderForwardWithAttention(h, args)));
+      }, { isCausal: checkBool(o.isCausal, 'isCausal', false) });
       return { output: outs[0], attentionWeights: outs.slice(1) };
     }
   }
@@ -161,18 +162,18 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       super();
       const o = checkOptions(options, ['norm'], 'TransformerDecoder');
       const norm = checkStackArgs(decoderLayer, TransformerDecoderLayer, numLayers, o, 'decoderLayer');
-      this._adopt(rt._core.createDecoder({ layer: decoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerDecoder', { numLayers });
+      this._adopt(boundary.create.decoder(rt, { layer: decoderLayer.config, numLayers, norm: !!norm, normEps: norm ? norm.eps : 1e-5 }), 'TransformerDecoder', { numLayers });
       copyIntoStack(this, decoderLayer, norm, false);
       /** @readonly */ this.config = decoderLayer.config;
       /** @readonly */ this.numLayers = numLayers;
     }
     forward(tgt, memory, options) {
       const o = checkOptions(options, DECODER_FORWARD, 'TransformerDecoder.forward');
-      return forward1(this._handle(), 'decoderForward', {
+      return boundary.forward.decoder(rt, this._handle(), {
         tgt: checkTensor(tgt, 'tgt', 'float', rt),
         memory: checkTensor(memory, 'memory', 'float', rt),
         ...decoderArgs(o),
-      }, decoderFlags(o));
+      }, decoderFlags(o))[0];
     }
   }
 
@@ -187,19 +188,19 @@ export function makeTransformer(rt, { Module, LayerNorm, forward1, forwardX }) {
       const cfg = layerConfig(o.dModel === undefined ? 512 : o.dModel, o.nhead === undefined ? 8 : o.nhead, o);
       const numEncoderLayers = o.numEncoderLayers === undefined ? 6 : checkInteger(o.numEncoderLayers, 'numEncoderLayers');
       const numDecoderLayers = o.numDecoderLayers === undefined ? 6 : checkInteger(o.numDecoderLayers, 'numDecoderLayers');
-      this._adopt(rt._core.createTransformer({ layer: cfg, numEncoderLayers, numDecoderLayers }), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
+      this._adopt(boundary.create.transformer(rt, { layer: cfg, numEncoderLayers, numDecoderLayers }), 'Transformer', { dModel: cfg.dModel, nhead: cfg.nhead, dimFeedforward: cfg.dimFeedforward, numEncoderLayers, numDecoderLayers });
       /** @readonly */ this.config = { ...cfg, numEncoderLayers, numDecoderLayers };
     }
     /** src (S, N, E), tgt (T, N, E) (or batchFirst / unbatched) → like tgt. */
     forward(src, tgt, options) {
       const o = checkOptions(options, ['srcMask', 'srcKeyPaddingMask', 'srcIsCausal', ...DECODER_FORWARD], 'Transformer.forward');
-      return forward1(this._handle(), 'transformerForward', {
+      return boundary.forward.transformer(rt, this._handle(), {
         src: checkTensor(src, 'src', 'float', rt),
         tgt: checkTensor(tgt, 'tgt', 'float', rt),
         srcMask: optionalMask(o.srcMask, 'srcMask', rt),
         srcKeyPaddingMask: optionalMask(o.srcKeyPaddingMask, 'srcKeyPaddingMask', rt),
         ...decoderArgs(o),
-      }, { srcIsCausal: checkBool(o.srcIsCausal, 'srcIsCausal', false), ...decoderFlags(o) });
+      }, { srcIsCausal: checkBool(o.srcIsCausal, 'srcIsCausal', false), ...decoderFlags(o) })[0];
     }
   }
 

@@ -380,7 +380,7 @@ test('loading refuses what it cannot run exactly, naming the file and the key', 
   await refused('max_seq_length', { sbert: { max_seq_length: 0 } }, 'ERR_INVALID_ARGUMENT', /^sentence_bert_config\.json: max_seq_length: expected a positive integer or null, got 0/);
   await refused('do_lower_case', { sbert: { do_lower_case: 'yes' } }, 'ERR_INVALID_ARGUMENT', /^sentence_bert_config\.json: do_lower_case: expected a boolean/);
   await refused('default prompt', { extra: { 'config_sentence_transformers.json': { prompts: { q: 'q: ' }, default_prompt_name: 'query' } } }, 'ERR_INVALID_ARGUMENT', /^config_sentence_transformers\.json: default_prompt_name: expected one of the prompts' names \(q\), got 'query'/);
-  await refused('pooling option', {}, 'ERR_INVALID_ARGUMENT', /^pooling: expected one of 'cls', 'mean', 'max', 'mean_sqrt_len', 'weightedmean', 'lasttoken' \(or several joined by '\+'\), got 'avg'/, { pooling: 'avg' });
+  await refused('pooling option', {}, 'ERR_INVALID_ARGUMENT', /^pooling: expected one of 'cls', 'max', 'mean', 'mean_sqrt_len', 'weightedmean', 'lasttoken' \(or several joined by '\+'\), got 'avg'/, { pooling: 'avg' });
   await refused('pooling type', {}, 'ERR_INVALID_TYPE', /^pooling: expected one of .*, got number/, { pooling: 1 });
   await refused('normalize type', {}, 'ERR_INVALID_TYPE', /^normalize: expected a boolean, got string/, { normalize: 'yes' });
   await refused('tokenizer too big', { configOverrides: { vocab_size: 100 } }, 'ERR_INVALID_ARGUMENT', /^tokenizer: it has 106 ids, more than the model's vocab_size \(100\)/);
@@ -470,7 +470,7 @@ test('cosineSimilarity: vectors → a number, matrices (n, d) × (m, d) → (n, 
 
 test('an encoder takes no generation_config.json: the option is refused by name, a folder\'s file is not read', async () => {
   await assert.rejects(loadFolder('gen-option', encoderFolder(), { generationConfig: { eos_token_id: 1 } }),
-    (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'generationConfig: only a causal LM takes a generation_config.json; this checkpoint is "bert" (an encoder)');
+    (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'generationConfig: only a causal LM takes a generation_config.json; this checkpoint is an encoder (model_type "bert")');
   // A broken generation_config.json beside an encoder does not matter: it is never read.
   const m = await loadFolder('gen-file', encoderFolder({ extra: { 'generation_config.json': 'not json' } }));
   assert.equal(m.constructor.name, 'Embedder');

@@ -20,3 +20,26 @@ test('the generated tables read the headers: codes in order, dtypes, biases, thr
   assert.deepEqual(CAUSAL_BIAS, { NONE: 0, UPPER_LEFT: 1, LOWER_RIGHT: 2 });
   assert.ok(Number.isInteger(MAX_THREADS) && MAX_THREADS >= 2);
 });
+
+test('the family registry: FAMILIES (generated) is what the runtime reports, and every family has a JS row', async () => {
+  const { init } = await import('../../bindings/index.js');
+  const { FAMILIES } = await import('../../bindings/native_constants.js');
+  const { ROWS, rowOfConfig } = await import('../../bindings/families.js');
+  const boundary = await import('../../bindings/boundary.js');
+  const aw = await init();
+  try {
+    const native = boundary.families(aw);
+    assert.deepEqual(native.map((f) => f.kind), FAMILIES.map((f) => f.kind));
+    for (const f of FAMILIES) {
+      const n = native.find((x) => x.kind === f.kind);
+      assert.deepEqual(n.modelTypes, [...f.modelTypes], f.kind);
+      assert.equal(n.className, f.className, f.kind);
+      assert.equal(ROWS[f.kind].face.name, f.className, `${f.kind}: its face`);
+      for (const t of f.modelTypes) assert.equal(rowOfConfig({ model_type: t }), ROWS[f.kind], t);
+      assert.equal(aw[f.className], ROWS[f.kind].face, `aw.${f.className}`);
+    }
+    assert.equal(rowOfConfig({ model_type: 'gpt2' }), null);
+  } finally {
+    await aw.close();
+  }
+});

@@ -1,0 +1,111 @@
+// The family registry, JS side: one row per family, keyed by the kind the native registry gives
+// (src/models/family.h; bindings/native_constants.js FAMILIES is generated from it): the face class a loaded model
+// gets, what a load reads beside the weights for it (a tokenizer, a chat template, generation_config.json,
+// sentence-transformers' files), the load options only it takes, and how its face is made. "Which family is this"
+// is answered once: before a load from config.json's model_type (rowOfConfig), after it from the handle's kind
+// (info().kind); never from a model's fields. Adding a family: its face's file and one row here.
+import { AttnWasmError } from './errors.js';
+import { FAMILIES } from './native_constants.js';
+import { CausalLM, CharTokenizer } from './causal_lm.js';
+import { Embedder } from './embedder.js';
+import { Translator } from './translator.js';
+import { Classifier } from './classifier.js';
+import { readSentenceTransformers } from './sentence_transformers.js';
+import { generationEos } from './generation.js';
+
+/** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
+const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize' };
+
+/**
+ * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native registry's), owner (in "only … takes"), reads: { tokenizer, chatTemplate, generationConfig, sentenceTransformers },
+ * options (the load options only it takes), make(ctx) → the face }. ctx: { rt, handle, info, fileBytes, own (a
+ * file's own attnwasm.config, parsed, or null), hfConfig, tokenizer, generation, read(path) (a folder's file's
+ * text or undefined), options }.
+ */
+export const ROWS = Object.freeze({
+  causal_lm: {
+    loader: 'loadCausalLM',
+    face: CausalLM,
+    owner: 'a causal LM',
+    reads: { tokenizer: true, chatTemplate: true, generationConfig: true },
+    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
+    async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation }) {
+      const tok = tokenizer ?? (own?.tokenizer ? new CharTokenizer(own.tokenizer) : null);
+      checkVocabulary(tok, info.vocabSize);
+      const eos = generation ? generationEos(generation, info.vocabSize) : null;
+      return new CausalLM(rt, handle, { hfConfig: hfConfig ?? own.hf_config, tokenizer: tok, generationConfig: generation, eos }, fileBytes);
+    },
+  },
+  encoder: {
+    loader: 'loadEmbedder',
+    face: Embedder,
+    owner: 'an encoder of the BERT family',
+    reads: { tokenizer: true, sentenceTransformers: true },
+    options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, options }) {
+      checkVocabulary(tokenizer, info.vocabSize);
+      const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize });
+      return new Embedder(rt, handle, { hfConfig, tokenizer, st }, fileBytes);
+    },
+  },
+  translator: {
+    loader: 'loadTranslator',
+    face: Translator,
+    owner: 'a translator',
+    reads: {},
+    options: [],
+    async make({ rt, handle, fileBytes, own }) { return new Translator(rt, handle, own, fileBytes); },
+  },
+  vit: {
+    loader: 'loadClassifier',
+    face: Classifier,
+    owner: 'an image classifier',
+    reads: {},
+    options: [],
+    async make({ rt, handle, fileBytes, own }) { return new Classifier(rt, handle, own, fileBytes); },
+  },
+});
+
+for (const f of FAMILIES) {
+  if (!ROWS[f.kind]) throw new Error(`families.js: no row for the native family '${f.kind}'`);
+  ROWS[f.kind].noun = f.noun;
+  Object.freeze(ROWS[f.kind]);
+}
+
+/** Every option some family takes and others do not. */
+export const FAMILY_OPTIONS = Object.freeze([...new Set(Object.values(ROWS).flatMap((r) => r.options))]);
+
+/** The row of a config.json by its model_type (FAMILIES: the native registry's), or null (the loader then names what it takes). */
+export function rowOfConfig(config) {
+  const type = config?.model_type;
+  const f = FAMILIES.find((x) => typeof type === 'string' && x.modelTypes.includes(type));
+  return f ? ROWS[f.kind] : null;
+}
+
+/** The row of a loaded model's handle: its info().kind. */
+export function rowOfKind(kind) {
+  const row = ROWS[kind];
+  if (!row) throw new AttnWasmError('ERR_INTERNAL', `no face for the native family '${kind}'`);
+  return row;
+}
+
+/**
+ * The family-only options given that `row` does not take: an ERR_INVALID_ARGUMENT naming the first ("pooling:
+ * only an encoder (…) takes pooling; this checkpoint is a causal LM"), or null. `what` adds the config's model_type.
+ */
+export function optionRefusal(row, given, modelType) {
+  const opt = FAMILY_OPTIONS.find((k) => given[k] !== undefined && !row.options.includes(k));
+  if (!opt) return null;
+  const owners = Object.values(ROWS).filter((r) => r.options.includes(opt)).map((r) => r.owner);
+  const also = owners.length > 1 ? ` (${owners.slice(1).join(', ')} too)` : '';
+  const type = modelType ? ` (model_type "${modelType}")` : '';
+  return new AttnWasmError('ERR_INVALID_ARGUMENT', `${opt}: only ${owners[0]} takes ${OPTION_WHAT[opt] ?? opt}${also}; this checkpoint is ${row.noun}${type}`);
+}
+
+/** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */
+function checkVocabulary(tok, vocabSize) {
+  if (!tok) return;
+  const problem = tok.vocabSize > vocabSize ? `it has ${tok.vocabSize} ids, more than the model's vocab_size (${vocabSize})`
+    : (tok._maxId ?? 0) >= vocabSize ? `its largest id is ${tok._maxId}, past the model's vocab_size (${vocabSize})` : null;
+  if (problem) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
+}
