@@ -34,7 +34,8 @@ export async function readHead(source, name, io) {
   if (source !== null && typeof source === 'object' && typeof source[OPEN] === 'function') return readHead(await source[OPEN](), name, io);
   if (typeof source === 'string' || source instanceof URL) {
     const s = String(source);
-    if (isNode && !/^(https?|blob|data):/i.test(s)) return fileHead(await nodePath(s), name);
+    // A single file is named in a read's message by its path (sources.js openSource names it so too).
+    if (isNode && !/^(https?|blob|data):/i.test(s)) return fileHead(await nodePath(s), name === 'source' ? `'${s}'` : name);
     return /^https?:/i.test(s) ? urlHead(s, name, io) : streamHead(await openSource(s, name, io), io);
   }
   if (typeof Blob === 'function' && source instanceof Blob) {

@@ -71,9 +71,9 @@ export function readHeader(head, size) {
   if (n === 0 || head[8] !== 0x7b) throw refuse("header must be a JSON object starting with '{'");
   let root;
   try {
-    root = parseTree(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(head.subarray(8, 8 + n)));
+    root = parseTree(head.subarray(8, 8 + n));
   } catch (e) {
-    throw refuse(`header is not valid JSON: ${e instanceof TypeError ? 'invalid UTF-8' : e.message} of the header`);
+    throw refuse(`header is not valid JSON: ${e.message} of the header`);
   }
   if (root.type !== 'object') throw refuse(`header must be a JSON object, got ${describeNode(root)}`);
   const dataStart = 8 + n;

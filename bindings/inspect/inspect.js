@@ -19,6 +19,8 @@ import { checkShards } from './shards.js';
 import { estimateBytes, SIZED } from './memory.js';
 import { listFiles, readSmall } from './listing.js';
 
+const DESCRIBE = Symbol.for('attnwasm.describe');
+const OPEN = Symbol.for('attnwasm.open');
 const OPTIONS = ['config', 'native', 'probe', 'signal', 'readTimeoutMs', 'revision', 'cache', 'host'];
 const isSignal = (s) => s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
 
@@ -62,7 +64,7 @@ export async function inspect(source, options) {
   const probe = checkBool(o.probe, 'probe', true);
   const configGiven = o.config === undefined ? null : configOption(o.config);
   const hub = await hubSource(source, { revision: o.revision, cache: o.cache, host: o.host, signal: io.signal ?? undefined });
-  const cp = await resolveCheckpoint(hub ? hub.files : source, io);
+  const cp = await resolveCheckpoint(hub ? readOnly(hub.files) : source, io);
   const config = configGiven ?? (cp.side['config.json'] === undefined ? null
     : await readSmall(cp.side['config.json'], 'config.json', io, !!cp.optionalSide));
   const { files, side } = await listFiles(cp, io, probe, configGiven === null ? config : null);
@@ -85,7 +87,7 @@ export async function inspect(source, options) {
       break;
     }
     heads.push({ name: w.name, head: r.head, size: r.size, ...header });
-    const listed = files.find((f) => f.name === w.name && f.role === 'weights');
+    const listed = files.find((f) => f.role === 'weights' && (f.name === w.name || cp.kind === 'file'));
     if (listed && listed.bytes === null) listed.bytes = r.bytes;
   }
   const complete = !refused;
@@ -120,6 +122,17 @@ export async function inspect(source, options) {
     config: fam.config,
     metadata,
   };
+}
+
+/**
+ * A hub repository's files opened without the cache's writes (hub/folder.js DESCRIBE): each from the cache when
+ * it holds it whole, else from its URL. A load downloads them into the cache; inspect only looks.
+ */
+function readOnly(files) {
+  return new Map([...files].map(([path, f]) => [path, !f[DESCRIBE] ? f : {
+    [OPEN]: async () => (await f[DESCRIBE].cached()) ?? f[DESCRIBE].url,
+    [DESCRIBE]: f[DESCRIBE],
+  }]));
 }
 
 /** The elements of the float tensors (integer buffers, such as position_ids, are no parameters). */

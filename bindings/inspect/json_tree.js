@@ -1,9 +1,10 @@
-// A strict JSON reader for safetensors headers, following the runtime's native reader (src/io/json.h) where
-// JSON.parse is lenient or loses what the checks need: a number keeps its literal ("2.0" is not the integer 2
-// a shape must be), an object keeps its members in order with repeated keys (a tensor named twice is refused,
-// not silently the last one), nesting stops at 64, a number past the double range and a \u escape that does
-// not pair its surrogates are errors. UTF-8 is checked by the caller's decoder (TextDecoder, fatal). Not a
-// general JSON API: header.js reads its tree, and what a node is is written below.
+// A strict JSON reader over UTF-8 bytes, the JS twin of the runtime's (src/io/json.cpp), for what inspect reads
+// without a runtime (a safetensors header, a config.json): the same grammar and the same messages at the same
+// byte offsets, so a header refused here is refused in the runtime's words. Where JSON.parse would differ: a
+// number keeps its literal ("2.0" is not the integer a shape needs), an object keeps its members in order with
+// repeated keys (a tensor named twice is refused, not silently the last), nesting stops at 64, a number past
+// the double range, an unpaired surrogate escape and invalid UTF-8 (overlong, surrogates, past U+10FFFF) are
+// errors. Not a general JSON API: what a node is is written below.
 
 /** Largest nesting of arrays and objects accepted (src/io/json.h kJsonMaxDepth). */
 export const MAX_DEPTH = 64;
@@ -15,24 +16,25 @@ export const MAX_DEPTH = 64;
  * @typedef {{type: string, bool?: boolean, str?: string, items?: JsonNode[], members?: {key: string, value: JsonNode}[]}} JsonNode
  */
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const CONTROL = /[\u0000-\u001f]/;  // eslint-disable-line no-control-regex
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-class JsonSyntaxError extends Error {}
+const hex = (c, width = 2) => c.toString(16).toUpperCase().padStart(width, '0');
+const isDigit = (c) => c >= 0x30 && c <= 0x39;
+const hexValue = (c) => (isDigit(c) ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1);
+const printable = (c) => (c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : `0x${hex(c)}`);
+const utf8 = new TextDecoder();
 
 /**
- * The tree of `text` (one JSON value and nothing but whitespace after it), owned by the caller. Throws an
- * Error whose message says what is wrong and at which character ("unexpected '}' at character 12").
- * @param {string} text
+ * The tree of the JSON text in `bytes` (UTF-8: one value, nothing but whitespace after it), owned by the caller.
+ * Throws an Error whose message is the runtime's without its "json: " ("unexpected '}', expected a value at
+ * byte 12"). A string (JS) is taken as its UTF-8 bytes.
+ * @param {Uint8Array|string} bytes
  * @returns {JsonNode}
  */
-export function parseTree(text) {
-  const p = new Parser(text);
+export function parseTree(bytes) {
+  const p = new Parser(typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes);
   p.ws();
   const v = p.value(0);
   p.ws();
-  if (p.i !== text.length) p.fail(`unexpected ${p.show()} after the JSON value`);
+  if (p.i !== p.s.length) p.fail(`unexpected ${p.describe()} after the JSON value`);
   return v;
 }
 
@@ -43,129 +45,204 @@ class Parser {
   }
 
   fail(what) {
-    throw new JsonSyntaxError(`${what} at character ${this.i}`);
+    throw new Error(`${what} at byte ${this.i}`);
   }
 
-  /** The character at the cursor, for a message. */
-  show() {
-    if (this.i >= this.s.length) return 'end of input';
+  /** "'x'" for printable ASCII at the cursor, "byte 0xNN" otherwise. */
+  describe() {
     const c = this.s[this.i];
-    return c < ' ' ? `character U+${c.charCodeAt(0).toString(16).padStart(4, '0')}` : `'${c}'`;
+    return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${hex(c)}`;
+  }
+
+  expected(what) {
+    this.fail(this.i >= this.s.length ? `unexpected end of input, expected ${what}` : `unexpected ${this.describe()}, expected ${what}`);
   }
 
   ws() {
     const s = this.s;
-    while (this.i < s.length) {
-      const c = s.charCodeAt(this.i);
-      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
-      this.i++;
-    }
+    while (this.i < s.length && (s[this.i] === 0x20 || s[this.i] === 0x09 || s[this.i] === 0x0a || s[this.i] === 0x0d)) this.i++;
+  }
+
+  consume(c) {
+    if (this.s[this.i] !== c) return false;
+    this.i++;
+    return true;
   }
 
   value(depth) {
+    if (this.i >= this.s.length) this.fail('unexpected end of input, expected a value');
     const c = this.s[this.i];
-    if (c === undefined) this.fail('unexpected end of input, expected a value');
-    if (c === '{' || c === '[') {
-      if (depth + 1 > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
-      return c === '{' ? this.object(depth + 1) : this.array(depth + 1);
-    }
-    if (c === '"') return { type: 'string', str: this.string() };
-    if (c === '-' || (c >= '0' && c <= '9')) return this.number();
-    for (const [word, node] of [['true', { type: 'boolean', bool: true }], ['false', { type: 'boolean', bool: false }], ['null', { type: 'null' }]]) {
-      if (this.s.startsWith(word, this.i)) {
-        this.i += word.length;
-        return node;
-      }
-    }
-    return this.fail(`unexpected ${this.show()}, expected a value`);
+    if (c === 0x7b) return this.object(depth + 1);  // {
+    if (c === 0x5b) return this.array(depth + 1);   // [
+    if (c === 0x22) return { type: 'string', str: this.string() };
+    if (c === 0x74) return this.literal('true', { type: 'boolean', bool: true });
+    if (c === 0x66) return this.literal('false', { type: 'boolean', bool: false });
+    if (c === 0x6e) return this.literal('null', { type: 'null' });
+    if (c === 0x2d || isDigit(c)) return this.number();
+    return this.fail(`unexpected ${this.describe()}, expected a value`);
+  }
+
+  literal(word, node) {
+    for (let k = 0; k < word.length; k++) if (this.s[this.i + k] !== word.charCodeAt(k)) this.fail(`unexpected ${this.describe()}, expected a value`);
+    this.i += word.length;
+    return node;
   }
 
   object(depth) {
-    this.i++;  // {
+    if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+    this.i++;
     const members = [];
     this.ws();
-    if (this.s[this.i] === '}') {
-      this.i++;
-      return { type: 'object', members };
-    }
+    if (this.consume(0x7d)) return { type: 'object', members };
     for (;;) {
-      this.ws();
-      if (this.s[this.i] !== '"') this.fail(`unexpected ${this.show()}, expected a string key`);
+      if (this.s[this.i] !== 0x22) this.expected('\'"\' (an object key)');
       const key = this.string();
       this.ws();
-      if (this.s[this.i] !== ':') this.fail(`unexpected ${this.show()}, expected ':'`);
-      this.i++;
+      if (!this.consume(0x3a)) this.expected("':' after an object key");
       this.ws();
       members.push({ key, value: this.value(depth) });
       this.ws();
-      if (this.s[this.i] === ',') { this.i++; continue; }
-      if (this.s[this.i] === '}') { this.i++; return { type: 'object', members }; }
-      this.fail(`unexpected ${this.show()}, expected ',' or '}'`);
+      if (this.consume(0x7d)) return { type: 'object', members };
+      if (!this.consume(0x2c)) this.expected("',' or '}' in an object");
+      this.ws();
     }
   }
 
   array(depth) {
-    this.i++;  // [
+    if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+    this.i++;
     const items = [];
     this.ws();
-    if (this.s[this.i] === ']') {
-      this.i++;
-      return { type: 'array', items };
-    }
+    if (this.consume(0x5d)) return { type: 'array', items };
     for (;;) {
-      this.ws();
       items.push(this.value(depth));
       this.ws();
-      if (this.s[this.i] === ',') { this.i++; continue; }
-      if (this.s[this.i] === ']') { this.i++; return { type: 'array', items }; }
-      this.fail(`unexpected ${this.show()}, expected ',' or ']'`);
+      if (this.consume(0x5d)) return { type: 'array', items };
+      if (!this.consume(0x2c)) this.expected("',' or ']' in an array");
+      this.ws();
     }
   }
 
+  digits() {
+    while (this.i < this.s.length && isDigit(this.s[this.i])) this.i++;
+  }
+
+  // number = [ "-" ] ( "0" / [1-9] *DIGIT ) [ "." 1*DIGIT ] [ ("e"/"E") ["+"/"-"] 1*DIGIT ]
   number() {
-    NUMBER.lastIndex = this.i;
-    const m = NUMBER.exec(this.s);
-    if (!m) this.fail('invalid number: expected a digit');
-    const next = this.s[this.i + m[0].length];
-    if (next === '.' || next === 'e' || next === 'E') {
-      this.i += m[0].length;
-      this.fail(`invalid number: expected a digit after '${next}'`);
+    const start = this.i;
+    this.consume(0x2d);
+    if (!this.consume(0x30)) {
+      if (!isDigit(this.s[this.i] ?? -1)) this.fail('invalid number: expected a digit');
+      this.digits();
     }
-    if (!Number.isFinite(Number(m[0]))) this.fail(`number ${m[0].slice(0, 32)} is out of the double range`);
-    this.i += m[0].length;
-    return { type: 'number', str: m[0] };
+    if (this.consume(0x2e)) {
+      if (!isDigit(this.s[this.i] ?? -1)) this.fail("invalid number: expected a digit after '.'");
+      this.digits();
+    }
+    if (this.s[this.i] === 0x65 || this.s[this.i] === 0x45) {
+      this.i++;
+      if (!this.consume(0x2b)) this.consume(0x2d);
+      if (!isDigit(this.s[this.i] ?? -1)) this.fail('invalid number: expected a digit in the exponent');
+      this.digits();
+    }
+    const str = utf8.decode(this.s.subarray(start, this.i));
+    if (!Number.isFinite(Number(str))) {
+      this.i = start;
+      this.fail(`number ${str.slice(0, 32)} is out of the double range`);
+    }
+    return { type: 'number', str };
   }
 
-  /** The string whose opening quote is at the cursor, decoded; the cursor moves past its closing quote. */
+  /** The string at the cursor (its opening quote), decoded; the cursor moves past its closing quote. */
   string() {
     const s = this.s;
-    let j = this.i + 1;
+    const parts = [];
+    let run = ++this.i;  // the start of the bytes not yet decoded
+    const flush = () => { if (this.i > run) parts.push(utf8.decode(s.subarray(run, this.i))); };
     for (;;) {
-      j = s.indexOf('"', j);
-      if (j < 0) {
-        this.i = s.length;
-        this.fail('unterminated string');
+      if (this.i >= s.length) this.fail('unterminated string');
+      const c = s[this.i];
+      if (c === 0x22) {
+        flush();
+        this.i++;
+        return parts.join('');
       }
-      let k = j - 1;
-      while (s.charCodeAt(k) === 92) k--;  // backslashes before the quote: an odd count escapes it
-      if ((j - 1 - k) % 2 === 0) break;
-      j++;
+      if (c === 0x5c) {
+        flush();
+        parts.push(this.escape());
+        run = this.i;
+      } else if (c < 0x20) {
+        this.fail(`control character 0x${hex(c)} in a string (must be escaped)`);
+      } else if (c < 0x80) {
+        this.i++;
+      } else {
+        this.utf8Sequence();
+      }
     }
-    const raw = s.slice(this.i, j + 1);
-    const control = CONTROL.exec(raw);
-    if (control) {
-      this.i += control.index;
-      this.fail(`control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} in a string (must be escaped)`);
+  }
+
+  /** At '\\': the escape's text. */
+  escape() {
+    const start = this.i++;
+    if (this.i >= this.s.length) this.fail('unterminated string');
+    const e = this.s[this.i++];
+    const simple = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' }[e];
+    if (simple !== undefined) return simple;
+    if (e !== 0x75) {
+      this.i = start;
+      this.fail(`invalid escape sequence '\\${printable(e)}'`);
     }
-    let text;
-    try {
-      text = raw.indexOf('\\') < 0 ? raw.slice(1, -1) : JSON.parse(raw);
-    } catch {
-      this.fail('invalid escape sequence in a string');
+    const cp = this.hex4();
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+      this.i = start;
+      this.fail(`unpaired low surrogate \\u${hex(cp, 4)}`);
     }
-    if (LONE_SURROGATE.test(text)) this.fail('a \\u escape of an unpaired surrogate in a string');
-    this.i = j + 1;
-    return text;
+    if (cp < 0xd800 || cp > 0xdbff) return String.fromCharCode(cp);
+    if (this.s[this.i] !== 0x5c || this.s[this.i + 1] !== 0x75) {
+      this.i = start;
+      this.fail(`high surrogate \\u${hex(cp, 4)} not followed by a \\u low surrogate`);
+    }
+    this.i += 2;
+    const low = this.hex4();
+    if (low < 0xdc00 || low > 0xdfff) {
+      this.i = start;
+      this.fail(`high surrogate \\u${hex(cp, 4)} followed by \\u${hex(low, 4)}, not a low surrogate`);
+    }
+    return String.fromCharCode(cp, low);
+  }
+
+  hex4() {
+    if (this.s.length - this.i < 4) this.fail('unterminated \\u escape');
+    let v = 0;
+    for (let k = 0; k < 4; k++) {
+      const h = hexValue(this.s[this.i]);
+      if (h < 0) this.fail(`invalid hex digit ${this.describe()} in a \\u escape`);
+      v = v * 16 + h;
+      this.i++;
+    }
+    return v;
+  }
+
+  /** At a byte ≥ 0x80: a well-formed sequence (RFC 3629; no overlong forms, no surrogates, nothing past U+10FFFF). */
+  utf8Sequence() {
+    const b0 = this.s[this.i];
+    let len, lo = 0x80, hi = 0xbf;
+    if (b0 >= 0xc2 && b0 <= 0xdf) len = 2;
+    else if (b0 >= 0xe0 && b0 <= 0xef) {
+      len = 3;
+      if (b0 === 0xe0) lo = 0xa0;
+      if (b0 === 0xed) hi = 0x9f;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      len = 4;
+      if (b0 === 0xf0) lo = 0x90;
+      if (b0 === 0xf4) hi = 0x8f;
+    } else this.fail(`invalid UTF-8 lead byte 0x${hex(b0)}`);
+    if (this.s.length - this.i < len) this.fail('truncated UTF-8 sequence');
+    for (let k = 1; k < len; k++) {
+      const b = this.s[this.i + k];
+      if (b < (k === 1 ? lo : 0x80) || b > (k === 1 ? hi : 0xbf)) this.fail(`invalid UTF-8 sequence (byte 0x${hex(b)} after lead byte 0x${hex(b0)})`);
+    }
+    this.i += len;
   }
 }
 

@@ -4,8 +4,7 @@
 // nothing, so its side files are asked for one by one (a HEAD request each; a file that is absent is then a 404
 // in the server's log and a browser's console) unless `probe` is false; an index, or one file, has none.
 // Small files are read only where inspect needs their content: tokenizer_config.json (has it a chat template?)
-// and modules.json (which folders are sentence-transformers'). A hub file is read from the cache or its URL,
-// never written to the cache.
+// and modules.json (which folders are sentence-transformers').
 import { isNode } from '../checks.js';
 import { nodeFs, nodePath, readText } from '../sources.js';
 import { urlExists } from '../checkpoint.js';
@@ -27,17 +26,8 @@ export async function sizeOf(source) {
   return null;
 }
 
-/**
- * A small file's text (a side file), or null when it is absent. A hub file is read from the cache when it holds
- * it, else from its URL: nothing is written to the cache.
- */
-export async function readSmall(source, name, io, optional) {
-  if (source !== null && typeof source === 'object' && source[DESCRIBE]) {
-    const d = source[DESCRIBE];
-    return readText((await d.cached()) ?? d.url, name, { ...io, optional });
-  }
-  return readText(source, name, { ...io, optional });
-}
+/** A small file's text (a side file), or null when it is absent and `optional`. */
+export const readSmall = (source, name, io, optional) => readText(source, name, { ...io, optional });
 
 /**
  * The files of `cp` (resolveCheckpoint's answer): { files: [{ name, role, bytes }], side: sideFiles' object, or
