@@ -1,11 +1,8 @@
-// A safetensors file's header checked in JS, from the file's first 8 + N bytes only, with the rules and the
-// messages of the runtime's reader (src/io/safetensors.cpp ParseSafetensorsHeader, the format described at the
-// top of src/io/safetensors.h): N ≤ 100 MB and inside the file; a JSON object starting with '{'; every entry
-// exactly { dtype, shape, data_offsets } with a known dtype, integer shape and offsets (≤ 2^53, at most 2^29
-// elements), offsets that hold the shape's bytes; unique names and metadata keys; tensors that tile the data
-// from its start with no hole and no overlap (to the file's end when its size is known). What is refused is an
-// AttnWasmError ERR_INVALID_ARGUMENT whose message starts "safetensors: ", as the runtime words it. This is the
-// standalone level of inspect; with a runtime, the native reader itself answers (inspect.js, `native`).
+// A safetensors file's header checked in JS from the file's first 8 + N bytes only: the standalone level of
+// inspect, with the runtime reader's rules and messages (src/io/safetensors.cpp ParseSafetensorsHeader; the format
+// at the top of src/io/safetensors.h): N within limits and the file, every entry exactly { dtype, shape,
+// data_offsets } in range, unique names and metadata keys, tensors that tile the data. A refusal is an
+// AttnWasmError ERR_INVALID_ARGUMENT starting "safetensors: ". With a runtime the native reader answers instead.
 import { AttnWasmError } from '../errors.js';
 import { parseTree, asUint53 } from './json_tree.js';
 

@@ -1,10 +1,8 @@
 // A strict JSON reader over UTF-8 bytes, the JS twin of the runtime's (src/io/json.cpp), for what inspect reads
-// without a runtime (a safetensors header, a config.json): the same grammar and the same messages at the same
-// byte offsets, so a header refused here is refused in the runtime's words. Where JSON.parse would differ: a
-// number keeps its literal ("2.0" is not the integer a shape needs), an object keeps its members in order with
-// repeated keys (a tensor named twice is refused, not silently the last), nesting stops at 64, a number past
-// the double range, an unpaired surrogate escape and invalid UTF-8 (overlong, surrogates, past U+10FFFF) are
-// errors. Not a general JSON API: what a node is is written below.
+// without a runtime (a safetensors header, a config.json): the same grammar and messages at the same byte offsets.
+// Unlike JSON.parse it keeps a number's literal ("2.0" is no integer shape), an object's repeated keys (a tensor
+// named twice is refused, not the last one kept), and refuses nesting past 64, numbers past the double range,
+// unpaired surrogate escapes and invalid UTF-8. Not a general JSON API: what a node is is written below.
 
 /** Largest nesting of arrays and objects accepted (src/io/json.h kJsonMaxDepth). */
 export const MAX_DEPTH = 64;
