@@ -43,7 +43,9 @@ export async function listFiles(cp, io, probe, config) {
     const present = new Set(names);
     const text = async (name) => (present.has(name) ? readSmall(await cp.file(name), name, io, false) : null);
     const modules = moduleFolders(await text('modules.json'));
-    const files = await Promise.all(names.map(async (name) => ({ name, role: roleOf(name, weights, modules), bytes: await sizeOf(await cp.file(name)) })));
+    // A name the folder rule refuses ('c:notes.txt' on Linux, a map's '../x') is listed, never opened.
+    const opened = async (name) => cp.file(name).catch((e) => { if (e?.code === 'ERR_UNSAFE_PATH') return null; throw e; });
+    const files = await Promise.all(names.map(async (name) => ({ name, role: roleOf(name, weights, modules), bytes: await sizeOf(await opened(name)) })));
     return { files, side: sideFiles((n) => present.has(n), hasTemplate(await text('tokenizer_config.json'))) };
   }
   const listed = [...(cp.index !== null ? [{ name: INDEX, role: 'index', bytes: byteLength(cp.index) }] : []),

@@ -193,6 +193,10 @@ test('sources that cannot be read reject as loadModel rejects; arguments are che
   await rejects(new Map([['config.json', enc(config)]]), 'no weights');
   await rejects('/nonexistent/model.safetensors', 'no such file');
   await rejects(new Response('gone', { status: 410 }), 'a 410');
+  // A file of the folder named outside it (a map's key) is listed, never opened; nothing is refused for it.
+  const listed = await inspect(new Map([['model.safetensors', bytes], ['config.json', enc(config)], ['../secret.txt', '/etc/passwd']]));
+  assert.deepEqual(listed.files.find((f) => f.name === '../secret.txt'), { name: '../secret.txt', role: 'other', bytes: null });
+  assert.equal(listed.refused, null);
   await assert.rejects(inspect(bytes, { dtype: 'q8' }), (e) => e instanceof TypeError && /unknown option 'dtype'/.test(e.message));
   await assert.rejects(inspect(bytes, { probe: 1 }), (e) => e instanceof TypeError && /^probe: /.test(e.message));
   await assert.rejects(inspect(bytes, { readTimeoutMs: 0 }), (e) => e.code === 'ERR_OUT_OF_RANGE');
