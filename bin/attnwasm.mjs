@@ -70,6 +70,11 @@ Usage:
       One vector per text, as sentence-transformers computes it from the
       folder's files (attnwasm embed --help lists every flag).
       e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
+  attnwasm inspect <folder|url|file|organisation/name> [--json]
+      What a checkpoint holds, read from its headers only: its files, the
+      model family and model_type (or why attnwasm refuses it), tensors,
+      parameters, the bytes its weights take as each dtype, its side files
+      (attnwasm inspect --help).
   attnwasm cache ls | rm <organisation/name>   the models downloaded by hub id
       (attnwasm cache --help). Every --model also takes a hub id
       ('Qwen/Qwen2.5-0.5B-Instruct', with --revision REV): downloaded once,
@@ -145,7 +150,7 @@ const COMMANDS = {
   chat: { line: true, run: async (args, rest) => (await import('./commands/chat.mjs')).chatCommand(args, rest) },
   embed: { line: false, run: async (argv) => (await import('./commands/embed.mjs')).embedCommand(argv) },
   cache: { line: false, run: async (argv) => (await import('./commands/cache.mjs')).cacheCommand(argv) },
-  // inspect (issue 38) joins here as { line: false, run: (argv) => …inspectCommand(argv) } once aw.inspect() exists.
+  inspect: { line: false, run: async (argv) => (await import('./commands/inspect.mjs')).inspectCommand(argv) },
 };
 
 // The flags of the commands that share the entry's parse: those that take a value, and those that set a key.

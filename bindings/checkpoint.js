@@ -5,9 +5,12 @@
 // path, a base URL ending in '/', or a map of paths to sources (an object, a Map, or the File list of a
 // page's folder picker, each File named by its webkitRelativePath below the folder picked). Every name asked of
 // a folder, on every kind of source, passes folder_path.js's one rule: it stays inside the folder.
+// A base URL lists nothing, so its weights are found by asking: model.safetensors first (a HEAD request, as
+// transformers looks for the single file first), its shard index only when that is absent — a folder of one
+// file, the common case of a model a page runs, then logs no 404 for an index it only probed.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode } from './checks.js';
-import { nodeFs, nodePath, readText } from './sources.js';
+import { nodeFs, nodePath, readText, bounded, READ_TIMEOUT_MS } from './sources.js';
 import { folderPath, folderUrl } from './folder_path.js';
 
 export const INDEX = 'model.safetensors.index.json';
@@ -54,12 +57,15 @@ function mapLookup(map) {
   for (const k of map.keys()) {
     if (base(k) === INDEX || (base(k) === WEIGHTS && !dir)) dir = k.slice(0, k.length - base(k).length);
   }
-  return (name) => {
+  const get = (name) => {
     if (map.has(dir + name)) return map.get(dir + name);
     if (name.includes('/')) return undefined;
     for (const [k, v] of map) if (base(k) === name && !k.startsWith(dir)) return v;
     return undefined;
   };
+  // Every file by the name `get` finds it by: its path in the folder, or a top-level file's base name.
+  get.names = () => [...new Set([...map.keys()].map((k) => (k.startsWith(dir) ? k.slice(dir.length) : base(k))))];
+  return get;
 }
 
 /** The shard names of an index, in the order weight_map first names them. */
@@ -83,18 +89,21 @@ export function shardNames(indexText) {
 
 /**
  * What a source holds: { weights: [{ name, source }], index: text | null, side: { 'config.json': source, … },
- * optionalSide?, file? }. A folder's `file(path)` resolves to the source of any file by its path in the folder
- * ('modules.json', '1_Pooling/config.json'; a path that leaves the folder is ERR_UNSAFE_PATH), or undefined when
- * the folder has none; a base URL's side files and files are URLs whose absence shows when read (optionalSide:
- * read them with { optional: true }). A single file's weights are named 'source' in messages. `io` ({ signal,
- * readTimeoutMs }) goes to every read (sources.js openSource).
+ * optionalSide?, file?, names?, kind }. A folder's `file(path)` resolves to the source of any file by its path in
+ * the folder ('modules.json', '1_Pooling/config.json'; a path that leaves the folder is ERR_UNSAFE_PATH), or
+ * undefined when the folder has none; a base URL's side files and files are URLs whose absence shows when read
+ * (optionalSide: read them with { optional: true }). A folder that lists its files (a Node folder, a map) has
+ * `names()`: their paths in the folder (a Node folder's top level and its subfolders' files, one level down).
+ * `kind` says what the source was: 'folder', 'files' (a map), 'index' (an index's path), 'url' (a base URL),
+ * 'index-url' or 'file' (one file's bytes or its path or URL). A single file's weights are named 'source' in
+ * messages. `io` ({ signal, readTimeoutMs }) goes to every read (sources.js openSource).
  */
 export async function resolveCheckpoint(source, io = {}) {
   const map = asMap(source);
   if (map) {
     const get = mapLookup(map);
     const file = async (name) => get(folderPath(name, `a file of the folder`));
-    return { ...await fromFolder(get, 'among the files given', io), file };
+    return { ...await fromFolder(get, 'among the files given', io), file, names: async () => get.names(), kind: 'files' };
   }
   if (typeof source === 'string' || source instanceof URL) {
     const s = String(source);
@@ -116,25 +125,50 @@ export async function resolveCheckpoint(source, io = {}) {
           try { return (await fs.stat(p)).isFile() ? p : undefined; } catch { return undefined; }
         };
         const get = (name) => (names.has(name) ? dir + name : undefined);
-        return { ...await fromFolder(get, `in the folder '${s}'`, io), file };
+        const list = async () => (await Promise.all((await fs.readdir(dir, { withFileTypes: true })).map(async (e) => {
+          if (e.isFile()) return [e.name];
+          if (!e.isDirectory()) return [];
+          return (await fs.readdir(dir + e.name, { withFileTypes: true }).catch(() => [])).filter((f) => f.isFile()).map((f) => `${e.name}/${f.name}`);
+        }))).flat().sort();
+        return { ...await fromFolder(get, `in the folder '${s}'`, io), file, names: list, kind: 'folder' };
       }
       if (s.endsWith('.index.json')) {
         const dir = path.replace(/[^\\/]*$/, '');
-        return fromIndex(await readText(path, INDEX, io), (name) => dir + name, {});
+        return { ...fromIndex(await readText(path, INDEX, io), (name) => dir + name, {}), kind: 'index' };
       }
-    } else if (!opaque && s.endsWith('/')) {  // a base URL: its index if there is one, else model.safetensors
+    } else if (!opaque && s.endsWith('/')) {  // a base URL: model.safetensors if it is there, else its index
       const at = (name) => folderUrl(s, name, `a file of the folder ${s}`);
-      const index = await readText(at(INDEX), INDEX, { ...io, optional: true });
       const side = Object.fromEntries(SIDE_FILES.map((n) => [n, at(n)]));
       const file = async (name) => at(name);
-      return index === null ? { weights: [{ name: WEIGHTS, source: at(WEIGHTS) }], index: null, side, optionalSide: true, file }
-        : { ...fromIndex(index, at, side), optionalSide: true, file };
+      const single = { weights: [{ name: WEIGHTS, source: at(WEIGHTS) }], index: null, side, optionalSide: true, file, kind: 'url' };
+      if (await urlExists(at(WEIGHTS), io) === true) return single;
+      const index = await readText(at(INDEX), INDEX, { ...io, optional: true });
+      return index === null ? single : { ...fromIndex(index, at, side), optionalSide: true, file, kind: 'url' };
     } else if (!opaque && s.endsWith('.index.json')) {
       const dir = s.replace(/[^/]*$/, '');
-      return fromIndex(await readText(s, INDEX, io), (n) => folderUrl(dir, n, `${INDEX} weight_map`), {});
+      return { ...fromIndex(await readText(s, INDEX, io), (n) => folderUrl(dir, n, `${INDEX} weight_map`), {}), kind: 'index-url' };
     }
   }
-  return { weights: [{ name: 'source', source }], index: null, side: {} };
+  return { weights: [{ name: 'source', source }], index: null, side: {}, kind: 'file' };
+}
+
+/**
+ * Whether a URL names a file, asked with a HEAD request: true (2xx), false (404, 410, or 403 as object stores
+ * answer for a missing key), or null when the answer says neither (a server that refuses HEAD, a network
+ * failure: the caller then asks as before, and a real failure shows on the read that follows). An abort throws.
+ * @param {string} url @param {{signal?: AbortSignal|null, readTimeoutMs?: number}} [io]
+ * @returns {Promise<boolean|null>}
+ */
+export async function urlExists(url, { signal, readTimeoutMs = READ_TIMEOUT_MS } = {}) {
+  let res;
+  try {
+    res = await bounded(fetch(url, { method: 'HEAD', ...(signal ? { signal } : {}) }), signal, readTimeoutMs, () => new Error('timeout'));
+  } catch (e) {
+    if (signal?.aborted && e === signal.reason) throw e;
+    return null;
+  }
+  if (res.ok) return true;
+  return [403, 404, 410].includes(res.status) ? false : null;
 }
 
 async function fromFolder(get, where, io) {

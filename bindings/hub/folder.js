@@ -19,6 +19,12 @@ import { Sha256 } from './sha256.js';
 
 /** What openSource() calls to open a source lazily (sources.js). */
 export const OPEN = Symbol.for('attnwasm.open');
+/**
+ * What a lazy source says of itself without being opened (inspect reads a header through it): { size (the
+ * listing's, or null), url (the file at the listed commit), cached() (the cache's copy when it holds the file
+ * whole, else null; nothing is written) }.
+ */
+export const DESCRIBE = Symbol.for('attnwasm.describe');
 /** How long a load waits for another writer of a file whose download shows no progress. */
 const WAIT_STALLED_MS = 90000;
 const POLL_MS = 200;
@@ -78,7 +84,14 @@ export async function hubFolder(id, { revision = 'main', cache, host, signal, fe
   const held = { count: 0 };  // the locks this load holds: while it holds one, it never waits for another
   const files = new Map();
   for (const [path, meta] of Object.entries(listing.files)) {
-    files.set(path, { [OPEN]: () => openFile({ id, path, meta, commit, url: fileUrl(h, id, commit, path), store, offline, stats, dropCache, held, signal, fetchImpl }) });
+    const url = fileUrl(h, id, commit, path);
+    files.set(path, {
+      [OPEN]: () => openFile({ id, path, meta, commit, url, store, offline, stats, dropCache, held, signal, fetchImpl }),
+      [DESCRIBE]: {
+        size: meta.size, url,
+        cached: async () => (store && meta.size !== null ? store.blob(id, blobName(commit, path, meta), meta.size).catch(() => null) : null),
+      },
+    });
   }
   return { files, commit, revision, offline, stats, where: store?.where ?? null };
 }

@@ -119,7 +119,7 @@ test('open page: SmolLM2-135M-shaped shards from disk — fits, load, chat strea
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30_000 });
     await page.setInputFiles('#pick-files', files(smol).filter((f) => !f.endsWith('00002-of-00002.safetensors')));
     await page.waitForSelector('#source-error:not(.hidden)');
-    assert.match(await page.textContent('#source-error'), /names the shard model-00002-of-00002\.safetensors, which is not among the files chosen/);
+    assert.match(await page.textContent('#source-error'), /names the shard model-00002-of-00002\.safetensors, which is not among the files given/);
     await page.setInputFiles('#pick-files', files(gpt2));
     await page.waitForSelector('#fit-card:not(.hidden)');
     await page.click('#load');

@@ -26,9 +26,9 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     const src = readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
     for (const m of src.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+\.js)'/g)) visit(join(dirname(rel), m[1]));
   };
-  for (const entry of ['bindings/index.js', 'bindings/inline.js', 'bindings/tokenizer.js', 'bindings/helpers/index.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/image/index.js', 'bindings/audio/index.js', 'bin/attnwasm.mjs']) visit(entry);
+  for (const entry of ['bindings/index.js', 'bindings/inline.js', 'bindings/inspect/index.js', 'bindings/tokenizer.js', 'bindings/helpers/index.js', 'bindings/images.js', 'bindings/preprocess.js', 'bindings/image/index.js', 'bindings/audio/index.js', 'bin/attnwasm.mjs']) visit(entry);
   assert.ok(imported.has('bindings/causal_lm.js') && imported.has('bindings/models.js'), [...imported].join());
-  for (const f of [...imported, 'bindings/index.d.ts', 'bindings/inline.d.ts', 'bindings/tokenizer.d.ts', 'bindings/image.d.ts', 'bindings/audio/index.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
+  for (const f of [...imported, 'bindings/index.d.ts', 'bindings/inline.d.ts', 'bindings/inspect.d.ts', 'bindings/tokenizer.d.ts', 'bindings/image.d.ts', 'bindings/audio/index.d.ts', 'dist/attnwasm_core.mjs', 'dist/attnwasm_core.wasm', 'dist/attnwasm_inline.mjs',
     'dist/attnwasm_core_mt.mjs', 'dist/attnwasm_core_mt.wasm', 'dist/attnwasm_core_mt.worker.js', 'dist/package.json',
     'dist/attnwasm_core_rs.mjs', 'dist/attnwasm_core_rs.wasm', 'dist/attnwasm_core_mt_rs.mjs', 'dist/attnwasm_core_mt_rs.wasm', 'dist/attnwasm_core_mt_rs.worker.js',
     'models/translator/translator.safetensors', 'models/vit/vit.safetensors', 'models/lm/lm.safetensors', 'README.md', 'LICENSE', 'package.json']) {
@@ -48,6 +48,7 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     import { Tokenizer } from 'attnwasm/tokenizer';
     import { preprocessImages } from 'attnwasm/image';
     import { WhisperFeatureExtractor, readAudio } from 'attnwasm/audio';
+    import { inspect } from 'attnwasm/inspect';
     import { readFileSync } from 'node:fs';
     const aw = await init();
     const mha = new aw.MultiheadAttention(8, 2, { batchFirst: true });
@@ -68,7 +69,10 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
     // attnwasm/audio with its FLAC decoder (@wasm-audio-decoders/flac) installed by npm.
     const samples = await readAudio(process.argv[5]);
     const audio = [samples.length, new WhisperFeatureExtractor({ feature_size: 128 }).features(samples).shape];
-    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused, helpers, tokenizer, pixels, audio }));
+    // attnwasm/inspect: the installed translator's file described from its header, as the runtime loaded it.
+    const report = await inspect(new URL('./node_modules/attnwasm/models/translator/translator.safetensors', import.meta.url));
+    const inspected = [report.family.className, report.refused, report.tensors.length > 0];
+    console.log(JSON.stringify({ shape: output.shape, fr: tr.translate('forty-two').text, typed: tr.translate('Forty  Two').text, refused, helpers, tokenizer, pixels, audio, inspected }));
     tr.dispose();`);
   const gpt2 = fileURLToPath(new URL('../data/goldens/tokenizer/gpt2_3k.json', import.meta.url));
   const fixture = (f) => fileURLToPath(new URL(`../data/goldens/images/fixtures/${f}`, import.meta.url));
@@ -76,7 +80,7 @@ test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const out = JSON.parse(execFileSync(process.execPath, ['main.js', gpt2, fixture('rgba16_i.png'), fixture('j420_q90.jpg'), flac], { cwd: app, encoding: 'utf8' }));
   // 'attnwasm/helpers', and its deprecated aliases 'attnwasm/images' and 'attnwasm/preprocess' (the same functions).
   assert.deepEqual(out, { shape: [2, 3, 8], fr: 'quarante-deux', typed: 'quarante-deux', refused: 'ERR_NOT_A_NUMBER', helpers: ['function', true, true],
-    tokenizer: [9, 'Hello world 😀'], pixels: [2, 3, 8, 8], audio: [800, [1, 128, 3000]] });
+    tokenizer: [9, 'Hello world 😀'], pixels: [2, 3, 8, 8], audio: [800, [1, 128, 3000]], inspected: ['Translator', null, true] });
   // The pthreads builds from the installed package: their CommonJS .worker.js
   // loads under the "type": "module" package, and the process exits on its
   // own; with --experimental-wasm-relaxed-simd the relaxed-SIMD ones

@@ -8,6 +8,8 @@ import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, Enc
 import { preprocessImages, loadImage, decodeImage, convertToRgb, exifTranspose, resize, centerCrop, imageProcessor, resizedSize, processImage, pixelTable, writePixelValues, RESAMPLE } from 'attnwasm/image';
 import type { PixelValues, RgbImage, DecodedImage, ImageProcessor, ImageInput } from 'attnwasm/image';
 import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
+import { inspect, readHeader, headerLength, ROLES } from 'attnwasm/inspect';
+import type { CheckpointReport, NativeInspector, InspectedFile, FileRole, WeightMemory } from 'attnwasm/inspect';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
 
 async function main(): Promise<void> {
@@ -254,6 +256,24 @@ async function main(): Promise<void> {
     // @ts-expect-error embed takes texts; ids go to embedIds
     emb.embed([[1, 2]]);
     emb.dispose(); emb2.dispose(); emb3[Symbol.dispose]();
+  }
+  // A checkpoint described without its data ('attnwasm/inspect': no wasm), and with a runtime's provider.
+  {
+    const report: CheckpointReport = await inspect('./SmolLM2-135M/', { probe: false, readTimeoutMs: Infinity });
+    const first: InspectedFile | undefined = report.files[0];
+    const role: FileRole | undefined = first?.role;
+    const q4: WeightMemory | null = report.memory?.q4 ?? null;
+    console.log(report.family?.className, report.modelType, report.refused?.code, report.tensors[0]?.shape, report.parameters,
+      q4?.weightTypes.q4, report.memoryExact, report.side?.chatTemplate, role, ROLES.length);
+    const native: NativeInspector = {
+      header: (bytes, size) => ({ code: null, message: '', tensors: [{ name: 'w', dtype: 'F32', shape: [bytes.length, size ?? 0] }], metadata: {} }),
+      plan: (config, headers, index, dtype) => ({ code: null, message: config + index + dtype, family: 'causal_lm', bytes: { weightBytes: headers.length, weightTypes: {} } }),
+    };
+    await inspect(new Map([['model.safetensors', new Uint8Array(0)]]), { native, config: { model_type: 'llama' }, revision: 'main' });
+    const h = readHeader(new Uint8Array(16), null);
+    console.log(h.tensors.length, h.dataStart, headerLength(new Uint8Array(8), 16));
+    // @ts-expect-error probe is a boolean
+    inspect('x/', { probe: 'no' });
   }
   // @ts-expect-error the tokenizer is not exported by the main entry (it is pure JS: attnwasm/tokenizer)
   import('attnwasm').then((m) => m.Tokenizer);

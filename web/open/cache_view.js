@@ -1,8 +1,9 @@
 // The open page's view of the hub cache ('attnwasm/hub'): the models downloaded by hub id, with their sizes,
-// an Open button (the model is inspected from the cache's files, then loaded by its id: offline too) and a
-// Delete button; and hub ids typed in the URL box. The worker's loads and this view share the cache (the
-// origin's private file system). `?hub=<URL>` names another hub (a mirror, a local server in the tests).
-import { cache, looksLikeHubId, hubHost, fileUrl } from 'attnwasm/hub';
+// an Open button (the model is inspected — from the cache's files when it holds them, offline too — then loaded
+// by its id) and a Delete button; and hub ids typed in the URL box. The worker's loads and this view share the
+// cache (the origin's private file system). `?hub=<URL>` names another hub (a mirror, a local server in the tests).
+import { cache, looksLikeHubId } from 'attnwasm/hub';
+import { inspect as inspectCheckpoint } from 'attnwasm/inspect';
 import { formatBytes } from '../shared/panel.js';
 
 const param = new URLSearchParams(location.search).get('hub');
@@ -11,10 +12,9 @@ export const hubOptions = param ? { host: param } : {};
 export { looksLikeHubId };
 
 /**
- * Mounts the list in `el`. `open(id)` is called when a model's Open is clicked; `inspectFiles` and `inspectUrl`
- * are the page's readers of a checkpoint's headers (from Files, from a base URL). Returns { refresh(), inspect(id) }.
+ * Mounts the list in `el`. `open(id)` is called when a model's Open is clicked. Returns { refresh(), inspect(id) }.
  */
-export function mountCacheView(el, { open, inspectFiles, inspectUrl }) {
+export function mountCacheView(el, { open }) {
   el.innerHTML = '<h3>Downloaded models</h3><table class="fits" id="cache-list"><thead><tr><th>hub id</th><th>size</th><th></th></tr></thead><tbody></tbody></table>'
     + '<p class="muted" id="cache-note"></p>';
   const body = el.querySelector('tbody');
@@ -45,13 +45,17 @@ export function mountCacheView(el, { open, inspectFiles, inspectUrl }) {
     el.dataset.count = String(models.length);
   }
 
-  /** A hub id's headers: from the cache's files when it holds them, else from the hub. Loaded by its id. */
+  /**
+   * A hub id described by inspect (source.js's shape: { arg, options, label, report }): its listing from the hub,
+   * or from the cache when the hub cannot be reached; its files' headers from the cache when it holds them, else
+   * by a range of each file's URL (nothing is written to the cache before the load). Loaded by its id.
+   */
   async function inspect(id) {
-    const files = await cache.files(id);
-    const r = files.size
-      ? await inspectFiles([...files].filter(([p]) => !p.includes('/')).map(([p, b]) => new File([b], p)))
-      : await inspectUrl(fileUrl(hubHost(hubOptions.host), id, 'main', ''));
-    return { ...r, arg: id, options: hubOptions, label: `${id}${files.size ? ' (from the cache)' : ''}` };
+    const cached = (await cache.files(id)).size > 0;
+    // Held in the cache: its listing there, by the commit main pointed at (no request to the hub).
+    const commit = cached ? (await cache.list()).find((m) => m.id === id)?.revisions.main : undefined;
+    const report = await inspectCheckpoint(id, { ...hubOptions, ...(commit ? { revision: commit } : {}) });
+    return { arg: id, options: hubOptions, label: `${id}${cached ? ' (from the cache)' : ''}`, report };
   }
 
   refresh();
