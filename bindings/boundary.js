@@ -245,6 +245,38 @@ export function loader(rt, stagingBytes) {
   };
 }
 
+/**
+ * attnwasm/inspect's NativeInspector on runtime `rt` (bindings/inspect.d.ts): header() the native reader's check of
+ * one header, plan() a dry run of the loader's Begin (src/models/load_model.h PlanOnly), allocating no weight.
+ * Codes as names (null: accepted).
+ */
+export function inspector(rt) {
+  const codeName = (c) => (c ? NATIVE_CODES[c] ?? 'ERR_INTERNAL' : null);
+  return {
+    header(bytes, size) {
+      const r = withInputs(rt, [{ data: bytes }], ([p]) => mod(rt).inspectHeader(p, bytes.byteLength, size ?? -1));
+      return { code: codeName(r.code), message: r.message, tensors: r.tensors, metadata: r.metadata };
+    },
+    plan(config, headers, index, dtype) {
+      const l = mod(rt).createLoader();
+      try {
+        for (const h of headers) {
+          const res = withInputs(rt, [{ data: h.bytes }], ([p]) => l.addFile(h.name, p, h.bytes.byteLength, h.size ?? -1));
+          try {
+            if (res.code()) return { code: codeName(res.code()), message: res.message(), family: null, bytes: { weightBytes: 0, weightTypes: {} } };
+          } finally {
+            res.delete();
+          }
+        }
+        const r = l.plan('', config, index, dtype);
+        return { code: codeName(r.code), message: r.message, family: r.family, bytes: { weightBytes: r.weightBytes, weightTypes: r.weightTypes }, parameters: r.parameters };
+      } finally {
+        l.delete();
+      }
+    },
+  };
+}
+
 /** Throws ERR_CLOSED once runtime `rt` was closed. */
 export const ensureOpen = (rt) => { mod(rt); };
 

@@ -1056,6 +1056,13 @@ export interface AttnWasm {
   cosineSimilarity: CosineSimilarity;
   /** The models downloaded by hub id, kept for the next load: list(), delete(id). */
   readonly cache: import('./hub.js').HubCache;
+  /**
+   * A checkpoint described from its headers alone (no tensor data read), as this runtime would load it: the
+   * native reader checks each header and a dry run of the loader gives the family, the loader's refusal and the
+   * exact bytes per dtype (memoryExact true). The same as 'attnwasm/inspect' with this runtime's provider
+   * (docs/inspect.md).
+   */
+  inspect(source: ModelSource | string, options?: Omit<import('./inspect.js').InspectOptions, 'native'>): Promise<import('./inspect.js').CheckpointReport>;
   /** The model classes, for instanceof checks on what loadModel returns (not constructible: use the loaders). */
   readonly Translator: abstract new (...args: never[]) => Translator;
   readonly Classifier: abstract new (...args: never[]) => Classifier;

@@ -20,8 +20,12 @@ import * as boundary from './boundary.js';
 import { saveWorkerGlobal, unrefWorkers } from './workers.js';
 import { closedDuringLoad } from './load_scope.js';
 import { HubCache } from './hub/cache.js';
+import { inspect } from './inspect/inspect.js';
 
 export { saveWorkerGlobal, unrefWorkers };
+
+/** aw.inspect's options: attnwasm/inspect's, but the native provider (the runtime's own). */
+const INSPECT_OPTIONS = ['config', 'probe', 'signal', 'readTimeoutMs', 'revision', 'cache', 'host'];
 
 export { AttnWasmError };
 
@@ -59,6 +63,14 @@ export class AttnWasm {
     this.cosineSimilarity = cosineSimilarity;
     /** The models downloaded by hub id, kept for the next load: list(), delete(id) (hub/cache.js). */
     this.cache = new HubCache();
+    /**
+     * A checkpoint described from its headers alone, as this runtime would load it (attnwasm/inspect with the
+     * native reader and a dry run of the loader: its refusals, its exact bytes per dtype; docs/inspect.md).
+     */
+    this.inspect = (source, options) => {
+      boundary.ensureOpen(rt);
+      return inspect(source, { ...checkOptions(options, INSPECT_OPTIONS, 'inspect'), native: boundary.inspector(rt) });
+    };
   }
 
   /** Internal (tests): the wasm module (Emscripten's Module); ERR_CLOSED after close(). Only boundary.js calls it. */

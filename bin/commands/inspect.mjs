@@ -1,8 +1,9 @@
 // attnwasm inspect: a checkpoint described without reading its tensor data ('attnwasm/inspect'): what each file
 // is, the family and model_type or why the runtime refuses it, the tensors by dtype, the parameters, what the
 // weights take in memory for each dtype, the side files. A readable summary, or --json the whole report. Its
-// own flags (what follows 'inspect'). Exit code 0; 1 when the runtime would refuse the checkpoint.
-import { inspect } from '../../bindings/inspect/index.js';
+// own flags (what follows 'inspect'). Exit code 0; 1 when the runtime would refuse the checkpoint. It asks a
+// runtime (aw.inspect: the native reader and a dry run of the loader: the loader's refusals, exact bytes).
+import { init } from '../../bindings/index.js';
 import { UsageError, parseArgv, readFlagFile } from './shared.mjs';
 
 const HELP = `attnwasm inspect — a checkpoint described without reading its weights
@@ -15,7 +16,7 @@ Usage:
       holds and what each file is for, the model family and model_type (or
       why attnwasm would refuse it), the tensors by dtype, the parameter
       count, the bytes the weights take in memory as stored and as each
-      dtype (f32, bf16, f16, q8, q4; an estimate: docs/inspect.md) and the
+      dtype (f32, bf16, f16, q8, q4; exactly what a load would keep) and the
       side files (tokenizer, chat template, generation config, preprocessor
       config). Exit status 1 when attnwasm would refuse the checkpoint.
       e.g. attnwasm inspect ./SmolLM2-135M-Instruct
@@ -92,7 +93,13 @@ export async function inspectCommand(argv) {
   if (args.config !== undefined) options.config = await readFlagFile('--config', args.config);
   if (args.revision !== undefined) options.revision = args.revision;
   if (args.probe === false) options.probe = false;
-  const r = await inspect(args._[0], options);
+  const aw = await init({ threads: 1 });
+  let r;
+  try {
+    r = await aw.inspect(args._[0], options);
+  } finally {
+    await aw.close();
+  }
   process.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${summary(args._[0], r).join('\n')}\n`);
   return r.refused ? 1 : 0;
 }

@@ -78,6 +78,27 @@ class LoaderHandle {
     return Wrap(s, std::move(m), family ? family->class_name : "Model", family);
   }
   double weightBytes() const { return double(loader_.weight_bytes()); }
+  // inspect's plan (ModelLoader::PlanOnly: Begin's checks, nothing reserved): { code, message, family (its kind,
+  // or null), weightBytes, weightTypes: { type: bytes } (the types held), parameters }.
+  val plan(std::string expected, std::string config, std::string index, std::string dtype) {
+    aw::ModelLoader::Plan p;
+    const aw::Status s = loader_.PlanOnly(expected, config, std::move(files_), index, dtype, &p);
+    val o = val::object();
+    o.set("code", int(s.code()));
+    o.set("message", s.message());
+    o.set("family", p.family ? val(std::string(p.family->kind)) : val::null());
+    val types = val::object();
+    double total = 0;
+    for (size_t t = 0; t < p.bytes_by_type.size(); ++t)
+      if (p.bytes_by_type[t]) {
+        types.set(aw::WeightTypeName(aw::WeightType(t)), double(p.bytes_by_type[t]));
+        total += double(p.bytes_by_type[t]);
+      }
+    o.set("weightBytes", total);
+    o.set("weightTypes", types);
+    o.set("parameters", double(p.parameters));
+    return o;
+  }
 
  private:
   std::vector<aw::ModelLoader::File> files_;
@@ -85,6 +106,29 @@ class LoaderHandle {
 };
 
 std::unique_ptr<LoaderHandle> CreateLoader() { return std::make_unique<LoaderHandle>(); }
+
+// inspect's header: a file's first n bytes at p read as the loader reads them (io/safetensors.h
+// ParseSafetensorsHeader): { code, message, tensors: [{ name, dtype, shape }], metadata }.
+val InspectHeader(uintptr_t p, double n, double size) {
+  aw::io::StFile file;
+  const aw::Status s = aw::io::ParseSafetensorsHeader(reinterpret_cast<const uint8_t*>(p), size_t(n),
+                                                      size < 0 ? aw::io::kStUnknownSize : uint64_t(size), &file);
+  val o = val::object();
+  o.set("code", int(s.code()));
+  o.set("message", s.message());
+  val tensors = val::array();
+  if (s.ok())
+    for (const aw::io::StTensor& t : file.tensors) {
+      val e = val::object();
+      e.set("name", t.name);
+      e.set("dtype", std::string(aw::io::StDTypeName(t.dtype)));
+      e.set("shape", ShapeVal(t.shape));
+      tensors.call<void>("push", e);
+    }
+  o.set("tensors", tensors);
+  o.set("metadata", s.ok() ? MetadataObject(file) : val::object());
+  return o;
+}
 
 // The header length N of a safetensors file from its first bytes (io/safetensors.h SafetensorsHeaderLength):
 // { code, message, n }.
@@ -131,9 +175,11 @@ EMSCRIPTEN_BINDINGS(attnwasm_files) {
       .function("begin", &LoaderHandle::begin)
       .function("feed", &LoaderHandle::feed)
       .function("finish", &LoaderHandle::finish)
-      .function("weightBytes", &LoaderHandle::weightBytes);
+      .function("weightBytes", &LoaderHandle::weightBytes)
+      .function("plan", &LoaderHandle::plan);
   emscripten::function("createLoader", &CreateLoader);
   emscripten::function("safetensorsHeaderLength", &HeaderLength);
+  emscripten::function("inspectHeader", &InspectHeader);
   emscripten::function("families", &FamiliesJson);
   emscripten::function("checkConfig", &CheckConfig);
 }

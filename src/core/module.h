@@ -41,6 +41,7 @@ class ParamStore {
   virtual bool reserved() const = 0;
   virtual Status Reserve(WeightType t) = 0;
   virtual size_t bytes() const = 0;                            // held (0 before Reserve)
+  virtual size_t BytesFor(WeightType t) const = 0;             // what Reserve(t) would hold (inspect's plan)
   virtual WeightType type() const = 0;                         // after Reserve
   virtual void PutRow(size_t r, const float* row) = 0;        // after Reserve
   // Rows r0 … r0 + count − 1 (ldw floats apart) at once: what count PutRow calls write (a store may write whole

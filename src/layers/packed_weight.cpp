@@ -13,21 +13,28 @@ namespace {
 kernels::QBits Bits(WeightType t) { return t == WeightType::kQ8 ? kernels::QBits::kQ8 : kernels::QBits::kQ4; }
 kernels::Half Half(WeightType t) { return t == WeightType::kBF16 ? kernels::Half::kBF16 : kernels::Half::kF16; }
 
+// The layout's bytes, without the 64 of slack.
+size_t PackedBytes(WeightType t, size_t n, size_t k) {
+  switch (t) {
+    case WeightType::kF32: return kernels::f32_gemm_packed_floats(n, k) * 4;
+    case WeightType::kBF16:
+    case WeightType::kF16: return kernels::h16_packed_count(n, k) * 2;
+    case WeightType::kQ8:
+    case WeightType::kQ4: return kernels::q_packed_bytes(Bits(t), n, k);
+  }
+  return 0;
+}
+
 }  // namespace
+
+// 64 bytes more than the layout: the SIMD loads of the last panel may read up to a vector past its end.
+size_t PackedWeight::BytesFor(WeightType t) const { return PackedBytes(t, n_, k_) + 64; }
 
 Status PackedWeight::Reserve(WeightType t) {
   type_ = t;
-  size_t bytes = 0;
-  switch (t) {
-    case WeightType::kF32: bytes = kernels::f32_gemm_packed_floats(n_, k_) * 4; break;
-    case WeightType::kBF16:
-    case WeightType::kF16: bytes = kernels::h16_packed_count(n_, k_) * 2; break;
-    case WeightType::kQ8:
-    case WeightType::kQ4: bytes = kernels::q_packed_bytes(Bits(t), n_, k_); break;
-  }
+  const size_t bytes = PackedBytes(t, n_, k_);
   const std::string what = std::string("a ") + WeightTypeName(t) + " weight (" + std::to_string(n_) + ", " +
                            std::to_string(k_) + ")";
-  // 64 bytes more: the SIMD loads of the last panel may read up to a vector past its end.
   AW_RETURN_IF_ERROR(bytes_.Resize(bytes + 64, what.c_str()));
   reserved_ = true;
   // Not zeroed whole (at 2.9 s per GiB of fresh pages on some VMs, a memset of the weights cost a load a

@@ -31,8 +31,9 @@ class PackedWeight : public ParamStore {
   size_t cols() const override { return k_; }
   size_t n() const { return n_; }
   size_t k() const { return k_; }
-  // Bytes held (0 before Reserve).
+  // Bytes held (0 before Reserve); what Reserve(t) would hold, allocating nothing.
   size_t bytes() const override { return bytes_.size(); }
+  size_t BytesFor(WeightType t) const override;
 
   void PutRow(size_t r, const float* w) override;
   void PutRows(size_t r0, size_t count, const float* w, size_t ldw) override;

@@ -5,6 +5,7 @@
 #include "models/load_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -167,6 +168,8 @@ struct ModelLoader::State {
   int tied_copy = -1, tied_source = -1;     // targets compared at Finish
   std::string tied_message;
   bool begun = false;
+  bool planning = false;                    // PlanOnly: nothing reserved, the stores' bytes summed here
+  std::array<size_t, 5> planned{};          // by weight type
 
   // Which tensors fill which parameters (the family's names), each target's geometry, the stores reserved.
   Status MatchTensors(std::vector<File>& files, bool as_stored, WeightType chosen);
@@ -204,7 +207,27 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
     }
   if (!index_json.empty()) AW_RETURN_IF_ERROR(CheckIndex(index_json, files, file_of));
   AW_RETURN_IF_ERROR(st.MatchTensors(files, as_stored, chosen));
+  if (st.planning) return Status::OK();
   return st.PlanFiles(std::move(files));
+}
+
+Status ModelLoader::PlanOnly(std::string_view expected, std::string_view config_json, std::vector<File> files,
+                             std::string_view index_json, std::string_view dtype, Plan* out) {
+  st_->planning = true;
+  const Status s = Begin(expected, config_json, std::move(files), index_json, dtype);
+  out->family = st_->family;  // also when a later check refused
+  AW_RETURN_IF_ERROR(s);
+  // The stores as planned; every other parameter is float32, allocated with the model.
+  Plan p;
+  p.family = st_->family;
+  p.bytes_by_type = st_->planned;
+  for (const ParamSlot& slot : st_->model->Slots()) {
+    const uint64_t n = uint64_t(NumelChecked(slot.shape));
+    p.parameters += n;
+    if (!slot.store) p.bytes_by_type[size_t(WeightType::kF32)] += n * sizeof(float);
+  }
+  *out = p;
+  return Status::OK();
 }
 
 Status ModelLoader::State::MatchTensors(std::vector<File>& fs, bool as_stored, WeightType chosen) {
@@ -249,13 +272,18 @@ Status ModelLoader::State::MatchTensors(std::vector<File>& fs, bool as_stored, W
     const ParamSlot& slot = slots[slot_of[name]];
     target.data = slot.data;
     target.store = slot.store;
-    if (target.store) AW_RETURN_IF_ERROR(target.store->Reserve(StoreType(as_stored, chosen, target.t->dtype)));
+    if (target.store) {
+      const WeightType type = StoreType(as_stored, chosen, target.t->dtype);
+      if (planning) planned[size_t(type)] += target.store->BytesFor(type);
+      else AW_RETURN_IF_ERROR(target.store->Reserve(type));
+    }
     if (tied_copy >= 0 && name == tied.source) {
       target.hash = true;
       tied_source = int(i);
     }
   }
   tied_message = tied.message;
+  if (planning) return Status::OK();
   size_t max_row = 0;
   for (Target& t : targets) {
     t.esize = io::StDTypeSize(t.t->dtype);

@@ -17,6 +17,7 @@
 //   Finish  every file whole and every tensor complete (else an error naming the file and the tensor), a tied
 //           tensor equal to its source; hands the model and its family over.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,6 +54,17 @@ class ModelLoader {
 
   // After Begin: bytes of the model's parameters (what aw.memory() reports as the weights).
   uint64_t weight_bytes() const;
+
+  // A dry run of Begin (inspect's plan): the same checks and refusals, the model built but no weight reserved.
+  // What the model would keep: bytes by weight type (as a loaded model's weightTypes), and its parameters
+  // (the elements of every parameter it keeps).
+  struct Plan {
+    const Family* family = nullptr;
+    std::array<size_t, 5> bytes_by_type{};
+    uint64_t parameters = 0;
+  };
+  Status PlanOnly(std::string_view expected, std::string_view config_json, std::vector<File> files,
+                  std::string_view index_json, std::string_view dtype, Plan* out);
 
  private:
   struct State;
