@@ -3,7 +3,8 @@
 // gets, what a load reads beside the weights for it (a tokenizer, a chat template, generation_config.json,
 // sentence-transformers' files), the load options only it takes, and how its face is made. "Which family is this"
 // is answered once: before a load from config.json's model_type (rowOfConfig), after it from the handle's kind
-// (info().kind); never from a model's fields. Adding a family: its face's file and one row here.
+// (info().kind); never from a model's fields. Adding a family: its face's file and one row here
+// (docs/architecture.md, "How a family is added").
 import { AttnWasmError } from './errors.js';
 import { FAMILIES } from './native_constants.js';
 import { CausalLM, CharTokenizer } from './causal_lm.js';
@@ -17,7 +18,8 @@ import { generationEos } from './generation.js';
 const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize' };
 
 /**
- * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native registry's), owner (in "only … takes"), reads: { tokenizer, chatTemplate, generationConfig, sentenceTransformers },
+ * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native
+ * registry's), owner (in "only … takes"), reads: { tokenizer, chatTemplate, generationConfig, sentenceTransformers },
  * options (the load options only it takes), make(ctx) → the face }. ctx: { rt, handle, info, fileBytes, own (a
  * file's own attnwasm.config, parsed, or null), hfConfig, tokenizer, generation, read(path) (a folder's file's
  * text or undefined), options }.
