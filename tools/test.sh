@@ -41,20 +41,22 @@ if [ "$what" = all ] || [ "$what" = native ]; then
 fi
 # The browser files that time the page's main thread (no task over 50 ms) run after the others, one at a time:
 # two Chromiums on two cores make long tasks of their own (tests/README.md, "Serial browser tests").
-serial() { node --test --test-concurrency=1 tests/browser/*.serial.mjs; phase 'node --test tests/browser/*.serial.mjs, one at a time'; }
+# Each pass prints TAP, then its ten slowest files (tools/slowest_files.mjs).
+REPORT=(--test-reporter=tap --test-reporter-destination=stdout --test-reporter=./tools/slowest_files.mjs --test-reporter-destination=stdout)
+serial() { node --test "${REPORT[@]}" --test-concurrency=1 tests/browser/*.serial.mjs; phase 'node --test tests/browser/*.serial.mjs, one at a time'; }
 if [ "$what" = all ]; then
-  node --experimental-wasm-relaxed-simd --test --test-concurrency=2 tests/js/ tests/browser/   # relaxed-SIMD builds (Chromium: by default)
+  node --experimental-wasm-relaxed-simd --test "${REPORT[@]}" --test-concurrency=2 tests/js/ tests/browser/   # relaxed-SIMD builds (Chromium: by default)
   phase 'node --test, relaxed SIMD'
   serial
 elif [ "$what" = js ]; then
-  node --experimental-wasm-relaxed-simd --test --test-concurrency=2 tests/js/
+  node --experimental-wasm-relaxed-simd --test "${REPORT[@]}" --test-concurrency=2 tests/js/
   phase 'node --test tests/js, relaxed SIMD'
 elif [ "$what" = browser ]; then
-  node --test --test-concurrency=2 tests/browser/
+  node --test "${REPORT[@]}" --test-concurrency=2 tests/browser/
   phase 'node --test tests/browser'
   serial
 fi
 if [ "$what" = all ] || [ "$what" = js ]; then
-  node --test --test-concurrency=2 tests/js/                                                   # baseline builds
+  node --test "${REPORT[@]}" --test-concurrency=2 tests/js/                                                   # baseline builds
   phase 'node --test, baseline'
 fi

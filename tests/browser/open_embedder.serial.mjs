@@ -6,7 +6,7 @@
 // default sentences are embedded; the similarity matrix has a diagonal of 1 (the folder normalizes), is
 // symmetric, and equals the cosine similarities of the embeddings Node computes from the same folder; a token
 // clicked shows its attention by layer and head (layers × heads rows, a column per token), the picked row's
-// most attended tokens as Node's forward gives them. Typed sentences follow; 40 sentences are a table of
+// most attended tokens as Node's forward gives them. Typed sentences follow; 16 sentences are a table of
 // values, 120 a canvas of colors; a sentence past max_seq_length is cut at 256 tokens. The same folder from its
 // base URL (a mount of the server) gives the same matrix; a modules.json with a Dense module is refused with
 // the runtime's message. No console error, no 404 (the base URL's one file is found by a HEAD request, so no
@@ -180,9 +180,9 @@ test('open page: an all-MiniLM-L6-v2-shaped folder — load, embed, the similari
     assertMatrix(typedSim, await nodeSimilarity(typed), 'typed');
     assert.ok(Math.abs(typedSim[0][2] - 1) <= TOL, 'the same sentence twice');
 
-    // Many sentences: a table of values up to 40, past it a canvas of colors (a pixel a pair); no long task either way.
+    // Many sentences: a table of values up to 16, past it a canvas of colors (a pixel a pair); no long task either way.
     const many = (n) => Array.from({ length: n }, (_, i) => `sentence number ${i + 1} says ${['yes', 'no', 'maybe'][i % 3]} to the cat`);
-    for (const [n, table] of [[40, true], [120, false]]) {
+    for (const [n, table] of [[16, true], [17, false], [120, false]]) {
       await page.fill('#sentences', many(n).join('\n'));
       await page.click('#embed');
       await page.waitForFunction((m) => window.openDemo.state.embed?.sentences.length === m
