@@ -129,9 +129,9 @@ export function makeModels(rt, classes) {
       throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
     }
     if (o.dtype !== undefined && typeof o.dtype !== 'string') {
-      throw typeError(`dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4', got ${describe(o.dtype)}`);
+      throw typeError(`dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16', got ${describe(o.dtype)}`);
     }
-    if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or no dtype: the weights as stored), got ''");
+    if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', "dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16' (or no dtype: the weights as stored), got ''");
     // An encoder's: checked now, used once the checkpoint is known to be one.
     const st = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
     const cp = await resolveCheckpoint(source);

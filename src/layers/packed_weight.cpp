@@ -11,6 +11,7 @@ namespace aw {
 namespace {
 
 kernels::QBits Bits(WeightType t) { return t == WeightType::kQ8 ? kernels::QBits::kQ8 : kernels::QBits::kQ4; }
+bool Quantized(WeightType t) { return t == WeightType::kQ8 || t == WeightType::kQ4 || t == WeightType::kQ4A16; }
 kernels::Half Half(WeightType t) { return t == WeightType::kBF16 ? kernels::Half::kBF16 : kernels::Half::kF16; }
 
 }  // namespace
@@ -23,7 +24,8 @@ Status PackedWeight::Reserve(WeightType t) {
     case WeightType::kBF16:
     case WeightType::kF16: bytes = kernels::h16_packed_count(n_, k_) * 2; break;
     case WeightType::kQ8:
-    case WeightType::kQ4: bytes = kernels::q_packed_bytes(Bits(t), n_, k_); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: bytes = kernels::q_packed_bytes(Bits(t), n_, k_); break;
   }
   const std::string what = std::string("a ") + WeightTypeName(t) + " weight (" + std::to_string(n_) + ", " +
                            std::to_string(k_) + ")";
@@ -34,7 +36,7 @@ Status PackedWeight::Reserve(WeightType t) {
   // fifth of its time): every row a layout holds is written by PutRow, the real ones by the loader and the
   // padding ones (columns past n, up to the layout's panel or pair) here, as zero rows; then the tail.
   const size_t padded = t == WeightType::kF32 ? kernels::f32_gemm_packed_cols(n_)
-                        : t == WeightType::kQ8 || t == WeightType::kQ4 ? (n_ + 7) / 8 * 8
+                        : Quantized(t) ? (n_ + 7) / 8 * 8
                                                                        : kernels::h16_packed_cols(n_);
   if (padded > n_) {
     BufferT<float> zero;
@@ -53,7 +55,8 @@ void PackedWeight::PutRow(size_t r, const float* w) {
     case WeightType::kBF16:
     case WeightType::kF16: kernels::h16_packed_put_row(Half(type_), n_, k_, r, w, reinterpret_cast<uint16_t*>(b)); break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_pack_row(Bits(type_), n_, k_, r, w, b); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_pack_row(Bits(type_), n_, k_, r, w, b); break;
   }
 }
 
@@ -66,7 +69,8 @@ void PackedWeight::PutRows(size_t r0, size_t count, const float* w, size_t ldw) 
       for (size_t i = 0; i < count; ++i) PutRow(r0 + i, w + i * ldw);
       break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_pack_rows(Bits(type_), n_, k_, r0, count, w, ldw, b); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_pack_rows(Bits(type_), n_, k_, r0, count, w, ldw, b); break;
   }
 }
 
@@ -83,7 +87,8 @@ void PackedWeight::GetRow(size_t r, float* w) const {
     case WeightType::kBF16:
     case WeightType::kF16: kernels::h16_packed_get_row(Half(type_), n_, k_, r, reinterpret_cast<const uint16_t*>(b), w); break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_unpack_row(Bits(type_), n_, k_, r, b, w); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_unpack_row(Bits(type_), n_, k_, r, b, w); break;
   }
 }
 
@@ -107,7 +112,8 @@ void PackedWeight::Product(size_t m, const float* x, size_t ldx, float* y, size_
       ParallelGemmH16(Half(type_), m, n_, k_, y, ldy, x, ldx, reinterpret_cast<const uint16_t*>(b), n_, bias, alpha);
       break;
     case WeightType::kQ8:
-    case WeightType::kQ4: ParallelQGemm(Bits(type_), m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
+    case WeightType::kQ4A16: ParallelQGemm(Bits(type_), m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
+    case WeightType::kQ4: ParallelQ4GemmA8(m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
   }
 }
 

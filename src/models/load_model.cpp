@@ -186,7 +186,8 @@ Status CheckFits(const io::StTensor& t, size_t row, size_t n, const float* v, We
 bool Parse(std::string_view dtype, bool* as_stored, WeightType* t) {
   *as_stored = dtype.empty();
   if (dtype.empty()) return true;
-  for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4})
+  for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4,
+                       WeightType::kQ4A16})
     if (dtype == WeightTypeName(w)) {
       *t = w;
       return true;
@@ -243,7 +244,7 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
   bool as_stored = true;
   WeightType chosen = WeightType::kF32;
   if (!Parse(dtype, &as_stored, &chosen))
-    return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got '" +
+    return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16' (or nothing: the weights as stored), got '" +
                     std::string(dtype) + "'");
   io::JsonValue root;
   AW_RETURN_IF_ERROR(BuildFromConfig(expected, config_json, files, &root, &st.model, &st.kind));
@@ -525,7 +526,7 @@ Status LoadModel(const uint8_t* bytes, size_t size, const io::StFile& file, std:
 
 std::string ModelInfoJson(const Module& m, std::string_view kind) {
   // weightBytes: in all; weightTypes: by how they are kept ({"bf16": …, "f32": …}, the types held only).
-  const std::array<size_t, 5> by = m.ParamBytesByType();
+  const std::array<size_t, kWeightTypes> by = m.ParamBytesByType();
   size_t total = 0;
   std::string types;
   for (size_t t = 0; t < by.size(); ++t) {

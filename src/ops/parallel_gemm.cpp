@@ -85,4 +85,12 @@ void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, siz
   });
 }
 
+void ParallelQ4GemmA8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
+                      const float* bias, float alpha) {
+  Split(m, n, k, 8, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    kernels::q4_gemm_a8(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, n, c0,
+                        bias ? bias + c0 : nullptr, alpha);
+  });
+}
+
 }  // namespace aw
