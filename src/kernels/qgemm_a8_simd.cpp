@@ -6,7 +6,10 @@
 //                   multiply-adds per instruction; a group's 32 inputs summed in int16 lanes (exact: ≤ 30480),
 //                   widened once per 4 outputs (i32x4.extadd_pairwise_i16x8_s)
 //   baseline build  (and natively) i32x4.dot_i16x8_s on the inputs widened to int16, as q_gemm's q4 path
-// Both take 8 · Σx of the group off its sums: Σ x·q = Σ x·u − 8·Σ x, exactly.
+// Both take 8 · Σx of the group off its sums, Σ x·q = Σ x·u − 8·Σ x, exactly, by starting the sums there: the
+// baseline's int32 sums at −8·Σx, the relaxed build's int16 lanes (even lanes sum a group's even inputs, odd
+// lanes its odd ones) at −8·Σx_even and −8·Σx_odd (|·| ≤ 8 · 16 · 127: int16; the lanes add modulo 2^16 and end
+// at a partial sum of 16 products x·q, |·| ≤ 14224, so every lane is exact).
 //
 // The weights' layout (qgemm.h) puts inputs 8o + {0, 2, 4, 6} of an output in the low nibbles of its 32-bit
 // lane of chunk o and 8o + {1, 3, 5, 7} in the high ones (bits 4i and 16 + 4i: input 8o + 2i, 8o + 2i + 1). So
@@ -46,7 +49,8 @@ using XElem = int8_t;   // octets in the relaxed order (file header)
 using XElem = int16_t;  // in input order
 #endif
 
-// The tile's activations for one block: x[r] row r's inputs; per group g and row r: off = −8 Σx, t the scale.
+// The tile's activations for one block: x[r] row r's inputs; per group g and row r: t the scale and off where the
+// sums start (baseline: −8·Σx; relaxed: the int16 pair −8·Σx_even, −8·Σx_odd).
 struct TileA8 {
   alignas(16) XElem x[kMR][kKB];
   int32_t off[kQBlockGroups][kMR];
@@ -65,8 +69,9 @@ inline __m128i splat32(const void* p) {
 }
 
 // One group of one row: the 32 floats a (valid of them; zeros after) as int8 in int16 lanes (q16[0..3]: inputs 0–7,
-// …, 24–31) and their sum; returns the group's t (i8_quantize_rows_ref's: NaN, 0 or max|a| / 127).
-inline float quantize_group(size_t valid, const float* a, __m128i q16[4], int32_t* sum) {
+// …, 24–31) and where its sums start (off: TileA8's); returns the group's t (i8_quantize_rows_ref's: NaN, 0 or
+// max|a| / 127).
+inline float quantize_group(size_t valid, const float* a, __m128i q16[4], int32_t* off) {
   alignas(16) float pad[kQGroup];
   if (valid < kQGroup) {
     std::memset(pad, 0, sizeof pad);
@@ -88,17 +93,23 @@ inline float quantize_group(size_t valid, const float* a, __m128i q16[4], int32_
   const bool finite = _mm_movemask_ps(bad) == 0;
   if (!finite || !(inv <= std::numeric_limits<float>::max())) {
     for (int i = 0; i < 4; ++i) q16[i] = _mm_setzero_si128();
-    *sum = 0;
+    *off = 0;
     return finite ? 0.0f : std::numeric_limits<float>::quiet_NaN();
   }
   const __m128 vinv = _mm_set1_ps(inv);
   for (int i = 0; i < 4; ++i)  // |a · inv| ≤ 127 (+ rounding): nothing saturates
     q16[i] = _mm_packs_epi32(round_to_i32(_mm_mul_ps(v[2 * i], vinv)), round_to_i32(_mm_mul_ps(v[2 * i + 1], vinv)));
+  // −8 · the sums of the even and of the odd inputs (lane j of s16 sums inputs j, j + 8, …: j's parity), as the
+  // two int16 halves of every int32 lane (|·| ≤ 16256).
   const __m128i s16 = _mm_add_epi16(_mm_add_epi16(q16[0], q16[1]), _mm_add_epi16(q16[2], q16[3]));
-  __m128i s32 = _mm_madd_epi16(s16, _mm_set1_epi16(1));
-  s32 = _mm_add_epi32(s32, _mm_shuffle_epi32(s32, _MM_SHUFFLE(1, 0, 3, 2)));
-  s32 = _mm_add_epi32(s32, _mm_shuffle_epi32(s32, _MM_SHUFFLE(2, 3, 0, 1)));
-  *sum = _mm_cvtsi128_si32(s32);
+  __m128i s32 = _mm_add_epi16(s16, _mm_shuffle_epi32(s16, _MM_SHUFFLE(1, 0, 3, 2)));
+  s32 = _mm_add_epi16(s32, _mm_shuffle_epi32(s32, _MM_SHUFFLE(2, 3, 0, 1)));
+  const __m128i neg8 = _mm_mullo_epi16(s32, _mm_set1_epi16(-8));
+#if defined(__wasm_relaxed_simd__)
+  *off = _mm_cvtsi128_si32(neg8);
+#else
+  *off = _mm_cvtsi128_si32(_mm_madd_epi16(neg8, _mm_set1_epi16(1)));
+#endif
   return amax / 127.0f;
 }
 
@@ -108,9 +119,7 @@ inline void quantize_tile(size_t rows, size_t k, size_t k0, size_t kb, const flo
     for (size_t g = 0; g < kb / kQGroup; ++g) {
       const size_t at = k0 + g * kQGroup, valid = r < rows && at < k ? std::min(kQGroup, k - at) : 0;
       __m128i q16[4];
-      int32_t sum = 0;
-      tl->t[g][r] = quantize_group(valid, a + r * lda + at, q16, &sum);
-      tl->off[g][r] = -8 * sum;
+      tl->t[g][r] = quantize_group(valid, a + r * lda + at, q16, &tl->off[g][r]);
       XElem* xg = tl->x[r] + g * kQGroup;
 #if defined(__wasm_relaxed_simd__)
       for (int h = 0; h < 2; ++h) {  // 16 inputs: two octets, each x0 x4 x1 x5 x2 x6 x3 x7
@@ -143,26 +152,25 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
     return wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load32_splat(xo), lo),
                           wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load32_splat(xo + 4), hi));
   };
-  auto widen = [&](v128_t acc16, size_t r) {
-    return (__m128i)wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(acc16), wasm_i32x4_splat(off[r]));
-  };
+  auto widen = [&](v128_t acc16) { return (__m128i)wasm_i32x4_extadd_pairwise_i16x8(acc16); };
   if constexpr (R == 1) {  // both halves of the panel (chunks 2o and 2o + 1) together
-    v128_t a0 = wasm_i16x8_splat(0), a1 = a0;
+    v128_t a0 = wasm_v128_load32_splat(off), a1 = a0;
     for (size_t o = 0; o < kQGroup / 8; ++o) {
       a0 = wasm_i16x8_add(a0, dot(wasm_v128_load(q + o * 32), x + o * 8));
       a1 = wasm_i16x8_add(a1, dot(wasm_v128_load(q + o * 32 + 16), x + o * 8));
     }
-    finish(0, 0, widen(a0, 0));
-    finish(0, 1, widen(a1, 0));
+    finish(0, 0, widen(a0));
+    finish(0, 1, widen(a1));
   } else {  // one half at a time: R accumulators live, each chunk loaded once
     for (size_t h = 0; h < 2; ++h) {
       v128_t acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = wasm_i16x8_splat(0);
+      for (size_t r = 0; r < R; ++r) acc[r] = wasm_v128_load32_splat(off + r);
       for (size_t o = 0; o < kQGroup / 8; ++o) {
+        __asm__ volatile("" : : : "memory");  // one chunk at a time: LLVM would hoist every load (V8 then spills)
         const v128_t v = wasm_v128_load(q + (2 * o + h) * 16);
         for (size_t r = 0; r < R; ++r) acc[r] = wasm_i16x8_add(acc[r], dot(v, x + r * kKB + o * 8));
       }
-      for (size_t r = 0; r < R; ++r) finish(r, h, widen(acc[r], r));
+      for (size_t r = 0; r < R; ++r) finish(r, h, widen(acc[r]));
     }
   }
 #else
@@ -236,8 +244,8 @@ void i8_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int8_t* x,
   for (size_t i = 0; i < m; ++i)
     for (size_t g = 0; g < G; ++g) {
       __m128i q16[4];
-      int32_t sum = 0;
-      t[i * G + g] = quantize_group(std::min(kQGroup, k - g * kQGroup), a + i * lda + g * kQGroup, q16, &sum);
+      int32_t off = 0;
+      t[i * G + g] = quantize_group(std::min(kQGroup, k - g * kQGroup), a + i * lda + g * kQGroup, q16, &off);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(x + i * kq + g * kQGroup), _mm_packs_epi16(q16[0], q16[1]));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(x + i * kq + g * kQGroup + 16), _mm_packs_epi16(q16[2], q16[3]));
     }
