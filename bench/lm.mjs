@@ -37,7 +37,7 @@
 // limit is its own, the pool is sized per run).
 //
 // Usage: node bench/lm.mjs [--shape NAME] [--dir /tmp/attnwasm-fits] [--prompt 128] [--runs N] [--decode N]
-//        [--threads 1,2] [--dtypes f32,bf16,q8,q4,q4a16] [--relaxed] [--gemm | --no-gemm] [--json]
+//        [--threads 1,2 (1p: the pthreads build at 1 thread)] [--dtypes f32,bf16,q8,q4,q4a16] [--relaxed] [--gemm | --no-gemm] [--json]
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeMachine, kernelBench, median, readBandwidth, readBandwidthThreads } from './lib.mjs';
@@ -47,7 +47,8 @@ const argv = process.argv.slice(2);
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i < 0 ? dflt : argv[i + 1]; };
 const RUNS = Number(opt('--runs', 5));
 const DECODE = Number(opt('--decode', 48));
-const THREADS = String(opt('--threads', '1,2')).split(',').map(Number);
+// Thread counts; '1p' is one thread on the pthreads build (init with 2, then 1): what that build costs by itself.
+const THREADS = String(opt('--threads', '1,2')).split(',').map((t) => ({ n: parseInt(t, 10), pthreads: t.endsWith('p') || parseInt(t, 10) > 1, label: t }));
 // Weight types: 'bf16' is the file as stored; the others convert while loading (dtype).
 const DTYPES = String(opt('--dtypes', 'f32,bf16,q8,q4,q4a16')).split(',');
 const JSON_OUT = argv.includes('--json');
@@ -145,10 +146,11 @@ const kb = GEMM ? await kernelBench({ relaxed: RELAXED }) : null;
 let gemmMs = null;  // the f32 GEMM of the prefill's products, measured once
 const readOne = await readBandwidth(), copy = copyBandwidth();
 const results = [];
-for (const threads of THREADS) {
+for (const { n: threads, pthreads, label } of THREADS) {
   const readN = await readBandwidthThreads(threads);
   for (const dtype of DTYPES) {
-    const aw = await init({ threads, relaxedSimd: RELAXED });
+    const aw = await init({ threads: pthreads ? Math.max(2, threads) : threads, relaxedSimd: RELAXED });
+    if (pthreads && threads === 1) aw._setThreads(1);
     const tl = performance.now();
     const lm = await aw.loadModel(source, SHAPE === 'smollm2-135m' ? { config, dtype } : { dtype });
     const loadMs = performance.now() - tl;
@@ -174,7 +176,7 @@ for (const threads of THREADS) {
     const stepBytes = lm.weightBytes - (dtype === 'f32' ? 0 : lm.weightTypes.f32 ?? 0) - (dtype === 'f32' ? 4 * (2 * layers + 1) * hidden : 0);
     const boundMs = stepBytes / readOne * 1000, boundNMs = stepBytes / readN * 1000;
     const r = {
-      threads, dtype, loadMs: Math.round(loadMs), prefillMs: +prefillMs.toFixed(1), prefillTokensPerSecond: Math.round(PROMPT / prefillMs * 1000),
+      threads: label, dtype, loadMs: Math.round(loadMs), prefillMs: +prefillMs.toFixed(1), prefillTokensPerSecond: Math.round(PROMPT / prefillMs * 1000),
       gemmMs: gemmMs === null ? null : +gemmMs.toFixed(1), prefillEfficiency: gemmMs === null ? null : +(gemmMs / prefillMs).toFixed(3),
       decodeStepMs: +stepMs.toFixed(2), decodeTokensPerSecond: +(1000 / stepMs).toFixed(1),
       weightMB: +(stepBytes / 1e6).toFixed(1), weightGBps: +(stepBytes / stepMs / 1e6).toFixed(2),
@@ -184,9 +186,9 @@ for (const threads of THREADS) {
     };
     results.push(r);
     const ratio = (other, key) => (other ? +(other[key] / r[key]).toFixed(2) : null);
-    const f32 = results.find((x) => x.threads === threads && x.dtype === 'f32');
-    const a16 = dtype === 'q4' ? results.find((x) => x.threads === threads && x.dtype === 'q4a16') : null;
-    const one = threads > 1 ? results.find((x) => x.threads === 1 && x.dtype === dtype) : null;
+    const f32 = results.find((x) => x.threads === label && x.dtype === 'f32');
+    const a16 = dtype === 'q4' ? results.find((x) => x.threads === label && x.dtype === 'q4a16') : null;
+    const one = label !== '1' ? results.find((x) => x.threads === '1' && x.dtype === dtype) : null;
     Object.assign(r, {
       decodeVsF32: dtype === 'f32' ? null : ratio(f32, 'decodeStepMs'), prefillVsF32: dtype === 'f32' ? null : ratio(f32, 'prefillMs'),
       decodeVsQ4a16: ratio(a16, 'decodeStepMs'), prefillVsQ4a16: ratio(a16, 'prefillMs'),
@@ -195,7 +197,7 @@ for (const threads of THREADS) {
     const vs = [r.decodeVsF32 && `decode ${r.decodeVsF32}× f32's speed, prefill ${r.prefillVsF32}×`,
       r.decodeVsQ4a16 && `decode ${r.decodeVsQ4a16}× q4a16's, prefill ${r.prefillVsQ4a16}×`,
       r.decodeVs1Thread && `decode ${r.decodeVs1Thread}× 1 thread's, prefill ${r.prefillVs1Thread}×`].filter(Boolean);
-    log(`threads ${threads}, ${dtype}${vs.length ? ` (${vs.join('; ')})` : ''}: load ${r.loadMs} ms; prefill ${PROMPT} tokens ${r.prefillMs} ms = ${r.prefillTokensPerSecond} tok/s` +
+    log(`threads ${label}${pthreads && threads === 1 ? ' (pthreads build)' : ''}, ${dtype}${vs.length ? ` (${vs.join('; ')})` : ''}: load ${r.loadMs} ms; prefill ${PROMPT} tokens ${r.prefillMs} ms = ${r.prefillTokensPerSecond} tok/s` +
       (r.gemmMs === null ? '; ' : `, GEMM of the same products ${r.gemmMs} ms → ${(r.prefillEfficiency * 100).toFixed(0)} % of the GEMM's speed; `) +
       `decode ${r.decodeStepMs} ms/token = ${r.decodeTokensPerSecond} tok/s, reading ${r.weightMB} MB of weights per token at ${r.weightGBps} GB/s: ` +
       `${(r.fractionOfBound * 100).toFixed(0)} % of one core's read bandwidth (${r.readGBps} GB/s), ` +

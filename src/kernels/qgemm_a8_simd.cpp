@@ -145,33 +145,30 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
   };
 #if defined(__wasm_relaxed_simd__)
   const v128_t mask = wasm_i8x16_splat(0x0F);
-  // The int16 sums of a chunk's two byte vectors (lo: inputs 8o + 0, 4, 1, 5 of four outputs; hi: + 2, 6, 3, 7)
-  // against a row's octet o.
-  auto dot = [&](v128_t v, const XElem* xo) {
-    const v128_t lo = wasm_v128_and(v, mask), hi = wasm_v128_and(wasm_u16x8_shr(v, 4), mask);
-    return wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load32_splat(xo), lo),
-                          wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load32_splat(xo + 4), hi));
-  };
   auto widen = [&](v128_t acc16) { return (__m128i)wasm_i32x4_extadd_pairwise_i16x8(acc16); };
-  if constexpr (R == 1) {  // both halves of the panel (chunks 2o and 2o + 1) together
-    v128_t a0 = wasm_v128_load32_splat(off), a1 = a0;
-    for (size_t o = 0; o < kQGroup / 8; ++o) {
-      a0 = wasm_i16x8_add(a0, dot(wasm_v128_load(q + o * 32), x + o * 8));
-      a1 = wasm_i16x8_add(a1, dot(wasm_v128_load(q + o * 32 + 16), x + o * 8));
+  // Both halves of the panel at once: 2R accumulators, 4 byte vectors and a splat live (a splat feeds two dots).
+  v128_t acc[R][2];
+  for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_v128_load32_splat(off + r);
+#pragma clang loop unroll(disable)  // size: a loop of four octets costs nothing measurable
+  for (size_t o = 0; o < kQGroup / 8; ++o) {
+    __asm__ volatile("" : : : "memory");  // one octet at a time: LLVM would hoist every load (V8 then spills)
+    // Chunks 2o (outputs 0–3) and 2o + 1 (4–7) as byte vectors: lo the nibbles of inputs 8o + 0, 4, 1, 5; hi
+    // those of 8o + 2, 6, 3, 7 (the octet's order in x).
+    const v128_t v0 = wasm_v128_load(q + o * 32), v1 = wasm_v128_load(q + o * 32 + 16);
+    const v128_t lo0 = wasm_v128_and(v0, mask), hi0 = wasm_v128_and(wasm_u16x8_shr(v0, 4), mask);
+    const v128_t lo1 = wasm_v128_and(v1, mask), hi1 = wasm_v128_and(wasm_u16x8_shr(v1, 4), mask);
+    for (size_t r = 0; r < R; ++r) {
+      const v128_t ax = wasm_v128_load32_splat(x + r * kKB + o * 8);
+      acc[r][0] = wasm_i16x8_add(acc[r][0], wasm_i16x8_relaxed_dot_i8x16_i7x16(ax, lo0));
+      acc[r][1] = wasm_i16x8_add(acc[r][1], wasm_i16x8_relaxed_dot_i8x16_i7x16(ax, lo1));
+      const v128_t ay = wasm_v128_load32_splat(x + r * kKB + o * 8 + 4);
+      acc[r][0] = wasm_i16x8_add(acc[r][0], wasm_i16x8_relaxed_dot_i8x16_i7x16(ay, hi0));
+      acc[r][1] = wasm_i16x8_add(acc[r][1], wasm_i16x8_relaxed_dot_i8x16_i7x16(ay, hi1));
     }
-    finish(0, 0, widen(a0));
-    finish(0, 1, widen(a1));
-  } else {  // one half at a time: R accumulators live, each chunk loaded once
-    for (size_t h = 0; h < 2; ++h) {
-      v128_t acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = wasm_v128_load32_splat(off + r);
-      for (size_t o = 0; o < kQGroup / 8; ++o) {
-        __asm__ volatile("" : : : "memory");  // one chunk at a time: LLVM would hoist every load (V8 then spills)
-        const v128_t v = wasm_v128_load(q + (2 * o + h) * 16);
-        for (size_t r = 0; r < R; ++r) acc[r] = wasm_i16x8_add(acc[r], dot(v, x + r * kKB + o * 8));
-      }
-      for (size_t r = 0; r < R; ++r) finish(r, h, widen(acc[r]));
-    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    finish(r, 0, widen(acc[r][0]));
+    finish(r, 1, widen(acc[r][1]));
   }
 #else
   __m128i acc[R][2];
@@ -186,6 +183,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
   const __m128i mask = _mm_set1_epi32(0x000F000F);
   auto nib = [&](__m128i v, int i) { return _mm_and_si128(i == 0 ? v : _mm_srli_epi32(v, 4 * i), mask); };
   if constexpr (R == 1) {
+#pragma clang loop unroll(disable)  // size: four octets of 16 multiply-adds per output each
     for (size_t o = 0; o < kQGroup / 8; ++o) {
       const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + o * 32));
       const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + o * 32 + 16));
@@ -202,6 +200,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
       }
     }
     __asm__ volatile("" : : "r"(wv) : "memory");
+#pragma clang loop unroll(disable)  // size, as above
     for (size_t p = 0; p < kQGroup / 2; ++p) pair(wv[p][0], wv[p][1], p);
   }
   for (size_t r = 0; r < R; ++r) {
@@ -222,10 +221,12 @@ AW_TIER_ENTRY void tile_block(bool first, bool last, size_t rows, size_t n, size
   for (size_t jp = 0; jp < panels; ++jp) {
     const size_t j = jp * 8, cols = std::min<size_t>(8, n - j);
     for (size_t r = 0; r < R; ++r)
+#pragma clang loop unroll(disable)  // once per panel and block: size, not speed
       for (size_t q = 0; q < 8; ++q) fs[r * 8 + q] = !first && r < rows && q < cols ? c[r * ldc + j + q] : 0.0f;
     const uint8_t* grp = block + jp * gbs * gbytes;
     for (size_t g = 0; g < gbs; ++g) group_tile<R>(grp + g * gbytes, tl->x[0] + g * kQGroup, tl->off[g], tl->t[g], fs);
     for (size_t r = 0; r < rows; ++r)
+#pragma clang loop unroll(disable)
       for (size_t q = 0; q < cols; ++q) {
         float v = fs[r * 8 + q];
         if (last) {
