@@ -106,6 +106,14 @@ void q4_gemm_a8_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const fl
                     size_t bn, size_t j0, const float* bias, float alpha);
 void q4_gemm_a8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
                 size_t bn, size_t j0, const float* bias, float alpha);
+// A decoding step's row quantized once, ahead of the product, for the threads that share it (each a window of
+// panels: ops/parallel_gemm.cpp): q4_a8_quantize_row writes the row's quantized inputs (the kernels' own
+// layout, q4_a8_row_bytes(k) bytes, 16-byte aligned; owner: the caller), q4_gemv_a8 computes c[0, n) from them
+// for the outputs [j0, j0 + n): q4_gemm_a8's row, bit for bit.
+size_t q4_a8_row_bytes(size_t k);
+void q4_a8_quantize_row(size_t k, const float* a, void* row);
+void q4_gemv_a8(size_t n, size_t k, float* c, const void* row, const uint8_t* bp, size_t bn, size_t j0,
+                const float* bias, float alpha);
 
 // C(m, n) = alpha · (A · Bᵀ) [+ bias] for the outputs [j0, j0 + n) (j0 a multiple of 8) of a B of bn outputs and k inputs,
 // A (m, k) float rows lda apart, quantized inside as i16_quantize_rows does (so no scratch: a tile's rows are

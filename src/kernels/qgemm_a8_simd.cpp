@@ -114,7 +114,14 @@ inline float quantize_group(size_t valid, const float* a, __m128i q16[4], int32_
 }
 
 // The tile's rows of A (lda apart), inputs [k0, k0 + kb), into tl: rows past `rows` and inputs past k as zeros.
-inline void quantize_tile(size_t rows, size_t k, size_t k0, size_t kb, const float* a, size_t lda, TileA8* tl) {
+// Size: called once per tile and block; a threads build calls it from two places (q4_a8_quantize_row too), where
+// one copy out of line is 1.2 KB smaller.
+#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
+__attribute__((noinline))
+#else
+inline
+#endif
+void quantize_tile(size_t rows, size_t k, size_t k0, size_t kb, const float* a, size_t lda, TileA8* tl) {
   for (size_t r = 0; r < (rows == 1 ? 1 : kMR); ++r)  // one row runs the 1-row tile, which reads row 0 only
     for (size_t g = 0; g < kb / kQGroup; ++g) {
       const size_t at = k0 + g * kQGroup, valid = r < rows && at < k ? std::min(kQGroup, k - at) : 0;
@@ -133,9 +140,9 @@ inline void quantize_tile(size_t rows, size_t k, size_t k0, size_t kb, const flo
 }
 
 // One group of one panel against the tile's R rows: fs (R × 8 floats) += float(S) · (s · t) per row and output.
-// x: row 0's inputs of the group (rows kKB apart); off, t: the group's per row.
+// x: row 0's inputs of the group (rows xs apart); off, t: the group's per row.
 template <size_t R>
-inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, const float* t, float* fs) {
+inline void group_tile(const uint8_t* grp, const XElem* x, size_t xs, const int32_t* off, const float* t, float* fs) {
   const uint8_t* q = grp + 32;
   // fs[r][4h … 4h + 3] += float(sum) · (s · t[r]) for outputs 4h … 4h + 3 (sum: their int32 sums, offset included).
   auto finish = [&](size_t r, size_t h, __m128i sum) {
@@ -158,10 +165,10 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
     const v128_t lo0 = wasm_v128_and(v0, mask), hi0 = wasm_v128_and(wasm_u16x8_shr(v0, 4), mask);
     const v128_t lo1 = wasm_v128_and(v1, mask), hi1 = wasm_v128_and(wasm_u16x8_shr(v1, 4), mask);
     for (size_t r = 0; r < R; ++r) {
-      const v128_t ax = wasm_v128_load32_splat(x + r * kKB + o * 8);
+      const v128_t ax = wasm_v128_load32_splat(x + r * xs + o * 8);
       acc[r][0] = wasm_i16x8_add(acc[r][0], wasm_i16x8_relaxed_dot_i8x16_i7x16(ax, lo0));
       acc[r][1] = wasm_i16x8_add(acc[r][1], wasm_i16x8_relaxed_dot_i8x16_i7x16(ax, lo1));
-      const v128_t ay = wasm_v128_load32_splat(x + r * kKB + o * 8 + 4);
+      const v128_t ay = wasm_v128_load32_splat(x + r * xs + o * 8 + 4);
       acc[r][0] = wasm_i16x8_add(acc[r][0], wasm_i16x8_relaxed_dot_i8x16_i7x16(ay, hi0));
       acc[r][1] = wasm_i16x8_add(acc[r][1], wasm_i16x8_relaxed_dot_i8x16_i7x16(ay, hi1));
     }
@@ -175,7 +182,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
   for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm_set1_epi32(off[r]);
   auto pair = [&](__m128i lo, __m128i hi, size_t p) {  // inputs 2p, 2p + 1: outputs 0–3 (lo), 4–7 (hi)
     for (size_t r = 0; r < R; ++r) {
-      const __m128i xa = splat32(x + r * kKB + 2 * p);
+      const __m128i xa = splat32(x + r * xs + 2 * p);
       acc[r][0] = _mm_add_epi32(acc[r][0], _mm_madd_epi16(xa, lo));
       acc[r][1] = _mm_add_epi32(acc[r][1], _mm_madd_epi16(xa, hi));
     }
@@ -210,10 +217,20 @@ inline void group_tile(const uint8_t* grp, const XElem* x, const int32_t* off, c
 #endif
 }
 
+// The quantized inputs of a block as the tiles read them: row r's group g at x + r · xs + 32g, its off and t at
+// [g · gs + r] (a TileA8: xs = kKB, gs = kMR; a row quantized whole, q4_a8_quantize_row: one row, gs = 1).
+struct BlockA8 {
+  const XElem* x;
+  size_t xs;
+  const int32_t* off;
+  const float* t;
+  size_t gs;
+};
+
 // One block of inputs for a tile of R rows over the window's panels (q_gemm's tile_block, with the scales per
 // group): first block from zero, the last times alpha, plus bias. Entered per row tile and block (core/tiering.h).
 template <size_t R>
-AW_TIER_ENTRY void tile_block(bool first, bool last, size_t rows, size_t n, size_t gbs, const TileA8* tl,
+AW_TIER_ENTRY void tile_block(bool first, bool last, size_t rows, size_t n, size_t gbs, BlockA8 in,
                               const uint8_t* block, float* c, size_t ldc, const float* bias, float alpha) {
   constexpr size_t gbytes = q_group_bytes(QBits::kQ4);
   alignas(16) float fs[kMR * 8];
@@ -224,7 +241,8 @@ AW_TIER_ENTRY void tile_block(bool first, bool last, size_t rows, size_t n, size
 #pragma clang loop unroll(disable)  // once per panel and block: size, not speed
       for (size_t q = 0; q < 8; ++q) fs[r * 8 + q] = !first && r < rows && q < cols ? c[r * ldc + j + q] : 0.0f;
     const uint8_t* grp = block + jp * gbs * gbytes;
-    for (size_t g = 0; g < gbs; ++g) group_tile<R>(grp + g * gbytes, tl->x[0] + g * kQGroup, tl->off[g], tl->t[g], fs);
+    for (size_t g = 0; g < gbs; ++g)
+      group_tile<R>(grp + g * gbytes, in.x + g * kQGroup, in.xs, in.off + g * in.gs, in.t + g * in.gs, fs);
     for (size_t r = 0; r < rows; ++r)
 #pragma clang loop unroll(disable)
       for (size_t q = 0; q < cols; ++q) {
@@ -252,6 +270,44 @@ void i8_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int8_t* x,
     }
 }
 
+size_t q4_a8_row_bytes(size_t k) {
+  const size_t kq = q_padded_k(k);
+  return kq * sizeof(XElem) + kq / kQGroup * (sizeof(int32_t) + sizeof(float));
+}
+
+void q4_a8_quantize_row(size_t k, const float* a, void* row) {
+  const size_t kq = q_padded_k(k), G = kq / kQGroup;
+  XElem* x = static_cast<XElem*>(row);
+  int32_t* off = reinterpret_cast<int32_t*>(x + kq);
+  float* t = reinterpret_cast<float*>(off + G);
+  TileA8 tl;
+  for (size_t k0 = 0; k0 < kq; k0 += kKB) {  // the 1-row tile's quantization, block by block, copied out
+    const size_t kb = std::min(kKB, kq - k0);
+    quantize_tile(1, k, k0, kb, a, k, &tl);
+    std::memcpy(x + k0, tl.x[0], kb * sizeof(XElem));
+    for (size_t g = 0; g < kb / kQGroup; ++g) {
+      off[k0 / kQGroup + g] = tl.off[g][0];
+      t[k0 / kQGroup + g] = tl.t[g][0];
+    }
+  }
+}
+
+void q4_gemv_a8(size_t n, size_t k, float* c, const void* row, const uint8_t* bp, size_t bn, size_t j0,
+                const float* bias, float alpha) {
+  if (n == 0) return;
+  const size_t kq = q_padded_k(k), G = kq / kQGroup, jp0 = j0 / 8;
+  const XElem* x = static_cast<const XElem*>(row);
+  const int32_t* off = reinterpret_cast<const int32_t*>(x + kq);
+  const float* t = reinterpret_cast<const float*>(off + G);
+  const auto tile1 = TierEntry<&tile_block<1>>();
+  for (size_t k0 = 0; k0 < kq; k0 += kKB) {
+    const size_t kb = std::min(kKB, kq - k0);
+    const BlockA8 in{x + k0, 0, off + k0 / kQGroup, t + k0 / kQGroup, 1};
+    tile1(k0 == 0, k0 + kb == kq, 1, n, kb / kQGroup, in, bp + q_group_offset(QBits::kQ4, bn, k, jp0, k0 / kQGroup), c, 0,
+          bias, alpha);
+  }
+}
+
 void q4_gemm_a8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
                 size_t bn, size_t j0, const float* bias, float alpha) {
   if (m == 0 || n == 0) return;
@@ -265,8 +321,8 @@ void q4_gemm_a8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float*
       const size_t kb = std::min(kKB, kq - k0);
       quantize_tile(rows, k, k0, kb, a + i0 * lda, lda, &tl);
       const uint8_t* block = bp + q_group_offset(QBits::kQ4, bn, k, jp0, k0 / kQGroup);
-      (rows == 1 ? tile1 : tile4)(k0 == 0, k0 + kb == kq, rows, n, kb / kQGroup, &tl, block, c + i0 * ldc, ldc, bias,
-                                  alpha);
+      const BlockA8 in{tl.x[0], kKB, &tl.off[0][0], &tl.t[0][0], kMR};
+      (rows == 1 ? tile1 : tile4)(k0 == 0, k0 + kb == kq, rows, n, kb / kQGroup, in, block, c + i0 * ldc, ldc, bias, alpha);
     }
   }
 }

@@ -2,7 +2,8 @@
 // group (SIMD = reference bit for bit, zero, tiny and non-finite groups, ties to even), the product (SIMD =
 // reference bit for bit in every build, at awkward m, n, k around the tile (4), the panel (8), the group (32) and
 // the block (512); windows of whole panels; bias and alpha; each row alone = the GEMM's row), the int16 lanes at
-// their bound (every x = ±127, every nibble 15 or 1), and the product against the float64 product of the
+// their bound (every x = ±127, every nibble 15 or 1), a row quantized once and its windows (q4_a8_quantize_row,
+// q4_gemv_a8: the GEMM's row), and the product against the float64 product of the
 // dequantized operands (what tools/causal_lm.py's twin computes).
 #include "kernels/qgemm.h"
 
@@ -112,6 +113,32 @@ TEST(Q4GemmA8, SimdEqualsReferenceAtAwkwardSizes) {
             ASSERT_EQ(0, std::memcmp(whole.data() + i * n + 8, part.data() + i * n + 8, (n - 8) * sizeof(float)));
         }
       }
+}
+
+// A row quantized once (q4_a8_quantize_row) and its product by windows of panels (q4_gemv_a8): the GEMM's row,
+// bit for bit, for every window.
+TEST(Q4GemmA8, RowQuantizedOnceEqualsTheGemmRow) {
+  std::mt19937 rng(4304);
+  for (size_t k : {1, 31, 32, 33, 100, 512, 513, 1100})
+    for (size_t n : {1, 8, 9, 17, 65}) {
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const std::vector<float> w = random_vec(rng, n * k, -1, 1), bias = random_vec(rng, n, -1, 1);
+      std::vector<float> a = random_vec(rng, k, -2, 2);
+      a[k / 3] *= 50.0f;
+      const std::vector<uint8_t> bp = PackQ4(n, k, w);
+      std::vector<uint8_t> row(q4_a8_row_bytes(k) + 16);
+      uint8_t* r16 = row.data() + (16 - reinterpret_cast<uintptr_t>(row.data()) % 16) % 16;
+      q4_a8_quantize_row(k, a.data(), r16);
+      std::vector<float> want(n + test::kGuard, kSentinel);
+      q4_gemm_a8(1, n, k, want.data(), n, a.data(), k, bp.data(), n, 0, bias.data(), 0.5f);
+      for (size_t j0 = 0; j0 < n; j0 += 8) {
+        const size_t cols = n - j0;
+        std::vector<float> got(cols + test::kGuard, kSentinel);
+        q4_gemv_a8(cols, k, got.data(), r16, bp.data(), n, j0, bias.data() + j0, 0.5f);
+        ASSERT_TRUE(test::same_bits(cols, got.data(), want.data() + j0)) << "window from " << j0;
+        ASSERT_TRUE(test::guard_intact(got.data() + cols));
+      }
+    }
 }
 
 // The int16 lanes of the relaxed build at their bound: every x = ±127 and every nibble 15 (q = 7) or 1 (q = −7),
