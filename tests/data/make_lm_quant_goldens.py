@@ -27,7 +27,9 @@ FILES  quant/<name>/
     "twin": what this script measured per dtype, all max |difference| over the logits: "sensitivity" (below),
                  the float32 twin against the float64 one, the twin with unquantized activations against it,
                  the quantized logits against the float ones ("maxAbsQuantizedVsFloat": asserted > 20 atol, q4:
-                 > 5 atol, so a runtime that does not quantize fails), max |logit|, the smallest greedy margin.
+                 > 5 atol, so a runtime that does not quantize fails; "meanAbsQuantizedVsFloat", and
+                 "top1AgreesWithFloat" of "positions": the accuracy docs/weights.md quotes, summed over the cases
+                 at the end of a run), max |logit|, the smallest greedy margin.
 
 TOLERANCE  per dtype, "tolerance": {dtype: {"atol", "rtol"}}, |got - expected| <= atol + rtol |expected|:
   f32     1e-4 / 1e-4, as the other LM goldens.
@@ -187,6 +189,9 @@ def build_case(name, hf, dtype, batch, T, prompts, new_tokens, head_scale, note)
             measured[bits] = {"sensitivity": float(f"{sens:.3g}"), "maxAbsF32TwinVsF64Twin": float(f"{d32:.3g}"),
                               "maxAbsActivationsUnquantized": float(f"{unq:.3g}"),
                               "maxAbsQuantizedVsFloat": float(f"{moved:.3g}"),
+                              "meanAbsQuantizedVsFloat": float(f"{float((want - ref).abs().mean()):.3g}"),
+                              "top1AgreesWithFloat": int((want.argmax(-1) == ref.argmax(-1)).sum()),
+                              "positions": int(ids.numel()),
                               "maxAbsLogit": float(f"{float(want.abs().max()):.3g}")}
             tensors[f"expected.logits.{bits}"] = want.float()
             greedy[bits] = []
@@ -250,9 +255,10 @@ def main():
     if os.path.isdir(OUT_DIR):
         shutil.rmtree(OUT_DIR)            # every file here is made by this script
     os.makedirs(OUT_DIR)
-    rows = []
+    rows, specs = [], []
     for c in cases():
         spec = build_case(*c)
+        specs.append(spec)
         folder = os.path.join(OUT_DIR, c[0])
         verify(folder)
         for f in ("model.safetensors", "config.json", "expected.safetensors"):
@@ -262,6 +268,15 @@ def main():
                   f"float32 twin vs float64 twin {m['maxAbsF32TwinVsF64Twin']:.2e}, activations unquantized "
                   f"{m['maxAbsActivationsUnquantized']:.2e}, sensitivity {m['sensitivity']:.2e} "
                   f"-> atol {spec['tolerance'][bits]['atol']:.2e}, smallest greedy margin {m['minGreedyMargin']}")
+    # What each quantized type costs against the float twin (the f32 logits), over every case's positions: the
+    # figures docs/weights.md quotes.
+    print("accuracy against f32 over the cases' positions (mean |logit - f32|, worst, top-1 = f32's):")
+    for bits in DTYPES:
+        ms = [sp["twin"][bits] for sp in specs]
+        n = sum(m["positions"] for m in ms)
+        mean = sum(m["meanAbsQuantizedVsFloat"] * m["positions"] for m in ms) / n
+        print(f"  {bits:6s} mean {mean:.4f}, worst {max(m['maxAbsQuantizedVsFloat'] for m in ms):.3f}, "
+              f"top-1 {sum(m['top1AgreesWithFloat'] for m in ms)}/{n}")
     w = max(len(r[0]) for r in rows)
     for path, size in rows:
         print(f"{path:<{w}} {size:>8} B")
