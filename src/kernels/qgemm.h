@@ -87,16 +87,18 @@ void i16_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int16_t* 
 //   product   per group an exact int32 sum S = Σ x·q (|S| ≤ 32 · 127 · 7); acc += float(S) · (s · t) over the
 //             groups in order, each a rounded product, product and sum, in every build (no fused multiply-add:
 //             the baseline and relaxed builds give the same bits); c = acc · alpha [+ bias]
-// Why per group and not per row: an activation row's large values (a few channels 10–100× the rest, as trained
-// models have) then cost only their own group's precision; the extra s · t is one multiply per 4 outputs and
-// group. Why int8: the relaxed build multiplies the weights' nibbles u = q + 8 (0 … 15, the i7 operand) with x
-// (the i8 operand) by i16x8.relaxed_dot_i8x16_i7x16_s, 16 multiply-adds per instruction (pmaddubsw on x64),
-// and adds the int16 results of a group's 32 inputs in int16 exactly (each lane sums 16 products,
-// |Σ| ≤ 16 · 127 · 15 = 30480 < 2^15) before one widening per 4 outputs; S = Σ x·u − 8·Σ x. The baseline build
-// computes the same S with i32x4.dot_i16x8_s on x widened to int16, as q_gemm does. (The i32x4 form,
-// relaxed_dot_i8x16_i7x16_add_s, ran at a quarter of the i16x8 form's rate in Node 20: V8 11.3 does not emit
-// vpdpbusd.) The weights' error (q4: s / 2 = max|w| / 14 per group) dwarfs the activations' (max|a| / 254):
-// docs/weights.md gives the measured accuracy against 'q4a16'.
+// Why per group: no pass over a row for its maximum before the first product (a tile quantizes each block of
+// 512 inputs as it goes), and a row's large values bound only their own group's rounding; measured, the twin
+// with int8 per row is as accurate (bench/quant_choices.py). The extra s · t is one multiply per 4 outputs and
+// group. Why int8: the relaxed build multiplies the weights' nibbles u = q + 8 (0 … 15, the i7 operand, whose
+// signedness the engine may choose: it cannot matter here) with x (the i8 operand) by
+// i16x8.relaxed_dot_i8x16_i7x16_s, 16 multiply-adds per instruction (pmaddubsw on x64), and sums a group's 32
+// inputs in int16 lanes, each starting at −8 × the sum of its 16 inputs (Σ x·q = Σ x·u − 8·Σ x) and ending at 16
+// products x·q, |·| ≤ 14224: exact (the adds wrap modulo 2^16 in between), then one widening per 4 outputs. The
+// baseline build computes the same S with i32x4.dot_i16x8_s on x widened to int16, as q_gemm does. (The i32x4
+// form, relaxed_dot_i8x16_i7x16_add_s, ran at a quarter of the i16x8 form's rate in Node 20: V8 11.3 does not
+// emit vpdpbusd; bench/relaxed_dot.mjs.) The weights' error (q4: s / 2 = max|w| / 14 per group) dwarfs the
+// activations' (max|a| / 254): docs/weights.md gives the measured accuracy against 'q4a16'.
 // Layout of the activations (the kernels' and the tests'): x (m, kq) int8 in input order, t (m, G) per group.
 void i8_quantize_rows_ref(size_t m, size_t k, const float* a, size_t lda, int8_t* x, float* t);
 void i8_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int8_t* x, float* t);

@@ -3,7 +3,7 @@
 // after them are rounded products and sums in both, never fused):
 //   relaxed build   i16x8.relaxed_dot_i8x16_i7x16_s: the int8 inputs (signed) against the weights' nibbles
 //                   u = q + 8 (0 … 15: the i7 operand, so the engine's choice of signedness does not matter), 16
-//                   multiply-adds per instruction; a group's 32 inputs summed in int16 lanes (exact: ≤ 30480),
+//                   multiply-adds per instruction; a group's 32 inputs summed in int16 lanes (below: exact),
 //                   widened once per 4 outputs (i32x4.extadd_pairwise_i16x8_s)
 //   baseline build  (and natively) i32x4.dot_i16x8_s on the inputs widened to int16, as q_gemm's q4 path
 // Both take 8 · Σx of the group off its sums, Σ x·q = Σ x·u − 8·Σ x, exactly, by starting the sums there: the
