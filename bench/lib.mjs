@@ -173,8 +173,8 @@ export async function peakProbe({ relaxed = false } = {}) {
  * (bench/native/kernel_bench.h): a module of their own, not shipped. Built
  * (incrementally: `bash tools/build.sh bench`) and loaded on first use;
  * `relaxed`: the relaxed-SIMD GEMM (needs --experimental-wasm-relaxed-simd).
- * Returns { gemm(m, n, k, reps), attention(heads, L, hd, causal, reps) }:
- * median ms, one thread.
+ * Returns { gemm(m, n, k, reps), attention(heads, L, hd, causal, reps), qgemm(dtype, m, n, k, reps) }
+ * (dtype 'q8', 'q4a16' or 'q4'): median ms, one thread.
  */
 export async function kernelBench({ relaxed = false } = {}) {
   execFileSync('bash', [join(BENCH_DIR, '..', 'tools', 'build.sh'), 'bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -185,6 +185,7 @@ export async function kernelBench({ relaxed = false } = {}) {
   return {
     gemm: (M, N, K, reps) => checked('gemm', m._aw_bench_gemm(M, N, K, reps)),
     attention: (heads, L, hd, causal, reps) => checked('attention', m._aw_bench_attention(heads, L, hd, causal ? 1 : 0, reps)),
+    qgemm: (dtype, M, N, K, reps) => checked('qgemm', m._aw_bench_qgemm({ q8: 0, q4a16: 1, q4: 2 }[dtype] ?? -1, M, N, K, reps)),
   };
 }
 
@@ -215,6 +216,49 @@ export async function readBandwidth({ mib = 256, runs = 7 } = {}) {
     if (s !== bytes / 16) throw new Error(`readBandwidth: wrong sum ${s}`);
   }
   return bytes / (median(ts) / 1000);
+}
+
+/**
+ * Read bandwidth of `threads` cores at once (worker_threads, each reading its own `mib` MiB of wasm memory with
+ * bench/stream_read.wat, started together on a shared flag): bytes per second summed over the threads, the
+ * median of `runs` passes after one that faults the pages in. What a decoding step split over that many
+ * threads can at most stream. threads = 1 is readBandwidth's figure measured the same way.
+ */
+export async function readBandwidthThreads(threads, { mib = 128, runs = 7 } = {}) {
+  const { Worker } = await import('node:worker_threads');
+  const { default: initWabt } = await import('wabt');
+  const wabt = await initWabt();
+  const mod = wabt.parseWat('stream_read.wat', readFileSync(join(BENCH_DIR, 'stream_read.wat'), 'utf8'), { simd: true });
+  const { buffer } = mod.toBinary({});
+  mod.destroy();
+  const sync = new Int32Array(new SharedArrayBuffer(8));  // [0]: the pass to run (1 …), [1]: passes finished
+  const bytes = mib << 20;
+  const src = `
+    const { workerData: { wasm, sync, bytes, runs }, parentPort } = require('node:worker_threads');
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm));
+    const { run, memory } = instance.exports;
+    if (memory.buffer.byteLength < bytes) memory.grow((bytes - memory.buffer.byteLength) >> 16);
+    new Float32Array(memory.buffer, 0, bytes / 4).fill(1);
+    for (const t0 = performance.now(); performance.now() - t0 < 200;) run(1 << 20);
+    parentPort.postMessage('ready');
+    for (let r = 0; r <= runs; r++) {
+      Atomics.wait(sync, 0, r);
+      if (run(bytes) !== bytes / 16) throw new Error('readBandwidthThreads: wrong sum');
+      Atomics.add(sync, 1, 1);
+      Atomics.notify(sync, 1);
+    }`;
+  const workers = Array.from({ length: threads }, () => new Worker(src, { eval: true, workerData: { wasm: buffer, sync, bytes, runs } }));
+  await Promise.all(workers.map((w) => new Promise((res, rej) => { w.once('message', res); w.once('error', rej); })));
+  const ts = [];
+  for (let r = 0; r <= runs; r++) {
+    const t0 = performance.now();
+    Atomics.store(sync, 0, r + 1);
+    Atomics.notify(sync, 0);
+    for (let done; (done = Atomics.load(sync, 1)) < threads * (r + 1);) Atomics.wait(sync, 1, done, 1000);
+    if (r > 0) ts.push(performance.now() - t0);
+  }
+  await Promise.all(workers.map((w) => w.terminate()));
+  return (threads * bytes) / (median(ts) / 1000);
 }
 
 /**

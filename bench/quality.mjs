@@ -1,8 +1,8 @@
-// What quantized weights cost in quality (aw.loadModel(..., { dtype: 'q8' | 'q4' }); the arithmetic:
+// What quantized weights cost in quality (aw.loadModel(..., { dtype: 'q8' | 'q4' | 'q4a16' }); the arithmetic:
 // src/kernels/qgemm.h). Not a test and not a timing: numbers of the models' outputs, printed as a table.
 //
 //   (a) the writing demo's model (models/lm: the character-level Llama of tools/models/train_lm.py) —
-//       held-out bits per character at f32 / q8 / q4, measured exactly as train_lm.py's heldout_bits does:
+//       held-out bits per character at f32 / q8 / q4 / q4a16, measured exactly as train_lm.py's heldout_bits does:
 //       the held-out fortunes (the last 5 % of random.Random(20261125)'s shuffle of the cleaned fortunes,
 //       never trained on; 71 204 characters with their <eos>), <eos> in front, every position predicted
 //       once with up to 127 characters of context (windows of 128, stride 64), by forward()'s logits.
@@ -12,7 +12,7 @@
 //       next-character distribution from f32's, and how often the top character agrees.
 //   (b) a random SmolLM2-135M-shaped model (hidden 576, 30 layers, 9 heads of 64, 3 kv heads, intermediate
 //       1536, vocab 49 152, tied, rope_theta 100 000; BF16 values from a seeded generator, as bench/lm.mjs
-//       makes it) — the mean KL(BF16 as stored ‖ q8 / q4) of forward()'s next-token distributions over the
+//       makes it) — the mean KL(BF16 as stored ‖ q8 / q4 / q4a16) of forward()'s next-token distributions over the
 //       positions of a seeded random prompt. Random weights give near-uniform distributions (logits of
 //       std ~0.7 over 49 152 tokens), where any KL is small; so the same weights are also run with the final
 //       norm's weight raised to `--peak` (logits × that factor, exactly: each product's activation
@@ -38,6 +38,8 @@ const ONLY = opt('--only', null);
 const JSON_OUT = argv.includes('--json');
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const log = (s = '') => { if (!JSON_OUT) console.log(s); };
+// The quantized types compared: q4 and q4a16 hold the same 4-bit weights (int8 / int16 activations).
+const QDTYPES = ['q8', 'q4', 'q4a16'];
 
 // ---- numbers of distributions (float64) ----
 
@@ -111,7 +113,7 @@ async function fortune(aw) {
   const h = heldoutIds();
   const metrics = JSON.parse(readFileSync(join(ROOT, 'models/lm/metrics.json'), 'utf8'));
   const source = new URL('../models/lm/lm.safetensors', import.meta.url);
-  const dtypes = ['f32', 'q8', 'q4'];
+  const dtypes = ['f32', ...QDTYPES];
   const models = {};
   for (const d of dtypes) models[d] = await aw.loadModel(source, { dtype: d });
   const V = models.f32.vocabSize, CTX = 128, STRIDE = CTX / 2;
@@ -122,7 +124,7 @@ async function fortune(aw) {
   const jobs = [];
   for (let s = 0; s < Math.max(1, n - CTX + STRIDE); s += STRIDE) jobs.push([s, Math.min(s + CTX, n), s === 0 ? 0 : CTX - STRIDE]);
   const nll = Object.fromEntries(dtypes.map((d) => [d, 0]));
-  const klSum = { q8: 0, q4: 0 }, agree = { q8: 0, q4: 0 };
+  const klSum = Object.fromEntries(QDTYPES.map((d) => [d, 0])), agree = { ...klSum };
   let count = 0;
   const lp = Object.fromEntries(dtypes.map((d) => [d, new Float64Array(V)]));
   const t0 = performance.now();
@@ -143,7 +145,7 @@ async function fortune(aw) {
           logSoftmax(logits[d].subarray(at, at + V), lp[d]);
           nll[d] -= lp[d][target];
         }
-        for (const d of ['q8', 'q4']) {
+        for (const d of QDTYPES) {
           klSum[d] += kl(lp.f32, lp[d]);
           if (argmax(logits[d].subarray(at, at + V)) === argmax(logits.f32.subarray(at, at + V))) agree[d]++;
         }
@@ -225,7 +227,7 @@ async function smollm(aw) {
   for (const scale of [1, PEAK]) {
     ck.setFinalNorm(scale);
     const logits = {}, bytes = {};
-    for (const d of [undefined, 'f32', 'q8', 'q4']) {
+    for (const d of [undefined, 'f32', ...QDTYPES]) {
       const lm = await aw.loadModel(ck.bytes, { config: CONFIG, dtype: d });
       bytes[d ?? 'bf16'] = lm.weightBytes;
       logits[d ?? 'bf16'] = lm.forward(ids).logits.data;
@@ -234,7 +236,7 @@ async function smollm(aw) {
     const lp = new Float64Array(V), lq = new Float64Array(V);
     const rows = [];
     let ent = 0, std = 0;
-    for (const d of ['f32', 'q8', 'q4']) {
+    for (const d of ['f32', ...QDTYPES]) {
       let k = 0, agree = 0;
       for (let p = 0; p < POSITIONS; p++) {
         const a = logits.bf16.subarray(p * V, (p + 1) * V), b = logits[d].subarray(p * V, (p + 1) * V);

@@ -109,7 +109,7 @@ Options:
                    generate, chat --model: its tokenizer_config.json (special
                    tokens, chat template)
   --dtype TYPE     generate, chat --model: keep the weights as f32, bf16, f16,
-                   q8 or q4 (default: as stored)
+                   q8, q4 or q4a16 (default: as stored)
   --chat-template FILE
                    chat: the template to use (a chat_template.jinja), instead
                    of the folder's chat_template.jinja or tokenizer_config.json's

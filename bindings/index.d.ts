@@ -392,8 +392,12 @@ export class PatchEmbedding extends Module {
   forward(images: Tensor): Tensor;
 }
 
-/** How weights are kept in memory: float32, the checkpoint's 16-bit floats, or quantized in groups of 32. */
-export type WeightType = 'f32' | 'bf16' | 'f16' | 'q8' | 'q4';
+/**
+ * How weights are kept in memory: float32, the checkpoint's 16-bit floats, or quantized in groups of 32. 'q4' and
+ * 'q4a16' keep the same 4-bit weights; their products quantize the activations to int8 per group of 32 ('q4') or
+ * to int16 per row ('q4a16', as 'q8' does): see docs/weights.md.
+ */
+export type WeightType = 'f32' | 'bf16' | 'f16' | 'q8' | 'q4' | 'q4a16';
 
 /**
  * Where a model's files come from. One file: a Node path, a URL (http(s):, file:, blob:, data:), bytes, a
@@ -442,7 +446,7 @@ export interface LoadOptions {
   /**
    * How to keep the weight matrices: as stored (the default: a BF16 checkpoint stays BF16, and its products
    * give the bits of the same weights widened to float32), or converted to `dtype` while loading. 'q8' / 'q4'
-   * quantize to 8 / 4 bits in groups of 32 (see docs/weights.md). Every weight matrix (projections, MLP,
+   * quantize to 8 / 4 bits in groups of 32, 'q4a16' to 4 bits with int16 activations (see docs/weights.md). Every weight matrix (projections, MLP,
    * embedding, LM head) is kept so; norms and biases stay float32.
    */
   dtype?: WeightType;

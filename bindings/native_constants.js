@@ -10,7 +10,7 @@ export const CAUSAL_BIAS = Object.freeze({ NONE: 0, UPPER_LEFT: 1, LOWER_RIGHT: 
 /** The most threads a runtime may use: src/core/parallel.h kMaxThreads. */
 export const MAX_THREADS = 64;
 /** The weight types a model's matrices may be kept as, by the value of src/core/module.h WeightType. */
-export const WEIGHT_TYPES = Object.freeze(["f32", "bf16", "f16", "q8", "q4"]);
+export const WEIGHT_TYPES = Object.freeze(["f32", "bf16", "f16", "q8", "q4", "q4a16"]);
 /** sentence-transformers' pooling modes, numbered in the order several are concatenated: src/models/encoder.h Pooling. */
 export const POOLING = Object.freeze({ cls: 0, max: 1, mean: 2, mean_sqrt_len: 3, weightedmean: 4, lasttoken: 5 });
 /**

@@ -65,8 +65,8 @@ API (everything returns fresh tensors owned by the caller):
   expected_param_shapes(cfg) -> OrderedDict name -> shape (HF order)
   hf_config_dict(cfg, torch_dtype, ...) -> the config.json dict HF's save_pretrained writes
   load_state_dict_hf(model, sd)               strict, HF names; tied lm_head dropped
-  quantize_weight(w, bits) / quantize_activations(a) / quantize_model(model, bits)
-                                              the twin of attnwasm's q8 / q4 weights (loadModel's dtype):
+  quantize_weight(w, bits) / quantize_activations(a, bits) / quantize_model(model, bits)
+                                              the twin of attnwasm's q8 / q4 / q4a16 weights (loadModel's dtype):
                                               see "Quantized weights" below and src/kernels/qgemm.h
   self-test: /usr/bin/python3 tools/causal_lm.py
 """
@@ -516,7 +516,7 @@ class CausalLM(nn.Module):
             layer.self_attn.window = attention_window
         self.lm_head = None if self.cfg.tie_word_embeddings else nn.Linear(
             self.cfg.hidden_size, self.cfg.vocab_size, bias=False)
-        self.quantized = None         # "q8" / "q4" after quantize_model: the head's input is quantized too
+        self.quantized = None         # "q8" / "q4" / "q4a16" after quantize_model: the head's input too
 
     def hidden(self, ids, positions=None, cache=None, attentions=None):
         """Final-normed hidden states (B, T, E). positions default to P .. P+T-1 (P = cache length).
@@ -534,7 +534,7 @@ class CausalLM(nn.Module):
         h = self.hidden(ids, positions, cache, attentions)
         w = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
         if self.quantized is not None:
-            h = quantize_activations(h)
+            h = quantize_activations(h, bits=self.quantized)
         return F.linear(h, w)
 
 
@@ -578,9 +578,13 @@ def hf_state_dict(model):
 #                clamped to [-Q, Q], 0 where s = 0. Every matrix: q/k/v/o, gate/up/down, the embedding
 #                table (a looked-up row is float32(q * s)) and the head, tied or not. Norms and biases
 #                stay float32.
-#   activations  per input row of each of those products: t = float32(max|a| / 32767),
+#   activations  q8 and q4a16: per input row of each of those products: t = float32(max|a| / 32767),
 #                x = round_half_even(float32(a * float32(32767 / max|a|))) as int16 (all 0 when max|a| = 0).
-#   product      exact integer sums per group, scaled by s and accumulated in float32, then * t (+ bias).
+#                q4: per input row and group of 32 inputs: t = float32(max|a| / 127), x =
+#                round_half_even(float32(a * float32(127 / max|a|))) as int8 (all 0 and t = 0 when
+#                max|a| = 0 or 127 / max|a| overflows float32).
+#   product      exact integer sums per group, scaled by s (q4: s * t) and accumulated in float32, then
+#                * t (q8, q4a16) (+ bias).
 # So the model is the float model run with W = q * s and a' = x * t: this twin computes exactly that
 # (in float64 after model.double(), or float32). It differs from the runtime by float32 rounding, and
 # that is amplified: an activation within a rounding error of a half-step goes to either int16
@@ -591,8 +595,9 @@ def hf_state_dict(model):
 # is the correctly rounded float32 result (53 >= 2 * 24 + 2 bits), whatever torch's kernels do.
 
 QGROUP = 32                                   # inputs per weight group (kernels::kQGroup)
-QMAX = {"q8": 127.0, "q4": 7.0}               # largest |q| per weight type
+QMAX = {"q8": 127.0, "q4": 7.0, "q4a16": 7.0}  # largest |q| per weight type
 A_QMAX = 32767.0                              # largest |x| of a quantized activation (int16)
+A8_QMAX = 127.0                               # q4's: int8, per group of QGROUP inputs
 
 
 def quantize_weight(w, bits, parts=False):
@@ -622,13 +627,18 @@ def quantize_weight(w, bits, parts=False):
     return W.contiguous(), q.view(n, kq).to(torch.int8), s.view(n, kq // QGROUP)
 
 
-def quantize_activations(a, parts=False):
-    """attnwasm's int16 quantization of a product's input rows (the last dim of a), as
-    i16_quantize_rows_ref in src/kernels/qgemm_ref.cpp: a is taken as float32 (the runtime's
-    activations are float32), t = float32(max|a| / 32767), x = round_half_even(float32(a * inv)) with
-    inv = float32(32767 / max|a|), clamped to [-32767, 32767]; x = 0 where max|a| = 0; a row with a NaN
-    or inf gets t = NaN. Returns a' = x * t in a's dtype (float64: exactly); parts=True: (a', x int16, t
-    float32 (..., 1))."""
+def quantize_activations(a, parts=False, bits="q8"):
+    """attnwasm's quantization of a product's input rows (the last dim of a) for weights of type bits.
+    q8 and q4a16: int16 per row, as i16_quantize_rows_ref in src/kernels/qgemm_ref.cpp: a is taken as
+    float32 (the runtime's activations are float32), t = float32(max|a| / 32767), x =
+    round_half_even(float32(a * inv)) with inv = float32(32767 / max|a|), clamped to [-32767, 32767];
+    x = 0 where max|a| = 0; a row with a NaN or inf gets t = NaN. q4: int8 per group of 32, as
+    quantize_activations_a8. Returns a' = x * t in a's dtype (float64: exactly); parts=True: (a', x int16,
+    t float32 (..., 1)) (q4: quantize_activations_a8's parts)."""
+    if bits == "q4":
+        return quantize_activations_a8(a, parts)
+    if bits not in QMAX:
+        raise ValueError(f"bits: expected one of {tuple(QMAX)}, got {bits!r}")
     a32 = a.float()
     finite = torch.isfinite(a32).all(-1, keepdim=True)
     amax = a32.abs().nan_to_num(0.0, 0.0, 0.0).amax(-1, keepdim=True)
@@ -640,8 +650,33 @@ def quantize_activations(a, parts=False):
     return (out, x.to(torch.int16), t) if parts else out
 
 
-def _quantize_input(module, args):
-    return (quantize_activations(args[0]),) + tuple(args[1:])
+def quantize_activations_a8(a, parts=False):
+    """attnwasm's int8 quantization of a product's input rows for q4 weights, as i8_quantize_rows_ref in
+    src/kernels/qgemm_ref.cpp: the last dim of a (float32) in groups of 32 (padded with zeros); per group
+    t = float32(max|a| / 127), x = round_half_even(float32(a * inv)) with inv = float32(127 / max|a|),
+    clamped to [-127, 127]; x = 0 and t = 0 where inv is not finite (max|a| = 0, or below ~3.7e-37); a
+    group with a NaN or inf gets t = NaN. Returns a' = x * t in a's dtype (float64: exactly);
+    parts=True: (a', x int8 (..., kq), t float32 (..., kq / 32))."""
+    a32 = a.float()
+    k = a32.shape[-1]
+    kq = -(-k // QGROUP) * QGROUP
+    g32 = F.pad(a32, (0, kq - k)).reshape(*a32.shape[:-1], kq // QGROUP, QGROUP)
+    finite = torch.isfinite(g32).all(-1, keepdim=True)
+    amax = g32.abs().nan_to_num(0.0, 0.0, 0.0).amax(-1, keepdim=True)
+    inv = (A8_QMAX / amax.double()).float()                      # float32 127 / max|a|, rounded once
+    ok = finite & torch.isfinite(inv)
+    t = torch.where(finite, torch.where(ok, (amax.double() / A8_QMAX).float(), torch.zeros(())),
+                    torch.tensor(float("nan")))
+    x = torch.round((g32.double() * torch.where(ok, inv, torch.zeros(())).double()).float())
+    x = torch.where(ok, x.clamp(-A8_QMAX, A8_QMAX), torch.zeros(()))
+    out = (x.double() * t.double()).reshape(*a32.shape[:-1], kq)[..., :k].to(a.dtype)
+    if not parts:
+        return out
+    return out, x.reshape(*a32.shape[:-1], kq).to(torch.int8), t.squeeze(-1)
+
+
+def _quantize_input(bits):
+    return lambda module, args: (quantize_activations(args[0], bits=bits),) + tuple(args[1:])
 
 
 def _round_row_to_float32(module, args, out):
@@ -650,10 +685,10 @@ def _round_row_to_float32(module, args, out):
 
 @torch.no_grad()
 def quantize_model(model, bits):
-    """The CausalLM as attnwasm runs it when loaded with dtype bits ("q8" or "q4"), in place:
+    """The CausalLM as attnwasm runs it when loaded with dtype bits ("q8", "q4" or "q4a16"), in place:
     every nn.Linear's weight and the embedding table replaced by quantize_weight's q * s (so a
     tied head uses the quantized table, an untied lm_head its own), every Linear's input and the
-    head's input quantized by quantize_activations, and each looked-up embedding row rounded to
+    head's input quantized by quantize_activations(a, bits=bits), and each looked-up embedding row rounded to
     float32 (the runtime's float32(q * s)). Norm weights and biases are untouched. For the float64
     path call model.double() first (W = q * s is then exact). Returns the model."""
     if bits not in QMAX:
@@ -663,7 +698,7 @@ def quantize_model(model, bits):
     for mod in model.modules():
         if isinstance(mod, nn.Linear):
             mod.weight.copy_(quantize_weight(mod.weight, bits))
-            mod.register_forward_pre_hook(_quantize_input)   # lm_head: CausalLM.forward quantizes h itself
+            mod.register_forward_pre_hook(_quantize_input(bits))   # lm_head: CausalLM.forward quantizes h
     emb = model.model.embed_tokens
     emb.weight.copy_(quantize_weight(emb.weight, bits))
     emb.register_forward_hook(_round_row_to_float32)
@@ -834,6 +869,36 @@ def _self_test_quantized():
     assert torch.equal(quantize_activations(a.double()), act_ref(a)) and torch.equal(ap[2], torch.zeros(72))
     # |a' - a| <= t/2 plus the float32 roundings of inv, t and a * inv (a few ulps of 32767 t)
     assert ((quantize_activations(a.double()) - a.double()).abs() <= t.double() * 0.51).all()
+    # q4's int8 activations per group of 32, element by element (numpy float32): zero, tiny, NaN groups.
+    def act8_ref(a):
+        a = a.numpy().astype(np.float32)
+        out = np.zeros(a.shape, np.float64)
+        for i, row in enumerate(a):
+            for g0 in range(0, row.shape[0], QGROUP):
+                grp = row[g0:g0 + QGROUP]
+                if not np.isfinite(grp).all():
+                    out[i, g0:g0 + QGROUP] = np.nan
+                    continue
+                m = np.float32(np.abs(grp).max())
+                with np.errstate(divide="ignore", over="ignore"):
+                    inv = np.float32(127) / m
+                if not np.isfinite(inv):
+                    continue
+                t = m / np.float32(127)
+                out[i, g0:g0 + QGROUP] = np.clip(np.rint(grp * inv), -127, 127).astype(np.float64) * np.float64(t)
+        return torch.from_numpy(out)
+    a8 = torch.randn(5, 72, generator=g) * 3
+    a8[1, 32:64] = 0
+    a8[2, :32] = 1e-38
+    a8[3, 40] = float("nan")
+    a8[4, :8] = 1000.0
+    ap8, x8, t8 = quantize_activations(a8, parts=True, bits="q4")
+    assert x8.dtype == torch.int8 and x8.shape == (5, 96) and t8.shape == (5, 3) and int(x8.abs().max()) == 127
+    got8, want8 = quantize_activations(a8.double(), bits="q4"), act8_ref(a8)
+    assert torch.equal(got8.isnan(), want8.isnan()) and torch.equal(got8.nan_to_num(), want8.nan_to_num())
+    assert t8[1, 1] == 0 and t8[2, 0] == 0 and t8[3, 1].isnan() and torch.equal(x8[:, 72:], torch.zeros(5, 24, dtype=torch.int8))
+    ok8 = ~got8.isnan()
+    assert ((got8 - a8.double()).abs()[ok8] <= (t8.double().repeat_interleave(QGROUP, 1)[:, :72] * 0.51 + 1e-36)[ok8]).all()
     # A model: quantize_model is the float model with W = q * s and a' = x * t; float32 and float64
     # twins agree; q8 is close to the float model, q4 further; the original is untouched.
     for mt, tied in (("llama", True), ("qwen2", False)):
@@ -845,7 +910,7 @@ def _self_test_quantized():
         with torch.no_grad():
             ref = m(ids).double()
             d = {}
-            for bits in ("q8", "q4"):
+            for bits in ("q8", "q4", "q4a16"):
                 m64 = load_state_dict_hf(CausalLM(cfg).double().eval(), hf_state_dict(m))
                 m32 = load_state_dict_hf(CausalLM(cfg).eval(), hf_state_dict(m))
                 quantize_model(m64, bits), quantize_model(m32, bits)
@@ -858,7 +923,8 @@ def _self_test_quantized():
                 d[bits] = float((got - ref).abs().max())
                 e = m64.model.embed_tokens.weight
                 assert torch.equal(e, quantize_weight(hf_state_dict(m)["model.embed_tokens.weight"].double(), bits))
-            assert 0 < d["q8"] < d["q4"] < 0.5 * float(ref.abs().max()), (mt, d)
+            assert 0 < d["q8"] < d["q4a16"] < 0.5 * float(ref.abs().max()), (mt, d)
+            assert 0 < d["q4"] < 0.5 * float(ref.abs().max()), (mt, d)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 #include "core/buffer.h"
 #include "kernels/gemm.h"
+#include "kernels/qgemm.h"
 #include "ops/attention.h"
 #include "ops/parallel_gemm.h"
 
@@ -52,6 +53,31 @@ Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
   return Status::OK();
 }
 
+Status BenchQGemm(int kind, size_t m, size_t n, size_t k, int reps, double* median_ms) {
+  if (kind < 0 || kind > 2 || m == 0 || n == 0 || k == 0 || reps < 1 || m * k > (size_t(1) << 26) ||
+      n * k > (size_t(1) << 26) || m * n > (size_t(1) << 26))
+    return ArgError("benchQGemm: sizes out of range");
+  const kernels::QBits b = kind == 0 ? kernels::QBits::kQ8 : kernels::QBits::kQ4;
+  Buffer a, w, bias, c;
+  BufferT<uint8_t> wq;
+  AW_RETURN_IF_ERROR(Fill(&a, m * k, "A"));
+  AW_RETURN_IF_ERROR(Fill(&w, n * k, "W"));
+  AW_RETURN_IF_ERROR(Fill(&bias, n, "bias"));
+  AW_RETURN_IF_ERROR(wq.Resize(kernels::q_packed_bytes(b, n, k) + 64, "quantized W"));
+  AW_RETURN_IF_ERROR(c.Resize(m * n, "C"));
+  std::fill(wq.data(), wq.data() + wq.size(), uint8_t(0));
+  kernels::q_pack_rows(b, n, k, 0, n, w.data(), k, wq.data());
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = NowMs();
+    if (kind == 2) ParallelQ4GemmA8(m, n, k, c.data(), n, a.data(), k, wq.data(), bias.data(), 1.0f);
+    else ParallelQGemm(b, m, n, k, c.data(), n, a.data(), k, wq.data(), bias.data(), 1.0f);
+    t.push_back(NowMs() - t0);
+  }
+  *median_ms = Median(t);
+  return Status::OK();
+}
+
 Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, double* median_ms) {
   if (heads == 0 || L == 0 || hd == 0 || reps < 1 || heads * L * hd > (size_t(1) << 26))
     return ArgError("benchAttention: sizes out of range");
@@ -88,6 +114,11 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE double aw_bench_gemm(int m, int n, int k, int reps) {
   double ms = -1;
   return m > 0 && n > 0 && k > 0 && aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
+}
+
+EMSCRIPTEN_KEEPALIVE double aw_bench_qgemm(int kind, int m, int n, int k, int reps) {
+  double ms = -1;
+  return m > 0 && n > 0 && k > 0 && aw::BenchQGemm(kind, size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
 }
 
 EMSCRIPTEN_KEEPALIVE double aw_bench_attention(int heads, int L, int hd, int causal, int reps) {

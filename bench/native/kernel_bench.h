@@ -16,6 +16,10 @@ namespace aw {
 // C(m, n) = A(m, k) · W(n, k)^T + bias, W packed once beforehand.
 Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
 
+// Median ms of `reps` calls of the quantized products (the PackedWeight path), one thread: kind 0 q8, 1 q4a16
+// (int16 activations: ParallelQGemm), 2 q4 (int8 activations per group: ParallelQ4GemmA8); W quantized once.
+Status BenchQGemm(int kind, size_t m, size_t n, size_t k, int reps, double* median_ms);
+
 // Median ms of `reps` calls of the attention core (ops/attention.h) on
 // `heads` heads of q = k = v (L = S rows of hd), no mask or causal, no weights.
 Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, double* median_ms);
@@ -26,4 +30,5 @@ Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, 
 extern "C" {
 double aw_bench_gemm(int m, int n, int k, int reps);
 double aw_bench_attention(int heads, int L, int hd, int causal, int reps);
+double aw_bench_qgemm(int kind, int m, int n, int k, int reps);
 }

@@ -33,7 +33,7 @@ Options:
                          Normalize module)
   --prompt TEXT          text put before every text ('query: ')
   --prompt-name NAME     one of config_sentence_transformers.json's prompts
-  --dtype TYPE           keep the weights as f32, bf16, f16, q8 or q4
+  --dtype TYPE           keep the weights as f32, bf16, f16, q8, q4 or q4a16
   --batch-size N         texts per batch (default 32)
   --threads N|auto       threads for the model (default 1)
   --input FILE           the texts, one per line ('-' = stdin)

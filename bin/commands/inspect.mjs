@@ -16,8 +16,8 @@ Usage:
       holds and what each file is for, the model family and model_type (or
       why attnwasm would refuse it), the tensors by dtype, the parameter
       count, the bytes the weights take in memory as stored and as each
-      dtype (f32, bf16, f16, q8, q4; exactly what a load would keep) and the
-      side files (tokenizer, chat template, generation config, preprocessor
+      dtype (f32, bf16, f16, q8, q4, q4a16; exactly what a load would keep)
+      and the side files (tokenizer, chat template, generation config, preprocessor
       config). Exit status 1 when attnwasm would refuse the checkpoint.
       e.g. attnwasm inspect ./SmolLM2-135M-Instruct
            attnwasm inspect https://example.com/models/bge-small/ --json

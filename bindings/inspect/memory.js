@@ -5,7 +5,7 @@
 // norm, a bias, a 1-D or 3-D table) is float32; an integer tensor is a buffer the loader never keeps.
 // Where the loader's bytes differ, and by how much (docs/inspect.md):
 //   - each matrix is laid out in panels: its rows rounded up to 8 (f32, q8, q4) or 16 (bf16, f16), for q8 and
-//     q4 its columns to 32, plus 64 bytes — the loader's bytes are then higher, by at most that padding;
+//     q4 (q4a16) its columns to 32, plus 64 bytes — the loader's bytes are then higher, by at most that padding;
 //   - a tensor the model does not keep (a task head it skips, a tied lm_head stored anyway) still counts here,
 //     and a 2-D tensor the model keeps as float32 counts in the dtype asked for — then the rule is off either way.
 import { WEIGHT_TYPES } from '../native_constants.js';
@@ -13,9 +13,9 @@ import { FLOAT_DTYPES } from './header.js';
 
 /**
  * Bytes per element of a matrix kept as each weight type: float32, the two 16-bit floats, and the quantized
- * types (groups of 32 weights of one output share a float32 scale: q8 36 bytes a group, q4 20).
+ * types (groups of 32 weights of one output share a float32 scale: q8 36 bytes a group, q4 and q4a16 20).
  */
-export const ELEMENT_BYTES = Object.freeze({ f32: 4, bf16: 2, f16: 2, q8: 36 / 32, q4: 20 / 32 });
+export const ELEMENT_BYTES = Object.freeze({ f32: 4, bf16: 2, f16: 2, q8: 36 / 32, q4: 20 / 32, q4a16: 20 / 32 });
 for (const t of WEIGHT_TYPES) if (!(t in ELEMENT_BYTES)) throw new Error(`inspect: no bytes per element for weight type '${t}'`);
 
 /** The dtypes inspect sizes: 'stored' (no dtype: the weights as stored), then every weight type. */
@@ -58,7 +58,7 @@ export function paddingBound(tensors, as) {
     const [n, k] = t.shape;
     const type = as === 'stored' ? storedType(t.dtype) : as;
     const rows = type === 'bf16' || type === 'f16' ? 16 : 8;
-    const cols = type === 'q8' || type === 'q4' ? 32 : 1;
+    const cols = type === 'q8' || type === 'q4' || type === 'q4a16' ? 32 : 1;
     const padded = Math.ceil(n / rows) * rows * Math.ceil(k / cols) * cols;
     b += Math.ceil((padded - n * k) * ELEMENT_BYTES[type]) + 64;
   }

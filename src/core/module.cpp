@@ -32,6 +32,7 @@ const char* WeightTypeName(WeightType t) {
     case WeightType::kF16: return "f16";
     case WeightType::kQ8: return "q8";
     case WeightType::kQ4: return "q4";
+    case WeightType::kQ4A16: return "q4a16";
   }
   return "?";
 }
@@ -134,10 +135,10 @@ size_t Module::ParamBytes() const {
   return bytes;
 }
 
-std::array<size_t, 5> Module::ParamBytesByType() const {
+std::array<size_t, kWeightTypes> Module::ParamBytesByType() const {
   std::vector<Ref> refs;
   Collect("", &refs);
-  std::array<size_t, 5> bytes{};
+  std::array<size_t, kWeightTypes> bytes{};
   for (const Ref& r : refs) {
     if (r.store) {
       if (r.store->reserved()) bytes[size_t(r.store->type())] += r.store->bytes();

@@ -25,9 +25,11 @@ struct ParamSpec {
 };
 
 // How a stored parameter keeps its values (layers/packed_weight.h): float32, the 16-bit floats of a
-// checkpoint, or quantized to 8 or 4 bits (kernels/qgemm.h).
-enum class WeightType { kF32, kBF16, kF16, kQ8, kQ4 };
-// "f32", "bf16", "f16", "q8", "q4"
+// checkpoint, or quantized to 8 or 4 bits (kernels/qgemm.h). kQ4 and kQ4A16 hold the same bytes and differ in
+// their products' activations: int8 per group of 32 (kernels::q4_gemm_a8) or int16 per row (kernels::q_gemm).
+enum class WeightType { kF32, kBF16, kF16, kQ8, kQ4, kQ4A16 };
+constexpr size_t kWeightTypes = 6;
+// "f32", "bf16", "f16", "q8", "q4", "q4a16"
 const char* WeightTypeName(WeightType t);
 
 // A parameter whose only copy is not a float array: a weight matrix (rows, cols) kept in its kernels' layout
@@ -117,7 +119,7 @@ class Module {
   // Bytes of every parameter (float and stored).
   size_t ParamBytes() const;
   // The same, by how they are kept: bytes[int(WeightType)] (float parameters count as kF32).
-  std::array<size_t, 5> ParamBytesByType() const;
+  std::array<size_t, kWeightTypes> ParamBytesByType() const;
 
   // Copies every parameter from a module of identical structure (torch's
   // deepcopy of a layer into a stack). Fails if the keys or shapes differ.

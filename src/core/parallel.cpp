@@ -1,17 +1,22 @@
 // The thread pool behind ParallelFor (parallel.h).
 //
-// One job at a time. The caller publishes a job (function, context, chunk
-// count) under the mutex, bumps the generation and wakes the workers, then
-// takes chunks itself. Chunks are handed out by an atomic counter, so whoever
-// is free takes the next one: a worker that is slow to wake (descheduled, or
-// in a browser not started yet) just gets fewer chunks, and the caller never
-// waits for a worker that has not joined the job. A worker joins under the
-// mutex while the job is open; the caller closes the job when every chunk has
-// been handed out and then waits only for the joined workers to finish.
+// One job at a time. The caller writes the job (function, context, chunk
+// count), opens it and bumps the generation, then takes chunks itself.
+// Chunks are handed out by an atomic counter, so whoever is free takes the
+// next one: a worker that is slow to wake (descheduled, or in a browser not
+// started yet) just gets fewer chunks, and the caller never waits for a
+// worker that has not joined the job. Joining and closing are one atomic word
+// (open bit | workers inside): a worker joins only an open job, the caller
+// closes it when every chunk has been handed out and then waits only for the
+// joined workers to finish. No mutex on that path: with one, a worker woke to
+// a job while the caller still held it, blocked, and the caller's unlock had
+// to wake it through a futex (in Node's wasm threads ~15 µs, a fifth of a
+// 2-thread SmolLM2-135M decoding step was emscripten_futex_wake).
 //
 // Idle workers spin on the generation for a short while (parallel regions of a
 // forward pass come back to back; waking a sleeping thread costs tens of µs in
-// wasm), then sleep on a condition variable.
+// wasm), then sleep on a condition variable; the caller takes the mutex and
+// notifies only when one sleeps.
 #include "core/parallel.h"
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
@@ -24,6 +29,7 @@
 
 #if AW_HAVE_THREADS
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -54,15 +60,15 @@ class Pool {
 
   void Resize(int threads) {
     if (!workers_.empty()) {
+      stop_.store(true, std::memory_order_seq_cst);
+      gen_.fetch_add(1, std::memory_order_seq_cst);
       {
         std::lock_guard<std::mutex> lk(mu_);
-        stop_ = true;
-        gen_.fetch_add(1, std::memory_order_release);
       }
       cv_.notify_all();
       for (std::thread& w : workers_) w.join();
       workers_.clear();
-      stop_ = false;
+      stop_.store(false, std::memory_order_relaxed);
     }
     // A worker compares against the generation of its creation, not of its
     // start: in wasm a thread starts some time later, possibly after a job or
@@ -74,22 +80,22 @@ class Pool {
   void Run(size_t n, size_t grain, ChunkFn fn, void* ctx) {
     const size_t max_chunks = n / grain;  // so that every chunk has >= grain units
     const size_t nchunks = std::min(max_chunks, size_t(size()) * kChunksPerThread);
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      job_ = Job{fn, ctx, n, nchunks};
-      next_.store(0, std::memory_order_relaxed);
-      open_ = true;
-      gen_.fetch_add(1, std::memory_order_release);
+    // Nobody is inside (state_ is 0): the job is the caller's to write until it opens.
+    job_ = Job{fn, ctx, n, nchunks};
+    next_.store(0, std::memory_order_relaxed);
+    state_.store(kOpen, std::memory_order_release);
+    gen_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      {
+        std::lock_guard<std::mutex> lk(mu_);  // a worker between its check and its wait holds it: no lost wake-up
+      }
+      cv_.notify_all();
     }
-    cv_.notify_all();
     t_in_job = true;
     Work(job_, 0);
     t_in_job = false;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      open_ = false;  // every chunk is handed out: nobody else joins
-    }
-    while (active_.load(std::memory_order_acquire) != 0) {
+    state_.fetch_and(~kOpen, std::memory_order_acq_rel);  // every chunk is handed out: nobody joins
+    while ((state_.load(std::memory_order_acquire) & kInside) != 0) {
     }
   }
 
@@ -99,6 +105,7 @@ class Pool {
     void* ctx = nullptr;
     size_t n = 0, nchunks = 0;
   };
+  static constexpr uint32_t kOpen = 1u << 31, kInside = kOpen - 1;
 
   // Takes chunks until none is left. Chunk c covers [c*n/nchunks, (c+1)*n/nchunks).
   void Work(const Job& j, int tid) {
@@ -118,28 +125,33 @@ class Pool {
       for (unsigned i = 1; gen_.load(std::memory_order_acquire) == seen; ++i) {
         if (i % 1024 == 0 && std::chrono::steady_clock::now() - t0 > kSpin) break;
       }
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return gen_.load(std::memory_order_relaxed) != seen; });
-      seen = gen_.load(std::memory_order_relaxed);
-      if (stop_) return;
-      if (!open_) continue;  // missed that job: the others did it
-      const Job j = job_;
-      active_.fetch_add(1, std::memory_order_relaxed);
-      lk.unlock();
-      Work(j, tid);
-      active_.fetch_sub(1, std::memory_order_release);
+      if (gen_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lk(mu_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        cv_.wait(lk, [&] { return gen_.load(std::memory_order_seq_cst) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+      }
+      seen = gen_.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_acquire)) return;
+      // Join the open job, if any (it may be a later one than `seen`'s: the same either way, its chunks).
+      uint32_t st = state_.load(std::memory_order_acquire);
+      while ((st & kOpen) && !state_.compare_exchange_weak(st, st + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      }
+      if (!(st & kOpen)) continue;  // missed that job: the others did it
+      Work(job_, tid);
+      state_.fetch_sub(1, std::memory_order_release);
     }
   }
 
   std::vector<std::thread> workers_;
-  std::mutex mu_;  // guards job_, open_, stop_, joining (active_ increments)
+  std::mutex mu_;  // sleeping and waking only
   std::condition_variable cv_;
-  std::atomic<uint64_t> gen_{0};  // bumped for every job and for stop
-  std::atomic<size_t> next_{0};   // next chunk to hand out
-  std::atomic<int> active_{0};    // workers inside the current job
+  std::atomic<uint64_t> gen_{0};     // bumped for every job and for stop
+  std::atomic<uint32_t> state_{0};   // kOpen while the job takes joiners | workers inside it
+  std::atomic<size_t> next_{0};      // next chunk to hand out
+  std::atomic<int> sleepers_{0};     // workers asleep (or about to be) on cv_
+  std::atomic<bool> stop_{false};
   Job job_;
-  bool open_ = false;
-  bool stop_ = false;
 };
 
 Pool& ThePool() {

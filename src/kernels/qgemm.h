@@ -1,9 +1,12 @@
 // Quantized matrix products: B (a weight, n outputs × k inputs) quantized to
 // 8 or 4 bits in groups of 32 along k, the activations A quantized per row to
-// int16, products summed in int32 per group. Scalar references in
-// qgemm_ref.cpp, SIMD versions in qgemm_simd.cpp (SSE4.1 intrinsics, which
-// Emscripten maps to SIMD128: pmaddwd is i32x4.dot_i16x8_s). Kernels know
-// numbers only: they never allocate and never fail.
+// int16 (q_gemm: q8, and q4 as 'q4a16') or, for q4, per group of 32 to int8
+// (q4_gemm_a8, below: 'q4'), products summed in int32 per group. Scalar
+// references in qgemm_ref.cpp, SIMD versions in qgemm_simd.cpp and
+// qgemm_a8_simd.cpp (SSE4.1 intrinsics, which Emscripten maps to SIMD128:
+// pmaddwd is i32x4.dot_i16x8_s; the relaxed build's q4_gemm_a8 uses
+// i16x8.relaxed_dot_i8x16_i7x16_s). Kernels know numbers only: they never
+// allocate and never fail.
 //
 // The arithmetic (README "Quantized weights"; tools/causal_lm.py quantize_*):
 //   weights   per output row r and group g of 32 inputs: s = max|w| / Q (Q = 127 for q8, 7 for q4) in
@@ -75,6 +78,44 @@ void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, floa
 // A's rows as int16 (x, kq per row: zeros past k) and their scales t (rows of A lda apart).
 void i16_quantize_rows_ref(size_t m, size_t k, const float* a, size_t lda, int16_t* x, float* t);
 void i16_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int16_t* x, float* t);
+
+// q4 with int8 activations, per group of 32 (q4_gemm_a8; the arithmetic of dtype 'q4'). Same weights, same
+// layout; the inputs and the product:
+//   inputs    per row i and group g of 32 inputs of A: t = max|a| / 127 in float32, x = round_half_even(a ·
+//             (127 / max|a|)) in [−127, 127], int8; all 0 and t = 0 where max|a| = 0 or where 127 / max|a|
+//             overflows float32 (max|a| < 3.7e-37); t = NaN for a group holding a NaN or ±inf
+//   product   per group an exact int32 sum S = Σ x·q (|S| ≤ 32 · 127 · 7); acc += float(S) · (s · t) over the
+//             groups in order, each a rounded product, product and sum, in every build (no fused multiply-add:
+//             the baseline and relaxed builds give the same bits); c = acc · alpha [+ bias]
+// Why per group: no pass over a row for its maximum before the first product (a tile quantizes each block of
+// 512 inputs as it goes), and a row's large values bound only their own group's rounding; measured, the twin
+// with int8 per row is as accurate (bench/quant_choices.py). The extra s · t is one multiply per 4 outputs and
+// group. Why int8: the relaxed build multiplies the weights' nibbles u = q + 8 (0 … 15, the i7 operand, whose
+// signedness the engine may choose: it cannot matter here) with x (the i8 operand) by
+// i16x8.relaxed_dot_i8x16_i7x16_s, 16 multiply-adds per instruction (pmaddubsw on x64), and sums a group's 32
+// inputs in int16 lanes, each starting at −8 × the sum of its 16 inputs (Σ x·q = Σ x·u − 8·Σ x) and ending at 16
+// products x·q, |·| ≤ 14224: exact (the adds wrap modulo 2^16 in between), then one widening per 4 outputs. The
+// baseline build computes the same S with i32x4.dot_i16x8_s on x widened to int16, as q_gemm does. (The i32x4
+// form, relaxed_dot_i8x16_i7x16_add_s, ran at a quarter of the i16x8 form's rate in Node 20: V8 11.3 does not
+// emit vpdpbusd; bench/relaxed_dot.mjs.) The weights' error (q4: s / 2 = max|w| / 14 per group) dwarfs the
+// activations' (max|a| / 254): docs/weights.md gives the measured accuracy against 'q4a16'.
+// Layout of the activations (the kernels' and the tests'): x (m, kq) int8 in input order, t (m, G) per group.
+void i8_quantize_rows_ref(size_t m, size_t k, const float* a, size_t lda, int8_t* x, float* t);
+void i8_quantize_rows(size_t m, size_t k, const float* a, size_t lda, int8_t* x, float* t);
+// C(m, n) as q_gemm's arguments (a q4 B), A quantized inside as i8_quantize_rows does. One row gives the GEMM's
+// row bit for bit; the relaxed build gives the baseline's bits.
+void q4_gemm_a8_ref(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
+                    size_t bn, size_t j0, const float* bias, float alpha);
+void q4_gemm_a8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
+                size_t bn, size_t j0, const float* bias, float alpha);
+// A decoding step's row quantized once, ahead of the product, for the threads that share it (each a window of
+// panels: ops/parallel_gemm.cpp): q4_a8_quantize_row writes the row's quantized inputs (the kernels' own
+// layout, q4_a8_row_bytes(k) bytes, 16-byte aligned; owner: the caller), q4_gemv_a8 computes c[0, n) from them
+// for the outputs [j0, j0 + n): q4_gemm_a8's row, bit for bit.
+size_t q4_a8_row_bytes(size_t k);
+void q4_a8_quantize_row(size_t k, const float* a, void* row);
+void q4_gemv_a8(size_t n, size_t k, float* c, const void* row, const uint8_t* bp, size_t bn, size_t j0,
+                const float* bias, float alpha);
 
 // C(m, n) = alpha · (A · Bᵀ) [+ bias] for the outputs [j0, j0 + n) (j0 a multiple of 8) of a B of bn outputs and k inputs,
 // A (m, k) float rows lda apart, quantized inside as i16_quantize_rows does (so no scratch: a tile's rows are

@@ -11,6 +11,7 @@ namespace aw {
 namespace {
 
 kernels::QBits Bits(WeightType t) { return t == WeightType::kQ8 ? kernels::QBits::kQ8 : kernels::QBits::kQ4; }
+bool Quantized(WeightType t) { return t == WeightType::kQ8 || t == WeightType::kQ4 || t == WeightType::kQ4A16; }
 kernels::Half Half(WeightType t) { return t == WeightType::kBF16 ? kernels::Half::kBF16 : kernels::Half::kF16; }
 
 // The layout's bytes, without the 64 of slack.
@@ -20,7 +21,8 @@ size_t PackedBytes(WeightType t, size_t n, size_t k) {
     case WeightType::kBF16:
     case WeightType::kF16: return kernels::h16_packed_count(n, k) * 2;
     case WeightType::kQ8:
-    case WeightType::kQ4: return kernels::q_packed_bytes(Bits(t), n, k);
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: return kernels::q_packed_bytes(Bits(t), n, k);
   }
   return 0;
 }
@@ -41,7 +43,7 @@ Status PackedWeight::Reserve(WeightType t) {
   // fifth of its time): every row a layout holds is written by PutRow, the real ones by the loader and the
   // padding ones (columns past n, up to the layout's panel or pair) here, as zero rows; then the tail.
   const size_t padded = t == WeightType::kF32 ? kernels::f32_gemm_packed_cols(n_)
-                        : t == WeightType::kQ8 || t == WeightType::kQ4 ? (n_ + 7) / 8 * 8
+                        : Quantized(t) ? (n_ + 7) / 8 * 8
                                                                        : kernels::h16_packed_cols(n_);
   if (padded > n_) {
     BufferT<float> zero;
@@ -60,7 +62,8 @@ void PackedWeight::PutRow(size_t r, const float* w) {
     case WeightType::kBF16:
     case WeightType::kF16: kernels::h16_packed_put_row(Half(type_), n_, k_, r, w, reinterpret_cast<uint16_t*>(b)); break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_pack_row(Bits(type_), n_, k_, r, w, b); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_pack_row(Bits(type_), n_, k_, r, w, b); break;
   }
 }
 
@@ -73,7 +76,8 @@ void PackedWeight::PutRows(size_t r0, size_t count, const float* w, size_t ldw) 
       for (size_t i = 0; i < count; ++i) PutRow(r0 + i, w + i * ldw);
       break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_pack_rows(Bits(type_), n_, k_, r0, count, w, ldw, b); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_pack_rows(Bits(type_), n_, k_, r0, count, w, ldw, b); break;
   }
 }
 
@@ -90,7 +94,8 @@ void PackedWeight::GetRow(size_t r, float* w) const {
     case WeightType::kBF16:
     case WeightType::kF16: kernels::h16_packed_get_row(Half(type_), n_, k_, r, reinterpret_cast<const uint16_t*>(b), w); break;
     case WeightType::kQ8:
-    case WeightType::kQ4: kernels::q_unpack_row(Bits(type_), n_, k_, r, b, w); break;
+    case WeightType::kQ4:
+    case WeightType::kQ4A16: kernels::q_unpack_row(Bits(type_), n_, k_, r, b, w); break;
   }
 }
 
@@ -114,7 +119,8 @@ void PackedWeight::Product(size_t m, const float* x, size_t ldx, float* y, size_
       ParallelGemmH16(Half(type_), m, n_, k_, y, ldy, x, ldx, reinterpret_cast<const uint16_t*>(b), n_, bias, alpha);
       break;
     case WeightType::kQ8:
-    case WeightType::kQ4: ParallelQGemm(Bits(type_), m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
+    case WeightType::kQ4A16: ParallelQGemm(Bits(type_), m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
+    case WeightType::kQ4: ParallelQ4GemmA8(m, n_, k_, y, ldy, x, ldx, b, bias, alpha); break;
   }
 }
 

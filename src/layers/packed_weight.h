@@ -1,8 +1,9 @@
 // PackedWeight: a weight matrix W (n outputs × k inputs: torch's Linear weight (out, in), an embedding table
-// (num, dim)) in the layout its matrix kernels read, stored once, in one of five types:
+// (num, dim)) in the layout its matrix kernels read, stored once, in one of six types:
 //   f32, bf16, f16   packed panels of kernels/gemm.h (16-bit floats kept as the checkpoint holds them: the
 //                    products are bit-identical to float32 on the widened values)
-//   q8, q4           groups of 32 inputs quantized symmetrically, round to nearest even (kernels/qgemm.h)
+//   q8, q4, q4a16    groups of 32 inputs quantized symmetrically, round to nearest even (kernels/qgemm.h); q4
+//                    and q4a16 hold the same bytes, their products take int8 (q4) or int16 (q4a16) activations
 // It is the parameter's only copy in a loaded model: rows go in as floats (PutRow: from any file dtype, the
 // conversion to the type here exact for a 16-bit float written back as itself) and come out as floats
 // (GetRow: embedding lookups, the tied head's check). Products: Product() below (one call per projection,

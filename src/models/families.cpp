@@ -136,7 +136,7 @@ Status CheckOwnKeys(const JsonValue& config, const std::string& root) { return i
 
 std::string FamilyInfoJson(const Module& m, const Family& f) {
   // weightBytes: in all; weightTypes: by how they are kept ({"bf16": …, "f32": …}, the types held only).
-  const std::array<size_t, 5> by = m.ParamBytesByType();
+  const std::array<size_t, kWeightTypes> by = m.ParamBytesByType();
   size_t total = 0;
   std::string types;
   for (size_t t = 0; t < by.size(); ++t) {

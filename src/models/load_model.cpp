@@ -62,7 +62,8 @@ Status CheckFits(const io::StTensor& t, size_t row, size_t n, const float* v, We
 bool ParseDtype(std::string_view dtype, bool* as_stored, WeightType* t) {
   *as_stored = dtype.empty();
   if (dtype.empty()) return true;
-  for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4})
+  for (WeightType w : {WeightType::kF32, WeightType::kBF16, WeightType::kF16, WeightType::kQ8, WeightType::kQ4,
+                       WeightType::kQ4A16})
     if (dtype == WeightTypeName(w)) {
       *t = w;
       return true;
@@ -169,7 +170,7 @@ struct ModelLoader::State {
   std::string tied_message;
   bool begun = false;
   bool planning = false;                    // PlanOnly: nothing reserved, the stores' bytes summed here
-  std::array<size_t, 5> planned{};          // by weight type
+  std::array<size_t, kWeightTypes> planned{};          // by weight type
 
   // Which tensors fill which parameters (the family's names), each target's geometry, the stores reserved.
   Status MatchTensors(std::vector<File>& files, bool as_stored, WeightType chosen);
@@ -194,7 +195,7 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
   bool as_stored = true;
   WeightType chosen = WeightType::kF32;
   if (!ParseDtype(dtype, &as_stored, &chosen))
-    return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got '" +
+    return ArgError("dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16' (or nothing: the weights as stored), got '" +
                     std::string(dtype) + "'");
   io::JsonValue root;
   AW_RETURN_IF_ERROR(BuildModel(expected, config_json, files, &root, &st.family, &st.model));

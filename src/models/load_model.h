@@ -44,7 +44,7 @@ class ModelLoader {
   // expected: a family's kind ("causal_lm", "encoder", "translator", "vit") or "" (any). config_json: a Hugging
   // Face config.json's text, or "" (the first file's attnwasm.config). index_json: a sharded checkpoint's
   // model.safetensors.index.json ("" for one file): its weight_map must name, for every tensor, the file that
-  // holds it. dtype: "" (every weight as stored), "f32", "bf16", "f16", "q8" or "q4" (the model's matrices:
+  // holds it. dtype: "" (every weight as stored), "f32", "bf16", "f16", "q8", "q4" or "q4a16" (the model's matrices:
   // its Linear weights and embedding tables; norms and biases stay float32).
   Status Begin(std::string_view expected, std::string_view config_json, std::vector<File> files,
                std::string_view index_json, std::string_view dtype);
@@ -60,7 +60,7 @@ class ModelLoader {
   // (the elements of every parameter it keeps).
   struct Plan {
     const Family* family = nullptr;
-    std::array<size_t, 5> bytes_by_type{};
+    std::array<size_t, kWeightTypes> bytes_by_type{};
     uint64_t parameters = 0;
   };
   Status PlanOnly(std::string_view expected, std::string_view config_json, std::vector<File> files,

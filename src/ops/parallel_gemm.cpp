@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/parallel.h"
+#include "core/workspace.h"
 #include "kernels/gemm.h"
 
 namespace aw {
@@ -14,6 +15,13 @@ namespace {
 constexpr size_t kMinParallelMacs = size_t(1) << 18;
 // Smallest block worth handing to a thread.
 constexpr size_t kMinChunkMacs = size_t(1) << 16;
+// Whether this build runs threads at all (the single-thread wasm build does not: what only threads use is left
+// out of its .wasm).
+#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
+constexpr bool kThreadsBuilt = true;
+#else
+constexpr bool kThreadsBuilt = false;
+#endif
 
 size_t CeilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -82,6 +90,30 @@ void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, siz
   Split(m, n, k, 8, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
     kernels::q_gemm(b, r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, n, c0,
                     bias ? bias + c0 : nullptr, alpha);
+  });
+}
+
+void ParallelQ4GemmA8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
+                      const float* bias, float alpha) {
+  // A decoding step's row split over threads by windows of panels: quantized once here, not once per window
+  // (at SmolLM2-135M's down_proj a window's share of quantizing 1536 inputs was a third of its product). Where
+  // the scratch is not to be had, each window quantizes it as the GEMM does: the same bits either way.
+  if constexpr (kThreadsBuilt) {
+    if (m == 1 && NumThreads() > 1 && n * k >= kMinParallelMacs) {
+      ScratchScope scope;
+      uint8_t* row = nullptr;
+      if (scope.Take(kernels::q4_a8_row_bytes(k), "a quantized row", &row).ok()) {
+        kernels::q4_a8_quantize_row(k, a, row);
+        Split(m, n, k, 8, [&](size_t, size_t, size_t c0, size_t c1) {
+          kernels::q4_gemv_a8(c1 - c0, k, c + c0, row, bp, n, c0, bias ? bias + c0 : nullptr, alpha);
+        });
+        return;
+      }
+    }
+  }
+  Split(m, n, k, 8, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    kernels::q4_gemm_a8(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, n, c0,
+                        bias ? bias + c0 : nullptr, alpha);
   });
 }
 

@@ -28,5 +28,8 @@ void ParallelGemmH16(kernels::Half h, size_t m, size_t n, size_t k, float* c, si
                      const uint16_t* bp, size_t bp_cols, const float* bias, float alpha);
 void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                    const uint8_t* bp, const float* bias, float alpha);
+// q4 with int8 activations (kernels::q4_gemm_a8), the same split.
+void ParallelQ4GemmA8(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda, const uint8_t* bp,
+                      const float* bias, float alpha);
 
 }  // namespace aw

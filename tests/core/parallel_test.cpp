@@ -1,13 +1,15 @@
 // Tests for src/core/parallel.h: every unit is visited exactly once, thread
 // ids are in range and never run two chunks at once, nested loops run
-// serially on the caller's tid, the pool survives many back-to-back jobs and
-// resizes, and ParallelForRowBlocks cuts a (batches, rows) grid on block
+// serially on the caller's tid, workers asleep between jobs wake for the next
+// one, the pool survives many back-to-back jobs and resizes, and ParallelForRowBlocks cuts a (batches, rows) grid on block
 // boundaries. Natively the pool runs real std::threads.
 #include "core/parallel.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace aw {
@@ -68,6 +70,25 @@ TEST(Parallel, UsesMoreThanOneThread) {
     });
   }
   EXPECT_EQ(seen_worker.load(), 1);
+}
+
+// Workers that went to sleep between jobs (idle past their spin) are woken by the next job: every chunk of a job
+// waits (bounded, seconds) until every thread has a chunk in hand, which only all threads joining ends early. Each
+// of several sleeps: a lost wake-up leaves the caller alone and the job runs into its bound.
+TEST(Parallel, SleepingWorkersWakeForTheNextJob) {
+  Threads t(3);
+  for (int rep = 0; rep < 5; ++rep) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // > the pool's spin: the workers sleep
+    std::atomic<int> inside{0}, all_met{0};
+    ParallelFor(3, 1, [&](size_t, size_t, int) {
+      ++inside;
+      const auto t0 = std::chrono::steady_clock::now();
+      while (inside.load() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+      }
+      if (inside.load() == 3) ++all_met;
+    });
+    EXPECT_EQ(all_met.load(), 3) << "rep " << rep;
+  }
 }
 
 TEST(Parallel, NestedRunsSeriallyOnTheCallersTid) {

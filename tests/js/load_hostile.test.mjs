@@ -219,7 +219,7 @@ test('headers that lie: offsets past the end, a length past the file or over the
 });
 
 test("dtype 'q5' (and a dtype that is no string)", async () => {
-  await refused(aw.loadModel(bytes, { config, dtype: 'q5' }), [/^dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4'.*got 'q5'/]);
+  await refused(aw.loadModel(bytes, { config, dtype: 'q5' }), [/^dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16'.*got 'q5'/]);
   const st = stream(bytes);
   await refused(aw.loadModel(st, { config, dtype: 'q5' }), ["got 'q5'"], { streams: [st] });
   await assert.rejects(aw.loadModel(bytes, { config, dtype: 4 }), (e) => e instanceof TypeError && /^dtype: /.test(e.message));

@@ -259,7 +259,7 @@ TEST(ModelLoader, BrokenStreamsAndOptionsAreErrorsNamingTheFileOrTensor) {
   std::vector<ModelLoader::File> h2(1);
   h2[0] = {"m", c.file, c.bytes.size()};
   e = other.Begin("", c.config, std::move(h2), "", "q3");
-  EXPECT_EQ(e.message(), "dtype: expected 'f32', 'bf16', 'f16', 'q8' or 'q4' (or nothing: the weights as stored), got 'q3'");
+  EXPECT_EQ(e.message(), "dtype: expected 'f32', 'bf16', 'f16', 'q8', 'q4' or 'q4a16' (or nothing: the weights as stored), got 'q3'");
 }
 
 // A weight that a 16-bit type cannot hold (a float32 1e6 made float16 would be inf, and every logit NaN) is an

@@ -2,7 +2,8 @@
 // gives results bit-identical to one kernel call (blocks of whole micro-tiles
 // and panels), at sizes around the tiles and above the parallel threshold,
 // with strided operands, bias, and column windows of a wider packed B; and
-// it leaves the cells outside C's (m, n) region alone.
+// it leaves the cells outside C's (m, n) region alone. The quantized products (ParallelQGemm for q8 and q4a16,
+// ParallelQ4GemmA8 for q4) likewise, with 1 to 3 threads.
 #include "ops/parallel_gemm.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 
 #include "core/parallel.h"
 #include "kernels/gemm.h"
+#include "kernels/qgemm.h"
 
 namespace aw {
 namespace {
@@ -74,6 +76,36 @@ TEST(ParallelGemm, PackedWindowBitIdenticalToOneCall) {
       EXPECT_TRUE(test::bit_identical(got, want)) << "window " << which << " threads " << threads;
     }
     SetNumThreads(1);
+  }
+}
+
+TEST(ParallelGemm, QuantizedBitIdenticalToOneCall) {
+  std::mt19937 rng(9);
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  for (Case c : {Case{1, 1001, 300}, Case{1, 515, 1100}, Case{1, 64, 4100}}) cases.push_back(c);  // decoding steps
+  for (const Case& c : cases) {
+    const size_t lda = c.k + 3, ldc = c.n + 2;
+    const auto a = Random(rng, c.m * lda), w = Random(rng, c.n * c.k), bias = Random(rng, c.n);
+    for (int kind = 0; kind < 3; ++kind) {  // q8, q4a16 (int16 activations), q4 (int8)
+      const kernels::QBits b = kind == 0 ? kernels::QBits::kQ8 : kernels::QBits::kQ4;
+      std::vector<uint8_t> bp(kernels::q_packed_bytes(b, c.n, c.k) + 64, 0);
+      kernels::q_pack_rows(b, c.n, c.k, 0, c.n, w.data(), c.k, bp.data());
+      auto run = [&](float* out, bool one_call) {
+        if (one_call && kind < 2) kernels::q_gemm(b, c.m, c.n, c.k, out, ldc, a.data(), lda, bp.data(), c.n, 0, bias.data(), 0.75f);
+        else if (one_call) kernels::q4_gemm_a8(c.m, c.n, c.k, out, ldc, a.data(), lda, bp.data(), c.n, 0, bias.data(), 0.75f);
+        else if (kind < 2) ParallelQGemm(b, c.m, c.n, c.k, out, ldc, a.data(), lda, bp.data(), bias.data(), 0.75f);
+        else ParallelQ4GemmA8(c.m, c.n, c.k, out, ldc, a.data(), lda, bp.data(), bias.data(), 0.75f);
+      };
+      std::vector<float> want(c.m * ldc, kSentinel);
+      run(want.data(), true);
+      for (int threads : {1, 2, 3}) {
+        SetNumThreads(threads);
+        std::vector<float> got(c.m * ldc, kSentinel);
+        run(got.data(), false);
+        EXPECT_TRUE(test::bit_identical(got, want)) << c.m << "x" << c.n << "x" << c.k << " kind " << kind << " threads " << threads;
+      }
+      SetNumThreads(1);
+    }
   }
 }
 
