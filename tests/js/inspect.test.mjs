@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
 import { inspect } from '../../bindings/inspect/index.js';
 import { estimateBytes, paddingBound, SIZED } from '../../bindings/inspect/memory.js';
+import { WEIGHT_TYPES } from '../../bindings/native_constants.js';
 import { writeCheckpoint, parameterCount, SHAPES } from '../../tools/make_checkpoint.mjs';
 import { lmConfig, lmTensors, safetensors, sharded } from './lm_checkpoint.mjs';
 import { startHub } from './hub_server.mjs';
@@ -310,7 +311,7 @@ test('a runtime\'s provider: its header and plan answer, exact bytes, its refusa
   const r = await inspect(bytes, { config, native });
   const n = Number(new DataView(bytes.buffer).getBigUint64(0, true));
   assert.deepEqual(calls, [['header', 8 + n, bytes.byteLength],
-    ...['', 'f32', 'bf16', 'f16', 'q8', 'q4'].map((d) => ['plan', [['source', 8 + n, bytes.byteLength]], '', d])]);
+    ...['', ...WEIGHT_TYPES].map((d) => ['plan', [['source', 8 + n, bytes.byteLength]], '', d])]);
   assert.equal(r.memoryExact, true);
   assert.deepEqual(r.memory.q8, { weightBytes: 3, weightTypes: { f32: 3 } });
   assert.deepEqual(r.tensors, [{ name: 'w', dtype: 'F32', shape: [2, 3], file: 'source' }]);
