@@ -8,6 +8,7 @@
 
 #include "core/buffer.h"
 #include "kernels/gemm.h"
+#include "kernels/pack.h"
 #include "kernels/qgemm.h"
 #include "ops/attention.h"
 #include "ops/parallel_gemm.h"

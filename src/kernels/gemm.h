@@ -116,26 +116,7 @@ void h16_gemm_packed_window(Half h, size_t m, size_t n, size_t k, float* c, size
 void h16_gemv_packed_window(Half h, size_t n, size_t k, float* c, const float* a, const uint16_t* bp, size_t bp_cols,
                             size_t j0, const float* bias, float alpha);
 
-// ---- one row of B at a time (gemm_rows.cpp: a checkpoint's rows as they load, an embedding's row at lookup) ----
-// Row r of B (its k values) into or out of a packed B of n columns, depth k: float32 (the f32 layout) or
-// 16-bit (the h16 layout; in: rounded to nearest even, out: widened exactly). Scalar, one pass per k block.
-void f32_packed_put_row(size_t n, size_t k, size_t r, const float* w, float* bp);
-void f32_packed_get_row(size_t n, size_t k, size_t r, const float* bp, float* w);
-void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, uint16_t* bp);
-void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w);
-// The same from the row's 16-bit patterns as bytes (little-endian, any alignment: a file's row), copied.
-void h16_packed_put_row_bits(size_t n, size_t k, size_t r, const uint8_t* bits, uint16_t* bp);
-// Rows r0 … r0 + count − 1 at once (w: rows ldw floats apart; bits: rows ld bytes apart): the bytes of count
-// single-row calls, which the _ref versions are. f32_packed_put_rows writes each whole panel the rows cover
-// (8 rows from a multiple of 8) input by input (scalar, gemm_rows.cpp); h16_packed_put_rows_bits
-// (pack_simd.cpp) each whole panel pair (16 rows from a multiple of 16, k a multiple of 8) by register
-// transposes; the rest go one row at a time.
-void f32_packed_put_rows_ref(size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, float* bp);
-void f32_packed_put_rows(size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, float* bp);
-void h16_packed_put_rows_bits_ref(size_t n, size_t k, size_t r0, size_t count, const uint8_t* bits, size_t ld,
-                                  uint16_t* bp);
-void h16_packed_put_rows_bits(size_t n, size_t k, size_t r0, size_t count, const uint8_t* bits, size_t ld,
-                              uint16_t* bp);
+// One row or a panel of rows of B into or out of these layouts, and the quantized layout's: kernels/pack.h.
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels
 // of depth k, ap[(i / MR)·k·MR + p·MR + i % MR]; rows from m up to the next

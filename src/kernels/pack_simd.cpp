@@ -1,8 +1,8 @@
 // The loader's SIMD kernels: bfloat16 bytes widened (kernels/convert.h f32_from_bf16_bytes), and the multi-row
-// writers of a packed B (kernels/gemm.h "rows of B at a time", kernels/qgemm.h q_pack_rows): a loading
+// writers of a packed B (kernels/pack.h: f32_packed_put_rows, h16_packed_put_rows_bits, q_pack_rows): a loading
 // checkpoint's rows go into the kernels' layouts a whole panel at a time, as register
 // transposes, instead of one strided element at a time. SSE4.1 intrinsics (Emscripten maps them to SIMD128).
-// Scalar twins: the _ref versions (convert.cpp; gemm_rows.cpp, qgemm_ref.cpp: one row at a time), which these
+// Scalar twins: the _ref versions (convert.cpp; pack_ref.cpp: one row at a time), which these
 // equal byte for byte (tests/kernels/pack_test.cpp). Rows that do not cover a whole panel, and k not a multiple of
 // the transposes' width (4 floats, 8 halves, the group of 32: never so in a released checkpoint), go through them.
 //
@@ -16,8 +16,7 @@
 #include <smmintrin.h>
 
 #include "kernels/convert.h"
-#include "kernels/gemm.h"
-#include "kernels/qgemm.h"
+#include "kernels/pack.h"
 #include "kernels/simd_int.h"
 
 namespace aw::kernels {

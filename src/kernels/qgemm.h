@@ -44,6 +44,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace aw::kernels {
 
@@ -51,11 +52,14 @@ constexpr size_t kQGroup = 32;  // inputs per quantization group
 enum class QBits { kQ8, kQ4 };
 
 constexpr size_t kQBlockGroups = 16;  // groups per block of inputs (the layout's and the kernels' unit)
+constexpr size_t kQPanelCols = 8;     // outputs of a panel (as the f32 layout's kGemmNR)
+// The outputs a quantized B holds: n rounded up to whole panels.
+constexpr size_t q_packed_cols(size_t n) { return (n + kQPanelCols - 1) / kQPanelCols * kQPanelCols; }
 constexpr size_t q_padded_k(size_t k) { return (k + kQGroup - 1) / kQGroup * kQGroup; }
 constexpr size_t q_group_bytes(QBits b) { return b == QBits::kQ8 ? 32 + 256 : 32 + 128; }
 // Bytes of a quantized B of n outputs and k inputs.
 constexpr size_t q_packed_bytes(QBits b, size_t n, size_t k) {
-  return (n + 7) / 8 * (q_padded_k(k) / kQGroup) * q_group_bytes(b);
+  return q_packed_cols(n) / kQPanelCols * (q_padded_k(k) / kQGroup) * q_group_bytes(b);
 }
 // Byte offset of panel jp's group g in a quantized B of n outputs and k inputs (the layout above).
 constexpr size_t q_group_offset(QBits b, size_t n, size_t k, size_t jp, size_t g) {
@@ -64,16 +68,29 @@ constexpr size_t q_group_offset(QBits b, size_t n, size_t k, size_t jp, size_t g
   return (g0 * NP + jp * gbs + (g - g0)) * q_group_bytes(b);
 }
 
-// Quantizes output row r of B (k floats) into bp (of n outputs, k inputs). Rows past n in a panel stay as
-// the caller zeroed them.
-void q_pack_row(QBits b, size_t n, size_t k, size_t r, const float* w, uint8_t* bp);
-// Rows r0 … r0 + count − 1 (rows ldw floats apart) at once: the bytes of count q_pack_row calls (the _ref
-// version is those calls; the other, pack_simd.cpp, quantizes each whole panel of 8 rows the rows cover in
-// SIMD registers, k a multiple of 32).
-void q_pack_rows_ref(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp);
-void q_pack_rows(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp);
-// Row r of B as its dequantized floats q · s (k of them).
-void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, float* w);
+// Where an element of the layout sits, for the scalar code that reads or writes one at a time (the references,
+// the packers of kernels/pack.h). q4: output c (0 … 7) of its panel and input `within` (0 … 31) of its group →
+// the byte in the group and the shift in the byte.
+inline void q4_position(size_t c, size_t within, size_t* byte, size_t* shift) {
+  const size_t o = within / 8, i = within % 8 / 2, bit = (within % 2) * 16 + 4 * i;
+  *byte = 32 + (2 * o + c / 4) * 16 + (c % 4) * 4 + bit / 8;
+  *shift = bit % 8;
+}
+// q of output r, input kk (of a B of n outputs, k inputs).
+inline int q_at(QBits b, size_t n, size_t k, const uint8_t* bp, size_t r, size_t kk) {
+  const uint8_t* grp = bp + q_group_offset(b, n, k, r / 8, kk / kQGroup);
+  const size_t c = r % 8, within = kk % kQGroup, p = within / 2, s = within % 2;
+  if (b == QBits::kQ8) return int(int8_t(grp[32 + p * 16 + c * 2 + s]));
+  size_t byte = 0, shift = 0;
+  q4_position(c, within, &byte, &shift);
+  return int((grp[byte] >> shift) & 0x0F) - 8;
+}
+// The scale s of output r, group g.
+inline float scale_at(QBits b, size_t n, size_t k, const uint8_t* bp, size_t r, size_t g) {
+  float s;
+  std::memcpy(&s, bp + q_group_offset(b, n, k, r / 8, g) + (r % 8) * 4, 4);
+  return s;
+}
 
 // A's rows as int16 (x, kq per row: zeros past k) and their scales t (rows of A lda apart).
 void i16_quantize_rows_ref(size_t m, size_t k, const float* a, size_t lda, int16_t* x, float* t);

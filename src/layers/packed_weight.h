@@ -8,6 +8,7 @@
 // conversion to the type here exact for a 16-bit float written back as itself) and come out as floats
 // (GetRow: embedding lookups, the tied head's check). Products: Product() below (one call per projection,
 // split over the thread pool, bit-identical for any thread count).
+// What each type takes (its layout's bytes, packers and product) is a row of layers/weight_types.h's table.
 // Owner: the layer holding it (a Linear, an Embedding); its bytes are allocated by Reserve.
 #pragma once
 #include <cstddef>

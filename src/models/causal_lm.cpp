@@ -19,6 +19,7 @@
 #include "kernels/activation.h"
 #include "kernels/elementwise.h"
 #include "kernels/gemm.h"
+#include "models/causal_lm_blocks.h"
 #include "layers/residual.h"
 #include "layers/rope_scaling.h"
 #include "kernels/rope.h"
@@ -156,15 +157,10 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
                          (attention ? H * S * sizeof(float) : 0);
   const size_t chunk = step ? nseq : WorkPieceEntries(T, per_row, slabs);
   const float scale = float(c.query_scale > 0 ? c.query_scale : 1.0 / std::sqrt(double(D)));
-  auto rotate = [&](const float* table, size_t tokens, float* rows, size_t heads, size_t ld_token) {
-    for (size_t t = 0; t < tokens; ++t)
-      kernels::f32_rope_half(heads, R, rows + t * ld_token, D, table + t * R, table + t * R + R / 2);
-  };
+  const LmCall call{&c, E, H, Hkv, D, QD, KD, I, L, R, T, len, S, cap, scale, attention};
 
   for (size_t l = 0; l < L; ++l) {
     CausalLmLayer& ly = *layers_[l];
-    float* kc = cache->k[l].data();  // (batch, cap, KD)
-    float* vc = cache->v[l].data();
     // This layer's keys: a sliding layer's window (and the caller's, if narrower); its RoPE table, or none.
     const size_t sw = c.sliding(l) ? size_t(c.sliding_window) : 0;
     const size_t win = sw && window ? std::min(sw, window) : sw ? sw : window;
@@ -182,92 +178,10 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
         if (c.fused_qkv) AW_RETURN_IF_ERROR(g.Take(rows * (QD + 2 * KD), "q, k and v rows", &qkv));
         ResidualBlocks res;
         AW_RETURN_IF_ERROR(res.Begin(&g, c.sandwich ? NormPlace::kSandwich : NormPlace::kPre, rows, E));
-        // Attention: keys and values of the group's rows into the cache, then every query of the group
-        // over its sequence's keys up to its own position.
-        auto attend = [&](const float* h, float* y) -> Status {
-          const size_t QKV = QD + 2 * KD;
-          if (c.fused_qkv) ly.qkv_proj.Apply(rows, h, E, qkv, QKV);
-          else ly.q_proj.Apply(rows, h, E, q, QD);
-          for (size_t s = 0; s < gs; ++s) {
-            const size_t b = b0 + s;
-            float* krow = kc + (b * cap + len + t0) * KD;
-            float* vrow = vc + (b * cap + len + t0) * KD;
-            float* qs = q + s * gl * QD;
-            if (c.fused_qkv) {  // Phi-3: each row q | k | v
-              for (size_t t = 0; t < gl; ++t) {
-                const float* row = qkv + (s * gl + t) * QKV;
-                std::memcpy(qs + t * QD, row, QD * sizeof(float));
-                std::memcpy(krow + t * KD, row + QD, KD * sizeof(float));
-                std::memcpy(vrow + t * KD, row + QD + KD, KD * sizeof(float));
-              }
-            } else {
-              ly.k_proj.Apply(gl, h + s * gl * E, E, krow, KD);
-              ly.v_proj.Apply(gl, h + s * gl * E, E, vrow, KD);
-            }
-            if (c.qk_norm) {  // every head's row of D, before RoPE
-              ly.q_norm.Apply(gl * H, qs, D, qs, D);
-              ly.k_norm.Apply(gl * Hkv, krow, D, krow, D);
-            }
-            if (table) {
-              rotate(table + t0 * R, gl, qs, H, QD);
-              rotate(table + t0 * R, gl, krow, Hkv, KD);
-            }
-          }
-          // Every query of the group over its sequence's keys up to its own position (and, with a window, from
-          // `win` keys back: the core skips the chunks before it).
-          const size_t end = len + t0 + gl;  // keys written so far (of these sequences)
-          float* wbuf = nullptr;
-          if (attention) AW_RETURN_IF_ERROR(g.Take(gs * H * gl * end, "attention weights", &wbuf));
-          AttnShape sh;
-          sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
-          sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
-          sh.scale = scale;
-          sh.causal = true;
-          sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-          sh.window = win;
-          sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
-          sh.masked_keys = end;
-          sh.weights = attention != nullptr;
-          const size_t group = H / Hkv;
-          auto head = [&](size_t s, size_t hh) {
-            const size_t b = b0 + s, kvh = hh / group;
-            AttnHead at;
-            at.q = q + s * gl * QD + hh * D;
-            at.k = kc + b * cap * KD + kvh * D;
-            at.v = vc + b * cap * KD + kvh * D;
-            at.out = a + s * gl * QD + hh * D;
-            if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
-            return at;
-          };
-          AW_RETURN_IF_ERROR(Attend(sh, gs, H, head));
-          if (attention && t0 + gl == T) {  // the last new token's row of every head: (batch, L, H, S)
-            for (size_t s = 0; s < gs; ++s)
-              for (size_t hh = 0; hh < H; ++hh) {
-                const float* row = wbuf + ((s * H + hh) * gl + gl - 1) * end;
-                std::copy(row, row + end, attention + (((b0 + s) * L + l) * H + hh) * S);
-              }
-          }
-          ly.o_proj.Apply(rows, a, QD, y, E);
-          return Status::OK();
-        };
-        // MLP: down(act(gate(h)) · up(h)), act silu (SwiGLU) or gelu tanh (GeGLU); Phi-3's gate_up rows are
-        // gate | up.
-        auto mlp = [&](const float* h, float* y) -> Status {
-          const auto act = c.act == LmActivation::kGeluTanh ? kernels::f32_gelu_tanh : kernels::f32_silu;
-          if (c.fused_gate_up) {
-            ly.gate_up_proj.Apply(rows, h, E, gu, 2 * I);
-            for (size_t r = 0; r < rows; ++r) {
-              act(I, gu + r * 2 * I);
-              kernels::f32_mul(I, gu + r * 2 * I, gu + r * 2 * I + I);
-            }
-            ly.down_proj.Apply(rows, gu, 2 * I, y, E);
-          } else {
-            ly.gate_proj.Apply(rows, h, E, gu, I);
-            ly.up_proj.Apply(rows, h, E, gu + rows * I, I);
-            act(rows * I, gu);  // the gated product act(gate) · up, in gu
-            kernels::f32_mul(rows * I, gu, gu + rows * I);
-            ly.down_proj.Apply(rows, gu, I, y, E);
-          }
+        const LmRows r{b0, gs, t0, gl, rows, q, a, gu, qkv};
+        auto attend = [&](const float* h, float* y) { return LmAttention(call, ly, l, cache, table, win, r, &g, h, y); };
+        auto mlp = [&](const float* h, float* y) {
+          LmMlp(call, ly, r, h, y);
           return Status::OK();
         };
         if (c.sandwich) {  // Gemma: x += post(f(pre(x))) for both blocks

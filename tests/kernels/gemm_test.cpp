@@ -5,6 +5,7 @@
 // strided leading dimensions, bias null and not, alpha != 1, row scales,
 // large magnitudes; and that nothing outside C's (m, n) region is written.
 #include "kernels/gemm.h"
+#include "kernels/pack.h"
 #include "kernels/convert.h"
 
 #include <gtest/gtest.h>

@@ -7,6 +7,7 @@
 // NaN and ±inf in a group, zero and −0 groups, subnormals, exact halves between two steps (ties to even).
 #include "kernels/convert.h"
 #include "kernels/gemm.h"
+#include "kernels/pack.h"
 #include "kernels/qgemm.h"
 
 #include <gtest/gtest.h>

@@ -5,6 +5,7 @@
 // their bound (every x = ±127, every nibble 15 or 1), a row quantized once and its windows (q4_a8_quantize_row,
 // q4_gemv_a8: the GEMM's row), and the product against the float64 product of the
 // dequantized operands (what tools/causal_lm.py's twin computes).
+#include "kernels/pack.h"
 #include "kernels/qgemm.h"
 
 #include <gtest/gtest.h>

@@ -5,6 +5,7 @@
 // one-row product equal to the GEMM's row, and the products against the float product of the dequantized
 // operands (the arithmetic tools/causal_lm.py reproduces).
 #include "kernels/gemm.h"
+#include "kernels/pack.h"
 #include "kernels/qgemm.h"
 
 #include <gtest/gtest.h>

@@ -16,6 +16,7 @@
 
 #include "core/parallel.h"
 #include "kernels/gemm.h"
+#include "kernels/pack.h"
 #include "kernels/qgemm.h"
 
 namespace aw {

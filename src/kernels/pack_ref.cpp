@@ -1,10 +1,15 @@
-// Single rows of a packed B (kernels/gemm.h, "one row of B at a time"): the loader writes a checkpoint's rows
-// as they arrive, an embedding reads one row per token. Each k block of the row is a strided run (NR floats,
-// or 16 values, apart), walked once.
+// The scalar packers of kernels/pack.h: single rows of a packed B (the loader writes a checkpoint's rows as they
+// arrive, an embedding reads one row per token), and the _ref twins of pack_simd.cpp's multi-row writers. In the
+// float layouts each k block of a row is a strided run (NR floats, or 16 values, apart), walked once; a quantized
+// row is quantized group by group (kernels/qgemm.h, the arithmetic).
 #include <algorithm>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "kernels/convert.h"
-#include "kernels/gemm.h"
+#include "kernels/pack.h"
 
 namespace aw::kernels {
 namespace {
@@ -88,6 +93,46 @@ void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp
     each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { w[p] = bf16_to_f32(base[i]); });
   else
     each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { w[p] = f16_to_f32(base[i]); });
+}
+
+constexpr float kQMax8 = 127.0f, kQMax4 = 7.0f;
+
+void q_pack_row(QBits b, size_t n, size_t k, size_t r, const float* w, uint8_t* bp) {
+  const size_t G = q_padded_k(k) / kQGroup;
+  const float qmax = b == QBits::kQ8 ? kQMax8 : kQMax4;
+  for (size_t g = 0; g < G; ++g) {
+    uint8_t* grp = bp + q_group_offset(b, n, k, r / 8, g);
+    const size_t c = r % 8, k0 = g * kQGroup, k1 = std::min(k, k0 + kQGroup);
+    float amax = 0.0f;
+    bool finite = true;
+    for (size_t kk = k0; kk < k1; ++kk) {
+      finite = finite && std::isfinite(w[kk]);
+      amax = std::max(amax, std::fabs(w[kk]));
+    }
+    // A group with a NaN or ±inf has no scale: its products are NaN, as the float product would be.
+    const float s = finite ? amax / qmax : std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(grp + c * 4, &s, 4);
+    for (size_t within = 0; within < kQGroup; ++within) {
+      const size_t kk = k0 + within, p = within / 2, sub = within % 2;
+      int q = 0;
+      if (kk < k && finite && s > 0.0f) q = int(std::clamp(std::nearbyint(w[kk] / s), -qmax, qmax));
+      if (b == QBits::kQ8) {
+        grp[32 + p * 16 + c * 2 + sub] = uint8_t(int8_t(q));
+      } else {
+        size_t at = 0, shift = 0;
+        q4_position(c, within, &at, &shift);
+        grp[at] = uint8_t((grp[at] & ~(0x0F << shift)) | ((q + 8) << shift));
+      }
+    }
+  }
+}
+
+void q_pack_rows_ref(QBits b, size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* bp) {
+  for (size_t i = 0; i < count; ++i) q_pack_row(b, n, k, r0 + i, w + i * ldw, bp);
+}
+
+void q_unpack_row(QBits b, size_t n, size_t k, size_t r, const uint8_t* bp, float* w) {
+  for (size_t kk = 0; kk < k; ++kk) w[kk] = float(q_at(b, n, k, bp, r, kk)) * scale_at(b, n, k, bp, r, kk / kQGroup);
 }
 
 }  // namespace aw::kernels
