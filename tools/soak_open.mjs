@@ -114,7 +114,6 @@ async function openPage(context, url) {
   const { page, problems: seen } = await watchedPage(context);
   seen.push = (...items) => problems.push(...items.map((p) => `page ${n}: ${p}`));
   const forced = new Promise((res) => {
-    if (!GC_MS) return res('off');
     page.on('worker', (w) => {
       if (!w.url().endsWith('/bindings/worker_main.js')) return;
       w.evaluate((ms) => { if (typeof gc !== 'function') return 'no gc()'; setInterval(() => gc(), ms); return `every ${ms} ms`; }, GC_MS).then(res, (e) => res(e.message));
@@ -124,7 +123,10 @@ async function openPage(context, url) {
   await waitFor(page, 'the page ready', () => document.body.dataset.ready);
   const ready = await page.evaluate(() => document.body.dataset.ready);
   if (ready !== 'true') throw new Failure(`the page did not start: body[data-ready] = ${ready}; ${problems.slice(-3).join('; ')}`);
-  gcForced = await forced;
+  if (GC_MS) {
+    gcForced = await Promise.race([forced, new Promise((res) => { setTimeout(() => res('no worker_main.js worker seen'), DEADLINE); })]);
+    if (!gcForced.startsWith('every')) throw new Error(`--gc-ms: the runtime's worker does not collect garbage: ${gcForced}`);
+  }
   return page;
 }
 
@@ -287,7 +289,7 @@ async function main() {
 
   const all = [...picked.loadMs, ...cycles.loadMs];
   const summary = {
-    date: new Date().toISOString(), cpu: cpuName(), busyLoops: BUSY, deadlineMs: DEADLINE, browser: about.userAgent, workerThreads: about.threads,
+    date: new Date().toISOString(), cpu: cpuName(), busyLoops: BUSY, gcEveryMs: GC_MS || null, deadlineMs: DEADLINE, browser: about.userAgent, workerThreads: about.threads,
     checkpoint: { shape: SHAPE, dir: DIR, shards: stamp.shards, bytes: stamp.bytes },
     picked: { runs: LOADS, ok: picked.ok, hung: picked.hung, failed: picked.failed, loadMedianMs: median(picked.loadMs), loadMaxMs: max(picked.loadMs) },
     cycles: { runs: CYCLES, ok: cycles.ok, hung: cycles.hung, failed: cycles.failed, loadMedianMs: median(cycles.loadMs), loadMaxMs: max(cycles.loadMs) },
@@ -295,7 +297,8 @@ async function main() {
     events: [...picked.events, ...cycles.events], problems, minutes: (performance.now() - t0) / 60_000,
   };
   if (opt.json) writeFileSync(opt.json, `${JSON.stringify(summary, null, 2)}\n`);
-  console.log(`\nsoak of the open page, ${summary.date}, ${summary.minutes.toFixed(1)} min; ${summary.cpu}; ${BUSY} busy loop(s)`);
+  console.log(`\nsoak of the open page, ${summary.date}, ${summary.minutes.toFixed(1)} min; ${summary.cpu}; ${BUSY} busy loop(s)`
+    + `${GC_MS ? `; garbage collected in the worker every ${GC_MS} ms` : ''}`);
   for (const [name, r] of [['picked files', summary.picked], ['load-chat-stop-complete', summary.cycles]]) {
     console.log(`  ${name}: ${r.ok}/${r.runs} ok, ${r.hung} hung, ${r.failed} failed; load median ${sec(r.loadMedianMs)}, max ${sec(r.loadMaxMs)}`);
   }
