@@ -37,6 +37,14 @@
 #include "kernels/qgemm.h"
 #include "kernels/simd_int.h"
 
+// A loop kept rolled, for the .wasm's size (clang, which builds every .wasm; g++ builds the native tree and has
+// no such pragma).
+#if defined(__clang__)
+#define AW_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define AW_NO_UNROLL
+#endif
+
 namespace aw::kernels {
 namespace {
 
@@ -156,7 +164,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, size_t xs, const int3
   // Both halves of the panel at once: 2R accumulators, 4 byte vectors and a splat live (a splat feeds two dots).
   v128_t acc[R][2];
   for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_v128_load32_splat(off + r);
-#pragma clang loop unroll(disable)  // size: a loop of four octets costs nothing measurable
+AW_NO_UNROLL  // size: a loop of four octets costs nothing measurable
   for (size_t o = 0; o < kQGroup / 8; ++o) {
     __asm__ volatile("" : : : "memory");  // one octet at a time: LLVM would hoist every load (V8 then spills)
     // Chunks 2o (outputs 0–3) and 2o + 1 (4–7) as byte vectors: lo the nibbles of inputs 8o + 0, 4, 1, 5; hi
@@ -190,7 +198,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, size_t xs, const int3
   const __m128i mask = _mm_set1_epi32(0x000F000F);
   auto nib = [&](__m128i v, int i) { return _mm_and_si128(i == 0 ? v : _mm_srli_epi32(v, 4 * i), mask); };
   if constexpr (R == 1) {
-#pragma clang loop unroll(disable)  // size: four octets of 16 multiply-adds per output each
+AW_NO_UNROLL  // size: four octets of 16 multiply-adds per output each
     for (size_t o = 0; o < kQGroup / 8; ++o) {
       const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + o * 32));
       const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + o * 32 + 16));
@@ -207,7 +215,7 @@ inline void group_tile(const uint8_t* grp, const XElem* x, size_t xs, const int3
       }
     }
     __asm__ volatile("" : : "r"(wv) : "memory");
-#pragma clang loop unroll(disable)  // size, as above
+AW_NO_UNROLL  // size, as above
     for (size_t p = 0; p < kQGroup / 2; ++p) pair(wv[p][0], wv[p][1], p);
   }
   for (size_t r = 0; r < R; ++r) {
@@ -238,13 +246,13 @@ AW_TIER_ENTRY void tile_block(bool first, bool last, size_t rows, size_t n, size
   for (size_t jp = 0; jp < panels; ++jp) {
     const size_t j = jp * 8, cols = std::min<size_t>(8, n - j);
     for (size_t r = 0; r < R; ++r)
-#pragma clang loop unroll(disable)  // once per panel and block: size, not speed
+AW_NO_UNROLL  // once per panel and block: size, not speed
       for (size_t q = 0; q < 8; ++q) fs[r * 8 + q] = !first && r < rows && q < cols ? c[r * ldc + j + q] : 0.0f;
     const uint8_t* grp = block + jp * gbs * gbytes;
     for (size_t g = 0; g < gbs; ++g)
       group_tile<R>(grp + g * gbytes, in.x + g * kQGroup, in.xs, in.off + g * in.gs, in.t + g * in.gs, fs);
     for (size_t r = 0; r < rows; ++r)
-#pragma clang loop unroll(disable)
+AW_NO_UNROLL
       for (size_t q = 0; q < cols; ++q) {
         float v = fs[r * 8 + q];
         if (last) {
