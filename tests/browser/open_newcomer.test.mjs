@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, demoSession } from './demo_pages.mjs';
 
 const session = demoSession();
@@ -75,5 +76,20 @@ test('open page: inputs styled as the other pages\', memory said as a lower boun
   await page.screenshot({ path: join(ARTIFACTS, 'open_completion.png'), fullPage: true });
   assert.deepEqual(responses.filter((r) => /^4\d\d /.test(r)), []);
   assert.deepEqual(problems.filter((p) => !/^requestfailed: GET .*\/models\/lm\/lm\.safetensors net::ERR_ABORTED$/.test(p)), []);
+  await page.close();
+});
+
+test('open page: the same file picked twice is read twice (the input emptied after each pick)', async () => {
+  const lm = fileURLToPath(new URL('../../models/lm/lm.safetensors', import.meta.url));
+  const { page, problems } = await session.open('/web/open/');
+  const summary = () => page.textContent('#source-summary');
+  for (let pick = 1; pick <= 2; pick++) {
+    await page.evaluate(() => { document.getElementById('source-summary').textContent = ''; });
+    await page.setInputFiles('#pick-files', lm);
+    await page.waitForFunction(() => /lm\.safetensors: 1 weight file/.test(document.getElementById('source-summary').textContent), null, { timeout: 10_000 });
+    assert.match(await summary(), /lm\.safetensors: 1 weight file\(s\), 38 tensors — a causal LM/, `pick ${pick}`);
+    assert.equal(await page.$eval('#pick-files', (el) => el.value), '', `the input emptied after pick ${pick}`);
+  }
+  assert.deepEqual(problems, []);
   await page.close();
 });

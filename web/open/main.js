@@ -31,8 +31,15 @@ for (const m of REPO_MODELS) {
   b.addEventListener('click', () => choose(m.url, () => fromUrl(m.url)));
   $('repo-models').append(b);
 }
-$('pick-folder').addEventListener('change', (e) => { if (e.target.files.length) choose('the folder', () => fromFiles(e.target.files)); });
-$('pick-files').addEventListener('change', (e) => { if (e.target.files.length) choose('the files', () => fromFiles(e.target.files)); });
+// The picked files taken and the input emptied: picking the same folder or files again (to reload them, or after
+// another source) is a change again — Chromium fires none for a selection equal to the input's current one.
+const picked = (what) => (e) => {
+  const files = [...e.target.files];
+  e.target.value = '';
+  if (files.length) choose(what, () => fromFiles(files));
+};
+$('pick-folder').addEventListener('change', picked('the folder'));
+$('pick-files').addEventListener('change', picked('the files'));
 const cacheView = mountCacheView($('cache-view'), { open: (id) => choose(id, () => cacheView.inspect(id)) });
 page.refresh = cacheView.refresh;
 $('url-form').addEventListener('submit', (e) => {
