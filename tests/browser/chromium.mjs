@@ -63,6 +63,17 @@ export async function pageResult(context, url, { timeout = 30_000, route = null 
 }
 
 /**
+ * The longest main-thread task the serial tests let a page have, in ms. The page's budget is 50 ms (a task past it
+ * is a long task, and the tests print every one); a test fails past LONG_TASK_FAIL_MS. A task's wall-clock time
+ * also holds what the page does not decide — the scheduler of a shared 2-core machine, a garbage collection — and
+ * at 50 ms the outcome was chance: tasks of 52–59 ms came and went from run to run on CI and here, with nothing
+ * of the page's in them past 45 ms. What the tests are for still fails: work on the main thread that belongs in
+ * the worker (a load, a forward pass: hundreds of ms) and the page's own heavy renders (a 40 × 40 similarity
+ * table was 80–125 ms).
+ */
+export const LONG_TASK_FAIL_MS = 75;
+
+/**
  * A new page of `context` that records what went wrong on it — console errors and warnings, uncaught page
  * errors — in the returned `problems`, and every long task (> 50 ms) of its main thread in window.longTasks
  * ({ start, ms }) from its first script on.

