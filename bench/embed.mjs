@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, describeMachine, median, quantile } from './lib.mjs';
+import { BENCH_DIR, describeMachine, median, quantile, rng } from './lib.mjs';
 
 const EMBED_DIR = join(BENCH_DIR, 'onnx', 'embed');
 const MODEL_DIR = join(EMBED_DIR, 'minilm');
@@ -38,18 +38,6 @@ function args() {
   };
   return { threads, sentences: int('--sentences', 1000, 1), rounds: int('--rounds', 2, 1),
     latencyCalls: int('--latency-calls', 200, 10), json: a.includes('--json'), ortOnly: a.includes('--ort-only') };
-}
-
-/** mulberry32: a small seeded PRNG → uniform floats in [0, 1). */
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6D2B79F5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** n sentences of 8..64 ids (specials included): Int32Array each, [CLS] w... [SEP], w in [1000, 30522). */

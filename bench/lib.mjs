@@ -69,6 +69,18 @@ export { RELAXED_SIMD_SUPPORTED as RELAXED_SIMD } from '../bindings/wasm_load.js
 export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 
 /** Median of a numeric array (not modified). */
+/** mulberry32: a small seeded PRNG → uniform floats in [0, 1). */
+export function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6D2B79F5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

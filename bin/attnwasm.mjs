@@ -70,6 +70,14 @@ Usage:
       One vector per text, as sentence-transformers computes it from the
       folder's files (attnwasm embed --help lists every flag).
       e.g. attnwasm embed --model ./all-MiniLM-L6-v2 --input docs.txt > vectors.txt
+  attnwasm classify-text --model <folder> ["text"... | --input FILE] [--top-k N|all] [--pairs] [--json]
+      Labels and scores of a sequence classifier (sentiment, NLI, toxicity), as
+      transformers' text-classification pipeline (attnwasm classify-text --help).
+      e.g. attnwasm classify-text --model ./distilbert-sst2 "I loved it"
+  attnwasm rerank --model <folder> --query "<query>" [--top-k N] [--json] < docs.txt
+      Documents (one per line) best first for the query, scored by a
+      cross-encoder as sentence-transformers' CrossEncoder.rank (attnwasm rerank --help).
+      e.g. attnwasm rerank --model ./ms-marco-MiniLM-L-6-v2 --query "how do cats sleep" < passages.txt
   attnwasm inspect <folder|url|file|organisation/name> [--json]
       What a checkpoint holds, read from its headers only: its files, the
       model family and model_type (or why attnwasm refuses it), tensors,
@@ -149,6 +157,8 @@ const COMMANDS = {
   generate: { line: true, run: async (args, rest) => (await import('./commands/generate.mjs')).generateCommand(args, rest) },
   chat: { line: true, run: async (args, rest) => (await import('./commands/chat.mjs')).chatCommand(args, rest) },
   embed: { line: false, run: async (argv) => (await import('./commands/embed.mjs')).embedCommand(argv) },
+  'classify-text': { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).classifyTextCommand(argv) },
+  rerank: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).rerankCommand(argv) },
   cache: { line: false, run: async (argv) => (await import('./commands/cache.mjs')).cacheCommand(argv) },
   inspect: { line: false, run: async (argv) => (await import('./commands/inspect.mjs')).inspectCommand(argv) },
 };

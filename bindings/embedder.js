@@ -288,7 +288,7 @@ export class Embedder extends Model {
  * A native error about one batch's rows — where it is, structured (the error's `at`: lengths[3], ids[40]) —
  * reworded to name the caller's entry ("texts[17]: …", "idsList[2][5]: …"); other errors unchanged.
  */
-function reword(e, rows, what) {
+export function reword(e, rows, what) {
   const at = e.at;
   if (at?.arg === 'lengths' && rows[at.index]) {
     e.message = `${what}[${rows[at.index].i}]: ${at.value === 0 ? 'no tokens (a sequence needs at least one)' : `${at.value} tokens, more than the model's ${at.limit}`}`;

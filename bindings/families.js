@@ -11,11 +11,18 @@ import { CausalLM, CharTokenizer } from './causal_lm.js';
 import { Embedder } from './embedder.js';
 import { Translator } from './translator.js';
 import { Classifier } from './classifier.js';
+import { TextClassifier } from './text_classifier.js';
+import { CrossEncoder } from './cross_encoder.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 
 /** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
-const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize' };
+const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task' };
+
+/** The encoder's tasks: what loadModel's `task` may ask of a checkpoint (its head decides by default). */
+export const ENCODER_TASKS = ['embed', 'classify', 'rerank'];
+/** info().head: EncoderHead in src/models/encoder_config.h. */
+const HEAD_NONE = 0, HEAD_SEQUENCE = 1;
 
 /**
  * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native
@@ -41,11 +48,24 @@ export const ROWS = Object.freeze({
   encoder: {
     loader: 'loadEmbedder',
     face: Embedder,
+    // A checkpoint with a sequence-classification head (config.json architectures: *ForSequenceClassification)
+    // is a TextClassifier, or a CrossEncoder when its config names sentence-transformers' CrossEncoder or it has
+    // one label (a reranker); `task` chooses otherwise ('embed': the encoder alone, as before heads were read).
+    faces: [TextClassifier, CrossEncoder],
     owner: 'an encoder of the BERT family',
-    reads: { tokenizer: true, sentenceTransformers: true },
-    options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize'],
+    reads: { tokenizer: true, slowTokenizer: true, sentenceTransformers: true },
+    options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
     async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
+      const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : isCrossEncoder(hfConfig, info) ? 'rerank' : 'classify');
+      if (task !== 'embed') {
+        if (info.head !== HEAD_SEQUENCE) {
+          const has = info.head === HEAD_NONE ? 'no classification head (config.json architectures names no *ForSequenceClassification class)' : 'a token-classification head, which attnwasm does not run yet';
+          throw new AttnWasmError(info.head === HEAD_NONE ? 'ERR_INVALID_ARGUMENT' : 'ERR_UNSUPPORTED', `task: '${task}' needs a sequence-classification checkpoint; this one has ${has}${info.head === HEAD_NONE ? '' : " (task: 'embed' loads its encoder)"}`);
+        }
+        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${task === 'rerank' ? 'CrossEncoder' : 'TextClassifier'} (task: 'embed' loads its encoder as an Embedder)`);
+        return new (task === 'rerank' ? CrossEncoder : TextClassifier)(rt, handle, { hfConfig, tokenizer }, fileBytes);
+      }
       const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize });
       return new Embedder(rt, handle, { hfConfig, tokenizer, st }, fileBytes);
     },
@@ -102,6 +122,11 @@ export function optionRefusal(row, given, modelType) {
   const also = owners.length > 1 ? ` (${owners.slice(1).join(', ')} too)` : '';
   const type = modelType ? ` (model_type "${modelType}")` : '';
   return new AttnWasmError('ERR_INVALID_ARGUMENT', `${opt}: only ${owners[0]} takes ${OPTION_WHAT[opt] ?? opt}${also}; this checkpoint is ${row.noun}${type}`);
+}
+
+/** Whether a sequence classifier is a reranker: sentence-transformers' CrossEncoder config, or one label. */
+function isCrossEncoder(config, info) {
+  return info.numLabels === 1 || (config?.sentence_transformers !== null && typeof config?.sentence_transformers === 'object') || config?.sbert_ce_default_activation_function != null;
 }
 
 /** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */

@@ -478,6 +478,13 @@ export interface LoadOptions {
   pooling?: PoolingMode | (string & {});
   /** An encoder's L2 normalization of embed()'s vectors, instead of its folder's Normalize module (default there; else false). */
   normalize?: boolean;
+  /**
+   * What an encoder checkpoint loads as: 'embed' (an Embedder, the head left unused), 'classify' (a
+   * TextClassifier) or 'rerank' (a CrossEncoder). Default: its config.json's architectures — a
+   * *ForSequenceClassification class is a TextClassifier, or a CrossEncoder when it has one label or
+   * sentence-transformers' CrossEncoder config; other classes an Embedder.
+   */
+  task?: 'embed' | 'classify' | 'rerank';
 }
 
 export interface Translation {
@@ -948,6 +955,80 @@ export interface Embedder {
   [Symbol.dispose](): void;
 }
 
+/** TextClassifier#classify options. */
+export interface ClassifyTextOptions extends TextInputOptions {
+  /** Labels per input, best first (default 1; null: all). */
+  topK?: number | null;
+  /** Default: sigmoid for one label or problem_type multi_label_classification, softmax otherwise (transformers' pipeline). */
+  functionToApply?: 'softmax' | 'sigmoid' | 'none';
+}
+/** How a TextClassifier runs its inputs. */
+export interface TextInputOptions {
+  /** How a pair longer than maxTokens is cut (default 'only_second': the second text loses its last tokens). */
+  truncation?: 'only_second' | 'only_first' | 'longest_first';
+  /** Inputs per native call (default 32); the event loop gets a turn between calls. */
+  batchSize?: number;
+  onProgress?: (p: { done: number; total: number }) => void;
+}
+/** A text, or a pair [text, second text] (NLI's premise and hypothesis; a query and a passage). */
+export type TextInput = string | [string, string];
+
+/**
+ * A text classifier: a BERT / RoBERTa / XLM-R checkpoint with its sequence-classification head
+ * (*ForSequenceClassification), as transformers' text-classification pipeline runs it. Owns native memory.
+ */
+export interface TextClassifier {
+  /** The Hugging Face config (config.json's keys, as given). */
+  readonly config: Record<string, unknown>;
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta';
+  readonly vocabSize: number;
+  readonly hiddenSize: number;
+  readonly numLayers: number;
+  /** The head's outputs. */
+  readonly numLabels: number;
+  /** id2label in id order (LABEL_i where config.json names none). */
+  readonly labels: readonly string[];
+  /** config.json's problem_type, or null. */
+  readonly problemType: string | null;
+  /** The tokenizer (tokenizer.json, or the slow tokenizer's files), or null: logitsOfIds only. */
+  readonly tokenizer: Tokenizer | null;
+  /** Tokens an input is cut to, special tokens included: model_max_length, at most what the positions hold. */
+  readonly maxTokens: number;
+  readonly fileBytes: number;
+  readonly weightBytes: number;
+  readonly weightTypes: Partial<Record<WeightType, number>>;
+  /** Each input's labels best first, with the pipeline's scores. */
+  classify(inputs: TextInput | TextInput[], options?: ClassifyTextOptions): Promise<{ label: string; score: number }[][]>;
+  /** The head's logits (n, numLabels), in the inputs' order. */
+  logits(inputs: TextInput | TextInput[], options?: TextInputOptions): Promise<Embeddings>;
+  /** Logits of tokenized inputs (special tokens included), with their token type ids or null. */
+  logitsOfIds(idsList: (Int32Array | number[])[], typesList?: (Int32Array | number[] | null)[] | null, options?: Omit<TextInputOptions, 'truncation'>): Promise<Embeddings>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A reranked document. */
+export interface RankedDocument {
+  /** The document's index in the list given. */
+  corpusId: number;
+  score: number;
+  /** The document, with returnDocuments. */
+  text?: string;
+}
+
+/**
+ * A cross-encoder (reranker: ms-marco-MiniLM, bge-reranker) as sentence-transformers' CrossEncoder runs it: a
+ * TextClassifier scoring (query, document) pairs through the activation its config names.
+ */
+export interface CrossEncoder extends TextClassifier {
+  /** The activation predict() and rank() apply, as its torch import path ('torch.nn.modules.activation.Sigmoid'). */
+  readonly activation: string;
+  /** One score per pair (one label), or (n, numLabels) scores. */
+  predict(pairs: [string, string][], options?: TextInputOptions & { activation?: 'sigmoid' | 'identity' | 'tanh' | 'relu' | (string & {}); applySoftmax?: boolean }): Promise<Float32Array | Embeddings>;
+  /** Documents best first for the query (one-label models). */
+  rank(query: string, documents: string[], options?: TextInputOptions & { topK?: number | null; returnDocuments?: boolean; activation?: string }): Promise<RankedDocument[]>;
+}
+
 /**
  * Cosine similarity in float64 (0 where a vector is zero): two vectors → a number; a matrix (n, d) — embed()'s
  * result — and a matrix (m, d) → (n, m) (a vector with a matrix counts as one row).
@@ -1039,11 +1120,14 @@ export interface AttnWasm {
   /**
    * Loads any model file with an "attnwasm.config" (a Translator, a Classifier or a CausalLM, by the file's
    * "model"), or a Hugging Face checkpoint with its config.json (a folder's, or `config`): a CausalLM, or for
-   * model_type 'bert' / 'roberta' / 'xlm-roberta' an Embedder (also with `pooling` or `normalize`).
+   * model_type 'bert' / 'roberta' / 'xlm-roberta' an Embedder (also with `pooling` or `normalize`), or with a
+   * sequence-classification head a TextClassifier or a CrossEncoder (`task` decides otherwise).
    */
   loadModel(source: ModelSource, options: LoadOptions & ({ pooling: LoadOptions['pooling'] } | { normalize: boolean })): Promise<Embedder>;
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder>;
+  loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
+  loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1072,6 +1156,8 @@ export interface AttnWasm {
   readonly Classifier: abstract new (...args: never[]) => Classifier;
   readonly CausalLM: abstract new (...args: never[]) => CausalLM;
   readonly Embedder: abstract new (...args: never[]) => Embedder;
+  readonly TextClassifier: abstract new (...args: never[]) => TextClassifier;
+  readonly CrossEncoder: abstract new (...args: never[]) => CrossEncoder;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

@@ -9,13 +9,13 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkBool, checkOptions } from './checks.js';
 import { resolveCheckpoint } from './checkpoint.js';
-import { readText } from './sources.js';
+import { readText, readBytes } from './sources.js';
 import { loadFiles } from './model_loading.js';
 import { LoadScope } from './load_scope.js';
 import { checkPooling } from './sentence_transformers.js';
 import { readGenerationConfig } from './generation.js';
 import { templateOfFiles } from './chat_template_files.js';
-import { ROWS, FAMILY_OPTIONS, rowOfConfig, rowOfKind, optionRefusal } from './families.js';
+import { ROWS, FAMILY_OPTIONS, ENCODER_TASKS, rowOfConfig, rowOfKind, optionRefusal } from './families.js';
 import { WEIGHT_TYPES } from './native_constants.js';
 import { hubSource, HUB_OPTIONS } from './hub/hook.js';
 import * as boundary from './boundary.js';
@@ -59,6 +59,23 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
   return tokenizerConfig === undefined ? Tokenizer.fromJSON(tokenizer) : Tokenizer.fromJSON(tokenizer, tokenizerConfig);
 }
 
+/** The files that make a folder's slow tokenizer (tokenizer/folder.js reads the one its class needs). */
+const SLOW_FILES = ['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
+
+/** A folder's slow tokenizer, or null when it has none of the files one needs. */
+async function slowTokenizer(cp, io, scope, configText) {
+  const files = new Map();
+  for (const name of SLOW_FILES) {
+    const src = await cp.file(name);
+    const bytes = src === undefined ? null : await readBytes(src, name, { ...io, optional: true });
+    scope.check();
+    if (bytes !== null) files.set(name, name.endsWith('.json') || name.endsWith('.txt') ? new TextDecoder().decode(bytes) : bytes);
+  }
+  if (!['vocab.txt', 'vocab.json', 'sentencepiece.bpe.model', 'spiece.model'].some((f) => files.has(f))) return null;
+  const { tokenizerFromFolder } = await import('./tokenizer.js');
+  return tokenizerFromFolder((name) => (name === 'config.json' ? configText || undefined : files.get(name)), { slow: true });
+}
+
 export function makeModels(rt) {
   async function load(source, options, expected, where) {
     const o = checkOptions(options, LOAD_OPTIONS, where);
@@ -86,7 +103,8 @@ export function makeModels(rt) {
     if (o.dtype !== undefined && typeof o.dtype !== 'string') throw typeError(`dtype: expected ${DTYPES}, got ${describe(o.dtype)}`);
     if (o.dtype === '') throw new AttnWasmError('ERR_INVALID_ARGUMENT', `dtype: expected ${DTYPES} (or no dtype: the weights as stored), got ''`);
     // Family options' values, checked before anything is read; whether the family takes them, once it is known.
-    const options = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined) };
+    if (o.task !== undefined && !ENCODER_TASKS.includes(o.task)) throw typeError(`task: expected ${ENCODER_TASKS.map((t) => `'${t}'`).join(', ')}, got ${typeof o.task === 'string' ? `'${o.task}'` : describe(o.task)}`);
+    const options = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined), task: o.task };
     // A hub id 'org/name': its files, cached (hub/); the load's signal ends its downloads too.
     const hub = await hubSource(source, { ...o, signal: scope.signal });
     scope.check();
@@ -132,7 +150,10 @@ export function makeModels(rt) {
       }
       template = templateOfFiles(files);
     }
-    const tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
+    let tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
+    // No tokenizer.json: the slow tokenizer's own files, as AutoTokenizer reads them (vocab.txt, vocab.json +
+    // merges.txt, sentencepiece.bpe.model), for the families that read them.
+    if (!tokenizer && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file) tokenizer = await slowTokenizer(cp, io, scope, config);
     const generationGiven = reads('generationConfig') ? await side('generation_config.json', o.generationConfig) : undefined;
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
@@ -167,6 +188,6 @@ export function makeModels(rt) {
     // loadCausalLM, loadEmbedder, loadTranslator, loadClassifier: one family's load (another kind is ERR_INVALID_ARGUMENT).
     ...Object.fromEntries(Object.entries(ROWS).map(([kind, row]) => [row.loader, loadAs(kind, row.loader)])),
     /** The model classes by kind, for instanceof (aw.CausalLM, …). */
-    faces: Object.fromEntries(Object.values(ROWS).map((r) => [r.face.name, r.face])),
+    faces: Object.fromEntries(Object.values(ROWS).flatMap((r) => [r.face, ...(r.faces ?? [])]).map((f) => [f.name, f])),
   };
 }

@@ -21,5 +21,5 @@ export const FAMILIES = Object.freeze([
   Object.freeze({"kind":"translator","className":"Translator","noun":"a translator","ownModel":"translator", "modelTypes": Object.freeze([]) }),
   Object.freeze({"kind":"vit","className":"Classifier","noun":"an image classifier","ownModel":"vit", "modelTypes": Object.freeze([]) }),
   Object.freeze({"kind":"causal_lm","className":"CausalLM","noun":"a causal LM","ownModel":"causal_lm", "modelTypes": Object.freeze(["llama","qwen2","qwen3","mistral","gemma3_text","phi3","smollm3"]) }),
-  Object.freeze({"kind":"encoder","className":"Embedder","noun":"an encoder","ownModel":null, "modelTypes": Object.freeze(["bert","roberta","xlm-roberta"]) }),
+  Object.freeze({"kind":"encoder","className":"Embedder","noun":"an encoder","ownModel":null, "modelTypes": Object.freeze(["bert","roberta","xlm-roberta","distilbert"]) }),
 ]);

@@ -275,7 +275,13 @@ export async function openSource(source, name = 'source', io = {}) {
 }
 
 /** The whole text of a small source (config.json, tokenizer.json, an index), or null when `optional` and absent. */
-export async function readText(source, name, { optional = false, ...io } = {}) {
+export async function readText(source, name, io = {}) {
+  const bytes = await readBytes(source, name, io);
+  return bytes === null ? null : new TextDecoder().decode(bytes);
+}
+
+/** The whole bytes of a small source (a tokenizer's vocab.txt or sentencepiece model), or null when `optional` and absent. */
+export async function readBytes(source, name, { optional = false, ...io } = {}) {
   let src;
   try {
     src = await openSource(source, name, io);
@@ -295,5 +301,5 @@ export async function readText(source, name, { optional = false, ...io } = {}) {
   const all = new Uint8Array(n);
   let at = 0;
   for (const c of parts) { all.set(c, at); at += c.byteLength; }
-  return new TextDecoder().decode(all);
+  return all;
 }

@@ -85,7 +85,8 @@ std::unique_ptr<CallResult> EmbedderForward(ModuleHandle& h, val a) {
 }
 
 // Sentences of their own lengths: {ids (total), lengths (n), types?, skip?, modes (a bitmask of Pooling),
-// normalize} → (n, E · the modes on), one pass.
+// normalize, head} → (n, E · the modes on), one pass; with head the task head's logits, (n, labels) or (total
+// tokens, labels).
 std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
   auto& m = h.as<aw::Encoder>();
   const size_t n = Len(a["lengths"]);
@@ -93,11 +94,13 @@ std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
   o.modes = uint32_t(a["modes"].as<int>());
   o.normalize = Flag(a, "normalize");
   o.skip = a["skip"].isUndefined() ? nullptr : Ids(a["skip"]);
+  o.head = Flag(a, "head");
   aw::Buffer out;
   aw::Status s = m.Embed(Ids(a["ids"]), a["types"].isUndefined() ? nullptr : Ids(a["types"]), Ids(a["lengths"]), n, o, &out);
   int64_t k = 0;
   for (int i = 0; i < aw::kPoolingModes; ++i) k += (o.modes >> i) & 1;
-  return One(s, std::move(out), {int64_t(n), k * m.config().hidden});
+  const int64_t rows = o.head && m.config().head == aw::EncoderHead::kToken ? int64_t(out.size()) / std::max<int64_t>(m.config().labels, 1) : int64_t(n);
+  return One(s, std::move(out), {rows, o.head ? m.config().labels : k * m.config().hidden});
 }
 
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).

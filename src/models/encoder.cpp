@@ -47,11 +47,13 @@ Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* s
   cfg_ = c;
   AW_RETURN_IF_ERROR(word_.Init(c.vocab, c.hidden, c.pad_id, false, rng));
   AW_RETURN_IF_ERROR(position_.Init(c.max_positions, c.hidden, 0, false, rng));
-  AW_RETURN_IF_ERROR(token_type_.Init(c.type_vocab, c.hidden, 0, false, rng));
   AW_RETURN_IF_ERROR(embed_norm_.Init(c.hidden, c.eps, true, true));
   embeddings_.Add("word_embeddings", &word_);
   embeddings_.Add("position_embeddings", &position_);
-  embeddings_.Add("token_type_embeddings", &token_type_);
+  if (c.type_vocab) {  // DistilBERT has none
+    AW_RETURN_IF_ERROR(token_type_.Init(c.type_vocab, c.hidden, 0, false, rng));
+    embeddings_.Add("token_type_embeddings", &token_type_);
+  }
   embeddings_.Add("LayerNorm", &embed_norm_);
   AddChild("embeddings", &embeddings_);
   for (int64_t i = 0; i < c.layers; ++i) {
@@ -65,6 +67,19 @@ Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* s
     AW_RETURN_IF_ERROR(pooler_dense_.Init(c.hidden, c.hidden, true, rng));
     pooler_.Add("dense", &pooler_dense_);
     AddChild("pooler", &pooler_);
+  }
+  if (c.head != EncoderHead::kNone) {
+    AW_RETURN_IF_ERROR(classifier_.Init(c.hidden, c.labels, true, rng));
+    if (c.head == EncoderHead::kSequence && c.model_type != "bert")
+      AW_RETURN_IF_ERROR(head_dense_.Init(c.hidden, c.hidden, true, rng));
+    if (c.head == EncoderHead::kSequence && c.roberta_positions) {  // RobertaClassificationHead
+      head_.Add("dense", &head_dense_);
+      head_.Add("out_proj", &classifier_);
+      AddChild("classifier", &head_);
+    } else {
+      if (c.head == EncoderHead::kSequence && c.distil) AddChild("pre_classifier", &head_dense_);
+      AddChild("classifier", &classifier_);
+    }
   }
   return Status::OK();
 }
@@ -95,9 +110,11 @@ Status Encoder::Embeddings(size_t n, const int32_t* ids, const int32_t* types, c
   // HF's order: inputs_embeds + token_type_embeddings, then + position_embeddings.
   static const int32_t kZero = 0;
   for (size_t i = 0; i < n; ++i) {
-    token_type_.Lookup(1, types ? types + i : &kZero, row, E);
     float* xi = x + i * E;
-    for (size_t j = 0; j < E; ++j) xi[j] = xi[j] + row[j];
+    if (cfg_.type_vocab) {
+      token_type_.Lookup(1, types ? types + i : &kZero, row, E);
+      for (size_t j = 0; j < E; ++j) xi[j] = xi[j] + row[j];
+    }
     position_.Lookup(1, pos + i, row, E);
     for (size_t j = 0; j < E; ++j) xi[j] = xi[j] + row[j];
   }
@@ -172,6 +189,7 @@ Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t*
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxElements));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", T, 1, max_tokens()));
   AW_RETURN_IF_ERROR(word_.CheckIds(ids, B * T, "inputIds"));
+  if (types && !cfg_.type_vocab) return ArgError("tokenTypeIds: this model (DistilBERT) has no token types; pass none");
   if (types) AW_RETURN_IF_ERROR(token_type_.CheckIds(types, B * T, "tokenTypeIds"));
   if (mask)
     for (int64_t i = 0; i < B * T; ++i)
@@ -223,6 +241,25 @@ Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t*
       for (size_t i = 0; i < nb * E; ++i) out[i] = std::tanh(out[i]);
     }
   }
+  return Status::OK();
+}
+
+Status Encoder::Head(const float* x, const size_t* starts, size_t nseq, size_t rows, float* out) const {
+  const size_t E = size_t(cfg_.hidden), C = size_t(cfg_.labels);
+  if (cfg_.head == EncoderHead::kToken) {
+    classifier_.Apply(rows, x, E, out, C);
+    return Status::OK();
+  }
+  // classifier(tanh(dense(x[:, 0]))): BERT's dense is its pooler's, RoBERTa's the head's own; DistilBERT's
+  // classifier(relu(pre_classifier(x[:, 0]))).
+  ScratchScope scope;
+  float *first = nullptr, *mid = nullptr;
+  AW_RETURN_IF_ERROR(scope.Take(nseq * E, "first tokens", &first));
+  AW_RETURN_IF_ERROR(scope.Take(nseq * E, "head rows", &mid));
+  for (size_t s = 0; s < nseq; ++s) std::memcpy(first + s * E, x + (starts[s] - starts[0]) * E, E * sizeof(float));
+  (cfg_.model_type == "bert" ? pooler_dense_ : head_dense_).Apply(nseq, first, E, mid, E);
+  for (size_t i = 0; i < nseq * E; ++i) mid[i] = cfg_.distil ? std::max(mid[i], 0.0f) : std::tanh(mid[i]);
+  classifier_.Apply(nseq, mid, E, out, C);
   return Status::OK();
 }
 
@@ -281,7 +318,8 @@ void Normalize(size_t E, float* x) {
 Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                       Buffer* out) {
   AW_RETURN_IF_ERROR(IntInRange("sequences", int64_t(n), 1, kMaxElements));
-  if (o.modes == 0 || o.modes >= (1u << kPoolingModes)) return ArgError("pooling: expected one to six modes, got none");
+  if (o.head && cfg_.head == EncoderHead::kNone) return ArgError("head: this checkpoint has no task head");
+  if (!o.head && (o.modes == 0 || o.modes >= (1u << kPoolingModes))) return ArgError("pooling: expected one to six modes, got none");
   size_t k = 0;  // modes on
   for (int m = 0; m < kPoolingModes; ++m) k += (o.modes >> m) & 1;
   size_t total = 0;
@@ -293,9 +331,11 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
     total += size_t(lengths[i]);
   }
   AW_RETURN_IF_ERROR(word_.CheckIds(ids, int64_t(total), "ids"));
+  if (types && !cfg_.type_vocab) return ArgError("tokenTypeIds: this model (DistilBERT) has no token types; pass none");
   if (types) AW_RETURN_IF_ERROR(token_type_.CheckIds(types, int64_t(total), "tokenTypeIds"));
-  const size_t E = size_t(cfg_.hidden), D = k * E;
-  AW_RETURN_IF_ERROR(out->Resize(n * D, "embeddings"));
+  const bool per_token = o.head && cfg_.head == EncoderHead::kToken;
+  const size_t E = size_t(cfg_.hidden), D = o.head ? size_t(cfg_.labels) : k * E;
+  AW_RETURN_IF_ERROR(out->Resize((per_token ? total : n) * D, o.head ? "logits" : "embeddings"));
   const size_t per_row = (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
   const size_t budget_rows = WorkPieceEntries(total, per_row);
   size_t at = 0;  // the first id of sequence s0
@@ -319,7 +359,8 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
     }
     AW_RETURN_IF_ERROR(Embeddings(rows, ids + at, types ? types + at : nullptr, pos, x));
     AW_RETURN_IF_ERROR(Layers(x, starts, lens, s1 - s0, nullptr, nullptr));
-    for (size_t s = s0; s < s1; ++s) {
+    if (o.head) AW_RETURN_IF_ERROR(Head(x, starts, s1 - s0, rows, out->data() + (per_token ? at : s0) * D));
+    for (size_t s = s0; s < s1 && !o.head; ++s) {
       float* dst = out->data() + s * D;
       const size_t skip = o.skip ? size_t(std::max(o.skip[s], 0)) : 0;
       for (int m = 0, slot = 0; m < kPoolingModes; ++m)

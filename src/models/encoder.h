@@ -9,6 +9,7 @@
 //     x = LayerNorm(x + dense(softmax(q kᵀ / √d + mask) v))           q, k, v = query(x), key(x), value(x)
 //     x = LayerNorm(x + output(gelu(intermediate(x))))                 GELU with erf
 //   last_hidden_state = x; pooler_output = tanh(pooler.dense(x[:, 0])) when the checkpoint has a pooler
+//   a task head (EncoderHead): classifier(tanh(dense(x[:, 0]))) per sequence, or classifier(x) per token
 //
 // state_dict keys: Hugging Face's — embeddings.{word,position,token_type}_embeddings.weight,
 // embeddings.LayerNorm.{weight,bias}, encoder.layer.{i}.attention.self.{query,key,value}.{weight,bias},
@@ -51,6 +52,8 @@ struct EmbedOptions {
   bool normalize = false;        // L2 of the whole vector: x / max(‖x‖, 1e-12), as F.normalize
   const int32_t* skip = nullptr; // per sequence: its first skip[i] tokens left out of the pooling (a prompt with
                                  // include_prompt false), or null
+  bool head = false;  // the task head's logits instead of pooling: (n, labels) for a sequence head, (total
+                      // tokens, labels) for a token head; modes, normalize and skip unused
 };
 
 class EncoderLayer : public Module {
@@ -76,7 +79,7 @@ class Encoder : public Module {
   Status Forward(const int32_t* ids, const int32_t* types, const int32_t* mask, int64_t B, int64_t T, Buffer* hidden,
                  Buffer* pooled, Buffer* attention = nullptr);
   // n sequences, ids (and types, or null) one after the other, lengths[i] tokens each → out (n, E · the modes on):
-  // one pass through the encoder whatever the number of pooling modes.
+  // one pass through the encoder whatever the number of pooling modes; with o.head, the head's logits.
   Status Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                Buffer* out);
 
@@ -88,15 +91,17 @@ class Encoder : public Module {
                 float* attention);
   // The embeddings of n rows (positions pos) into x.
   Status Embeddings(size_t n, const int32_t* ids, const int32_t* types, const int32_t* pos, float* x) const;
+  // The head's logits of a piece's rows x (sequences starts/lens) into out (see EmbedOptions::head).
+  Status Head(const float* x, const size_t* starts, size_t nseq, size_t rows, float* out) const;
   // Positions of one sequence's ids (as HF numbers them).
   void Positions(size_t T, const int32_t* ids, int32_t* pos) const;
 
   EncoderConfig cfg_;
-  ModuleList embeddings_, encoder_, layer_list_, pooler_;
+  ModuleList embeddings_, encoder_, layer_list_, pooler_, head_;
   Embedding word_, position_, token_type_;
   LayerNorm embed_norm_;
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
-  Linear pooler_dense_;
+  Linear pooler_dense_, head_dense_, classifier_;  // head_dense_: RoBERTa's classifier.dense
 };
 
 }  // namespace aw

@@ -17,6 +17,14 @@
 
 namespace aw {
 
+// The task head a checkpoint carries, from config.json's architectures[0] (transformers' class):
+//   kSequence  *ForSequenceClassification: logits = classifier(tanh(dense(x[:, 0]))), dense = BERT's
+//              pooler.dense, or RoBERTa's / XLM-R's classifier.dense (RobertaClassificationHead; the
+//              classifier is then classifier.out_proj); DistilBERT: classifier(relu(pre_classifier(x[:, 0])))
+//   kToken     *ForTokenClassification: logits = classifier(x) at every token
+// Other classes (the bare model, masked-LM, pretraining) have none: their heads are skipped as HF skips them.
+enum class EncoderHead { kNone = 0, kSequence = 1, kToken = 2 };
+
 struct EncoderConfig {
   std::string model_type;  // "bert", "roberta", "xlm-roberta"
   // Integers the reader could not read as integers are io::kUnreadInt: the rules refuse them by name.
@@ -26,7 +34,10 @@ struct EncoderConfig {
   int64_t pad_id = 0;           // pad_token_id; RoBERTa numbers positions from pad_token_id + 1
   double eps = 1e-12;           // layer_norm_eps
   bool roberta_positions = false;
+  bool distil = false;          // DistilBERT: its own key names, no token types, a ReLU pre_classifier head
   bool pooler = false;          // the checkpoint has pooler.dense (the loader sets it from the file)
+  EncoderHead head = EncoderHead::kNone;  // config.json architectures[0]'s task head
+  int64_t labels = 0;           // the head's outputs: len(id2label), else num_labels, else 2 (HF's default)
 };
 
 // Tokens one sequence may hold: max_position_embeddings (RoBERTa's positions start at pad_token_id + 1: less

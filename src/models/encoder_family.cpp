@@ -30,13 +30,33 @@ Status Build(const FamilyConfig& c, std::unique_ptr<Module>* out) {
   return Status::OK();
 }
 
+// DistilBERT's names → BERT's (the module's): distilbert.transformer.layer.{i}.attention.q_lin → encoder.layer.{i}.
+// attention.self.query, and so on.
+constexpr std::pair<const char*, const char*> kDistilNames[] = {
+    {"transformer.layer.", "encoder.layer."},           {".attention.q_lin.", ".attention.self.query."},
+    {".attention.k_lin.", ".attention.self.key."},      {".attention.v_lin.", ".attention.self.value."},
+    {".attention.out_lin.", ".attention.output.dense."}, {".sa_layer_norm.", ".attention.output.LayerNorm."},
+    {".ffn.lin1.", ".intermediate.dense."},             {".ffn.lin2.", ".output.dense."},
+    {".output_layer_norm.", ".output.LayerNorm."},
+};
+
 bool ParamName(const Module& m, std::string* name) {
-  const std::string prefix = static_cast<const Encoder&>(m).config().model_type == "bert" ? "bert." : "roberta.";
+  const EncoderConfig& c = static_cast<const Encoder&>(m).config();
+  const std::string prefix = c.model_type == "bert" ? "bert." : c.distil ? "distilbert." : "roberta.";
   if (name->rfind(prefix, 0) == 0) name->erase(0, prefix.size());
+  if (c.distil) {
+    for (auto [from, to] : kDistilNames)
+      if (size_t at = name->find(from); at != std::string::npos) name->replace(at, std::strlen(from), to);
+    // DistilBertForMaskedLM's head.
+    if (name->rfind("vocab_", 0) == 0) return false;
+  }
   for (auto [from, to] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"}, std::pair{"LayerNorm.beta", "LayerNorm.bias"}})
     if (EndsWith(*name, from)) name->replace(name->size() - std::strlen(from), std::strlen(from), to);
-  // Tensors a task head or an older save adds that the model does not use (HF ignores them too).
-  return !(name->rfind("cls.", 0) == 0 || name->rfind("lm_head.", 0) == 0 || name->rfind("classifier.", 0) == 0 ||
+  // Tensors a task head or an older save adds that the model does not use (HF ignores them too); a classifier
+  // is read when config.json's architectures names a classification model.
+  const bool head = c.head != EncoderHead::kNone;
+  return !(name->rfind("cls.", 0) == 0 || name->rfind("lm_head.", 0) == 0 ||
+           (!head && (name->rfind("classifier.", 0) == 0 || name->rfind("pre_classifier.", 0) == 0)) ||
            EndsWith(*name, "embeddings.position_ids"));
 }
 

@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+"""Golden hub folders for the encoder families' task heads (issue 42): tests/data/goldens/classifiers/.
+
+Not a test itself. It writes tiny random checkpoints saved by Hugging Face transformers itself (v4.40.2, see
+tools/hf_env/__init__.py) as real hub folders, and what transformers computes for them:
+  - *ForSequenceClassification: logits (float64 forward of the stored float32 weights, rounded to float32), and the
+    text-classification pipeline's output for several (top_k, function_to_apply) choices, singles and pairs;
+  - sentence-transformers' CrossEncoder on top (predict / rank): its activation chosen as CrossEncoder 4.x chooses
+    it (config.json "sentence_transformers".activation_fn, else the legacy "sbert_ce_default_activation_function",
+    else Sigmoid for one label and Identity otherwise), scores sorted descending for rank (a stable sort);
+  - *ForTokenClassification: per-token logits.
+Token ids come from transformers' slow tokenizers (BertTokenizer on vocab.txt, RobertaTokenizer on vocab.json +
+merges.txt, XLMRobertaTokenizer on sentencepiece.bpe.model); pairs truncated 'only_second' to max_length as
+tokenizer(text, pair, truncation='only_second', max_length=...) gives them. A folder shipping tokenizer.json
+gets the same vocabulary as a vocab.txt for the slow tokenizer (the two agree on these texts; the test checks the
+JS tokenizer's ids against these).
+
+Run: /usr/bin/python3 tests/data/make_classifier_goldens.py   (deterministic: fixed seeds, one thread)
+expected.json: name, like, generator, tolerance {atol, rtol}, labels (id2label in id order), problemType,
+  maxLength (tokenizer_config.json's model_max_length), singles [{text, ids, types}], pairs [{text, pair, ids, types}], logitsSingles (N, C), logitsPairs
+  (P, C), pipeline [{input: 'singles' | 'pairs', options: {top_k, function_to_apply}, output}], crossEncoder
+  {activation, scores (P,), rank [{query, documents, top_k, output: [{corpus_id, score}]}]}, tokenLogits (per
+  single: (T, C)) for token classifiers.
+"""
+
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import hf_env  # noqa: E402
+
+hf_env.setup()
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from transformers import pipeline  # noqa: E402
+
+torch.set_num_threads(1)
+OUT = os.path.join(HERE, "goldens", "classifiers")
+SPM = os.path.join(HERE, "goldens", "spm")
+ENC = os.path.join(HERE, "goldens", "encoders")
+SEED = 20261205
+TOL = {"atol": 1e-4, "rtol": 1e-4}
+
+SINGLES = ["I loved this movie!", "terrible, awful plot.", "it was fine", "hello world",
+           "the cat sat on the mat and looked around the room for a while"]
+PAIRS = [("what is the capital of france?", "paris is the capital of france."),
+         ("what is the capital of france?", "the cat sat on the mat."),
+         ("how do cats sleep", "cats sleep a lot during the day, often in the sun, and they dream of mice and birds "
+          "and the garden and many other things that happen in the house"),
+         ("hello", "world")]
+QUERY = "what do cats eat"
+DOCS = ["cats eat fish and mice.", "the capital of france is paris.", "a cat eats meat, mostly.",
+        "dogs eat anything they can find on the floor of the kitchen", "what"]
+
+
+def f32(x):
+    return [float(v) for v in torch.as_tensor(x, dtype=torch.float64).to(torch.float32).reshape(-1).tolist()]
+
+
+def small_config(cls_config, vocab, **kw):
+    if cls_config is transformers.DistilBertConfig:
+        return cls_config(vocab_size=vocab, dim=32, n_layers=2, n_heads=4, hidden_dim=64, max_position_embeddings=80,
+                          **kw)
+    return cls_config(vocab_size=vocab, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                      intermediate_size=64, max_position_embeddings=80, **kw)
+
+
+def randomize(model, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("LayerNorm.weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(0.25 * torch.randn(p.shape, generator=g))
+
+
+def encode(tok, text, pair, max_length):
+    e = tok(text, pair, truncation="only_second" if pair is not None else True, max_length=max_length)
+    return e["input_ids"], e.get("token_type_ids")  # None where the tokenizer gives none (DistilBERT)
+
+
+def logits_of(model, rows):
+    out = []
+    m = model.double().eval()
+    with torch.no_grad():
+        for ids, types in rows:
+            kw = {"input_ids": torch.tensor([ids])}
+            if types is not None and m.config.model_type == "bert":
+                kw["token_type_ids"] = torch.tensor([types])
+            out.append(m(**kw).logits[0])
+    model.float()
+    return out
+
+
+def activation_of(config):
+    st = getattr(config, "sentence_transformers", None)
+    path = st.get("activation_fn") if isinstance(st, dict) else None
+    path = path or getattr(config, "sbert_ce_default_activation_function", None)
+    if path:
+        return path
+    return "torch.nn.modules.activation.Sigmoid" if config.num_labels == 1 else "torch.nn.modules.linear.Identity"
+
+
+def apply_activation(path, x):
+    x = torch.as_tensor(x, dtype=torch.float64)
+    return {"torch.nn.modules.activation.Sigmoid": torch.sigmoid, "torch.nn.modules.linear.Identity": lambda v: v,
+            "torch.nn.modules.activation.Tanh": torch.tanh}[path](x)
+
+
+def write_folder(case):
+    folder = os.path.join(OUT, case["name"])
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    tok = case["tokenizer"]()
+    torch.manual_seed(SEED + case["seed"])
+    config = small_config(case["config_cls"], len(tok), **case["config"])
+    model = case["model_cls"](config)
+    randomize(model, SEED + case["seed"])
+    model.eval()
+    model.save_pretrained(folder, safe_serialization=True)
+    # The references are what transformers computes for the folder as it loads it (from_pretrained).
+    model = case["model_cls"].from_pretrained(folder).eval()
+    for name, src in case["files"].items():
+        shutil.copyfile(src, os.path.join(folder, name))
+    max_length = case["max_length"]
+    # The tokenizer's model_max_length is the length inputs are cut to (as the hub's files say 512).
+    tc_path = os.path.join(folder, "tokenizer_config.json")
+    tc = json.load(open(tc_path)) if os.path.exists(tc_path) else {}
+    tc["model_max_length"] = max_length
+    with open(tc_path, "w") as f:
+        json.dump(tc, f, indent=2)
+        f.write("\n")
+    singles = [encode(tok, t, None, max_length) for t in SINGLES]
+    pairs = [encode(tok, a, b, max_length) for a, b in PAIRS]
+    exp = {"name": case["name"], "like": case["like"], "generator": "tests/data/make_classifier_goldens.py",
+           "transformers": transformers.__version__, "torch": torch.__version__, "tolerance": TOL,
+           "labels": [config.id2label[i] for i in range(config.num_labels)], "problemType": config.problem_type,
+           "maxLength": max_length,
+           "singles": [{"text": t, "ids": i, "types": ty} for t, (i, ty) in zip(SINGLES, singles)],
+           "pairs": [{"text": a, "pair": b, "ids": i, "types": ty} for (a, b), (i, ty) in zip(PAIRS, pairs)]}
+    if case["task"] == "token":
+        exp["tokenLogits"] = [[f32(r) for r in lg] for lg in logits_of(model, singles)]
+    else:
+        exp["logitsSingles"] = [f32(lg) for lg in logits_of(model, singles)]
+        exp["logitsPairs"] = [f32(lg) for lg in logits_of(model, pairs)]
+        pipe = pipeline("text-classification", model=model, tokenizer=tok, framework="pt", device="cpu")
+        runs = []
+        for options in ({"top_k": None}, {"top_k": 2}, {"top_k": None, "function_to_apply": "sigmoid"},
+                        {"top_k": None, "function_to_apply": "softmax"}, {"top_k": 1, "function_to_apply": "none"}):
+            runs.append({"input": "singles", "options": options, "output": pipe(SINGLES[:4], **options)})
+        short_pairs = [{"text": a, "text_pair": b} for a, b in PAIRS if len(b) < 40]
+        runs.append({"input": "pairs", "options": {"top_k": None}, "output": [pipe(p, top_k=None) for p in short_pairs]})
+        exp["pipeline"] = runs
+        act = activation_of(config)
+        pair_logits = torch.tensor(exp["logitsPairs"], dtype=torch.float64)
+        scores = apply_activation(act, pair_logits)
+        ce = {"activation": act, "scores": [f32(s) for s in scores]}
+        if config.num_labels == 1:
+            rank_rows = [encode(tok, QUERY, d, max_length) for d in DOCS]
+            rs = apply_activation(act, torch.stack(logits_of(model, rank_rows)))[:, 0]
+            order = sorted(range(len(DOCS)), key=lambda i: -float(rs[i]))
+            ce["rank"] = {"query": QUERY, "documents": DOCS, "ids": [r[0] for r in rank_rows],
+                          "output": [{"corpus_id": i, "score": f32(rs[i])[0]} for i in order]}
+        exp["crossEncoder"] = ce
+    with open(os.path.join(folder, "expected.json"), "w") as f:
+        json.dump(exp, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return exp
+
+
+def vocab_from_tokenizer_json(path):
+    t = json.load(open(path))
+    vocab = sorted(t["model"]["vocab"].items(), key=lambda kv: kv[1])
+    tmp = tempfile.mkdtemp()
+    with open(os.path.join(tmp, "vocab.txt"), "w") as f:
+        f.write("".join(k + "\n" for k, _ in vocab))
+    return os.path.join(tmp, "vocab.txt")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    bert_hub = os.path.join(SPM, "folders", "bert_hub")
+    fast = os.path.join(ENC, "bert_cls_norm_lower")
+    fast_vocab = vocab_from_tokenizer_json(os.path.join(fast, "tokenizer.json"))
+    xlmr = os.path.join(SPM, "folders", "xlmr_saved")
+    xlmr_model = os.path.join(SPM, "models", "bpe_rules.model")
+    roberta = os.path.join(SPM, "folders", "roberta_hub")
+    B = transformers
+    cases = [
+        {"name": "bert_sentiment", "like": "distilbert-sst2 / nlptown sentiment (a BERT with 3 labels), vocab.txt only",
+         "seed": 1, "task": "sequence", "max_length": 64,
+         "tokenizer": lambda: B.BertTokenizer(os.path.join(bert_hub, "vocab.txt"), do_lower_case=True),
+         "files": {"vocab.txt": os.path.join(bert_hub, "vocab.txt"),
+                   "tokenizer_config.json": os.path.join(bert_hub, "tokenizer_config.json")},
+         "config_cls": B.BertConfig, "model_cls": B.BertForSequenceClassification,
+         "config": {"id2label": {0: "negative", 1: "neutral", 2: "positive"},
+                    "label2id": {"negative": 0, "neutral": 1, "positive": 2}}},
+        {"name": "bert_multilabel", "like": "a toxicity model (multi-label, sigmoid), tokenizer.json",
+         "seed": 2, "task": "sequence", "max_length": 64,
+         "tokenizer": lambda: B.BertTokenizer(fast_vocab, do_lower_case=True),
+         "files": {"tokenizer.json": os.path.join(fast, "tokenizer.json"),
+                   "tokenizer_config.json": os.path.join(fast, "tokenizer_config.json")},
+         "config_cls": B.BertConfig, "model_cls": B.BertForSequenceClassification,
+         "config": {"id2label": {0: "toxic", 1: "insult", 2: "threat", 3: "obscene"},
+                    "label2id": {"toxic": 0, "insult": 1, "threat": 2, "obscene": 3},
+                    "problem_type": "multi_label_classification"}},
+        {"name": "bert_reranker", "like": "cross-encoder/ms-marco-MiniLM-L-6-v2 (1 label, Identity activation)",
+         "seed": 3, "task": "sequence", "max_length": 24,
+         "tokenizer": lambda: B.BertTokenizer(fast_vocab, do_lower_case=True),
+         "files": {"tokenizer.json": os.path.join(fast, "tokenizer.json"),
+                   "tokenizer_config.json": os.path.join(fast, "tokenizer_config.json")},
+         "config_cls": B.BertConfig, "model_cls": B.BertForSequenceClassification,
+         "config": {"num_labels": 1, "sentence_transformers": {"activation_fn": "torch.nn.modules.linear.Identity",
+                                                                "version": "4.0.1"}}},
+        {"name": "xlmr_reranker", "like": "BAAI/bge-reranker-base (XLM-R, 1 label, no activation named: Sigmoid)",
+         "seed": 4, "task": "sequence", "max_length": 32,
+         "tokenizer": lambda: B.XLMRobertaTokenizer(xlmr_model),
+         "files": {"sentencepiece.bpe.model": xlmr_model,
+                   "tokenizer_config.json": os.path.join(xlmr, "tokenizer_config.json")},
+         "config_cls": B.XLMRobertaConfig, "model_cls": B.XLMRobertaForSequenceClassification,
+         "config": {"num_labels": 1, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2}},
+        {"name": "roberta_nli", "like": "roberta-large-mnli (3 labels, pairs), vocab.json + merges.txt",
+         "seed": 5, "task": "sequence", "max_length": 40,
+         "tokenizer": lambda: B.RobertaTokenizer(os.path.join(roberta, "vocab.json"), os.path.join(roberta, "merges.txt")),
+         "files": {"vocab.json": os.path.join(roberta, "vocab.json"), "merges.txt": os.path.join(roberta, "merges.txt")},
+         "config_cls": B.RobertaConfig, "model_cls": B.RobertaForSequenceClassification,
+         "config": {"id2label": {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+                    "label2id": {"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2}, "pad_token_id": 1,
+                    "bos_token_id": 0, "eos_token_id": 2}},
+        {"name": "distilbert_sst2", "like": "distilbert-base-uncased-finetuned-sst-2-english (2 labels), "
+         "sinusoidal positions", "seed": 7, "task": "sequence", "max_length": 64,
+         "tokenizer": lambda: B.DistilBertTokenizer(fast_vocab, do_lower_case=True),
+         "files": {"tokenizer.json": os.path.join(fast, "tokenizer.json"),
+                   "tokenizer_config.json": os.path.join(fast, "tokenizer_config.json")},
+         "config_cls": B.DistilBertConfig, "model_cls": B.DistilBertForSequenceClassification,
+         "config": {"id2label": {0: "NEGATIVE", 1: "POSITIVE"}, "label2id": {"NEGATIVE": 0, "POSITIVE": 1},
+                    "sinusoidal_pos_embds": True}},
+        {"name": "bert_ner", "like": "dslim/bert-base-NER (token classification, 5 labels)",
+         "seed": 6, "task": "token", "max_length": 64,
+         "tokenizer": lambda: B.BertTokenizer(fast_vocab, do_lower_case=True),
+         "files": {"tokenizer.json": os.path.join(fast, "tokenizer.json"),
+                   "tokenizer_config.json": os.path.join(fast, "tokenizer_config.json")},
+         "config_cls": B.BertConfig, "model_cls": B.BertForTokenClassification,
+         "config": {"id2label": {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"},
+                    "label2id": {"O": 0, "B-PER": 1, "I-PER": 2, "B-LOC": 3, "I-LOC": 4}}},
+    ]
+    for case in cases:
+        exp = write_folder(case)
+        print(case["name"], "labels", len(exp["labels"]), "pairs", [len(p["ids"]) for p in exp["pairs"]])
+
+
+if __name__ == "__main__":
+    main()
