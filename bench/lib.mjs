@@ -68,7 +68,6 @@ export { RELAXED_SIMD_SUPPORTED as RELAXED_SIMD } from '../bindings/wasm_load.js
 /** Minimum warm-up time per timed case, ms (see runCase). */
 export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 
-/** Median of a numeric array (not modified). */
 /** mulberry32: a small seeded PRNG → uniform floats in [0, 1). */
 export function rng(seed) {
   let s = seed >>> 0;
@@ -81,6 +80,7 @@ export function rng(seed) {
   };
 }
 
+/** Median of a numeric array (not modified). */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
