@@ -53,10 +53,15 @@ function asMap(source) {
  * the folder (1_Pooling/config.json) is never taken for a top-level one (config.json).
  */
 function mapLookup(map) {
-  let dir = '';
+  // The folder: the index's, else the top-most model.safetensors's (a sentence-transformers Dense module has its
+  // own 2_Dense/model.safetensors, below the model's).
+  let dir = null, index = false;
   for (const k of map.keys()) {
-    if (base(k) === INDEX || (base(k) === WEIGHTS && !dir)) dir = k.slice(0, k.length - base(k).length);
+    const d = k.slice(0, k.length - base(k).length);
+    if (base(k) === INDEX && !index) [dir, index] = [d, true];
+    else if (base(k) === WEIGHTS && !index && (dir === null || d.split('/').length < dir.split('/').length)) dir = d;
   }
+  dir ??= '';
   const get = (name) => {
     if (map.has(dir + name)) return map.get(dir + name);
     if (name.includes('/')) return undefined;

@@ -11,6 +11,7 @@ import { checkBool, checkInteger, checkOptions, checkTensor, shapeStr } from './
 import { nextTask } from './next_task.js';
 import { Model } from './model.js';
 import { poolingModes, pyStrip } from './sentence_transformers.js';
+import { applyDense, normalizeRows } from './st_dense.js';
 import * as boundary from './boundary.js';
 
 const EMBED_OPTIONS = ['batchSize', 'normalize', 'prompt', 'promptName', 'onProgress'];
@@ -56,8 +57,11 @@ export class Embedder extends Model {
     this.doLowerCase = st.doLowerCase;
     /** @readonly named prompts (config_sentence_transformers.json): embed()'s promptName */ this.prompts = Object.freeze({ ...st.prompts });
     /** @readonly the prompt embed() uses when given none, or null */ this.defaultPromptName = st.defaultPromptName;
-    /** @readonly the length of the vectors embed() gives: hiddenSize per pooling mode */
-    this.dimension = info.hiddenSize * st.pooling.split('+').length;
+    Object.defineProperty(this, '_dense', { value: st.dense ?? [] });
+    /** @readonly the Dense modules after the pooling (sentence-transformers' 2_Dense, …): their { inFeatures, outFeatures, activation } */
+    this.dense = Object.freeze(this._dense.map(({ inFeatures, outFeatures, activation }) => Object.freeze({ inFeatures, outFeatures, activation })));
+    /** @readonly the length of the vectors embed() gives: hiddenSize per pooling mode, or the last Dense module's out_features */
+    this.dimension = this._dense.at(-1)?.outFeatures ?? info.hiddenSize * st.pooling.split('+').length;
     // The tokens one sequence may hold: as Encoder::max_tokens (RoBERTa numbers positions from
     // pad_token_id + 1), which info() does not carry.
     const modelTokens = info.maxTokens;  // the native rule (RoBERTa: positions − pad − 1)
@@ -275,12 +279,18 @@ export class Embedder extends Model {
     const tensors = { ids: { data: ids, shape: [total] }, lengths: { data: lengths, shape: [rows.length] } };
     if (types) tensors.types = { data: types, shape: [total] };
     if (rows.some((r) => r.skip)) tensors.skip = { data: Int32Array.from(rows, (r) => r.skip), shape: [rows.length] };
-    // Every pooling mode in one native pass, concatenated and normalized there (src/models/encoder.h Embed).
+    // Every pooling mode in one native pass, concatenated and normalized there (src/models/encoder.h Embed); with
+    // Dense modules, those and the normalization here, after the pooling.
+    const dense = this._dense.length > 0;
+    let pooled;
     try {
-      return boundary.models.embedderEmbed(this._rt, h, tensors, { modes: this._modes, normalize })[0].data;
+      pooled = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: this._modes, normalize: normalize && !dense })[0].data;
     } catch (e) {
       throw reword(e, rows, what);
     }
+    if (!dense) return pooled;
+    const out = applyDense(this._dense, pooled, rows.length);
+    return normalize ? normalizeRows(out, rows.length, this.dimension) : out;
   }
 }
 

@@ -29,7 +29,7 @@ const HEAD_NONE = 0, HEAD_SEQUENCE = 1;
  * registry's), owner (in "only … takes"), reads: { tokenizer, chatTemplate, generationConfig, sentenceTransformers },
  * options (the load options only it takes), make(ctx) → the face }. ctx: { rt, handle, info, fileBytes, own (a
  * file's own attnwasm.config, parsed, or null), hfConfig, tokenizer, generation, read(path) (a folder's file's
- * text or undefined), options }.
+ * text or undefined), readBytes(path) (its bytes or undefined), options }.
  */
 export const ROWS = Object.freeze({
   causal_lm: {
@@ -55,7 +55,7 @@ export const ROWS = Object.freeze({
     owner: 'an encoder of the BERT family',
     reads: { tokenizer: true, slowTokenizer: true, sentenceTransformers: true },
     options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
-    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, options }) {
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
       const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : isCrossEncoder(hfConfig, info) ? 'rerank' : 'classify');
       if (task !== 'embed') {
@@ -66,7 +66,8 @@ export const ROWS = Object.freeze({
         if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${task === 'rerank' ? 'CrossEncoder' : 'TextClassifier'} (task: 'embed' loads its encoder as an Embedder)`);
         return new (task === 'rerank' ? CrossEncoder : TextClassifier)(rt, handle, { hfConfig, tokenizer }, fileBytes);
       }
-      const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize });
+      const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
+        { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });
       return new Embedder(rt, handle, { hfConfig, tokenizer, st }, fileBytes);
     },
   },

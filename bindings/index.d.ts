@@ -896,7 +896,7 @@ export interface EmbedderInputs {
 export interface Embedder {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta';
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
   readonly vocabSize: number;
   /** hidden_size: a token's vector. */
   readonly hiddenSize: number;
@@ -922,7 +922,9 @@ export interface Embedder {
   readonly prompts: Readonly<Record<string, string>>;
   /** The prompt embed() uses when given none, or null. */
   readonly defaultPromptName: string | null;
-  /** The length of embed()'s vectors: hiddenSize per pooling mode. */
+  /** sentence-transformers' Dense modules after the pooling (2_Dense, …), in order; empty when there are none. */
+  readonly dense: readonly { inFeatures: number; outFeatures: number; activation: string }[];
+  /** The length of embed()'s vectors: hiddenSize per pooling mode, or the last Dense module's outFeatures. */
   readonly dimension: number;
   /**
    * Tokens a text is truncated to, special tokens included: max_seq_length (sentence_bert_config.json), else
@@ -980,7 +982,7 @@ export type TextInput = string | [string, string];
 export interface TextClassifier {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta';
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
   readonly vocabSize: number;
   readonly hiddenSize: number;
   readonly numLayers: number;

@@ -63,13 +63,11 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
 const SLOW_FILES = ['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
 
 /** A folder's slow tokenizer, or null when it has none of the files one needs. */
-async function slowTokenizer(cp, io, scope, configText) {
+async function slowTokenizer(readFileBytes, configText) {
   const files = new Map();
   for (const name of SLOW_FILES) {
-    const src = await cp.file(name);
-    const bytes = src === undefined ? null : await readBytes(src, name, { ...io, optional: true });
-    scope.check();
-    if (bytes !== null) files.set(name, name.endsWith('.json') || name.endsWith('.txt') ? new TextDecoder().decode(bytes) : bytes);
+    const bytes = await readFileBytes(name);
+    if (bytes !== undefined) files.set(name, name.endsWith('.json') || name.endsWith('.txt') ? new TextDecoder().decode(bytes) : bytes);
   }
   if (!['vocab.txt', 'vocab.json', 'sentencepiece.bpe.model', 'spiece.model'].some((f) => files.has(f))) return null;
   const { tokenizerFromFolder } = await import('./tokenizer.js');
@@ -125,6 +123,13 @@ export function makeModels(rt) {
     };
     /** A folder's file by its path in it (sentence-transformers' modules.json, …): its text, or undefined. */
     const read = async (name) => readOptional(cp.file ? await cp.file(name) : undefined, name);
+    /** The same file's bytes, or undefined. */
+    const readFileBytes = async (name) => {
+      const src = cp.file ? await cp.file(name) : undefined;
+      const bytes = src === undefined ? null : await readBytes(src, name, { ...io, optional: true });
+      scope.check();
+      return bytes ?? undefined;
+    };
     const configGiven = await side('config.json', o.config);
     const config = configGiven === undefined ? '' : configText(configGiven);
     if (config === '' && configGiven !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'config: expected a config.json, got an empty text');
@@ -153,7 +158,7 @@ export function makeModels(rt) {
     let tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
     // No tokenizer.json: the slow tokenizer's own files, as AutoTokenizer reads them (vocab.txt, vocab.json +
     // merges.txt, sentencepiece.bpe.model), for the families that read them.
-    if (!tokenizer && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file) tokenizer = await slowTokenizer(cp, io, scope, config);
+    if (!tokenizer && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file) tokenizer = await slowTokenizer(readFileBytes, config);
     const generationGiven = reads('generationConfig') ? await side('generation_config.json', o.generationConfig) : undefined;
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
@@ -167,7 +172,7 @@ export function makeModels(rt) {
       const own = config ? null : JSON.parse(metadata['attnwasm.config']);
       const refused = optionRefusal(row, o, hf?.model_type);
       if (refused) throw refused;
-      return await row.make({ rt, handle, info, fileBytes, own, hfConfig: hf, tokenizer: row.reads.tokenizer ? tokenizer : null, generation, read, options });
+      return await row.make({ rt, handle, info, fileBytes, own, hfConfig: hf, tokenizer: row.reads.tokenizer ? tokenizer : null, generation, read, readBytes: readFileBytes, options });
     } catch (e) {
       try { handle.delete(); } catch { /* adopted by a face and freed, or closed */ }
       throw e;

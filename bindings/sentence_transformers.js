@@ -4,6 +4,7 @@
 // and config_sentence_transformers.json say (readSentenceTransformers). Not here: the model (embedder.js).
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { POOLING } from './native_constants.js';
+import { readDense } from './st_dense.js';
 
 export { POOLING };
 // The order Pooling.forward concatenates several modes in: the native enum's.
@@ -39,6 +40,7 @@ export const pyStrip = (s) => s.replace(PY_STRIP, '');
 const ST_TYPES = {
   'sentence_transformers.models.Transformer': 'Transformer',
   'sentence_transformers.models.Pooling': 'Pooling',
+  'sentence_transformers.models.Dense': 'Dense',
   'sentence_transformers.models.Normalize': 'Normalize',
 };
 const POOLING_KEYS = {
@@ -61,19 +63,22 @@ function parseFile(text, file) {
 
 /**
  * What a sentence-transformers folder says about its embeddings, read as SentenceTransformer(folder) reads it:
- *   modules.json                      Transformer (at the folder's top), Pooling, optionally Normalize — in that
- *                                     order; any other module (Dense, LayerNorm, …) is ERR_UNSUPPORTED;
+ *   modules.json                      Transformer (at the folder's top), Pooling, any Dense modules, optionally
+ *                                     Normalize — in that order; any other module (LayerNorm, …) is ERR_UNSUPPORTED;
+ *   <Dense's path>/config.json, model.safetensors   each Dense module (st_dense.js);
  *   <Pooling's path>/config.json      the pooling mode (Pooling's defaults for absent keys: mean) and include_prompt;
  *   sentence_bert_config.json         max_seq_length, do_lower_case;
  *   config_sentence_transformers.json prompts, default_prompt_name.
  * Without modules.json: mean pooling, no Normalize (sentence-transformers' fallback for a plain checkpoint).
  * `read(path)` resolves to a file's text or undefined; `override` is loadModel's { pooling, normalize }: a
- * pooling given there is used instead of the folder's (which may then name several modes).
+ * pooling given there is used instead of the folder's (which may then name several modes). `files`: { readBytes,
+ * loadSafetensors } for Dense modules' weights (a folder without Dense needs neither).
  * @returns {Promise<{pooling: string, normalize: boolean, includePrompt: boolean, maxSeqLength: number|null,
- *   doLowerCase: boolean, prompts: Record<string, string>, defaultPromptName: string|null}>} owned by the caller
+ *   doLowerCase: boolean, prompts: Record<string, string>, defaultPromptName: string|null, dense: object[]}>}
+ *   owned by the caller
  */
-export async function readSentenceTransformers(read, hiddenSize, override = {}) {
-  const out = { pooling: 'mean', normalize: false, includePrompt: true, maxSeqLength: null, doLowerCase: false, prompts: {}, defaultPromptName: null };
+export async function readSentenceTransformers(read, hiddenSize, override = {}, files = {}) {
+  const out = { pooling: 'mean', normalize: false, includePrompt: true, maxSeqLength: null, doLowerCase: false, prompts: {}, defaultPromptName: null, dense: [] };
   const modulesText = await read('modules.json');
   if (modulesText !== undefined) {
     const modules = parseFile(modulesText, 'modules.json');
@@ -83,14 +88,13 @@ export async function readSentenceTransformers(read, hiddenSize, override = {}) 
       const kind = ST_TYPES[m.type];
       if (!kind) {
         throw unsupported('modules.json', `[${i}].type: expected ${Object.keys(ST_TYPES).map((t) => `'${t}'`).join(', ')}, got '${m.type}' `
-          + '(attnwasm runs a Transformer, its Pooling and an optional Normalize)');
+          + '(attnwasm runs a Transformer, its Pooling, Dense modules and an optional Normalize)');
       }
       if (m.path !== undefined && typeof m.path !== 'string') throw invalid('modules.json', `[${i}].path: expected a string, got ${show(m.path)}`);
       return kind;
     });
-    const order = kinds.join(',');
-    if (order !== 'Transformer,Pooling' && order !== 'Transformer,Pooling,Normalize') {
-      throw unsupported('modules.json', `expected the modules Transformer, Pooling and optionally Normalize, in that order, got ${kinds.join(', ') || 'none'}`);
+    if (!/^Transformer,Pooling(,Dense)*(,Normalize)?$/.test(kinds.join(','))) {
+      throw unsupported('modules.json', `expected the modules Transformer, Pooling, any Dense and optionally Normalize, in that order, got ${kinds.join(', ') || 'none'}`);
     }
     if (modules[0].path) {
       throw unsupported('modules.json', `[0].path: the Transformer's files in a subfolder ('${modules[0].path}') are not read; `
@@ -102,7 +106,15 @@ export async function readSentenceTransformers(read, hiddenSize, override = {}) 
     const text = await read(file);
     if (text === undefined) throw invalid('source', `${file}, the Pooling module's config named by modules.json, is not in the folder`);
     Object.assign(out, poolingConfig(parseFile(text, file), file, hiddenSize, override.pooling !== undefined));
-    out.normalize = kinds.length === 3;
+    out.normalize = kinds.at(-1) === 'Normalize';
+    // Dense modules take the pooled vector: its size is the hidden size per pooling mode.
+    let width = hiddenSize * (override.pooling ?? out.pooling).split('+').length;
+    for (let i = 2; i < kinds.length && kinds[i] === 'Dense'; i++) {
+      if (!modules[i].path) throw unsupported('modules.json', `[${i}].path: expected the Dense module's folder (e.g. '2_Dense'), got ''`);
+      const dense = await readDense(modules[i].path, width, { read, ...files });
+      out.dense.push(dense);
+      width = dense.outFeatures;
+    }
   }
   const sbertText = await read('sentence_bert_config.json');
   if (sbertText !== undefined) {

@@ -2,7 +2,9 @@
 // index names, or model.safetensors), the shard index, config.json, the tokenizer's files, the chat template
 // files, generation_config.json, an image processor's preprocessor_config.json, and sentence-transformers'
 // files (modules.json, its config files and the folders modules.json names: 1_Pooling/, 2_Normalize/, …).
-// Everything else is 'other' (a README, another .safetensors, vocab.txt). Not here: reading any of them.
+// A slow tokenizer's own files (vocab.txt, vocab.json + merges.txt, a SentencePiece model: what the loader reads
+// when the folder has no tokenizer.json) are the tokenizer's too. Everything else is 'other' (a README, another
+// .safetensors). Not here: reading any of them.
 
 /** The roles a file may have, as inspect reports them. */
 export const ROLES = Object.freeze(['weights', 'index', 'config', 'tokenizer', 'tokenizer_config', 'generation_config', 'chat_template',
@@ -26,6 +28,9 @@ const BY_NAME = Object.freeze({
 /** The side files inspect looks for in a folder that does not list its files (a base URL), in this order. */
 export const SIDE_NAMES = Object.freeze(Object.keys(BY_NAME).filter((n) => n !== 'model.safetensors.index.json'));
 
+/** A slow tokenizer's files (tokenizer/folder.js reads them when there is no tokenizer.json); not probed for. */
+const SLOW_TOKENIZER = new Set(['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'special_tokens_map.json', 'added_tokens.json']);
+
 /**
  * The role of the file at `path` in its folder. `weights`: the weight files' paths; `modules`: the folders
  * sentence-transformers' modules.json names ('1_Pooling'), whose files are its too.
@@ -34,6 +39,7 @@ export const SIDE_NAMES = Object.freeze(Object.keys(BY_NAME).filter((n) => n !==
 export function roleOf(path, weights, modules = []) {
   if (weights.has(path)) return 'weights';
   if (Object.hasOwn(BY_NAME, path)) return BY_NAME[path];
+  if (SLOW_TOKENIZER.has(path)) return 'tokenizer';
   if (modules.some((d) => path.startsWith(`${d}/`))) return 'sentence-transformers';
   return 'other';
 }

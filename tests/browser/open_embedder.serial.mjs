@@ -8,8 +8,8 @@
 // clicked shows its attention by layer and head (layers × heads rows, a column per token), the picked row's
 // most attended tokens as Node's forward gives them. Typed sentences follow; 16 sentences are a table of
 // values, 120 a canvas of colors; a sentence past max_seq_length is cut at 256 tokens. The same folder from its
-// base URL (a mount of the server) gives the same matrix; a modules.json with a Dense module is refused with
-// the runtime's message. No console error, no 404 (the base URL's one file is found by a HEAD request, so no
+// base URL (a mount of the server) gives the same matrix; a modules.json naming a Dense module whose folder is not
+// there is refused with the runtime's message. No console error, no 404 (the base URL's one file is found by a HEAD request, so no
 // index is probed, by the page's inspect or the worker's load) and no long task (> 50 ms) on the page from the
 // load on. Saves docs/open_embedder.png.
 import { test, before, after } from 'node:test';
@@ -32,7 +32,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'attnwasm-open-embedder-'));
   minilm = join(tmp, 'all-MiniLM-L6-v2');
   writeCheckpoint('all-minilm-l6-v2', minilm);
-  // The same folder with a Dense module after the pooling (as some sentence-transformers models have): refused.
+  // The same folder with a Dense module after the pooling named by modules.json, its folder missing: refused.
   dense = join(tmp, 'dense');
   mkdirSync(join(dense, '1_Pooling'), { recursive: true });
   for (const f of readdirSync(minilm)) {
@@ -224,7 +224,7 @@ test('open page: an all-MiniLM-L6-v2-shaped folder — load, embed, the similari
     await waitEmbedded(page);
     assertMatrix((await page.evaluate(() => window.openDemo.state.embed)).similarity, state.similarity, 'from the URL');
 
-    // A refusal: modules.json with a Dense module, in the runtime's words.
+    // A refusal: modules.json naming a Dense module that is not there, in the runtime's words.
     await page.setInputFiles('#pick-folder', dense);
     await page.waitForSelector('#fit-card:not(.hidden)');
     await page.click('#load');

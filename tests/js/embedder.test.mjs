@@ -366,8 +366,9 @@ test('loading refuses what it cannot run exactly, naming the file and the key', 
   const pooling = (c) => ({ extra: { '1_Pooling/config.json': { word_embedding_dimension: 32, ...c } } });
   const modules = (m) => ({ extra: { 'modules.json': m } });
   const T = { type: 'sentence_transformers.models.Transformer', path: '' }, P = { type: 'sentence_transformers.models.Pooling', path: '1_Pooling' };
-  await refused('Dense', modules([T, P, { type: 'sentence_transformers.models.Dense', path: '2_Dense' }]), 'ERR_UNSUPPORTED', /^modules\.json: \[2\]\.type: expected .* got 'sentence_transformers\.models\.Dense'/);
-  await refused('no Pooling', modules([T]), 'ERR_UNSUPPORTED', /^modules\.json: expected the modules Transformer, Pooling and optionally Normalize, in that order, got Transformer$/);
+  await refused('LayerNorm', modules([T, P, { type: 'sentence_transformers.models.LayerNorm', path: '2_LayerNorm' }]), 'ERR_UNSUPPORTED', /^modules\.json: \[2\]\.type: expected .* got 'sentence_transformers\.models\.LayerNorm'/);
+  await refused('Dense without its folder', modules([T, P, { type: 'sentence_transformers.models.Dense', path: '2_Dense' }]), 'ERR_INVALID_ARGUMENT', /^source: 2_Dense\/config\.json, the Dense module's config named by modules\.json, is not in the folder/);
+  await refused('no Pooling', modules([T]), 'ERR_UNSUPPORTED', /^modules\.json: expected the modules Transformer, Pooling, any Dense and optionally Normalize, in that order, got Transformer$/);
   await refused('Transformer in a subfolder', modules([{ ...T, path: '0_Transformer' }, P]), 'ERR_UNSUPPORTED', /^modules\.json: \[0\]\.path: the Transformer's files in a subfolder \('0_Transformer'\)/);
   await refused('not JSON', modules('[{'), 'ERR_INVALID_ARGUMENT', /^modules\.json: not valid JSON/);
   await refused('not an array', modules({}), 'ERR_INVALID_ARGUMENT', /^modules\.json: expected an array of modules, got Object/);

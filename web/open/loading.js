@@ -1,12 +1,14 @@
 // Loading the checkpoint chosen in the worker ('attnwasm/worker': it reads the files itself), with its progress
 // (a hub id's bytes told apart: downloaded, and read from the cache), then the model's facts and the card that
-// runs it: chat and completion for a causal LM (generation.js), sentences for an embedder (embedder.js), a link
+// runs it: chat and completion for a causal LM (generation.js), sentences for an embedder (embedder.js), texts
+// for a classifier or a reranker (text_tasks.js), a link
 // to its own page for the demo translator and classifier. A refusal shows the runtime's own message.
 import { formatBytes } from '../shared/panel.js';
 import { $, show } from './dom.js';
 import { page, run, emb } from './state.js';
 import { renderMode } from './generation.js';
 import { showEmbedder } from './embedder.js';
+import { showTextTask } from './text_tasks.js';
 
 /** Loads page.chosen with the dtype chosen; body[data-loaded] says 'loading', then 'true' or 'error'. */
 export async function load() {
@@ -14,7 +16,7 @@ export async function load() {
   if (!chosen || !rt) return;
   if (run.active) { run.active.controller.abort(); await run.active.finished; }
   show($('load-error'), false);
-  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card']) show($(id), false);
+  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card', 'classify-card']) show($(id), false);
   Object.assign(emb, { similarity: null, pick: null, seq: emb.seq + 1 });
   if (page.model) { await page.model.dispose(); page.model = null; }
   $('load').disabled = true;
@@ -70,6 +72,9 @@ function showModel(seconds) {
     facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`],
       ['vectors', `${model.dimension} numbers, ${model.pooling} pooling${model.normalize ? ', normalized' : ''}`],
       ['tokens a sentence', `at most ${model.maxTokens}${model.doLowerCase ? ', lowercased' : ''}`], ['vocabulary', String(model.vocabSize)], tokenizer);
+  } else if (model.kind === 'TextClassifier' || model.kind === 'CrossEncoder') {
+    facts.push(['model_type', model.modelType], ['labels', model.labels.join(', ')], ['tokens an input', `at most ${model.maxTokens}`],
+      ...(model.kind === 'CrossEncoder' ? [['activation', model.activation.split('.').pop()]] : []), ['vocabulary', String(model.vocabSize)], tokenizer);
   }
   $('facts').replaceChildren(...facts.flatMap(([k, v]) => {
     const dt = document.createElement('dt');
@@ -79,17 +84,20 @@ function showModel(seconds) {
     return [dt, dd];
   }));
   $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model`
-    : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder` : `A ${model.kind}`;
-  if (model.kind === 'Embedder') {
+    : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder`
+      : model.kind === 'CrossEncoder' ? `A ${model.modelType} reranker (cross-encoder)`
+        : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier` : `A ${model.kind}`;
+  const card = { Embedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask }[model.kind];
+  if (card) {
     $('other-note').textContent = '';
     show($('other-note'), false);
     show($('model-card'));
-    showEmbedder();
+    card();
     return;
   }
   const other = model.kind !== 'CausalLM';
   const [href, name] = model.kind === 'Translator' ? ['/web/translate/', 'Translate'] : ['/web/digits/', 'Digits'];
-  $('other-note').innerHTML = other ? `This page runs language models and sentence embedders; see this model at work on the <a href="${href}">${name} page</a>.` : '';
+  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers and rerankers; see this model at work on the <a href="${href}">${name} page</a>.` : '';
   show($('other-note'), other);
   show($('model-card'));
   if (other) return;

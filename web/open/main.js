@@ -2,11 +2,13 @@
 // repository's models, run in a worker ('attnwasm/worker'): the page reads only the files' headers, through
 // 'attnwasm/inspect' (what it is, what fits, before the load), the worker reads the weights itself. A language
 // model then chats or completes a text, streaming, with the newest token's attention for every layer and head; a
-// sentence embedder embeds sentences, compares them, and shows where each token looks. What the runtime cannot
+// sentence embedder embeds sentences, compares them, and shows where each token looks; a text classifier labels
+// texts, a reranker ranks documents for a query. What the runtime cannot
 // run is refused with its error's text. Imports the package the way a user would (the import map).
 // This file wires the page: its elements, the modules, the start-up and window.openDemo; it draws nothing.
 // source.js, fits.js: the checkpoint and what fits · loading.js: the load and the model's facts ·
 // generation.js, lm_attention.js: a causal LM at work · embedder.js, token_attention.js: a sentence embedder ·
+// text_tasks.js: a classifier or a reranker ·
 // paint.js: the attention grids' pixels · cache_view.js: the hub cache · state.js, dom.js: what they share.
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel } from '../shared/panel.js';
@@ -18,6 +20,7 @@ import { renderMode, send, endText } from './generation.js';
 import { mountLmAttention } from './lm_attention.js';
 import { mountEmbedder } from './embedder.js';
 import { mountTokenAttention } from './token_attention.js';
+import { mountTextTask, last as textTask } from './text_tasks.js';
 import { mountCacheView, looksLikeHubId } from './cache_view.js';
 
 page.panel = mountPanel($('panel'), { models: ['Model weights'] });
@@ -61,6 +64,7 @@ for (const id of ['mode-chat', 'mode-complete']) $(id).addEventListener('change'
 mountLmAttention();
 mountEmbedder();
 mountTokenAttention();
+mountTextTask();
 
 // ------------------------------------------------------------------ start-up
 try {
@@ -94,6 +98,7 @@ window.openDemo = {
         similarity: Array.from({ length: emb.shape[0] }, (_, i) => Array.from(emb.similarity.data.subarray(i * emb.shape[0], (i + 1) * emb.shape[0]))),
       } : null,
       tokenAttention: emb.pick ? { sentence: emb.pick.sentence, token: emb.pick.token, row: emb.pick.row } : null,
+      textTask: textTask.run,
       checkpoint: page.chosen?.report ?? null,
     };
   },
