@@ -6,7 +6,8 @@
 //            -> mean-pooled, normalized embeddings; sentences/s. onnxruntime-web as Transformers.js runs
 //            it: batches of 32 in input order, each padded to its longest sentence, mean pooling and
 //            normalization in JS. attnwasm: embedIds(all, { batchSize: 32 }) (it may sort by length).
-//   latency  one 16-token sentence, the same two paths; median of many calls.
+//   latency  one 16-token sentence, the same two paths; median of many calls; at 1 thread, its bound: the
+//            sentence's multiply-adds at the same run's SIMD peak (sentenceBound).
 // Needs bench/onnx/embed (/usr/bin/python3 bench/export_encoder_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/embed.mjs [--threads 1|2|all] [--sentences 1000] [--rounds 2] [--latency-calls 200]
 //        [--json] [--ort-only]
@@ -18,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, describeMachine, median, quantile, rng } from './lib.mjs';
+import { BENCH_DIR, describeMachine, median, peakProbe, quantile, rng } from './lib.mjs';
 
 const EMBED_DIR = join(BENCH_DIR, 'onnx', 'embed');
 const MODEL_DIR = join(EMBED_DIR, 'minilm');
@@ -280,9 +281,26 @@ async function runOne(opts, threads) {
       bulkSentencesPerSecond: result.bulk.aw.sentencesPerSecond / result.bulk.ort.sentencesPerSecond,
       latency: result.latency.ort.medianMs / result.latency.aw.medianMs,
     };
+    if (threads === 1) result.bound = await sentenceBound(result.latency.aw.medianMs, result.latency.ort.medianMs);
   }
   for (const e of Object.values(engines)) await e.release();
   return result;
+}
+
+/**
+ * The bound on one 16-token sentence (issue 42): its multiply-adds (the projections, the FFN and the attention
+ * products of 6 layers: 342 MFLOP) at this run's single-core SIMD peak (lib.mjs peakProbe: fused chains of
+ * f32x4 multiply + add, no memory) is the least time any float32 wasm SIMD code can take. Compared with attnwasm's
+ * median and with the time the 1.6× target asks (onnxruntime-web's median ÷ 1.6).
+ */
+async function sentenceBound(awMs, ortMs) {
+  const T = 16, E = HIDDEN, I = 1536, L = 6;
+  const flops = L * (2 * T * E * E * 4 + 2 * T * E * I * 2 + 2 * 2 * T * T * E);
+  const probe = await peakProbe();
+  const peak = median([probe(), probe(), probe()]);  // GFLOP/s
+  const floorMs = flops / (peak * 1e6);
+  const targetMs = ortMs / 1.6;
+  return { flops, peakGflops: peak, floorMs, awFractionOfPeak: floorMs / awMs, targetMs, targetFractionOfPeak: floorMs / targetMs };
 }
 
 function render(results) {
@@ -298,6 +316,10 @@ function render(results) {
       lines.push(`   ${r.engines[k].padEnd(24)} bulk ${r.bulk[k].medianMs.toFixed(0).padStart(7)} ms = ${r.bulk[k].sentencesPerSecond.toFixed(1).padStart(7)} sentences/s;  16 tokens: median ${r.latency[k].medianMs.toFixed(2)} ms (p10 ${r.latency[k].p10Ms.toFixed(2)}, p90 ${r.latency[k].p90Ms.toFixed(2)})`);
     }
     if (r.ratios) lines.push(`   attnwasm / onnxruntime-web: ${r.ratios.bulkSentencesPerSecond.toFixed(2)}× the sentences/s (target ≥ 2× at 1 thread), ${r.ratios.latency.toFixed(2)}× faster on one sentence (target ≥ 1.6×)`);
+    if (r.bound) {
+      const b = r.bound;
+      lines.push(`   one 16-token sentence: ${(b.flops / 1e6).toFixed(0)} MFLOP; at this run's SIMD peak (${b.peakGflops.toFixed(1)} GFLOP/s) ${b.floorMs.toFixed(2)} ms: attnwasm runs at ${(100 * b.awFractionOfPeak).toFixed(0)}% of the peak; 1.6× onnxruntime-web (${b.targetMs.toFixed(2)} ms) would need ${(100 * b.targetFractionOfPeak).toFixed(0)}% of it`);
+    }
   }
   return lines.join('\n');
 }
