@@ -1,15 +1,37 @@
-// Post-processors of tokenizer.json for one text: the special tokens added before and after it
+// Post-processors of tokenizer.json: the special tokens added around one text and around a pair
 // (TemplateProcessing, BertProcessing, RobertaProcessing, in a Sequence with ByteLevel, which only
-// trims offsets) and the type ids, as the Rust library gives them: a template's $A keeps its type_id
-// with or without the special tokens; BERT's and RoBERTa's texts are type 0. Pairs are not read.
+// trims offsets) and the type ids, as the Rust library gives them: a template's $A / $B keep their
+// type_id with or without the special tokens; BERT's pair is [CLS] A [SEP] B [SEP], its second text
+// type 1; RoBERTa's <s> A </s> </s> B </s>, all type 0; no post-processor (or ByteLevel alone): the
+// two texts joined, the second type 1. The pair's shape is pairTemplate's (below).
 import { MAX_ID, invalid, isObject, phrase, requireArray, requireObject, requireType, show, unsupported } from './json.js';
 
 /**
- * @returns {{ before: Int32Array, after: Int32Array, beforeTypes: Int32Array, afterTypes: Int32Array, typeId: number }}
- *   typeId: the text's type id (with or without the special tokens)
+ * A pair's template: `items` in order, each a text ({ seq: 0 | 1, typeId }) or special tokens
+ * ({ ids, typeIds }); `plain`: the two texts' type ids without the special tokens (null: the
+ * items' own, in the items' order); `added`: the number of special tokens (num_special_tokens_to_add(pair=True)).
+ * @returns {{ items: object[], plain: number[] | null, added: number }}
+ */
+export function pairTemplate(items, plain = null) {
+  return { items, plain, added: items.reduce((n, it) => n + (it.ids ? it.ids.length : 0), 0) };
+}
+
+/** A list of special token ids, all of one type. */
+export const specials = (ids, typeId) => ({ ids: Int32Array.from(ids), typeIds: new Int32Array(ids.length).fill(typeId) });
+
+/** RoBERTa's and XLM-R's pair (slow classes and RobertaProcessing alike): <s> A </s> </s> B </s>, all type 0. */
+export const fairseqPair = (cls, sep) => pairTemplate([specials([cls], 0), { seq: 0, typeId: 0 }, specials([sep, sep], 0), { seq: 1, typeId: 0 }, specials([sep], 0)], [0, 0]);
+
+/**
+ * @returns {{ before: Int32Array, after: Int32Array, beforeTypes: Int32Array, afterTypes: Int32Array, typeId: number,
+ *   pair: object | null, pairRefusal: string | null }}
+ *   typeId: the text's type id (with or without the special tokens); pair: pairTemplate's shape, or
+ *   null with pairRefusal the reason (a TemplateProcessing without `pair`)
  */
 export function readPostProcessor(config, idOf, types) {
   const template = { before: [], after: [], beforeTypes: [], afterTypes: [], typeId: 0, set: false };
+  let pair = pairTemplate([{ seq: 0, typeId: 0 }, { seq: 1, typeId: 1 }]);
+  let pairRefusal = null;
   const one = (field, what) => {
     if (template.set) throw unsupported(field, 'one TemplateProcessing', phrase('a second one'));
     template.set = what;
@@ -23,6 +45,34 @@ export function readPostProcessor(config, idOf, types) {
     if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || !Number.isInteger(v[1])) throw invalid(field, `expected [token, id], got ${show(v)}`);
     if (idOf(v[1]) === undefined) throw invalid(field, `expected an id of the vocabulary or added_tokens, got ${v[1]}`);
     return v[1];
+  };
+  const isSpecialItem = (item) => isObject(item) && isObject(item.SpecialToken) && typeof item.SpecialToken.id === 'string';
+  const specialOf = (item, itemField, special, field) => {
+    const name = item.SpecialToken.id;
+    const entry = special[name];
+    if (!isObject(entry) || !Array.isArray(entry.ids)) throw invalid(`${field}.special_tokens['${name}'].ids`, `expected the ids of '${name}', got ${show(entry?.ids)}`);
+    entry.ids.forEach((id, k) => {
+      if (!Number.isSafeInteger(id) || idOf(id) === undefined) throw invalid(`${field}.special_tokens['${name}'].ids[${k}]`, `expected an id of the vocabulary or added_tokens, got ${show(id)}`);
+    });
+    return specials(entry.ids, typeIdOf(item.SpecialToken, `${itemField}.SpecialToken`));
+  };
+  // TemplateProcessing.pair: $A and $B once each (in either order), special tokens anywhere.
+  const readPair = (list, pairField, special, field) => {
+    requireArray(list, pairField);
+    const seen = [false, false];
+    const items = list.map((item, i) => {
+      const itemField = `${pairField}[${i}]`;
+      if (isObject(item) && isObject(item.Sequence) && (item.Sequence.id === 'A' || item.Sequence.id === 'B')) {
+        const seq = item.Sequence.id === 'A' ? 0 : 1;
+        if (seen[seq]) throw unsupported(itemField, `one { Sequence: { id: '${item.Sequence.id}' } }`, phrase('a second one'));
+        seen[seq] = true;
+        return { seq, typeId: typeIdOf(item.Sequence, `${itemField}.Sequence`) };
+      }
+      if (isSpecialItem(item)) return specialOf(item, itemField, special, field);
+      throw unsupported(itemField, "{ SpecialToken: { id } } or { Sequence: { id: 'A' | 'B' } }", isObject(item) ? phrase(`an item with keys ${Object.keys(item).join(', ')}`) : item);
+    });
+    if (!seen[0] || !seen[1]) throw invalid(pairField, "expected { Sequence: { id: 'A' } } and { Sequence: { id: 'B' } } (the two texts), got " + (seen[0] ? "no 'B'" : "no 'A'"));
+    return pairTemplate(items);
   };
   const visit = (pp, field) => {
     const type = requireType(pp, field, types);
@@ -38,27 +88,30 @@ export function readPostProcessor(config, idOf, types) {
         if (isObject(item) && isObject(item.Sequence) && item.Sequence.id === 'A' && side === 'before') {
           template.typeId = typeIdOf(item.Sequence, `${itemField}.Sequence`);
           side = 'after';
-        } else if (isObject(item) && isObject(item.SpecialToken) && typeof item.SpecialToken.id === 'string') {
-          const name = item.SpecialToken.id;
-          const entry = special[name];
-          if (!isObject(entry) || !Array.isArray(entry.ids)) throw invalid(`${field}.special_tokens['${name}'].ids`, `expected the ids of '${name}', got ${show(entry?.ids)}`);
-          entry.ids.forEach((id, k) => {
-            if (!Number.isSafeInteger(id) || idOf(id) === undefined) throw invalid(`${field}.special_tokens['${name}'].ids[${k}]`, `expected an id of the vocabulary or added_tokens, got ${show(id)}`);
-          });
-          const typeId = typeIdOf(item.SpecialToken, `${itemField}.SpecialToken`);
-          template[side].push(...entry.ids);
-          template[`${side}Types`].push(...entry.ids.map(() => typeId));
+        } else if (isSpecialItem(item)) {
+          const { ids, typeIds } = specialOf(item, itemField, special, field);
+          template[side].push(...ids);
+          template[`${side}Types`].push(...typeIds);
         } else {
           throw unsupported(itemField, "{ SpecialToken: { id } } or one { Sequence: { id: 'A' } }", isObject(item) ? phrase(`an item with keys ${Object.keys(item).join(', ')}`) : item);
         }
       });
       if (side !== 'after') throw invalid(`${field}.single`, "expected one { Sequence: { id: 'A' } } (the text), got none");
+      if (pp.pair == null) {
+        pair = null;
+        pairRefusal = `${field}.pair: this tokenizer.json's TemplateProcessing has no pair template, so it cannot encode a pair of texts`;
+      } else pair = readPair(pp.pair, `${field}.pair`, special, field);
     } else if (type === 'BertProcessing' || type === 'RobertaProcessing') {
       one(field, type);
-      template.before.push(tokenPair(pp.cls, `${field}.cls`));
-      template.after.push(tokenPair(pp.sep, `${field}.sep`));
+      const cls = tokenPair(pp.cls, `${field}.cls`);
+      const sep = tokenPair(pp.sep, `${field}.sep`);
+      template.before.push(cls);
+      template.after.push(sep);
       template.beforeTypes.push(0);
       template.afterTypes.push(0);
+      pair = type === 'BertProcessing'
+        ? pairTemplate([specials([cls], 0), { seq: 0, typeId: 0 }, specials([sep], 0), { seq: 1, typeId: 1 }, specials([sep], 1)], [0, 1])
+        : fairseqPair(cls, sep);
     }
     // ByteLevel as a post-processor only trims offsets: nothing to do for ids.
   };
@@ -69,12 +122,18 @@ export function readPostProcessor(config, idOf, types) {
     beforeTypes: Int32Array.from(template.beforeTypes),
     afterTypes: Int32Array.from(template.afterTypes),
     typeId: template.typeId,
+    pair,
+    pairRefusal,
   };
 }
 
-/** The single-text template transformers' LlamaTokenizerFast / GemmaTokenizerFast build: [bos] $A [eos], all type 0. */
+/**
+ * The templates transformers' LlamaTokenizerFast / GemmaTokenizerFast build in update_post_processor:
+ * [bos] $A [eos], all type 0; the pair [bos] $A [eos] [bos] $B [eos], the second half type 1.
+ */
 export function bosEosTemplate(bos, eos) {
   const before = bos === null ? [] : [bos];
   const after = eos === null ? [] : [eos];
-  return { before: Int32Array.from(before), after: Int32Array.from(after), beforeTypes: new Int32Array(before.length), afterTypes: new Int32Array(after.length), typeId: 0 };
+  const pair = pairTemplate([specials(before, 0), { seq: 0, typeId: 0 }, specials(after, 0), specials(before, 1), { seq: 1, typeId: 1 }, specials(after, 1)]);
+  return { before: Int32Array.from(before), after: Int32Array.from(after), beforeTypes: new Int32Array(before.length), afterTypes: new Int32Array(after.length), typeId: 0, pair, pairRefusal: null };
 }

@@ -5,6 +5,7 @@
 // continuations, [UNK] for a word over 100 characters or with a part that matches nothing).
 // Character classes are Python's (unicodedata through the engine's Unicode tables).
 import { SlowTokenizer } from './slow_tokenizer.js';
+import { pairTemplate, specials } from './post_processors.js';
 import { PY_SPACE, pyStrip } from './slow_added.js';
 
 const PY_SPLIT = new RegExp(`[${PY_SPACE}]+`);
@@ -158,6 +159,13 @@ export class BertTokenizer extends SlowTokenizer {
 
   _specials() {
     return { before: [this.specialTokenId('cls_token')], after: [this.specialTokenId('sep_token')] };
+  }
+
+  /** build_inputs_with_special_tokens(ids_0, ids_1): [CLS] A [SEP] B [SEP], B [SEP] type 1 (create_token_type_ids_from_sequences). */
+  _pairSpecials() {
+    const cls = this.specialTokenId('cls_token');
+    const sep = this.specialTokenId('sep_token');
+    return pairTemplate([specials([cls], 0), { seq: 0, typeId: 0 }, specials([sep], 0), { seq: 1, typeId: 1 }, specials([sep], 1)], [0, 0]);
   }
 }
 

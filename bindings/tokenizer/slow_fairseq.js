@@ -8,6 +8,7 @@
 import { AttnWasmError } from '../errors.js';
 import { invalid, show } from './json.js';
 import { SlowTokenizer } from './slow_tokenizer.js';
+import { fairseqPair } from './post_processors.js';
 import { addedToken, pyStrip, tokenText } from './slow_added.js';
 import { M2M100_LANGUAGES, NLLB_LANGUAGES } from './slow_languages.js';
 
@@ -69,6 +70,11 @@ export class XLMRobertaTokenizer extends SlowTokenizer {
 
   _specials() {
     return { before: [this.specialTokenId('cls_token')], after: [this.specialTokenId('sep_token')] };
+  }
+
+  /** build_inputs_with_special_tokens(ids_0, ids_1): <s> A </s></s> B </s>, all type 0. */
+  _pairSpecials() {
+    return fairseqPair(this.specialTokenId('cls_token'), this.specialTokenId('sep_token'));
   }
 }
 

@@ -4,6 +4,7 @@
 // pair, left to right; a heap keeps a long word at n log n), <s> text </s>. Decoding reads the byte
 // symbols back as UTF-8 (errors="replace").
 import { SlowTokenizer } from './slow_tokenizer.js';
+import { fairseqPair } from './post_processors.js';
 import { addedToken, pyIsSpace } from './slow_added.js';
 import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
 
@@ -155,5 +156,10 @@ export class RobertaTokenizer extends SlowTokenizer {
 
   _specials() {
     return { before: [this.specialTokenId('cls_token')], after: [this.specialTokenId('sep_token')] };
+  }
+
+  /** build_inputs_with_special_tokens(ids_0, ids_1): <s> A </s></s> B </s>, all type 0. */
+  _pairSpecials() {
+    return fairseqPair(this.specialTokenId('cls_token'), this.specialTokenId('sep_token'));
   }
 }

@@ -157,7 +157,17 @@ export class SlowTokenizer {
     return { before: [], after: [] };
   }
 
-  /** batch.js's view of this tokenizer in one mode: ids, the template, the limits. */
+  /**
+   * The special tokens around a pair (build_inputs_with_special_tokens(ids_0, ids_1) and
+   * create_token_type_ids_from_sequences) as post_processors.js pairTemplate, or null where pairs
+   * are not read (the seq2seq classes).
+   */
+  _pairSpecials(mode) {
+    void mode;
+    return null;
+  }
+
+  /** batch.js's view of this tokenizer in one mode: ids, the templates, the limits. */
   _view(mode) {
     const { before, after } = this._specials(mode);
     const template = { before, after, typeId: 0, beforeTypes: new Int32Array(before.length), afterTypes: new Int32Array(after.length) };
@@ -166,6 +176,9 @@ export class SlowTokenizer {
       _encodeText: (t) => this._ids(t, mode),
       _template: template,
       _templateOf: this._templateOf ? (ids) => this._templateOf(ids, template) : undefined,
+      _pairTemplate: this._pairSpecials(mode),
+      _pairRefusal: `pair: ${this.constructor.name} (a slow tokenizer) does not encode pairs of texts here; BertTokenizer, RobertaTokenizer and XLMRobertaTokenizer do`,
+      _pairRule: 'python', // transformers' truncate_sequences (truncation.js)
       _maxLength: this._maxLength,
       _pad: pad === null ? null : { id: pad, typeId: 0, multiple: 1 },
     };
@@ -203,14 +216,14 @@ export class SlowTokenizer {
     return [];
   }
 
-  /** One text as model inputs, truncated as transformers truncates (the special tokens kept). */
+  /** One text or a pair as model inputs, truncated as transformers truncates (the special tokens kept). */
   encodeInputs(text, options) {
-    const o = checkOptions(options, ['addSpecialTokens', 'maxLength', 'truncation', ...this._modeOptions()], 'encodeInputs');
+    const o = checkOptions(options, ['addSpecialTokens', 'maxLength', 'truncation', 'pair', ...this._modeOptions()], 'encodeInputs');
     const { rest, mode } = this._split(o);
     return encodeInputs(this._view(mode), text, rest);
   }
 
-  /** Texts as one right-padded batch (tokenizer.d.ts EncodedBatch). */
+  /** Texts and [text, pair] arrays as one right-padded batch (tokenizer.d.ts EncodedBatch). */
   encodeBatch(texts, options) {
     const o = checkOptions(options, ['addSpecialTokens', 'maxLength', 'truncation', 'padding', ...this._modeOptions()], 'encodeBatch');
     const { rest, mode } = this._split(o);
@@ -219,7 +232,7 @@ export class SlowTokenizer {
 
   _split(o) {
     const rest = {};
-    for (const k of ['addSpecialTokens', 'maxLength', 'truncation', 'padding']) if (o[k] !== undefined) rest[k] = o[k];
+    for (const k of ['addSpecialTokens', 'maxLength', 'truncation', 'padding', 'pair']) if (o[k] !== undefined) rest[k] = o[k];
     return { rest, mode: this._modeOf(o) };
   }
 

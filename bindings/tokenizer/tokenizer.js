@@ -112,6 +112,8 @@ export class Tokenizer {
     this._template = readPostProcessor(json.post_processor, (id) => tokenOf[id], types);
     const cfg = readConfig(tokenizerConfig, (t) => this.tokenToId(t));
     if (cfg.template) this._template = cfg.template;
+    // A pair's template (post_processors.js pairTemplate; null: _pairRefusal says why), truncated by Rust's rule.
+    Object.assign(this, { _pairTemplate: this._template.pair, _pairRefusal: this._template.pairRefusal, _pairRule: 'rust' });
     /** tokenizer_config.json as given (frozen), or null. */
     this.config = cfg.config;
     /** @private the default maxLength of encodeBatch / encodeInputs (model_max_length), or null */
@@ -145,19 +147,23 @@ export class Tokenizer {
   }
 
   /**
-   * One text as a model takes it: { inputIds, attentionMask, tokenTypeIds } (Int32Arrays owned by
-   * the caller), truncated as encodeBatch truncates, never padded.
+   * One text, or a pair of texts (`pair`: the second, for cross-encoders), as a model takes it:
+   * { inputIds, attentionMask, tokenTypeIds } (Int32Arrays owned by the caller), truncated as
+   * encodeBatch truncates, never padded. A pair gets the post-processor's pair template ([CLS] A
+   * [SEP] B [SEP], <s> A </s></s> B </s>) and type ids, as the Rust library's encode(text, pair).
    * @param {string} text
-   * @param {{ addSpecialTokens?: boolean, maxLength?: number, truncation?: boolean }} [options]
+   * @param {{ pair?: string, addSpecialTokens?: boolean, maxLength?: number,
+   *   truncation?: boolean | 'longest_first' | 'only_first' | 'only_second' }} [options]
    */
   encodeInputs(text, options) {
     return encodeInputs(this, text, options);
   }
 
   /**
-   * Texts as one padded batch: see tokenizer.d.ts EncodedBatch and docs/tokenizer.md.
-   * @param {string[]} texts
-   * @param {{ addSpecialTokens?: boolean, maxLength?: number, truncation?: boolean, padding?: 'longest' | 'max_length' | false }} [options]
+   * Texts and pairs of texts as one padded batch: see tokenizer.d.ts EncodedBatch and docs/tokenizer.md.
+   * @param {(string | [string, string])[]} texts each a text or a [text, pair] array
+   * @param {{ addSpecialTokens?: boolean, maxLength?: number,
+   *   truncation?: boolean | 'longest_first' | 'only_first' | 'only_second', padding?: 'longest' | 'max_length' | false }} [options]
    */
   encodeBatch(texts, options) {
     return encodeBatch(this, texts, options);
