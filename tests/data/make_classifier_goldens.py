@@ -18,7 +18,8 @@ JS tokenizer's ids against these).
 Run: /usr/bin/python3 tests/data/make_classifier_goldens.py   (deterministic: fixed seeds, one thread)
 expected.json: name, like, generator, tolerance {atol, rtol}, labels (id2label in id order), problemType,
   maxLength (tokenizer_config.json's model_max_length), singles [{text, ids, types}], pairs [{text, pair, ids, types}], logitsSingles (N, C), logitsPairs
-  (P, C), pipeline [{input: 'singles' | 'pairs', options: {top_k, function_to_apply}, output}], crossEncoder
+  (P, C), pipeline [{input: 'singles' | 'pairs', inputs (texts, or [text, pair]s that fit max_length whole: the
+  pipeline does not truncate), options: {top_k, function_to_apply}, output}], crossEncoder
   {activation, scores (P,), rank [{query, documents, top_k, output: [{corpus_id, score}]}]}, tokenLogits (per
   single: (T, C)) for token classifiers.
 """
@@ -155,9 +156,12 @@ def write_folder(case):
         runs = []
         for options in ({"top_k": None}, {"top_k": 2}, {"top_k": None, "function_to_apply": "sigmoid"},
                         {"top_k": None, "function_to_apply": "softmax"}, {"top_k": 1, "function_to_apply": "none"}):
-            runs.append({"input": "singles", "options": options, "output": pipe(SINGLES[:4], **options)})
-        short_pairs = [{"text": a, "text_pair": b} for a, b in PAIRS if len(b) < 40]
-        runs.append({"input": "pairs", "options": {"top_k": None}, "output": [pipe(p, top_k=None) for p in short_pairs]})
+            runs.append({"input": "singles", "inputs": SINGLES[:4], "options": options,
+                         "output": pipe(SINGLES[:4], **options)})
+        # The pipeline does not truncate: the pairs that fit max_length whole.
+        short = [[a, b] for a, b in PAIRS if len(tok(a, b)["input_ids"]) <= max_length]
+        runs.append({"input": "pairs", "inputs": short, "options": {"top_k": None},
+                     "output": [pipe({"text": a, "text_pair": b}, top_k=None) for a, b in short]})
         exp["pipeline"] = runs
         act = activation_of(config)
         pair_logits = torch.tensor(exp["logitsPairs"], dtype=torch.float64)
