@@ -15,6 +15,7 @@ import { TextClassifier } from './text_classifier.js';
 import { CrossEncoder } from './cross_encoder.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
+import { encoderTask } from './encoder_task.js';
 
 /** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
 const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task' };
@@ -57,7 +58,7 @@ export const ROWS = Object.freeze({
     options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
     async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
-      const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : isCrossEncoder(hfConfig, info) ? 'rerank' : 'classify');
+      const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : encoderTask(hfConfig) === 'rerank' ? 'rerank' : 'classify');
       if (task !== 'embed') {
         if (info.head !== HEAD_SEQUENCE) {
           const has = info.head === HEAD_NONE ? 'no classification head (config.json architectures names no *ForSequenceClassification class)' : 'a token-classification head, which attnwasm does not run yet';
@@ -123,11 +124,6 @@ export function optionRefusal(row, given, modelType) {
   const also = owners.length > 1 ? ` (${owners.slice(1).join(', ')} too)` : '';
   const type = modelType ? ` (model_type "${modelType}")` : '';
   return new AttnWasmError('ERR_INVALID_ARGUMENT', `${opt}: only ${owners[0]} takes ${OPTION_WHAT[opt] ?? opt}${also}; this checkpoint is ${row.noun}${type}`);
-}
-
-/** Whether a sequence classifier is a reranker: sentence-transformers' CrossEncoder config, or one label. */
-function isCrossEncoder(config, info) {
-  return info.numLabels === 1 || (config?.sentence_transformers !== null && typeof config?.sentence_transformers === 'object') || config?.sbert_ce_default_activation_function != null;
 }
 
 /** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */

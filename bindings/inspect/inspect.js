@@ -16,6 +16,7 @@ import { readHead } from './head_bytes.js';
 import { readHeader, FLOAT_DTYPES, elements } from './header.js';
 import { findFamily, configOption } from './family.js';
 import { checkShards } from './shards.js';
+import { encoderTask, TASK_FACES } from '../encoder_task.js';
 import { estimateBytes, SIZED } from './memory.js';
 import { listFiles, readSmall } from './listing.js';
 
@@ -111,7 +112,7 @@ export async function inspect(source, options) {
   return {
     source: hub ? 'hub' : cp.kind,
     files,
-    family: family ? { kind: family.kind, className: family.className, noun: family.noun } : null,
+    family: family ? { kind: family.kind, className: faceOf(family, fam.config), noun: family.noun } : null,
     modelType: fam.modelType,
     refused,
     tensors,
@@ -177,4 +178,10 @@ function nativePlan(native, config, heads, index) {
     memory[as] = p.code ? null : { weightBytes: p.bytes.weightBytes, weightTypes: { ...p.bytes.weightTypes } };
   }
   return { family, refused: null, memory, parameters };
+}
+
+/** The face a load gives: the family's, or for an encoder the one its config's architectures name (encoder_task.js). */
+function faceOf(family, config) {
+  if (family.kind !== 'encoder' || config === null || typeof config !== 'object') return family.className;
+  return TASK_FACES[encoderTask(config)] ?? family.className;
 }

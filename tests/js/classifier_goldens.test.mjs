@@ -48,6 +48,7 @@ for (const name of CLASSIFIERS) {
     const reranker = name.endsWith('reranker');
     assert.ok(m instanceof aw.TextClassifier);
     assert.equal(m instanceof aw.CrossEncoder, reranker, 'a reranker loads as a CrossEncoder');
+    assert.equal((await aw.inspect(path(name))).family.className, m.constructor.name, 'inspect names the face a load gives');
     assert.deepEqual(m.labels, x.labels);
     assert.equal(m.problemType, x.problemType);
     // The tokenizer (slow files or tokenizer.json): transformers' slow class's ids, pairs truncated only_second.
