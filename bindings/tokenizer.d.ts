@@ -15,13 +15,34 @@ export interface TokenizerInputsOptions {
   /** Add the post-processor's special tokens ([CLS] … [SEP], <s>). Default true. */
   addSpecialTokens?: boolean;
   /**
-   * Length in tokens, special tokens included, that truncation cuts to (the text is cut from the
+   * Length in tokens, special tokens included, that truncation cuts to (texts are cut from the
    * right, the special tokens kept). Default: tokenizer_config.json's model_max_length, else none.
    */
   maxLength?: number;
-  /** Cut to maxLength. Default true (nothing is cut without a maxLength). */
-  truncation?: boolean;
+  /**
+   * Cut to maxLength. true (default) is 'longest_first'; false cuts nothing. One text is cut from
+   * the right whatever the strategy; a pair as Hugging Face cuts it: 'longest_first' from the
+   * longer text (both halved when both must go), 'only_first' / 'only_second' from that text
+   * alone — a RangeError naming maxLength and the texts' lengths when that text cannot lose enough.
+   */
+  truncation?: TruncationStrategy;
 }
+
+/** The `truncation` option (transformers' truncation argument). */
+export type TruncationStrategy = boolean | 'longest_first' | 'only_first' | 'only_second';
+
+/** encodeInputs options: the second text of a pair, and those encodeBatch shares. */
+export interface TokenizerPairOptions extends TokenizerInputsOptions {
+  /**
+   * The second text (a cross-encoder's document): the post-processor's pair template around both
+   * ([CLS] A [SEP] B [SEP] with B [SEP] type 1; <s> A </s></s> B </s>). Undefined or null: one text.
+   * A tokenizer without a pair template throws AttnWasmError ERR_UNSUPPORTED naming it.
+   */
+  pair?: string | null;
+}
+
+/** An encodeBatch item: a text, or a [text, pair] array of two strings. */
+export type TokenizerBatchItem = string | [string, string];
 
 /** encodeBatch options. */
 export interface TokenizerBatchOptions extends TokenizerInputsOptions {
@@ -61,10 +82,10 @@ export interface EncodedBatch {
 export interface Tokenizer extends TokenizerInstance {
   /** tokenizer_config.json as given to fromJSON (deeply frozen), or null. */
   readonly config: Readonly<Record<string, unknown>> | null;
-  /** One text → { inputIds, attentionMask, tokenTypeIds }, truncated like encodeBatch, never padded. */
-  encodeInputs(text: string, options?: TokenizerInputsOptions): EncodedInputs;
-  /** Texts → one right-padded batch with Hugging Face's truncation (special tokens kept). */
-  encodeBatch(texts: string[], options?: TokenizerBatchOptions): EncodedBatch;
+  /** One text or a pair (`pair`) → { inputIds, attentionMask, tokenTypeIds }, truncated like encodeBatch, never padded. */
+  encodeInputs(text: string, options?: TokenizerPairOptions): EncodedInputs;
+  /** Texts and [text, pair] arrays → one right-padded batch with Hugging Face's truncation (special tokens kept). */
+  encodeBatch(texts: TokenizerBatchItem[], options?: TokenizerBatchOptions): EncodedBatch;
 }
 
 export declare class Tokenizer {
@@ -168,8 +189,8 @@ export interface SlowTokenizer {
   languageId?(code: string): number;
   /** Text → ids as the Python class's encode(text) (with its special tokens unless addSpecialTokens is false). */
   encode(text: string, options?: TokenizerEncodeOptions & SlowTokenizerModeOptions): Int32Array;
-  encodeInputs(text: string, options?: TokenizerInputsOptions & SlowTokenizerModeOptions): EncodedInputs;
-  encodeBatch(texts: string[], options?: TokenizerBatchOptions & SlowTokenizerModeOptions): EncodedBatch;
+  encodeInputs(text: string, options?: TokenizerPairOptions & SlowTokenizerModeOptions): EncodedInputs;
+  encodeBatch(texts: TokenizerBatchItem[], options?: TokenizerBatchOptions & SlowTokenizerModeOptions): EncodedBatch;
   /** The Python class's tokenize(text): token strings, no special tokens added. */
   tokenize(text: string): string[];
   /** Ids → text as the Python class's decode(ids, skip_special_tokens) (Marian: the target pieces). */

@@ -26,7 +26,7 @@ export const fairseqPair = (cls, sep) => pairTemplate([specials([cls], 0), { seq
  * @returns {{ before: Int32Array, after: Int32Array, beforeTypes: Int32Array, afterTypes: Int32Array, typeId: number,
  *   pair: object | null, pairRefusal: string | null }}
  *   typeId: the text's type id (with or without the special tokens); pair: pairTemplate's shape, or
- *   null with pairRefusal the reason (a TemplateProcessing without `pair`)
+ *   null with pairRefusal the reason (a TemplateProcessing without `pair`, or one without $A or $B)
  */
 export function readPostProcessor(config, idOf, types) {
   const template = { before: [], after: [], beforeTypes: [], afterTypes: [], typeId: 0, set: false };
@@ -71,7 +71,11 @@ export function readPostProcessor(config, idOf, types) {
       if (isSpecialItem(item)) return specialOf(item, itemField, special, field);
       throw unsupported(itemField, "{ SpecialToken: { id } } or { Sequence: { id: 'A' | 'B' } }", isObject(item) ? phrase(`an item with keys ${Object.keys(item).join(', ')}`) : item);
     });
-    if (!seen[0] || !seen[1]) throw invalid(pairField, "expected { Sequence: { id: 'A' } } and { Sequence: { id: 'B' } } (the two texts), got " + (seen[0] ? "no 'B'" : "no 'A'"));
+    // Such a file still encodes one text (written by hand: Rust's builder refuses it): pairs are refused when asked.
+    if (!seen[0] || !seen[1]) {
+      pairRefusal = `${pairField}: expected { Sequence: { id: 'A' } } and { Sequence: { id: 'B' } } (the two texts), got ${seen[0] ? "no 'B'" : "no 'A'"}`;
+      return null;
+    }
     return pairTemplate(items);
   };
   const visit = (pp, field) => {

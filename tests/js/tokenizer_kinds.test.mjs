@@ -83,13 +83,13 @@ test('argument errors of encodeInputs, encodeBatch and fromJSON\'s config: TypeE
   const check = (fn, Class, code, message) => assert.throws(fn, (e) => e instanceof Class && e.code === code && e.message.includes(message), message);
   check(() => Tokenizer.fromJSON(FILES.bert.json, 42), TypeError, 'ERR_INVALID_TYPE', 'tokenizer_config.json: expected the parsed object, its text or its bytes (a Uint8Array or ArrayBuffer), got number');
   check(() => bert.encodeInputs(5), TypeError, 'ERR_INVALID_TYPE', 'text: expected a string, got number');
-  check(() => bert.encodeInputs('x', { padding: 'longest' }), TypeError, 'ERR_INVALID_TYPE', "encodeInputs options: unknown option 'padding' (expected one of addSpecialTokens, maxLength, truncation)");
-  check(() => bert.encodeBatch('x'), TypeError, 'ERR_INVALID_TYPE', 'texts: expected an Array of strings, got string');
-  check(() => bert.encodeBatch(['x', 7]), TypeError, 'ERR_INVALID_TYPE', 'texts[1]: expected a string, got number');
+  check(() => bert.encodeInputs('x', { padding: 'longest' }), TypeError, 'ERR_INVALID_TYPE', "encodeInputs options: unknown option 'padding' (expected one of addSpecialTokens, maxLength, truncation, pair)");
+  check(() => bert.encodeBatch('x'), TypeError, 'ERR_INVALID_TYPE', 'texts: expected an Array of strings or [text, pair] arrays, got string');
+  check(() => bert.encodeBatch(['x', 7]), TypeError, 'ERR_INVALID_TYPE', 'texts[1]: expected a string or a [text, pair] array of two strings, got number');
   check(() => bert.encodeBatch(['x'], { padding: true }), TypeError, 'ERR_INVALID_TYPE', "padding: expected 'longest', 'max_length' or false, got boolean");
   check(() => bert.encodeBatch(['x'], { maxLength: 2.5 }), TypeError, 'ERR_INVALID_TYPE', 'maxLength: expected an integer, got 2.5');
   check(() => bert.encodeBatch(['x'], { maxLength: 0 }), RangeError, 'ERR_OUT_OF_RANGE', 'maxLength: expected an integer in [1, 2147483647], got 0');
-  check(() => bert.encodeBatch(['x'], { truncation: 'yes' }), TypeError, 'ERR_INVALID_TYPE', 'truncation: expected a boolean, got string');
+  check(() => bert.encodeBatch(['x'], { truncation: 'yes' }), TypeError, 'ERR_INVALID_TYPE', "truncation: expected true, false, 'longest_first', 'only_first' or 'only_second', got 'yes'");
   // maxLength at the edge: the special tokens alone fit, one fewer does not
   assert.deepEqual([...bert.encodeInputs('hello world', { maxLength: 2 }).inputIds], [101, 102]);
   assert.deepEqual([...bert.encodeInputs('hello world', { maxLength: 3 }).inputIds], [101, 7592, 102]);
