@@ -482,7 +482,7 @@ export interface LoadOptions {
    * What an encoder checkpoint loads as: 'embed' (an Embedder, the head left unused), 'classify' (a
    * TextClassifier) or 'rerank' (a CrossEncoder). Default: its config.json's architectures — a
    * *ForSequenceClassification class is a TextClassifier, or a CrossEncoder when it has one label or
-   * sentence-transformers' CrossEncoder config; *ForTokenClassification a TokenClassifier; other classes an Embedder.
+   * sentence-transformers' CrossEncoder config; other classes an Embedder.
    */
   task?: 'embed' | 'classify' | 'rerank';
 }
@@ -1009,46 +1009,6 @@ export interface TextClassifier {
   [Symbol.dispose](): void;
 }
 
-/** An entity of TokenClassifier#classify: one token ('none'), or a group of them (the other strategies). */
-export interface TokenEntity {
-  /** The tag ('B-PER'), with aggregationStrategy 'none'. */
-  entity?: string;
-  /** The tag without its B-/I- prefix ('PER'), with the other strategies. */
-  entity_group?: string;
-  score: number;
-  /** The token's index in the encoded text (special tokens counted), with 'none'. */
-  index?: number;
-  /** The token, or the tokens joined as the tokenizer's decoder joins them. */
-  word: string;
-  /** Characters (code points) of the text: text's [start, end). */
-  start: number;
-  end: number;
-}
-
-/**
- * A token classifier (named entities): an encoder with its *ForTokenClassification head, as transformers'
- * token-classification pipeline runs it. Needs a tokenizer.json whose kind gives offsets. Owns native memory.
- */
-export interface TokenClassifier {
-  readonly config: Record<string, unknown>;
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
-  readonly vocabSize: number;
-  readonly hiddenSize: number;
-  readonly numLayers: number;
-  readonly numLabels: number;
-  /** The tags, id2label in id order. */
-  readonly labels: readonly string[];
-  readonly tokenizer: Tokenizer | null;
-  readonly maxTokens: number;
-  readonly fileBytes: number;
-  readonly weightBytes: number;
-  readonly weightTypes: Partial<Record<WeightType, number>>;
-  /** Per text, its entities in order (tags in ignoreLabels, default ['O'], left out). */
-  classify(texts: string | string[], options?: { aggregationStrategy?: 'none' | 'simple' | 'first' | 'average' | 'max'; ignoreLabels?: string[]; batchSize?: number }): Promise<TokenEntity[][]>;
-  dispose(): void;
-  [Symbol.dispose](): void;
-}
-
 /** A reranked document. */
 export interface RankedDocument {
   /** The document's index in the list given. */
@@ -1169,7 +1129,7 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder | TokenClassifier>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1200,7 +1160,6 @@ export interface AttnWasm {
   readonly Embedder: abstract new (...args: never[]) => Embedder;
   readonly TextClassifier: abstract new (...args: never[]) => TextClassifier;
   readonly CrossEncoder: abstract new (...args: never[]) => CrossEncoder;
-  readonly TokenClassifier: abstract new (...args: never[]) => TokenClassifier;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

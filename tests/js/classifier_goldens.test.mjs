@@ -127,10 +127,10 @@ test("task chooses the face: 'embed' keeps the encoder alone, 'rerank' a CrossEn
   await assert.rejects(aw.loadModel(path('bert_sentiment'), { pooling: 'cls' }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /pooling: only an embedder/.test(err.message));
 });
 
-test('a token-classification head: its logits are transformers\' (the native head, through task \'embed\'s encoder)', async () => {
+test('a token-classification head: refused as a classifier, its logits are transformers\' (native head)', async () => {
+  await assert.rejects(aw.loadModel(path('bert_ner')), (err) => err.code === 'ERR_UNSUPPORTED' && /token-classification head/.test(err.message) && /task: 'embed'/.test(err.message));
   const x = golden('bert_ner');
   const e = await aw.loadModel(path('bert_ner'), { task: 'embed' });
-  assert.ok(e instanceof aw.Embedder);
   const ids = Int32Array.from(x.singles.flatMap((s) => s.ids));
   const lengths = Int32Array.from(x.singles, (s) => s.ids.length);
   const [out] = boundary.models.embedderEmbed(e._rt, e._handle(), { ids: { data: ids, shape: [ids.length] }, lengths: { data: lengths, shape: [lengths.length] } }, { modes: 0, normalize: false, head: true });
@@ -173,39 +173,4 @@ test('config.json: labels and activations the code cannot honour are refused by 
   const legacy = await aw.loadModel(folderWith('bert_reranker', { sentence_transformers: undefined, sbert_ce_default_activation_function: 'torch.nn.modules.activation.Sigmoid' }));
   assert.equal(legacy.activation, 'torch.nn.modules.activation.Sigmoid');
   legacy.dispose();
-});
-
-test('a token classifier: the token-classification pipeline\'s entities for every aggregation strategy', async (t) => {
-  const x = golden('bert_ner');
-  const m = await aw.loadModel(path('bert_ner'));
-  assert.ok(m instanceof aw.TokenClassifier);
-  assert.deepEqual(m.labels, x.labels);
-  const ner = x.ner;
-  // The tokenizer's ids and character offsets: Hugging Face's Rust tokenizers'.
-  ner.texts.forEach((text, i) => {
-    const r = m.tokenizer.encode(text, { returnOffsets: true });
-    assert.deepEqual(Array.from(r.ids), ner.encodings[i].ids, `texts[${i}] ids`);
-    assert.deepEqual(r.offsets.map((o) => [...o]), ner.encodings[i].offsets, `texts[${i}] offsets`);
-  });
-  let worst = 0;
-  for (const [strategy, want] of Object.entries(ner.outputs)) {
-    const got = await m.classify(ner.texts, { aggregationStrategy: strategy, batchSize: 4 });
-    assert.equal(got.length, want.length);
-    want.forEach((w, i) => {
-      assert.deepEqual(got[i].map(({ score, ...rest }) => rest), w.map(({ score, ...rest }) => rest), `${strategy} texts[${i}]`);
-      w.forEach((e, k) => {
-        const r = Math.abs(got[i][k].score - e.score) / (x.tolerance.atol + x.tolerance.rtol * Math.abs(e.score));
-        assert.ok(r <= 1, `${strategy} texts[${i}][${k}] score ${got[i][k].score} vs ${e.score}`);
-        worst = Math.max(worst, r);
-      });
-    });
-  }
-  t.diagnostic(`entities: ${Object.values(ner.outputs).flat(2).length}; worst score / tolerance ${worst.toFixed(4)}`);
-  // ignoreLabels: [] keeps the 'O' tokens; a bad strategy is named.
-  const all = await m.classify(ner.texts.slice(0, 1), { ignoreLabels: [] });
-  assert.equal(all[0].length, ner.encodings[0].ids.length - 2, 'every token but [CLS] and [SEP]');
-  await assert.rejects(m.classify(['x'], { aggregationStrategy: 'longest' }), (e) => e instanceof TypeError && /aggregationStrategy: expected 'none', 'simple', 'first', 'average', 'max', got 'longest'/.test(e.message));
-  await assert.rejects(m.classify(['x', 3]), (e) => e instanceof TypeError && /texts\[1\]: expected a string/.test(e.message));
-  await assert.rejects(aw.loadModel(path('bert_ner'), { task: 'rerank' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /a token-classification head/.test(e.message));
-  m.dispose();
 });
