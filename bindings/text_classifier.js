@@ -177,8 +177,8 @@ export function labelsOf(config, n) {
     if (name !== undefined && typeof name !== 'string') throw new AttnWasmError('ERR_INVALID_ARGUMENT', `config.json id2label["${k}"]: expected a string, got ${describe(name)}`);
     out.push(name ?? `LABEL_${k}`);
   }
-  if (Object.keys(given).length && Object.keys(given).some((k) => !(Number(k) >= 0 && Number(k) < n && String(Number(k)) === k))) {
-    const bad = Object.keys(given).find((k) => !(Number(k) >= 0 && Number(k) < n && String(Number(k)) === k));
+  const bad = Object.keys(given).find((k) => !(Number(k) >= 0 && Number(k) < n && String(Number(k)) === k));
+  if (bad !== undefined) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `config.json id2label: expected the keys "0" … "${n - 1}" (the head's ${n} outputs), got "${bad}"`);
   }
   return out;
