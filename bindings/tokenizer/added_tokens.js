@@ -57,6 +57,12 @@ export class AddedTokenMatcher {
    */
   split(text) {
     if (this.empty) return [{ text }];
+    return this.splitRanges(text).map((p) => (p.token ? { token: p.token } : { text: text.slice(p.start, p.end) }));
+  }
+
+  /** split() as [{ start, end, token? }] ranges of `text` (a token's range takes the White_Space it strips). */
+  splitRanges(text) {
+    if (this.empty) return text === '' ? [] : [{ start: 0, end: text.length }];
     const matches = [];
     for (let i = 0; i < text.length;) {
       if (!this.first[text.charCodeAt(i)]) {
@@ -88,11 +94,11 @@ export class AddedTokenMatcher {
       if (token.rstrip) {
         while (stop < text.length && WHITESPACE.test(text[stop])) stop++;
       }
-      if (offset < start) parts.push({ text: text.slice(offset, start) });
-      parts.push({ token });
+      if (offset < start) parts.push({ start: offset, end: start });
+      parts.push({ token, start, end: stop });
       offset = stop;
     }
-    if (offset < text.length) parts.push({ text: text.slice(offset) });
+    if (offset < text.length) parts.push({ start: offset, end: text.length });
     return parts;
   }
 }

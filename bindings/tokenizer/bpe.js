@@ -131,38 +131,77 @@ export class BytePairEncoder {
    * UTF-8 bytes' <0xNN> ids when byte_fallback has them all, else the unknown token (fuse_unk: one
    * for a run), else nothing.
    */
-  symbols(piece) {
+  symbols(piece, spans = null) {
     const out = [];
     let unkPending = false;
+    let unkStart = 0;
+    let at = 0; // the code unit where c starts
+    const push = (id, start, end) => {
+      out.push(id);
+      if (spans) spans.push(start, end);
+    };
     for (const c of piece) {
+      const end = at + c.length;
       const id = this.vocab.get(c);
       if (id !== undefined) {
-        if (unkPending) out.push(this.unk);
+        if (unkPending) push(this.unk, unkStart, at);
         unkPending = false;
-        out.push(id);
+        push(id, at, end);
+        at = end;
         continue;
       }
       if (this.byteIds) {
         const bytes = new TextEncoder().encode(c);
         const ids = Array.from(bytes, (b) => this.byteIds[b]);
         if (ids.every((x) => x >= 0)) {
-          out.push(...ids); // as in Rust, a pending unknown token stays pending
+          for (const x of ids) push(x, at, end); // as in Rust, a pending unknown token stays pending
+          at = end;
           continue;
         }
       }
       if (this.unk >= 0) {
-        if (unkPending && !this.fuseUnk) out.push(this.unk);
+        if (unkPending && !this.fuseUnk) push(this.unk, unkStart, at);
+        if (!unkPending || !this.fuseUnk) unkStart = at;
         unkPending = true;
       }
+      at = end;
     }
-    if (unkPending) out.push(this.unk);
+    if (unkPending) push(this.unk, unkStart, at);
     return Int32Array.from(out);
   }
 
-  /** Word::merge_all on starting ids. */
-  mergeIds(sym) {
+  /**
+   * The ids of one piece with each one's [start, end) in the piece's code units (offsets): a merged
+   * token spans its parts; a byte symbol or <0xNN> token spans the character it is a byte of.
+   */
+  spans(text) {
+    if (text === '') return { ids: [], starts: [], ends: [] };
+    const piece = this.byteLevel ? byteSymbols(text) : text;
+    if (this.ignoreMerges && this.vocab.has(piece)) return { ids: [this.vocab.get(piece)], starts: [0], ends: [text.length] };
+    let sym;
+    const bounds = [];
+    if (this.byteLevel) {
+      sym = new Int32Array(piece.length);
+      for (let i = 0; i < piece.length; i++) sym[i] = this.vocab.get(piece[i]);
+      let at = 0;
+      for (const c of text) {
+        const cp = c.codePointAt(0);
+        const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        for (let k = 0; k < n; k++) bounds.push(at, at + c.length);
+        at += c.length;
+      }
+    } else {
+      sym = this.symbols(piece, bounds);
+    }
+    const starts = Int32Array.from({ length: sym.length }, (_, i) => bounds[2 * i]);
+    const ends = Int32Array.from({ length: sym.length }, (_, i) => bounds[2 * i + 1]);
+    return this.mergeIds(sym, starts, ends);
+  }
+
+  /** Word::merge_all on starting ids (with `starts` / `ends`, their spans, merged alongside: returns { ids, starts, ends }). */
+  mergeIds(sym, starts = null, ends = null) {
     const n = sym.length;
-    if (n <= 1) return Array.from(sym);
+    if (n <= 1 && !starts) return Array.from(sym);
     const next = new Int32Array(n);
     const prev = new Int32Array(n);
     for (let i = 0; i < n; i++) {
@@ -184,12 +223,23 @@ export class BytePairEncoder {
       if (sym[pos] < 0 || right < 0 || this.rank(sym[pos], sym[right]) !== r) continue;
       sym[pos] = this.merges[3 * r + 2];
       sym[right] = -1;
+      if (ends) ends[pos] = ends[right];
       next[pos] = next[right];
       if (next[pos] >= 0) prev[next[pos]] = pos;
       if (prev[pos] >= 0) offer(prev[pos]);
       if (next[pos] >= 0) offer(pos);
     }
     const ids = [];
+    if (starts) {
+      const s = [];
+      const e = [];
+      for (let i = n > 0 ? 0 : -1; i >= 0; i = next[i]) {
+        ids.push(sym[i]);
+        s.push(starts[i]);
+        e.push(ends[i]);
+      }
+      return { ids, starts: s, ends: e };
+    }
     for (let i = 0; i >= 0; i = next[i]) ids.push(sym[i]);
     return ids;
   }

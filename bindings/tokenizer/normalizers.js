@@ -1,7 +1,10 @@
 // Normalizers of tokenizer.json as functions text → text, by the Rust library's rules: NFC, NFD,
 // NFKC, NFKD, Lowercase (character by character, no final-sigma rule), Strip, StripAccents, Prepend,
 // Replace, BertNormalizer, Precompiled (precompiled.js) and Sequence. The byte-level kind takes none
-// or NFC only (byteLevelNormalizer). Not here: which pieces they apply to (added tokens: tokenizer.js).
+// or NFC only (byteLevelNormalizer). Each function's `aligned` does the same to an AlignedText
+// (aligned.js), keeping the Rust library's alignments to the original for character offsets.
+// Not here: which pieces they apply to (added tokens: tokenizer.js).
+import * as al from './aligned.js';
 import { PrecompiledCharsmap } from './precompiled.js';
 import { compileRegex, literalRegex } from './regex.js';
 import { invalid, isObject, optionalBoolean, requireArray, requireBoolean, requireObject, requireString, requireType, show } from './json.js';
@@ -15,6 +18,20 @@ export function lowercase(text) {
   let out = '';
   for (const c of text) out += c.toLowerCase();
   return out;
+}
+
+/** fn with its aligned form attached. */
+const withAligned = (fn, aligned) => Object.assign(fn, { aligned });
+
+/** Rust's lrstrip: the leading / trailing White_Space removed. */
+function stripAligned(src, left, right) {
+  const chars = [...src.text];
+  let a = 0;
+  let b = chars.length;
+  if (left) while (a < b && SPACE.test(chars[a])) a++;
+  if (right) while (b > a && SPACE.test(chars[b - 1])) b--;
+  let i = 0;
+  return al.filter(src, () => (i++ >= a && i <= b));
 }
 
 function strip(text, left, right) {
@@ -38,12 +55,22 @@ function bert(config, field) {
   const lower = requireBoolean(config.lowercase, `${field}.lowercase`);
   // strip_accents null means: strip them when lowercasing (BERT uncased), keep them otherwise.
   const stripAccents = config.strip_accents == null ? lower : requireBoolean(config.strip_accents, `${field}.strip_accents`);
-  return (text) => {
+  const one = (re) => (c) => { re.lastIndex = 0; return re.test(c); };
+  const drop = one(BERT_DROP);
+  const space = one(BERT_SPACE);
+  const cjk = one(CJK);
+  const mark = one(NONSPACING_MARK);
+  return withAligned((text) => {
     if (cleanText) text = text.replace(BERT_DROP, '').replace(BERT_SPACE, ' ');
     if (chinese) text = text.replace(CJK, ' $& ');
     if (stripAccents) text = text.normalize('NFD').replace(NONSPACING_MARK, '');
     return lower ? lowercase(text) : text;
-  };
+  }, (t) => {
+    if (cleanText) t = al.map(al.filter(t, (c) => !drop(c)), (c) => (space(c) ? ' ' : c));
+    if (chinese && t.text.search(CJK) >= 0) t = al.transform(t, Array.from(t.text).flatMap((c) => (cjk(c) ? [[' ', 0], [c, 1], [' ', 1]] : [[c, 0]])));
+    if (stripAccents) t = al.filter(al.normalizeForm(t, 'NFD'), (c) => !mark(c));
+    return lower ? al.expand(t, lowercase) : t;
+  });
 }
 
 function replace(config, field) {
@@ -53,7 +80,7 @@ function replace(config, field) {
   if (typeof pattern.Regex === 'string') re = compileRegex(pattern.Regex, `${field}.pattern.Regex`);
   else if (typeof pattern.String === 'string' && pattern.String !== '') re = literalRegex(pattern.String);
   else throw invalid(`${field}.pattern`, `expected { Regex: string } or { String: non-empty string }, got ${isObject(pattern) ? `keys ${Object.keys(pattern).join(', ') || 'none'}` : show(pattern)}`);
-  return (text) => text.replace(re, () => content);
+  return withAligned((text) => text.replace(re, () => content), (t) => al.replace(t, re, content));
 }
 
 const TYPES = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Lowercase', 'Strip', 'StripAccents', 'Prepend', 'Replace', 'BertNormalizer', 'Precompiled', 'Sequence'];
@@ -63,27 +90,27 @@ export function normalizer(config, field = 'normalizer') {
   if (config == null) return null;
   const type = requireType(config, field, TYPES);
   switch (type) {
-    case 'NFC': case 'NFD': case 'NFKC': case 'NFKD': return (text) => text.normalize(type);
-    case 'Lowercase': return lowercase;
-    case 'StripAccents': return (text) => text.replace(/\p{M}/gu, ''); // Rust: is_combining_mark
+    case 'NFC': case 'NFD': case 'NFKC': case 'NFKD': return withAligned((text) => text.normalize(type), (t) => al.normalizeForm(t, type));
+    case 'Lowercase': return withAligned((text) => lowercase(text), (t) => al.expand(t, lowercase));
+    case 'StripAccents': return withAligned((text) => text.replace(/\p{M}/gu, ''), (t) => al.filter(t, (c) => !/\p{M}/u.test(c))); // Rust: is_combining_mark
     case 'Strip': {
       const left = optionalBoolean(config.strip_left, `${field}.strip_left`, true);
       const right = optionalBoolean(config.strip_right, `${field}.strip_right`, true);
-      return (text) => strip(text, left, right);
+      return withAligned((text) => strip(text, left, right), (t) => stripAligned(t, left, right));
     }
     case 'Prepend': {
       const prepend = requireString(config.prepend, `${field}.prepend`);
-      return (text) => (text === '' ? text : prepend + text);
+      return withAligned((text) => (text === '' ? text : prepend + text), (t) => al.prepend(t, prepend));
     }
     case 'Replace': return replace(config, field);
     case 'BertNormalizer': return bert(config, field);
     case 'Precompiled': {
       const map = new PrecompiledCharsmap(requireString(config.precompiled_charsmap, `${field}.precompiled_charsmap`), `${field}.precompiled_charsmap`);
-      return (text) => map.normalize(text);
+      return withAligned((text) => map.normalize(text), (t) => map.normalizeAligned(t));
     }
     default: {
       const steps = requireArray(config.normalizers, `${field}.normalizers`).map((n, i) => normalizer(n, `${field}.normalizers[${i}]`)).filter(Boolean);
-      return (text) => steps.reduce((t, step) => step(t), text);
+      return withAligned((text) => steps.reduce((t, step) => step(t), text), (t) => steps.reduce((x, step) => step.aligned(x), t));
     }
   }
 }
@@ -92,5 +119,5 @@ export function normalizer(config, field = 'normalizer') {
 export function byteLevelNormalizer(config) {
   if (config == null) return null;
   requireType(config, 'normalizer', ['NFC']);
-  return (text) => text.normalize('NFC');
+  return withAligned((text) => text.normalize('NFC'), (t) => al.normalizeForm(t, 'NFC'));
 }

@@ -30,6 +30,10 @@ export const fairseqPair = (cls, sep) => pairTemplate([specials([cls], 0), { seq
  */
 export function readPostProcessor(config, idOf, types) {
   const template = { before: [], after: [], beforeTypes: [], afterTypes: [], typeId: 0, set: false };
+  const trims = []; // the offset trims of RobertaProcessing / ByteLevel, in order: each its add_prefix_space
+  const trim = (pp) => {
+    if (pp.trim_offsets ?? true) trims.push(pp.add_prefix_space ?? true);
+  };
   let pair = pairTemplate([{ seq: 0, typeId: 0 }, { seq: 1, typeId: 1 }]);
   let pairRefusal = null;
   const one = (field, what) => {
@@ -116,8 +120,10 @@ export function readPostProcessor(config, idOf, types) {
       pair = type === 'BertProcessing'
         ? pairTemplate([specials([cls], 0), { seq: 0, typeId: 0 }, specials([sep], 0), { seq: 1, typeId: 1 }, specials([sep], 1)], [0, 1])
         : fairseqPair(cls, sep);
+      if (type === 'RobertaProcessing') trim(pp);
+    } else if (type === 'ByteLevel') {
+      trim(pp); // ByteLevel as a post-processor only trims offsets: nothing to do for ids
     }
-    // ByteLevel as a post-processor only trims offsets: nothing to do for ids.
   };
   if (config != null) visit(config, 'post_processor');
   return {
@@ -128,6 +134,7 @@ export function readPostProcessor(config, idOf, types) {
     typeId: template.typeId,
     pair,
     pairRefusal,
+    trims,
   };
 }
 

@@ -4,6 +4,8 @@
 // last ByteLevel), preTokenizer for the others (Metaspace, Split, Digits, BertPreTokenizer,
 // Whitespace, WhitespaceSplit, Punctuation, Sequence). A step maps (pieces, atOrigin) to the same,
 // where atOrigin says that pieces[0] starts the input (Metaspace's prepend_scheme 'first' needs it).
+// Each step's `aligned` does the same to AlignedText pieces (aligned.js: for character offsets).
+import * as al from './aligned.js';
 import { GPT2_REGEX } from './byte_level.js';
 import { compileRegex, literalRegex } from './regex.js';
 import { invalid, optionalBoolean, phrase, requireArray, requireBoolean, requireChar, requireObject, requireType, show, unsupported } from './json.js';
@@ -19,23 +21,32 @@ const WHITESPACE_WORDS = new RegExp(`[${WORD}]+|[^${WORD}\\p{White_Space}]+`, 'g
  * one-character class, as Rust's char predicates give them) with a SplitDelimiterBehavior.
  */
 export function splitStep(re, behavior, invert = false) {
-  if (behavior === 'Isolated' && !invert) return (pieces, atOrigin) => isolate(pieces, atOrigin, re);
-  return (pieces, atOrigin) => {
+  const general = (pieces, atOrigin) => {
     const out = [];
     let origin = false;
-    pieces.forEach((text, i) => {
+    pieces.forEach((piece, i) => {
       const first = out.length;
       let startsAtZero = false;
+      const text = typeof piece === 'string' ? piece : piece.text;
       for (const [start, end] of cuts(text, re, behavior, invert)) {
         if (end > start) {
           if (out.length === first) startsAtZero = start === 0;
-          out.push(text.slice(start, end));
+          out.push(piece.slice(start, end));
         }
       }
       if (i === 0 && atOrigin && startsAtZero) origin = true;
     });
     return [out, origin];
   };
+  const plain = behavior === 'Isolated' && !invert ? (pieces, atOrigin) => isolate(pieces, atOrigin, re) : general;
+  return Object.assign(plain, { aligned: general });
+}
+
+/** Steps run in order, plain and aligned. */
+function sequence(steps) {
+  return Object.assign((pieces, atOrigin) => steps.reduce(([p, o], step) => step(p, o), [pieces, atOrigin]), {
+    aligned: (pieces, atOrigin) => steps.reduce(([p, o], step) => step.aligned(p, o), [pieces, atOrigin]),
+  });
 }
 
 /** The fast path of Isolated (no invert): gaps and matches in order, empty ones dropped. */
@@ -124,7 +135,7 @@ export function byteLevelSteps(config) {
   if (config == null) throw unsupported('pre_tokenizer', 'a ByteLevel pre-tokenizer (alone or last in a Sequence)', config);
   visit(config, 'pre_tokenizer', true);
   if (!byteLevel) throw unsupported('pre_tokenizer', 'a ByteLevel pre-tokenizer (alone or last in a Sequence)', phrase(`a ${config.type} without one`));
-  return steps;
+  return sequence(steps);
 }
 
 /** Metaspace: ' ' → replacement, the replacement prepended by prepend_scheme, then (split) cut before each. */
@@ -137,15 +148,24 @@ function metaspace(pt, field) {
   }
   const split = optionalBoolean(pt.split, `${field}.split`, true);
   const cut = splitStep(literalRegex(replacement), 'MergedWithNext');
-  return (pieces, atOrigin) => {
+  const prepends = (i, atOrigin) => scheme === 'always' || (scheme === 'first' && i === 0 && atOrigin);
+  return Object.assign((pieces, atOrigin) => {
     const replaced = pieces.map((text, i) => {
       let s = text.replaceAll(' ', replacement);
-      const prepend = scheme === 'always' || (scheme === 'first' && i === 0 && atOrigin);
-      if (prepend && !s.startsWith(replacement)) s = replacement + s;
+      if (prepends(i, atOrigin) && !s.startsWith(replacement)) s = replacement + s;
       return s;
     });
     return split ? cut(replaced, atOrigin) : [replaced, atOrigin];
-  };
+  }, {
+    aligned: (pieces, atOrigin) => {
+      const replaced = pieces.map((piece, i) => {
+        let t = al.replace(piece, / /g, replacement);
+        if (prepends(i, atOrigin) && !t.text.startsWith(replacement)) t = al.prepend(t, replacement);
+        return t;
+      });
+      return split ? cut.aligned(replaced, atOrigin) : [replaced, atOrigin];
+    },
+  });
 }
 
 const TYPES = ['Metaspace', 'Split', 'Digits', 'BertPreTokenizer', 'Whitespace', 'WhitespaceSplit', 'Punctuation', 'Sequence'];
@@ -161,8 +181,7 @@ export function preTokenizer(config, field = 'pre_tokenizer') {
   };
   switch (type) {
     case 'Sequence': {
-      const steps = requireArray(config.pretokenizers, `${field}.pretokenizers`).map((p, i) => preTokenizer(p, `${field}.pretokenizers[${i}]`)).filter(Boolean);
-      return (pieces, atOrigin) => steps.reduce(([p, o], step) => step(p, o), [pieces, atOrigin]);
+      return sequence(requireArray(config.pretokenizers, `${field}.pretokenizers`).map((p, i) => preTokenizer(p, `${field}.pretokenizers[${i}]`)).filter(Boolean));
     }
     case 'Metaspace': return metaspace(config, field);
     case 'Split': return splitStep(splitPattern(config, field), behavior('behavior'), optionalBoolean(config.invert, `${field}.invert`, false));
@@ -170,10 +189,7 @@ export function preTokenizer(config, field = 'pre_tokenizer') {
     case 'Punctuation': return splitStep(PUNCTUATION, behavior('behavior'));
     case 'WhitespaceSplit': return splitStep(WHITESPACE, 'Removed');
     case 'Whitespace': return splitStep(WHITESPACE_WORDS, 'Removed', true);
-    default: { // BertPreTokenizer: whitespace removed, then punctuation isolated
-      const spaces = splitStep(WHITESPACE, 'Removed');
-      const punctuation = splitStep(PUNCTUATION, 'Isolated');
-      return (pieces, atOrigin) => punctuation(...spaces(pieces, atOrigin));
-    }
+    default: // BertPreTokenizer: whitespace removed, then punctuation isolated
+      return sequence([splitStep(WHITESPACE, 'Removed'), splitStep(PUNCTUATION, 'Isolated')]);
   }
 }

@@ -4,6 +4,7 @@
 // the replacement strings, each ended by a NUL. A lookup walks the trie over a string's bytes and
 // takes the FIRST leaf met (the shortest matching prefix: what the crate's transform() does, not the
 // longest). Strings are cut into grapheme clusters (Intl.Segmenter, as the crate's graphemes(true)).
+import { transform } from './aligned.js';
 import { invalid } from './json.js';
 
 const utf8 = new TextEncoder();
@@ -85,6 +86,38 @@ export class PrecompiledCharsmap {
       for (const c of segment) out += this.transform(c) ?? c;
     }
     return out;
+  }
+
+  /**
+   * normalize() on an AlignedText, with the changes the Rust Precompiled normalizer gives transform():
+   * a replacement's characters replace the old ones one for one, the extra ones inserted, or the last
+   * one taking the removal (even when that last one is an earlier grapheme's, as in Rust).
+   */
+  normalizeAligned(src) {
+    const changes = [];
+    let modified = false;
+    const replace = (old, now) => {
+      modified = true;
+      const diff = [...now].length - [...old].length;
+      for (const c of now) changes.push([c, 0]);
+      if (diff > 0) for (let k = changes.length - diff; k < changes.length; k++) changes[k][1] = 1;
+      else if (diff < 0 && changes.length) changes[changes.length - 1][1] += diff;
+    };
+    for (const segment of graphemeClusters(src.text)) {
+      if (utf8Length(segment) < 6) {
+        const whole = this.transform(segment);
+        if (whole !== null) {
+          replace(segment, whole);
+          continue;
+        }
+      }
+      for (const c of segment) {
+        const now = this.transform(c);
+        if (now !== null) replace(c, now);
+        else changes.push([c, 0]);
+      }
+    }
+    return modified ? transform(src, changes) : src;
   }
 }
 

@@ -6,7 +6,7 @@
 // clean_up_tokenization) and the public face of 'attnwasm/tokenizer''s Tokenizer (encode, decode,
 // encodeInputs, encodeBatch, streamDecoder, tokenToId, idToToken, isSpecial). A class (slow_*.js)
 // gives its vocabulary, _tokenize, ids ↔ tokens, convertTokensToString and its special tokens.
-import { describe, rangeError, typeError } from '../errors.js';
+import { AttnWasmError, describe, rangeError, typeError } from '../errors.js';
 import { checkBool, checkOptions } from '../checks.js';
 import { encodeBatch, encodeInputs } from './batch.js';
 import { MAX_ID, invalid, show } from './json.js';
@@ -198,13 +198,22 @@ export class SlowTokenizer {
   }
 
   /**
-   * Text → ids, as the Python class's encode(text, add_special_tokens) gives them.
+   * Text → ids, as the Python class's encode(text, add_special_tokens) gives them. `returnOffsets`:
+   * { ids, offsets } as Tokenizer#encode gives them, from the fast tokenizer transformers converts
+   * this class to (what its pipelines run: BertTokenizer → BertTokenizerFast by BertConverter); a
+   * class without that here, or a text whose converted ids differ from the slow ones, throws
+   * AttnWasmError ERR_UNSUPPORTED.
    * @param {string} text
-   * @param {{ addSpecialTokens?: boolean }} [options] the seq2seq classes also take their language and target options
-   * @returns {Int32Array}
+   * @param {{ addSpecialTokens?: boolean, returnOffsets?: boolean }} [options] the seq2seq classes also take their language and target options
+   * @returns {Int32Array | { ids: Int32Array, offsets: [number, number][] }}
    */
   encode(text, options) {
-    const o = checkOptions(options, ['addSpecialTokens', ...this._modeOptions()], 'encode');
+    const o = checkOptions(options, ['addSpecialTokens', 'returnOffsets', ...this._modeOptions()], 'encode');
+    if (checkBool(o.returnOffsets, 'returnOffsets', false)) {
+      const { returnOffsets, ...rest } = o;
+      void returnOffsets;
+      return this._offsets(text, rest);
+    }
     const view = this._view(this._modeOf(o));
     const ids = view._encodeText(text);
     if (!checkBool(o.addSpecialTokens, 'addSpecialTokens', true)) return Int32Array.from(ids);
@@ -214,6 +223,26 @@ export class SlowTokenizer {
 
   _modeOptions() {
     return [];
+  }
+
+  /** encode(text, { returnOffsets: true }) through the converted fast tokenizer (_converted), checked against the slow ids. */
+  _offsets(text, o) {
+    const name = this.constructor.name;
+    const fast = this._converted();
+    if (!fast) {
+      throw new AttnWasmError('ERR_UNSUPPORTED', `returnOffsets: character offsets of a ${name} (slow files, no tokenizer.json) are not supported; they are for BertTokenizer (vocab.txt) and every tokenizer.json — put the model's tokenizer.json in the folder`);
+    }
+    const slow = this.encode(text, o);
+    const r = fast.encode(text, { addSpecialTokens: o.addSpecialTokens ?? true, returnOffsets: true });
+    if (r.ids.length !== slow.length || r.ids.some((id, k) => id !== slow[k])) {
+      throw new AttnWasmError('ERR_UNSUPPORTED', `returnOffsets: this text's ids from ${name} differ from those of the fast tokenizer transformers converts it to, whose offsets these would be; put the model's tokenizer.json in the folder`);
+    }
+    return { ids: slow, offsets: r.offsets };
+  }
+
+  /** The fast Tokenizer transformers' converter makes of this class (null: none here). */
+  _converted() {
+    return null;
   }
 
   /** One text or a pair as model inputs, truncated as transformers truncates (the special tokens kept). */

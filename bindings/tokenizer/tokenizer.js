@@ -4,7 +4,8 @@
 // Rust library's rules. Two kinds of file: byte-level BPE (GPT-2, Llama 3, Qwen2: a ByteLevel
 // pre-tokenizer or decoder) with its strict rules, and the others (SentencePiece-style BPE,
 // WordPiece, Unigram). Batches with padding: batch.js; the components: the files beside this one.
-import { describe, rangeError, typeError } from '../errors.js';
+import { AttnWasmError, describe, rangeError, typeError } from '../errors.js';
+import { AlignedText } from './aligned.js';
 import { checkBool, checkOptions } from '../checks.js';
 import { AddedTokenMatcher, checkAddedTokens } from './added_tokens.js';
 import { encodeBatch, encodeInputs, readPadding } from './batch.js';
@@ -59,8 +60,7 @@ export class Tokenizer {
     if (byteLevel) {
       const bpe = readBpe(json.model, true);
       this._normalize = byteLevelNormalizer(json.normalizer);
-      const steps = byteLevelSteps(json.pre_tokenizer);
-      this._preTokenizer = (pieces, atOrigin) => steps.reduce(([p, o], step) => step(p, o), [pieces, atOrigin]);
+      this._preTokenizer = byteLevelSteps(json.pre_tokenizer);
       if (json.decoder == null) throw unsupported('decoder', 'a ByteLevel decoder', json.decoder);
       requireType(json.decoder, 'decoder', ['ByteLevel']);
       this._decoder = null; // the byte path below
@@ -128,22 +128,81 @@ export class Tokenizer {
    * special tokens written in the text become their ids (longest first), the rest is normalized,
    * pre-tokenized and tokenized by the model; `addSpecialTokens` (default true) adds the
    * post-processor's tokens (Llama 3's <|begin_of_text|>, BERT's [CLS] … [SEP]). No truncation.
-   * Unpaired surrogates count as U+FFFD.
+   * Unpaired surrogates count as U+FFFD. With `returnOffsets` the result is { ids, offsets }: each
+   * token's [start, end) in `text`, in UTF-16 code units (text.slice(start, end) is what it covers),
+   * the Rust library's offsets (which count code points) — through every normalizer, pre-tokenizer
+   * and model, with RobertaProcessing's / ByteLevel's trim_offsets; the post-processor's tokens
+   * [0, 0]; a token that is part of a character (a byte) covers the character.
    * @param {string} text
-   * @param {{ addSpecialTokens?: boolean }} [options]
-   * @returns {Int32Array} a new array owned by the caller
+   * @param {{ addSpecialTokens?: boolean, returnOffsets?: boolean }} [options]
+   * @returns {Int32Array | { ids: Int32Array, offsets: [number, number][] }} new, owned by the caller
    */
   encode(text, options) {
     if (typeof text !== 'string') throw typeError(`text: expected a string, got ${describe(text)}`);
-    const { addSpecialTokens } = checkOptions(options, ['addSpecialTokens'], 'encode');
+    const { addSpecialTokens, returnOffsets } = checkOptions(options, ['addSpecialTokens', 'returnOffsets'], 'encode');
+    const special = checkBool(addSpecialTokens, 'addSpecialTokens', true);
+    if (checkBool(returnOffsets, 'returnOffsets', false)) return this._encodeOffsets(text, special);
     const ids = this._encodeText(text);
-    if (!checkBool(addSpecialTokens, 'addSpecialTokens', true)) return Int32Array.from(ids);
+    if (!special) return Int32Array.from(ids);
     const { before, after } = this._template;
     const out = new Int32Array(before.length + ids.length + after.length);
     out.set(before, 0);
     out.set(ids, before.length);
     out.set(after, before.length + ids.length);
     return out;
+  }
+
+  /** @private encode(text, { returnOffsets: true }). */
+  _encodeOffsets(text, addSpecialTokens) {
+    const well = text.toWellFormed();
+    const ids = [];
+    const offsets = [];
+    const values = []; // each token's text as the Rust library's Token.value (an added token: the text it matched)
+    let atOrigin = true;
+    for (const part of this._raw.splitRanges(well)) {
+      if (part.token) {
+        ids.push(part.token.id);
+        offsets.push([part.start, part.end]);
+        values.push(well.slice(part.start, part.end));
+        atOrigin = false;
+        continue;
+      }
+      let t = AlignedText.of(well.slice(part.start, part.end), part.start);
+      if (this._normalize) t = this._normalize.aligned(t);
+      for (const sub of this._normalized.splitRanges(t.text)) {
+        if (sub.token) {
+          ids.push(sub.token.id);
+          offsets.push(t.range(sub.start, sub.end));
+          values.push(t.text.slice(sub.start, sub.end));
+        } else if (sub.end > sub.start) {
+          const piece = t.slice(sub.start, sub.end);
+          const [pieces] = this._preTokenizer ? this._preTokenizer.aligned([piece], atOrigin) : [[piece]];
+          for (const p of pieces) {
+            const r = this._model.spans(p.text);
+            for (let k = 0; k < r.ids.length; k++) {
+              ids.push(r.ids[k]);
+              offsets.push(p.range(r.starts[k], r.ends[k]));
+              values.push(r.values ? r.values[k] : this._idToToken[r.ids[k]]);
+            }
+          }
+        }
+        atOrigin = false;
+      }
+    }
+    // The offsets path must give the ids of the plain one (a guard against the two drifting apart).
+    const plain = this._encodeText(text);
+    if (plain.length !== ids.length || plain.some((id, k) => id !== ids[k])) {
+      throw new AttnWasmError('ERR_INTERNAL', 'encode: the offsets path gave other ids than encode (a bug in attnwasm: please report the text and the tokenizer.json)');
+    }
+    for (const prefixSpace of this._template.trims ?? []) trimOffsets(offsets, values, prefixSpace);
+    if (addSpecialTokens) {
+      const { before, after } = this._template;
+      return {
+        ids: Int32Array.from([...before, ...ids, ...after]),
+        offsets: [...Array.from(before, () => [0, 0]), ...offsets, ...Array.from(after, () => [0, 0])],
+      };
+    }
+    return { ids: Int32Array.from(ids), offsets };
   }
 
   /**
@@ -349,6 +408,28 @@ export class Tokenizer {
     }
     return bytes;
   }
+}
+
+const TRIMMED = /^[\u0120\p{White_Space}]$/u; // 'Ġ' (a space's byte symbol) or White_Space
+
+/**
+ * The Rust library's byte_level process_offsets (RobertaProcessing and ByteLevel with trim_offsets):
+ * a token's leading and trailing spaces leave its offsets, except one leading space of the first token
+ * with add_prefix_space.
+ */
+function trimOffsets(offsets, tokens, addPrefixSpace) {
+  offsets.forEach((o, i) => {
+    const chars = Array.from(tokens[i] ?? '');
+    let leading = 0;
+    while (leading < chars.length && TRIMMED.test(chars[leading])) leading++;
+    let trailing = 0;
+    while (trailing < chars.length && TRIMMED.test(chars[chars.length - 1 - trailing])) trailing++;
+    if (leading > 0) {
+      if ((i === 0 || o[0] === 0) && addPrefixSpace && leading === 1) leading = 0;
+      o[0] = Math.min(o[0] + leading, o[1]);
+    }
+    if (trailing > 0 && o[1] >= trailing) o[1] = Math.max(o[1] - trailing, o[0]);
+  });
 }
 
 /**

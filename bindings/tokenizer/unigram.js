@@ -71,6 +71,39 @@ export class UnigramModel {
     return ids;
   }
 
+  /**
+   * The ids of one piece with each one's [start, end) in its code units (byte tokens: their
+   * character's) and its value as the Rust library's Token has it (an unknown piece: its own text).
+   */
+  spans(text) {
+    const ids = [];
+    const starts = [];
+    const ends = [];
+    const values = [];
+    let at = 0;
+    for (const piece of text === '' ? [] : this.viterbi(text)) {
+      const end = at + piece.length;
+      const id = this.vocab.get(piece);
+      let out = id === undefined ? null : [id];
+      if (!out && this.byteIds) {
+        const bytes = Array.from(new TextEncoder().encode(piece), (b) => this.byteIds[b]);
+        if (bytes.every((b) => b >= 0)) out = bytes;
+      }
+      if (!out) {
+        if (this.unk < 0) throw invalid('model.unk_id', `the text has ${show(piece)}, which no piece covers, and the model has no unk_id (the tokenizers library fails the same way)`);
+        out = [this.unk];
+      }
+      for (const x of out) {
+        ids.push(x);
+        starts.push(at);
+        ends.push(end);
+        values.push(x === this.unk ? piece : this.tokenOf[x]);
+      }
+      at = end;
+    }
+    return { ids, starts, ends, values };
+  }
+
   /** The pieces of the best segmentation, unknown runs fused. */
   viterbi(text) {
     const n = text.length;

@@ -33,7 +33,18 @@ export class WordPieceModel {
     return ids;
   }
 
-  split(word) {
+  /**
+   * The ids of one word with each one's [start, end) in the word's code units (offsets; the unknown
+   * token spans the whole word).
+   */
+  spans(word) {
+    const ends = [];
+    const ids = this.split(word, ends);
+    if (ends.length !== ids.length) return { ids, starts: [0], ends: [word.length] };
+    return { ids, starts: [0, ...ends.slice(0, -1)], ends };
+  }
+
+  split(word, ends = null) {
     let chars = 0;
     for (const _ of word) if (++chars > this.maxChars) return [this.unk];
     const ids = [];
@@ -49,8 +60,12 @@ export class WordPieceModel {
         // one character shorter (a surrogate pair is one character)
         end -= end - 2 >= start && isLowSurrogate(word.charCodeAt(end - 1)) && isHighSurrogate(word.charCodeAt(end - 2)) ? 2 : 1;
       }
-      if (id === undefined) return [this.unk];
+      if (id === undefined) {
+        if (ends) ends.length = 0;
+        return [this.unk];
+      }
       ids.push(id);
+      if (ends) ends.push(end);
       start = end;
     }
     return ids;

@@ -302,7 +302,7 @@ test('argument errors: TypeError / RangeError naming the argument, what was expe
   check(() => Tokenizer.fromJSON(42), TypeError, 'ERR_INVALID_TYPE', 'tokenizer.json: expected the parsed object, its text or its bytes (a Uint8Array or ArrayBuffer), got number');
   check(() => new Tokenizer({}), TypeError, 'ERR_INVALID_TYPE', 'Tokenizer: use Tokenizer.fromJSON(tokenizerJson)');
   check(() => tok.encode(42), TypeError, 'ERR_INVALID_TYPE', 'text: expected a string, got number');
-  check(() => tok.encode('x', { addSpecial: true }), TypeError, 'ERR_INVALID_TYPE', "encode options: unknown option 'addSpecial' (expected one of addSpecialTokens)");
+  check(() => tok.encode('x', { addSpecial: true }), TypeError, 'ERR_INVALID_TYPE', "encode options: unknown option 'addSpecial' (expected one of addSpecialTokens, returnOffsets)");
   check(() => tok.encode('x', { addSpecialTokens: 1 }), TypeError, 'ERR_INVALID_TYPE', 'addSpecialTokens: expected a boolean, got number');
   check(() => tok.decode('abc'), TypeError, 'ERR_INVALID_TYPE', 'ids: expected an Array or typed array of token ids, got string');
   check(() => tok.decode([1, 2.5]), TypeError, 'ERR_INVALID_TYPE', 'ids[1]: expected an integer token id, got 2.5');
