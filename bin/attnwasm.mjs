@@ -78,6 +78,10 @@ Usage:
       Documents (one per line) best first for the query, scored by a
       cross-encoder as sentence-transformers' CrossEncoder.rank (attnwasm rerank --help).
       e.g. attnwasm rerank --model ./ms-marco-MiniLM-L-6-v2 --query "how do cats sleep" < passages.txt
+  attnwasm entities --model <folder> ["text"... | --input FILE] [--aggregation S] [--json]
+      Named entities, one a line, as transformers' token-classification pipeline
+      finds them (attnwasm entities --help).
+      e.g. attnwasm entities --model ./bert-base-NER "My name is Wolfgang and I live in Berlin."
   attnwasm inspect <folder|url|file|organisation/name> [--json]
       What a checkpoint holds, read from its headers only: its files, the
       model family and model_type (or why attnwasm refuses it), tensors,
@@ -159,6 +163,7 @@ const COMMANDS = {
   embed: { line: false, run: async (argv) => (await import('./commands/embed.mjs')).embedCommand(argv) },
   'classify-text': { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).classifyTextCommand(argv) },
   rerank: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).rerankCommand(argv) },
+  entities: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).entitiesCommand(argv) },
   cache: { line: false, run: async (argv) => (await import('./commands/cache.mjs')).cacheCommand(argv) },
   inspect: { line: false, run: async (argv) => (await import('./commands/inspect.mjs')).inspectCommand(argv) },
 };

@@ -4,7 +4,7 @@
 // embedder. families.js makes the face by this rule (the native loader's info() gives the same head and labels).
 
 /** The face of each task. */
-export const TASK_FACES = Object.freeze({ embed: 'Embedder', classify: 'TextClassifier', rerank: 'CrossEncoder' });
+export const TASK_FACES = Object.freeze({ embed: 'Embedder', classify: 'TextClassifier', rerank: 'CrossEncoder', token: 'TokenClassifier' });
 
 /**
  * 'embed', 'classify', 'rerank' or 'token' for a parsed config.json (labels: len(id2label), else num_labels, else

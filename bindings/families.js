@@ -13,6 +13,7 @@ import { Translator } from './translator.js';
 import { Classifier } from './classifier.js';
 import { TextClassifier } from './text_classifier.js';
 import { CrossEncoder } from './cross_encoder.js';
+import { TokenClassifier } from './token_classifier.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
@@ -23,7 +24,7 @@ const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_co
 /** The encoder's tasks: what loadModel's `task` may ask of a checkpoint (its head decides by default). */
 export const ENCODER_TASKS = ['embed', 'classify', 'rerank'];
 /** info().head: EncoderHead in src/models/encoder_config.h. */
-const HEAD_NONE = 0, HEAD_SEQUENCE = 1;
+const HEAD_NONE = 0, HEAD_TOKEN = 2;
 
 /**
  * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native
@@ -51,21 +52,23 @@ export const ROWS = Object.freeze({
     face: Embedder,
     // A checkpoint with a sequence-classification head (config.json architectures: *ForSequenceClassification)
     // is a TextClassifier, or a CrossEncoder when its config names sentence-transformers' CrossEncoder or it has
-    // one label (a reranker); `task` chooses otherwise ('embed': the encoder alone, as before heads were read).
-    faces: [TextClassifier, CrossEncoder],
+    // one label (a reranker); with a token-classification head, a TokenClassifier; `task` chooses otherwise
+    // ('embed': the encoder alone, as before heads were read).
+    faces: [TextClassifier, CrossEncoder, TokenClassifier],
     owner: 'an encoder of the BERT family',
     reads: { tokenizer: true, slowTokenizer: true, sentenceTransformers: true },
     options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
     async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
-      const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : encoderTask(hfConfig) === 'rerank' ? 'rerank' : 'classify');
+      const task = options.task ?? (info.head === HEAD_NONE ? 'embed' : info.head === HEAD_TOKEN || encoderTask(hfConfig) !== 'rerank' ? 'classify' : 'rerank');
       if (task !== 'embed') {
-        if (info.head !== HEAD_SEQUENCE) {
-          const has = info.head === HEAD_NONE ? 'no classification head (config.json architectures names no *ForSequenceClassification class)' : 'a token-classification head, which attnwasm does not run yet';
-          throw new AttnWasmError(info.head === HEAD_NONE ? 'ERR_INVALID_ARGUMENT' : 'ERR_UNSUPPORTED', `task: '${task}' needs a sequence-classification checkpoint; this one has ${has}${info.head === HEAD_NONE ? '' : " (task: 'embed' loads its encoder)"}`);
+        if (info.head === HEAD_NONE || (info.head === HEAD_TOKEN && task === 'rerank')) {
+          const has = info.head === HEAD_NONE ? 'no classification head (config.json architectures names no *ForSequenceClassification or *ForTokenClassification class)' : 'a token-classification head';
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs a sequence-classification checkpoint; this one has ${has}`);
         }
-        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${task === 'rerank' ? 'CrossEncoder' : 'TextClassifier'} (task: 'embed' loads its encoder as an Embedder)`);
-        return new (task === 'rerank' ? CrossEncoder : TextClassifier)(rt, handle, { hfConfig, tokenizer }, fileBytes);
+        const face = info.head === HEAD_TOKEN ? TokenClassifier : task === 'rerank' ? CrossEncoder : TextClassifier;
+        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
+        return new face(rt, handle, { hfConfig, tokenizer }, fileBytes);
       }
       const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
         { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });

@@ -482,7 +482,7 @@ export interface LoadOptions {
    * What an encoder checkpoint loads as: 'embed' (an Embedder, the head left unused), 'classify' (a
    * TextClassifier) or 'rerank' (a CrossEncoder). Default: its config.json's architectures — a
    * *ForSequenceClassification class is a TextClassifier, or a CrossEncoder when it has one label or
-   * sentence-transformers' CrossEncoder config; other classes an Embedder.
+   * sentence-transformers' CrossEncoder config; *ForTokenClassification a TokenClassifier; other classes an Embedder.
    */
   task?: 'embed' | 'classify' | 'rerank';
 }
@@ -787,6 +787,13 @@ export interface TokenizerEncodeOptions {
   addSpecialTokens?: boolean;
 }
 
+/** Tokenizer#encode(text, { returnOffsets: true }): the ids and each token's span of the text. */
+export interface TokenOffsets {
+  ids: Int32Array;
+  /** [start, end) per token in UTF-16 units of the text, as the Rust tokenizers' offsets (which count code points). */
+  offsets: [number, number][];
+}
+
 /** Tokenizer#decode and Tokenizer#streamDecoder options. */
 export interface TokenizerDecodeOptions {
   /** Leave out special added tokens (<|endoftext|>, <|eot_id|>, …). Default false. */
@@ -813,8 +820,13 @@ export interface StreamDecoder {
 export interface Tokenizer {
   /** Number of ids: the vocabulary plus the added tokens not in it. */
   readonly vocabSize: number;
+  /**
+   * Text → ids and each token's [start, end) in `text`: UTF-16 indices (text.slice(start, end)), the Rust
+   * library's offsets; the post-processor's tokens [0, 0].
+   */
+  encode(text: string, options: TokenizerEncodeOptions & { returnOffsets: true }): TokenOffsets;
   /** Text → ids (a new Int32Array). */
-  encode(text: string, options?: TokenizerEncodeOptions): Int32Array;
+  encode(text: string, options?: TokenizerEncodeOptions & { returnOffsets?: false }): Int32Array;
   /** Ids → text; an id outside the vocabulary throws RangeError. */
   decode(ids: ArrayLike<number>, options?: TokenizerDecodeOptions): string;
   /** A decoder fed one id at a time; the pushed texts joined with end()'s equal decode(ids). */
@@ -979,7 +991,8 @@ export type TextInput = string | [string, string];
  * A text classifier: a BERT / RoBERTa / XLM-R checkpoint with its sequence-classification head
  * (*ForSequenceClassification), as transformers' text-classification pipeline runs it. Owns native memory.
  */
-export interface TextClassifier {
+/** What TextClassifier and TokenClassifier share: an encoder checkpoint with a classification head. */
+export interface EncoderHeadModel {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
   readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
@@ -990,23 +1003,55 @@ export interface TextClassifier {
   readonly numLabels: number;
   /** id2label in id order (LABEL_i where config.json names none). */
   readonly labels: readonly string[];
-  /** config.json's problem_type, or null. */
-  readonly problemType: string | null;
-  /** The tokenizer (tokenizer.json, or the slow tokenizer's files), or null: logitsOfIds only. */
+  /** The tokenizer (tokenizer.json, or the slow tokenizer's files), or null. */
   readonly tokenizer: Tokenizer | null;
   /** Tokens an input is cut to, special tokens included: model_max_length, at most what the positions hold. */
   readonly maxTokens: number;
   readonly fileBytes: number;
   readonly weightBytes: number;
   readonly weightTypes: Partial<Record<WeightType, number>>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface TextClassifier extends EncoderHeadModel {
+  /** config.json's problem_type, or null. */
+  readonly problemType: string | null;
   /** Each input's labels best first, with the pipeline's scores. */
   classify(inputs: TextInput | TextInput[], options?: ClassifyTextOptions): Promise<{ label: string; score: number }[][]>;
   /** The head's logits (n, numLabels), in the inputs' order. */
   logits(inputs: TextInput | TextInput[], options?: TextInputOptions): Promise<Embeddings>;
   /** Logits of tokenized inputs (special tokens included), with their token type ids or null. */
   logitsOfIds(idsList: (Int32Array | number[])[], typesList?: (Int32Array | number[] | null)[] | null, options?: Omit<TextInputOptions, 'truncation'>): Promise<Embeddings>;
-  dispose(): void;
-  [Symbol.dispose](): void;
+}
+
+/** An entity of TokenClassifier#classify: one token ('none'), or a group of them (the other strategies). */
+export interface TokenEntity {
+  /** The tag ('B-PER'), with aggregationStrategy 'none'. */
+  entity?: string;
+  /** The tag without its B-/I- prefix ('PER'), with the other strategies. */
+  entity_group?: string;
+  score: number;
+  /** The token's index in the encoded text (special tokens counted), with 'none'. */
+  index?: number;
+  /** The token, or the tokens joined as the tokenizer's decoder joins them. */
+  word: string;
+  /**
+   * The entity's [start, end) in the text as UTF-16 indices: text.slice(start, end) is its text. transformers
+   * counts code points: the same numbers unless the text has characters beyond U+FFFF (emoji) before it.
+   */
+  start: number;
+  end: number;
+}
+
+/**
+ * A token classifier (named entities): an encoder with its *ForTokenClassification head, as transformers'
+ * token-classification pipeline runs it. Needs the folder's tokenizer.json, or a BERT vocab.txt (offsets of the fast
+ * tokenizer transformers converts it to). Owns native memory.
+ */
+export interface TokenClassifier extends EncoderHeadModel {
+  /** Per text, its entities in order (tags in ignoreLabels, default ['O'], left out). */
+  classify(texts: string | string[], options?: { aggregationStrategy?: 'none' | 'simple' | 'first' | 'average' | 'max'; ignoreLabels?: string[]; batchSize?: number }): Promise<TokenEntity[][]>;
 }
 
 /** A reranked document. */
@@ -1129,7 +1174,7 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder | TokenClassifier>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1160,6 +1205,7 @@ export interface AttnWasm {
   readonly Embedder: abstract new (...args: never[]) => Embedder;
   readonly TextClassifier: abstract new (...args: never[]) => TextClassifier;
   readonly CrossEncoder: abstract new (...args: never[]) => CrossEncoder;
+  readonly TokenClassifier: abstract new (...args: never[]) => TokenClassifier;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

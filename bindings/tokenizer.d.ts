@@ -3,9 +3,9 @@
 // Unigram —, SentencePiece model files (SentencePieceProcessor) and a folder's slow tokenizer
 // (tokenizerFromFolder). The instance type's common part lives in index.d.ts beside the rest of the API
 // (CausalLM holds one); the classes and the batch types exist only in this entry.
-import type { Tokenizer as TokenizerInstance, TokenizerEncodeOptions, TokenizerDecodeOptions, StreamDecoder } from './index.js';
+import type { Tokenizer as TokenizerInstance, TokenizerEncodeOptions, TokenizerDecodeOptions, StreamDecoder, TokenOffsets } from './index.js';
 
-export type { TokenizerEncodeOptions, TokenizerDecodeOptions, StreamDecoder, ChatMessage, ChatContentPart, ChatTemplateSources, ApplyChatTemplateOptions } from './index.js';
+export type { TokenizerEncodeOptions, TokenOffsets, TokenizerDecodeOptions, StreamDecoder, ChatMessage, ChatContentPart, ChatTemplateSources, ApplyChatTemplateOptions } from './index.js';
 
 /** tokenizer.json or tokenizer_config.json: the parsed object, its text or its bytes. */
 export type JsonInput = string | object | Uint8Array | ArrayBuffer;
@@ -187,8 +187,13 @@ export interface SlowTokenizer {
   readonly languageCodes?: string[];
   /** M2M100 / NLLB: a language code's token id (generation's forced_bos_token_id). */
   languageId?(code: string): number;
+  /**
+   * With returnOffsets: the ids and the offsets of the fast tokenizer transformers converts this class to
+   * (BertTokenizer; other classes throw ERR_UNSUPPORTED).
+   */
+  encode(text: string, options: TokenizerEncodeOptions & SlowTokenizerModeOptions & { returnOffsets: true }): TokenOffsets;
   /** Text → ids as the Python class's encode(text) (with its special tokens unless addSpecialTokens is false). */
-  encode(text: string, options?: TokenizerEncodeOptions & SlowTokenizerModeOptions): Int32Array;
+  encode(text: string, options?: TokenizerEncodeOptions & SlowTokenizerModeOptions & { returnOffsets?: false }): Int32Array;
   encodeInputs(text: string, options?: TokenizerPairOptions & SlowTokenizerModeOptions): EncodedInputs;
   encodeBatch(texts: TokenizerBatchItem[], options?: TokenizerBatchOptions & SlowTokenizerModeOptions): EncodedBatch;
   /** The Python class's tokenize(text): token strings, no special tokens added. */

@@ -55,6 +55,29 @@ Options:
   --json               one JSON array
 `;
 
+const ENTITIES_HELP = `attnwasm entities — named entities in texts (BERT, RoBERTa, XLM-R, DistilBERT token classifiers)
+
+Usage:
+  attnwasm entities --model <folder> "<text>" ...
+  attnwasm entities --model <folder> [--input FILE]
+      One line per entity on stdout: "text number<TAB>label<TAB>start<TAB>end<TAB>score<TAB>word"
+      (text numbers from 1; start and end index the text as JavaScript strings do, UTF-16).
+      --json: one JSON array of entities per text, a line each. The entities are transformers'
+      token-classification pipeline's. Without texts: one text per line of FILE (or stdin).
+      e.g. attnwasm entities --model ./bert-base-NER "My name is Wolfgang and I live in Berlin."
+
+Options:
+  --model PATH         the folder (config.json naming *ForTokenClassification,
+                       model.safetensors, tokenizer.json or vocab.txt) or a hub id (required)
+  --revision REV       with a hub id: a branch, tag or commit (default main)
+  --aggregation S      none, simple, first, average or max (default simple)
+  --keep-o             keep the 'O' tags (ignoreLabels [])
+  --dtype TYPE         keep the weights as f32, bf16, f16, q8, q4 or q4a16
+  --threads N|auto     threads for the model (default 1)
+  --input FILE         the texts, one per line ('-' = stdin)
+  --json               a JSON array per line
+`;
+
 const COMMON_VALUED = ['--model', '--revision', '--dtype', '--threads', '--input'];
 const COMMON_FLAGS = { '--json': ['json', true], '--help': ['help', true], '-h': ['help', true] };
 
@@ -75,9 +98,9 @@ function count(args, flag, min) {
   return n;
 }
 
-/** The model, loaded as the task it is run for ('classify' or 'rerank'). */
+/** The model, loaded as the task it is run for ('classify' or 'rerank'; undefined: as its config says). */
 async function loadTask(args, task, command) {
-  if (args.model === undefined) throw new UsageError(`${command}: --model is needed: a folder (or hub id) of a sequence-classification checkpoint`);
+  if (args.model === undefined) throw new UsageError(`${command}: --model is needed: a folder (or hub id) of a ${task ? 'sequence' : 'token'}-classification checkpoint`);
   const aw = await init({ threads: args.threads === 'auto' ? 'auto' : count(args, 'threads', 1) ?? 1 });
   const m = await aw.loadModel(args.model, { ...await loadOptions(args), task });
   if (!m.tokenizer) throw new UsageError(`${command}: the model has no tokenizer (tokenizer.json, or vocab.txt, vocab.json + merges.txt or sentencepiece.bpe.model in its folder)`);
@@ -128,6 +151,32 @@ export async function rerankCommand(argv) {
   try {
     const ranked = await m.rank(args.query, docs, { topK, returnDocuments: true });
     process.stdout.write(args.json ? `${JSON.stringify(ranked)}\n` : ranked.map((r) => `${r.score.toFixed(6)}\t${lineOf[r.corpusId]}\t${r.text}\n`).join(''));
+  } finally {
+    m.dispose();
+  }
+  return 0;
+}
+
+/** entities: each text's entities, one a line. */
+export async function entitiesCommand(argv) {
+  const args = parseArgv(argv, { flags: { ...COMMON_FLAGS, '--keep-o': ['keepO', true] }, valued: [...COMMON_VALUED, '--aggregation'], unknown: (a) => `entities: unknown option ${a} (see attnwasm entities --help)` });
+  if (args.help) {
+    process.stdout.write(ENTITIES_HELP);
+    return 0;
+  }
+  if (args._.length && args.input !== undefined) throw new UsageError('entities: give the texts or --input, not both');
+  const strategies = ['none', 'simple', 'first', 'average', 'max'];
+  if (args.aggregation !== undefined && !strategies.includes(args.aggregation)) throw new UsageError(`--aggregation: expected none, simple, first, average or max, got '${args.aggregation}'`);
+  const texts = args._.length ? args._ : await inputLines(args.input);
+  const m = await loadTask(args, undefined, 'entities');
+  try {
+    if (m.constructor.name !== 'TokenClassifier') {
+      throw new UsageError(`entities: ${args.model} is a ${m.constructor.name}, not a token classifier (its config.json names ${m.config?.architectures?.[0] ?? 'no architecture'}; see attnwasm classify-text)`);
+    }
+    const out = await m.classify(texts, { aggregationStrategy: args.aggregation ?? 'simple', ...(args.keepO ? { ignoreLabels: [] } : {}) });
+    const lines = args.json ? out.map((r) => JSON.stringify(r))
+      : out.flatMap((r, i) => r.map((e) => [i + 1, e.entity_group ?? e.entity, e.start, e.end, e.score.toFixed(6), e.word].join('\t')));
+    process.stdout.write(lines.join('\n') + (lines.length ? '\n' : ''));
   } finally {
     m.dispose();
   }

@@ -72,3 +72,29 @@ test('open page: a reranker ranks typed documents for a query as Node does; an e
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('open page: an entity tagger marks the entities of typed texts as Node finds them (one text with an emoji first)', async () => {
+  const { page, problems } = await opened('bert_ner');
+  assert.equal(await page.textContent('#model-title'), 'A bert entity tagger (token classifier)');
+  assert.equal(await page.textContent('#classify'), 'Find');
+  const lines = ['john smith lives in new york and works for acme corporation.', '😀 hello marie, welcome to paris!'];
+  await page.fill('#texts', lines.join('\n'));
+  await page.click('#classify');
+  await page.waitForFunction(() => document.getElementById('classify-stats').dataset.state === 'done', null, { timeout: 30_000 });
+  const shown = await page.evaluate(() => window.openDemo.state.textTask);
+  assert.equal(shown.mode, 'entities');
+  const m = await aw.loadModel(join(GOLDENS, 'bert_ner'));
+  const want = await m.classify(lines, { aggregationStrategy: 'simple' });
+  m.dispose();
+  assert.deepEqual(shown.results.map((r) => r.map(({ score, ...e }) => e)), want.map((r) => r.map(({ score, ...e }) => e)));
+  shown.results.forEach((r, i) => r.forEach((e, k) => assert.ok(close(e.score, want[i][k].score), `${i}/${k}`)));
+  // the marks are the texts' slices at the entities' start / end (UTF-16 indices: right after the emoji too)
+  const marks = await page.$$eval('#results tr', (trs) => trs.slice(1).map((tr) => [...tr.querySelectorAll('mark')].map((m) => m.textContent)));
+  assert.deepEqual(marks, want.map((r, i) => r.map((e) => lines[i].slice(e.start, e.end))));
+  assert.ok(marks.flat().length > 0, 'some entities were marked');
+  const cells = await page.$$eval('#results tr td.text', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(cells, lines, 'the texts shown whole (the tags are CSS, not text)');
+  await page.screenshot({ path: join(ARTIFACTS, 'open_entities.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -149,6 +149,7 @@ def write_folder(case):
            "pairs": [{"text": a, "pair": b, "ids": i, "types": ty} for (a, b), (i, ty) in zip(PAIRS, pairs)]}
     if case["task"] == "token":
         exp["tokenLogits"] = [[f32(r) for r in lg] for lg in logits_of(model, singles)]
+        exp["ner"] = ner_golden(model, tok, os.path.join(folder, "tokenizer.json"))
     else:
         exp["logitsSingles"] = [f32(lg) for lg in logits_of(model, singles)]
         exp["logitsPairs"] = [f32(lg) for lg in logits_of(model, pairs)]
@@ -178,6 +179,83 @@ def write_folder(case):
         json.dump(exp, f, indent=1, sort_keys=True)
         f.write("\n")
     return exp
+
+
+NER_TEXTS = ["John Smith lives in New York and works for Acme Corporation.",
+             "Hello Marie, welcome to Paris!", "the unbelievable journey of anna karenina",
+             "Café owners in São Paulo don't sleep.", "nothing here", "Berlin",
+             "\U0001F600 Emoji before Paris, then \U0001D53Eood Anna in 東京."]
+NODE_RUST = r"""
+import { createRequire } from 'node:module';
+const require = createRequire(process.env.REF_DIR + '/');
+const { Tokenizer, wordPieceDecoder } = require('tokenizers');
+const job = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+const tok = Tokenizer.fromFile(job.file);
+const out = { encodings: [], decoded: [] };
+for (const t of job.texts) {
+  const e = await tok.encode(t);
+  out.encodings.push({ ids: e.getIds(), offsets: e.getOffsets(), special: e.getSpecialTokensMask() });
+}
+const dec = wordPieceDecoder(job.decoder.prefix, job.decoder.cleanup);
+for (const tokens of job.tokenLists) out.decoded.push(dec.decode(tokens));
+console.log(JSON.stringify(out));
+"""
+
+
+def rust(file, texts, token_lists, decoder):
+    import subprocess
+    ref = os.path.join(ROOT, "build", "tokenizer-ref")
+    job = {"file": file, "texts": texts, "tokenLists": token_lists, "decoder": decoder}
+    res = subprocess.run(["node", "--input-type=module", "-e", NODE_RUST], input=json.dumps(job).encode(),
+                         capture_output=True, env={**os.environ, "REF_DIR": ref}, check=True)
+    return json.loads(res.stdout)
+
+
+def ner_golden(model, tok, tokenizer_json):
+    """transformers' TokenClassificationPipeline.postprocess, as a fast tokenizer feeds it: ids, offsets and special
+    tokens from Hugging Face's Rust tokenizers (npm tokenizers 0.23.2, build/tokenizer-ref), the model's float32
+    logits, and the Rust WordPiece decoder for convert_tokens_to_string (the words are asked for, then decoded by
+    the reference in one batch and put in)."""
+    import types
+    from transformers.pipelines.token_classification import AggregationStrategy
+    decoder = json.load(open(tokenizer_json))["decoder"]
+    enc = rust(tokenizer_json, NER_TEXTS, [], decoder)["encodings"]
+    pipe = pipeline("token-classification", model=model.float(), tokenizer=tok, framework="pt", device="cpu")
+    asked = []
+    pipe.tokenizer._tokenizer = types.SimpleNamespace(model=types.SimpleNamespace(continuing_subword_prefix="##"))
+    pipe.tokenizer.convert_tokens_to_string = lambda tokens: asked.append(list(tokens)) or f"\x00{len(asked) - 1}"
+    outputs = {}
+    for strategy in ("none", "simple", "first", "average", "max"):
+        per_text = []
+        for text, e in zip(NER_TEXTS, enc):
+            assert tok(text)["input_ids"] == e["ids"], (text, tok(text)["input_ids"], e["ids"])
+            ids = torch.tensor([e["ids"]])
+            with torch.no_grad():
+                logits = model(input_ids=ids).logits
+            mo = {"logits": logits, "sentence": text, "input_ids": ids, "offset_mapping": [[tuple(o) for o in e["offsets"]]],
+                  "special_tokens_mask": torch.tensor([e["special"]]), "is_last": True}
+            ents = pipe.postprocess([mo], aggregation_strategy=AggregationStrategy(strategy))
+            per_text.append([{k: (float(v) if k == "score" else int(v) if k in ("index", "start", "end") else v)
+                              for k, v in x.items()} for x in ents])
+        outputs[strategy] = per_text
+    # Words asked for are decoded by the reference; a word made of words asked for before (group_sub_entities on
+    # aggregate_word's words) waits for those.
+    decoded = [None] * len(asked)
+    ref = lambda t: int(t[1:]) if t.startswith("\x00") else None  # noqa: E731
+    while None in decoded:
+        ready = [i for i, d in enumerate(decoded) if d is None and all(ref(t) is None or decoded[ref(t)] is not None
+                                                                        for t in asked[i])]
+        lists = [[t if ref(t) is None else decoded[ref(t)] for t in asked[i]] for i in ready]
+        for i, d in zip(ready, rust(tokenizer_json, [], lists, decoder)["decoded"]):
+            decoded[i] = d
+    for per_text in outputs.values():
+        for ents in per_text:
+            for x in ents:
+                if x["word"].startswith("\x00"):
+                    x["word"] = decoded[int(x["word"][1:])]
+    return {"texts": NER_TEXTS, "encodings": enc, "ignoreLabels": ["O"], "outputs": outputs,
+            "reference": "transformers 4.40.2 TokenClassificationPipeline.postprocess; ids, offsets and words from "
+                         "npm tokenizers 0.23.2 (Rust)"}
 
 
 def vocab_from_tokenizer_json(path):

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { init } from '../../bindings/index.js';
 import * as boundary from '../../bindings/boundary.js';
 
@@ -127,10 +128,10 @@ test("task chooses the face: 'embed' keeps the encoder alone, 'rerank' a CrossEn
   await assert.rejects(aw.loadModel(path('bert_sentiment'), { pooling: 'cls' }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /pooling: only an embedder/.test(err.message));
 });
 
-test('a token-classification head: refused as a classifier, its logits are transformers\' (native head)', async () => {
-  await assert.rejects(aw.loadModel(path('bert_ner')), (err) => err.code === 'ERR_UNSUPPORTED' && /token-classification head/.test(err.message) && /task: 'embed'/.test(err.message));
+test('a token-classification head: its logits are transformers\' (the native head, through task \'embed\'s encoder)', async () => {
   const x = golden('bert_ner');
   const e = await aw.loadModel(path('bert_ner'), { task: 'embed' });
+  assert.ok(e instanceof aw.Embedder);
   const ids = Int32Array.from(x.singles.flatMap((s) => s.ids));
   const lengths = Int32Array.from(x.singles, (s) => s.ids.length);
   const [out] = boundary.models.embedderEmbed(e._rt, e._handle(), { ids: { data: ids, shape: [ids.length] }, lengths: { data: lengths, shape: [lengths.length] } }, { modes: 0, normalize: false, head: true });
@@ -173,4 +174,72 @@ test('config.json: labels and activations the code cannot honour are refused by 
   const legacy = await aw.loadModel(folderWith('bert_reranker', { sentence_transformers: undefined, sbert_ce_default_activation_function: 'torch.nn.modules.activation.Sigmoid' }));
   assert.equal(legacy.activation, 'torch.nn.modules.activation.Sigmoid');
   legacy.dispose();
+});
+
+test('a token classifier: the token-classification pipeline\'s entities for every aggregation strategy', async (t) => {
+  const x = golden('bert_ner');
+  const m = await aw.loadModel(path('bert_ner'));
+  assert.ok(m instanceof aw.TokenClassifier);
+  assert.deepEqual(m.labels, x.labels);
+  const ner = x.ner;
+  // The goldens count code points (Python's str); attnwasm gives UTF-16 indices (one text has emoji and 𝔾).
+  const unitsOf = (text) => {
+    const at = [0];
+    for (const c of text) at.push(at.at(-1) + c.length);
+    return (k) => at[k];
+  };
+  assert.ok(ner.texts.some((t) => [...t].length !== t.length), 'a text with characters beyond U+FFFF');
+  // The tokenizer's ids and character offsets: Hugging Face's Rust tokenizers'.
+  ner.texts.forEach((text, i) => {
+    const r = m.tokenizer.encode(text, { returnOffsets: true });
+    const u = unitsOf(text);
+    assert.deepEqual(Array.from(r.ids), ner.encodings[i].ids, `texts[${i}] ids`);
+    assert.deepEqual(r.offsets, ner.encodings[i].offsets.map(([s, e]) => [u(s), u(e)]), `texts[${i}] offsets`);
+  });
+  let worst = 0;
+  for (const [strategy, want] of Object.entries(ner.outputs)) {
+    const got = await m.classify(ner.texts, { aggregationStrategy: strategy, batchSize: 4 });
+    assert.equal(got.length, want.length);
+    want.forEach((w, i) => {
+      const u = unitsOf(ner.texts[i]);
+      assert.deepEqual(got[i].map(({ score, ...rest }) => rest), w.map(({ score, ...rest }) => ({ ...rest, start: u(rest.start), end: u(rest.end) })), `${strategy} texts[${i}]`);
+      // start / end slice the JS string: after an emoji, the entity's text is its word
+      const norm = (t) => t.toLowerCase().normalize('NFD').replace(/\p{Mn}/gu, '');
+      if ([...ner.texts[i]].length !== ner.texts[i].length) for (const e of got[i]) assert.equal(norm(ner.texts[i].slice(e.start, e.end)), norm(e.word.replace(/^##/, '')), `${strategy} texts[${i}] slice`);
+      w.forEach((e, k) => {
+        const r = Math.abs(got[i][k].score - e.score) / (x.tolerance.atol + x.tolerance.rtol * Math.abs(e.score));
+        assert.ok(r <= 1, `${strategy} texts[${i}][${k}] score ${got[i][k].score} vs ${e.score}`);
+        worst = Math.max(worst, r);
+      });
+    });
+  }
+  t.diagnostic(`entities: ${Object.values(ner.outputs).flat(2).length}; worst score / tolerance ${worst.toFixed(4)}`);
+  // ignoreLabels: [] keeps the 'O' tokens; a bad strategy is named.
+  const all = await m.classify(ner.texts.slice(0, 1), { ignoreLabels: [] });
+  assert.equal(all[0].length, ner.encodings[0].ids.length - 2, 'every token but [CLS] and [SEP]');
+  await assert.rejects(m.classify(['x'], { aggregationStrategy: 'longest' }), (e) => e instanceof TypeError && /aggregationStrategy: expected 'none', 'simple', 'first', 'average', 'max', got 'longest'/.test(e.message));
+  await assert.rejects(m.classify(['x', 3]), (e) => e instanceof TypeError && /texts\[1\]: expected a string/.test(e.message));
+  await assert.rejects(aw.loadModel(path('bert_ner'), { task: 'rerank' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /a token-classification head/.test(e.message));
+  m.dispose();
+});
+
+test('a token classifier whose folder has vocab.txt, not tokenizer.json, gives the same entities (the converted fast tokenizer\'s offsets)', async () => {
+  const x = golden('bert_ner');
+  const dir = path('bert_ner');
+  const vocab = Object.entries(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')).model.vocab).sort((a, b) => a[1] - b[1]);
+  const files = new Map([
+    ['config.json', readFileSync(join(dir, 'config.json'))],
+    ['model.safetensors', readFileSync(join(dir, 'model.safetensors'))],
+    ['tokenizer_config.json', readFileSync(join(dir, 'tokenizer_config.json'))],
+    ['vocab.txt', new TextEncoder().encode(vocab.map(([t]) => `${t}\n`).join(''))],
+  ]);
+  const m = await aw.loadModel(files);
+  assert.ok(m instanceof aw.TokenClassifier);
+  assert.equal(m.tokenizer.tokenizerClass, 'BertTokenizer');
+  const fast = await aw.loadModel(dir);
+  for (const strategy of ['none', 'simple', 'first', 'average', 'max']) {
+    assert.deepEqual(await m.classify(x.ner.texts, { aggregationStrategy: strategy }), await fast.classify(x.ner.texts, { aggregationStrategy: strategy }), strategy);
+  }
+  m.dispose();
+  fast.dispose();
 });

@@ -78,3 +78,28 @@ test('rerank: documents from stdin, best first with their line numbers, as rank(
   assert.equal(e.status, 1);
   assert.match(e.stderr, /rank: needs a model with one label/);
 });
+
+test('entities: one line per entity as classify() finds them (UTF-16 start / end); --input, --aggregation, --json; errors', async () => {
+  const texts = ['My name is Wolfgang and I live in Berlin.', '😀 hello marie, welcome to paris!'];
+  const m = await aw.loadModel(join(G, 'bert_ner'));
+  const want = await m.classify(texts, { aggregationStrategy: 'simple' });
+  const first = await m.classify(texts, { aggregationStrategy: 'first' });
+  m.dispose();
+  const r = cli(['entities', '--model', join(G, 'bert_ner'), ...texts]);
+  assert.equal(r.status, 0, r.stderr);
+  const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+  const flat = want.flatMap((es, i) => es.map((e) => [String(i + 1), e.entity_group, String(e.start), String(e.end), e.word, e.score]));
+  assert.deepEqual(rows.map((x) => [x[0], x[1], x[2], x[3], x[5]]), flat.map((x) => x.slice(0, 5)));
+  rows.forEach((x, k) => assert.ok(near(Number(x[4]), flat[k][5])));
+  writeFileSync(join(tmp, 'texts.txt'), `${texts.join('\n')}\n`);
+  const j = cli(['entities', '--model', join(G, 'bert_ner'), '--input', join(tmp, 'texts.txt'), '--aggregation', 'first', '--json']);
+  assert.equal(j.status, 0, j.stderr);
+  const got = j.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(got.map((es) => es.map(({ score, ...e }) => e)), first.map((es) => es.map(({ score, ...e }) => e)));
+  let e = cli(['entities', '--model', join(G, 'bert_ner'), 'x', '--aggregation', 'longest']);
+  assert.equal(e.status, 2);
+  assert.match(e.stderr, /--aggregation: expected none, simple, first, average or max, got 'longest'/);
+  e = cli(['entities', '--model', join(G, 'bert_sentiment'), 'x']);
+  assert.equal(e.status, 2);
+  assert.match(e.stderr, /is a TextClassifier, not a token classifier/);
+});

@@ -4,7 +4,7 @@ import { init, AttnWasmError, CausalBias, cosineSimilarity } from 'attnwasm';
 import { init as initInline, AttnWasmError as InlineError } from 'attnwasm/inline';
 import type { InlineInitOptions } from 'attnwasm/inline';
 import { Tokenizer, SentencePieceProcessor, tokenizerFromFolder } from 'attnwasm/tokenizer';
-import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions, SlowTokenizer, SentencePieceEncoding } from 'attnwasm/tokenizer';
+import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, EncodedBatch, EncodedInputs, TokenizerBatchOptions, SlowTokenizer, SentencePieceEncoding, TokenOffsets } from 'attnwasm/tokenizer';
 import { preprocessImages, loadImage, decodeImage, convertToRgb, exifTranspose, resize, centerCrop, imageProcessor, resizedSize, processImage, pixelTable, writePixelValues, RESAMPLE } from 'attnwasm/image';
 import type { PixelValues, RgbImage, DecodedImage, ImageProcessor, ImageInput } from 'attnwasm/image';
 import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
@@ -193,6 +193,11 @@ async function main(): Promise<void> {
   const token: string | undefined = tok.idToToken(0);
   const pieces: string[] = tok.preTokenize('Hello world');
   console.log(text, piece, id, token, pieces, tok.vocabSize, tok.isSpecial(0), tok instanceof Tokenizer);
+  const withOffsets: TokenOffsets = tok.encode('Hello world', { returnOffsets: true, addSpecialTokens: false });
+  const [start, end]: [number, number] = withOffsets.offsets[0];
+  console.log(withOffsets.ids[0], 'Hello world'.slice(start, end));
+  // @ts-expect-error with returnOffsets the result is { ids, offsets }, not an Int32Array
+  const notIds: Int32Array = tok.encode('x', { returnOffsets: true });
   // SentencePiece model files and a folder's slow tokenizer.
   const sp: SentencePieceProcessor = SentencePieceProcessor.fromBytes(new Uint8Array(0), 'spiece.model');
   const spEnc: SentencePieceEncoding = sp.encode('Hello');
@@ -200,6 +205,8 @@ async function main(): Promise<void> {
   const folderTok: Tokenizer | SlowTokenizer = await tokenizerFromFolder(async (name: string) => (name === 'vocab.txt' ? 'a\n' : undefined), { slow: true });
   if (!(folderTok instanceof Tokenizer)) {
     const slowIds: Int32Array = folderTok.encode('Hallo', { srcLang: 'en', tgtLang: 'de', target: true, addSpecialTokens: true });
+    const slowOffsets: TokenOffsets = folderTok.encode('Hallo', { returnOffsets: true });
+    console.log(slowOffsets.offsets.length);
     const b2: EncodedBatch = folderTok.encodeBatch(['a'], { srcLang: 'eng_Latn', maxLength: 8 });
     console.log(slowIds, b2.shape, folderTok.tokenizerClass, folderTok.tokenize('a'), folderTok.languageId?.('fr'), folderTok.specialTokenId('eos_token'), folderTok.decode(slowIds, { skipSpecialTokens: true }));
   }

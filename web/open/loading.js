@@ -72,7 +72,7 @@ function showModel(seconds) {
     facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`],
       ['vectors', `${model.dimension} numbers, ${model.pooling} pooling${model.normalize ? ', normalized' : ''}`],
       ['tokens a sentence', `at most ${model.maxTokens}${model.doLowerCase ? ', lowercased' : ''}`], ['vocabulary', String(model.vocabSize)], tokenizer);
-  } else if (model.kind === 'TextClassifier' || model.kind === 'CrossEncoder') {
+  } else if (model.kind === 'TextClassifier' || model.kind === 'CrossEncoder' || model.kind === 'TokenClassifier') {
     facts.push(['model_type', model.modelType], ['labels', model.labels.join(', ')], ['tokens an input', `at most ${model.maxTokens}`],
       ...(model.kind === 'CrossEncoder' ? [['activation', model.activation.split('.').pop()]] : []), ['vocabulary', String(model.vocabSize)], tokenizer);
   }
@@ -86,8 +86,9 @@ function showModel(seconds) {
   $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model`
     : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder`
       : model.kind === 'CrossEncoder' ? `A ${model.modelType} reranker (cross-encoder)`
-        : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier` : `A ${model.kind}`;
-  const card = { Embedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask }[model.kind];
+        : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier`
+          : model.kind === 'TokenClassifier' ? `A ${model.modelType} entity tagger (token classifier)` : `A ${model.kind}`;
+  const card = { Embedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask }[model.kind];
   if (card) {
     $('other-note').textContent = '';
     show($('other-note'), false);
@@ -97,7 +98,7 @@ function showModel(seconds) {
   }
   const other = model.kind !== 'CausalLM';
   const [href, name] = model.kind === 'Translator' ? ['/web/translate/', 'Translate'] : ['/web/digits/', 'Digits'];
-  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers and rerankers; see this model at work on the <a href="${href}">${name} page</a>.` : '';
+  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers, rerankers and entity taggers; see this model at work on the <a href="${href}">${name} page</a>.` : '';
   show($('other-note'), other);
   show($('model-card'));
   if (other) return;
