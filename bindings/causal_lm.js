@@ -62,7 +62,7 @@ export class CausalLM extends Model {
   forward(ids) {
     const h = this._handle();
     const t = checkTensor(ids, 'ids', 'ids', this._rt);
-    const [logits] = boundary.models.lmForward(this._rt, h, { ids: t });
+    const [logits] = boundary.models.lmForward(this._rt, h, { ids: t }, { hidden: false });
     return { logits };
   }
 

@@ -9,6 +9,7 @@ import { AttnWasmError } from './errors.js';
 import { FAMILIES } from './native_constants.js';
 import { CausalLM, CharTokenizer } from './causal_lm.js';
 import { Embedder } from './embedder.js';
+import { DecoderEmbedder } from './decoder_embedder.js';
 import { Translator } from './translator.js';
 import { Classifier } from './classifier.js';
 import { TextClassifier } from './text_classifier.js';
@@ -37,12 +38,27 @@ export const ROWS = Object.freeze({
   causal_lm: {
     loader: 'loadCausalLM',
     face: CausalLM,
+    // A sentence-transformers folder (modules.json: Qwen3-Embedding), or task 'embed', is a DecoderEmbedder.
+    faces: [DecoderEmbedder],
     owner: 'a causal LM',
-    reads: { tokenizer: true, chatTemplate: true, generationConfig: true },
-    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
-    async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation }) {
+    reads: { tokenizer: true, chatTemplate: true, generationConfig: true, sentenceTransformers: true },
+    options: ['tokenizer', 'tokenizerConfig', 'generationConfig', 'task', 'pooling', 'normalize'],
+    async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation, read, readBytes, options }) {
       const tok = tokenizer ?? (own?.tokenizer ? new CharTokenizer(own.tokenizer) : null);
       checkVocabulary(tok, info.vocabSize);
+      const task = options.task ?? (!own && read && (await read('modules.json')) !== undefined ? 'embed' : undefined);
+      if (task !== undefined && task !== 'embed') {
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs an encoder with a classification head; a causal LM (model_type "${info.modelType}") loads as a CausalLM, or with task 'embed' as a DecoderEmbedder`);
+      }
+      if (task === 'embed') {
+        if (own) throw new AttnWasmError('ERR_INVALID_ARGUMENT', "task: 'embed' needs a Hugging Face checkpoint (config.json and model.safetensors); this is attnwasm's own causal LM file");
+        const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
+          { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });
+        return new DecoderEmbedder(rt, handle, { hfConfig, tokenizer, st }, fileBytes);
+      }
+      if (options.pooling !== undefined || options.normalize !== undefined) {
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a CausalLM (task: 'embed' loads it as a DecoderEmbedder)`);
+      }
       const eos = generation ? generationEos(generation, info.vocabSize) : null;
       return new CausalLM(rt, handle, { hfConfig: hfConfig ?? own.hf_config, tokenizer: tok, generationConfig: generation, eos }, fileBytes);
     },

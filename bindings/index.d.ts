@@ -483,6 +483,8 @@ export interface LoadOptions {
    * TextClassifier) or 'rerank' (a CrossEncoder). Default: its config.json's architectures — a
    * *ForSequenceClassification class is a TextClassifier, or a CrossEncoder when it has one label or
    * sentence-transformers' CrossEncoder config; *ForTokenClassification a TokenClassifier; other classes an Embedder.
+   * A causal LM checkpoint (Qwen3) with task 'embed', or in a sentence-transformers folder (modules.json:
+   * Qwen3-Embedding), loads as a DecoderEmbedder.
    */
   task?: 'embed' | 'classify' | 'rerank';
 }
@@ -908,7 +910,8 @@ export interface EmbedderInputs {
 export interface Embedder {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
+  /** A DecoderEmbedder's is its causal LM family's ('qwen3'). */
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | CausalLM['modelType'];
   readonly vocabSize: number;
   /** hidden_size: a token's vector. */
   readonly hiddenSize: number;
@@ -1023,6 +1026,17 @@ export interface TextClassifier extends EncoderHeadModel {
   logits(inputs: TextInput | TextInput[], options?: TextInputOptions): Promise<Embeddings>;
   /** Logits of tokenized inputs (special tokens included), with their token type ids or null. */
   logitsOfIds(idsList: (Int32Array | number[])[], typesList?: (Int32Array | number[] | null)[] | null, options?: Omit<TextInputOptions, 'truncation'>): Promise<Embeddings>;
+}
+
+/**
+ * A decoder-only checkpoint as a sentence embedder (Qwen3-Embedding: a Qwen3 model with sentence-transformers'
+ * last-token pooling, instruction prompts and Normalize): embed(texts, { promptName: 'query' }) as
+ * sentence-transformers' encode gives it. Each text runs alone, causal, at its own length. forward() and
+ * tokenize() (an encoder's padded batch) throw ERR_UNSUPPORTED. Owns native memory.
+ */
+export interface DecoderEmbedder extends Embedder {
+  /** Key/value heads (grouped-query attention). */
+  readonly numKeyValueHeads: number;
 }
 
 /** An entity of TokenClassifier#classify: one token ('none'), or a group of them (the other strategies). */
@@ -1174,7 +1188,7 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | TextClassifier | CrossEncoder | TokenClassifier>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1206,6 +1220,7 @@ export interface AttnWasm {
   readonly TextClassifier: abstract new (...args: never[]) => TextClassifier;
   readonly CrossEncoder: abstract new (...args: never[]) => CrossEncoder;
   readonly TokenClassifier: abstract new (...args: never[]) => TokenClassifier;
+  readonly DecoderEmbedder: abstract new (...args: never[]) => DecoderEmbedder;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

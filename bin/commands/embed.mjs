@@ -1,6 +1,7 @@
-// attnwasm embed: sentence embeddings (BERT, RoBERTa, XLM-R) through aw.loadEmbedder, one vector per text or per
-// line of --input FILE / stdin, written as numbers or JSON arrays. It reads its own flags (what follows 'embed':
-// EMBED_FLAGS, EMBED_VALUED), not the entry's; lines run in chunks with batch.mjs's progress bar and summary.
+// attnwasm embed: sentence embeddings (BERT, RoBERTa, XLM-R encoders; Qwen3-Embedding and other decoder embedders)
+// through aw.loadModel with task 'embed', one vector per text or per line of --input FILE / stdin, written as
+// numbers or JSON arrays. It reads its own flags (what follows 'embed': EMBED_FLAGS, EMBED_VALUED), not the
+// entry's; lines run in chunks with batch.mjs's progress bar and summary.
 import { init } from '../../bindings/index.js';
 import { UsageError, parseArgv, readFlagFile, loadOptions } from './shared.mjs';
 import { progressBar, summary } from './batch.mjs';
@@ -53,7 +54,7 @@ const float32Text = (v) => String(Number(v.toPrecision(9)));
 /**
  * embed: the vectors of the texts given, or of each line of --input FILE or stdin, one line each on stdout
  * (space-separated numbers, or --json arrays), in batches of --batch-size; progress and a summary on stderr
- * for lines. Its own flags (`argv`: what follows 'embed'); the model loads through aw.loadEmbedder, the
+ * for lines. Its own flags (`argv`: what follows 'embed'); the model loads through aw.loadModel (task 'embed'), the
  * folder's sentence-transformers files deciding pooling and normalization unless --pooling / --normalize say.
  */
 export async function embedCommand(argv) {
@@ -83,7 +84,8 @@ export async function embedCommand(argv) {
   const aw = await init({ threads });
   let e;
   try {
-    e = await aw.loadEmbedder(args.model, load);
+    // task 'embed': an encoder as its Embedder (a classifier's encoder alone), a causal LM (Qwen3-Embedding) as a DecoderEmbedder
+    e = await aw.loadModel(args.model, { ...load, task: 'embed' });
   } catch (err) {
     if (err.code === 'ERR_INVALID_ARGUMENT' && /^pooling:/.test(err.message)) throw new UsageError(`--${err.message}`);
     throw err;

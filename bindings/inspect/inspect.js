@@ -112,7 +112,7 @@ export async function inspect(source, options) {
   return {
     source: hub ? 'hub' : cp.kind,
     files,
-    family: family ? { kind: family.kind, className: faceOf(family, fam.config), noun: family.noun } : null,
+    family: family ? { kind: family.kind, className: faceOf(family, fam.config, files), noun: family.noun } : null,
     modelType: fam.modelType,
     refused,
     tensors,
@@ -180,8 +180,12 @@ function nativePlan(native, config, heads, index) {
   return { family, refused: null, memory, parameters };
 }
 
-/** The face a load gives: the family's, or for an encoder the one its config's architectures name (encoder_task.js). */
-function faceOf(family, config) {
+/**
+ * The face a load gives: the family's; for an encoder the one its config's architectures name (encoder_task.js);
+ * for a causal LM in a sentence-transformers folder (modules.json: Qwen3-Embedding) a DecoderEmbedder.
+ */
+function faceOf(family, config, files) {
+  if (family.kind === 'causal_lm' && files.some((f) => f.name === 'modules.json')) return 'DecoderEmbedder';
   if (family.kind !== 'encoder' || config === null || typeof config !== 'object') return family.className;
   return TASK_FACES[encoderTask(config)] ?? family.className;
 }

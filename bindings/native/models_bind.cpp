@@ -61,9 +61,9 @@ std::unique_ptr<CallResult> ClassifierClassify(ModuleHandle& h, val a) {
 
 // ---- the causal LM family (models/causal_lm.h) ----
 
-// { ids: { ptr, shape (B, T) } } → logits (B, T, vocab)
+// { ids: { ptr, shape (B, T) }, hidden } → logits (B, T, vocab), or with hidden the final norm's rows (B, T, hidden)
 std::unique_ptr<CallResult> LmForward(ModuleHandle& h, val a) {
-  return Forward<aw::CausalLm>(h, Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]));
+  return Forward<aw::CausalLm>(h, Ids(a["ids"]), ShapeFrom(a["ids"]["shape"]), Flag(a, "hidden"));
 }
 
 // An encoder's padded batch: {ids, types?, mask?} (B, T) → lastHiddenState (B, T, E) [, poolerOutput (B, E)].

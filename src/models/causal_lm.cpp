@@ -217,16 +217,18 @@ void CausalLm::Logits(size_t n, float* x, float* logits) const {
   }
 }
 
-Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits) {
+Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits, bool hidden) {
   AW_RETURN_IF_ERROR(IntInRange("ids.shape[0] (batch)", B, 1, kMaxElements));
   AW_RETURN_IF_ERROR(IntInRange("ids.shape[1] (tokens)", T, 1, cfg_.position_limit()));
   AW_RETURN_IF_ERROR(embed_tokens_.CheckIds(ids, B * T, "ids"));
-  const size_t V = size_t(cfg_.vocab), E = size_t(cfg_.hidden);
-  if (NumelChecked({B, T, cfg_.vocab}) < 0)
-    return ShapeError("logits (B, T, vocab) = " + ShapeStr({B, T, cfg_.vocab}) + " exceed 2^29 elements");
+  const size_t E = size_t(cfg_.hidden), V = hidden ? E : size_t(cfg_.vocab);
+  if (NumelChecked({B, T, int64_t(V)}) < 0)
+    return ShapeError("outputs (B, T, " + std::string(hidden ? "hidden" : "vocab") + ") = " + ShapeStr({B, T, int64_t(V)}) +
+                      " exceed 2^29 elements");
   AW_RETURN_IF_ERROR(logits->Resize(size_t(B * T) * V, "logits"));
   // One sequence at a time through a cache of its own length (its keys and values: the floor of its
-  // working set); its rows in chunks within the budget.
+  // working set); its rows in chunks within the budget. `hidden`: the final norm's rows (a decoder
+  // embedder's last hidden state), no head.
   for (int64_t b = 0; b < B; ++b) {
     ScratchScope seq;
     KvCache cache;
@@ -235,7 +237,9 @@ Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logit
     AW_RETURN_IF_ERROR(seq.Take(size_t(T) * E, "hidden rows", &x));
     Embed(size_t(T), ids + b * T, x);
     AW_RETURN_IF_ERROR(Layers(x, 1, size_t(T), &cache, 0, nullptr));
-    Logits(size_t(T), x, logits->data() + size_t(b * T) * V);
+    float* out = logits->data() + size_t(b * T) * V;
+    if (hidden) norm_.Apply(size_t(T), x, E, out, E);
+    else Logits(size_t(T), x, out);
   }
   return Status::OK();
 }
@@ -278,11 +282,11 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, size_t T, size_t win
   return Status::OK();
 }
 
-Status CausalLm::Forward(const int32_t* ids, const Shape& shape, Buffer* logits, Shape* logits_shape) {
+Status CausalLm::Forward(const int32_t* ids, const Shape& shape, bool hidden, Buffer* logits, Shape* logits_shape) {
   AW_RETURN_IF_ERROR(CheckShape("ids", shape));
   if (shape.size() != 2) return ShapeError("ids: expected (batch, tokens), got " + ShapeStr(shape));
-  AW_RETURN_IF_ERROR(Forward(ids, shape[0], shape[1], logits));
-  *logits_shape = {shape[0], shape[1], cfg_.vocab};
+  AW_RETURN_IF_ERROR(Forward(ids, shape[0], shape[1], logits, hidden));
+  *logits_shape = {shape[0], shape[1], hidden ? cfg_.hidden : cfg_.vocab};
   return Status::OK();
 }
 

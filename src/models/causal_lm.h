@@ -26,7 +26,8 @@
 // model.norm.weight, lm_head.weight (not when tied).
 //
 // Two ways through, the same arithmetic row by row:
-//   Forward: whole sequences, causal, no cache: logits for every position (the parity path);
+//   Forward: whole sequences, causal, no cache: logits for every position (the parity path), or the final norm's
+//            hidden rows (a decoder embedder: Qwen3-Embedding pools them);
 //   Append:  tokens added to sequences held in a KvCache (keys after RoPE, values), logits of each sequence's
 //            last new token: a prompt (prefill, many tokens) then one token per step (decode). Every
 //            projection of a step is a matrix-vector product.
@@ -76,9 +77,10 @@ class CausalLm : public Module {
 
   // ids (B, T), every id in [0, vocab) → logits (B, T, vocab), positions 0 … T−1, causal. B·T·vocab <= 2^29.
   // One sequence at a time through a cache of its own length (Begin, then the layers as Append runs them).
-  Status Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits);
+  // hidden: (B, T, hidden_size) after the final norm instead (no head, no soft-cap).
+  Status Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits, bool hidden = false);
   // The same from an ids tensor of any shape: (batch, tokens) required, named "ids" in errors.
-  Status Forward(const int32_t* ids, const Shape& shape, Buffer* logits, Shape* logits_shape);
+  Status Forward(const int32_t* ids, const Shape& shape, bool hidden, Buffer* logits, Shape* logits_shape);
 
   // A cache for `batch` sequences of up to `capacity` positions (<= max_positions). The caller owns it.
   Status Begin(size_t batch, size_t capacity, KvCache* cache) const;

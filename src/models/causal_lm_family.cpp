@@ -1,7 +1,7 @@
 // The causal LM family's registry row (family.h): Hugging Face's decoder-only families by config.json model_type
 // (models/causal_lm_config.h), and this repository's own causal LM files ("model": "causal_lm", an hf_config and
-// a character tokenizer inside: the demo model). Names as Hugging Face's (models/causal_lm.h); older saves' RoPE
-// buffers skipped; a tied lm_head.weight taken only as a copy of the embedding.
+// a character tokenizer inside: the demo model). Names as Hugging Face's (models/causal_lm.h), or a base model's
+// without "model."; older saves' RoPE buffers skipped; a tied lm_head.weight taken only as a copy of the embedding.
 #include <cstring>
 
 #include "core/rng.h"
@@ -40,7 +40,11 @@ bool EndsWith(const std::string& s, const char* tail) {
   return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
 }
 
-bool ParamName(const Module&, std::string* name) { return !EndsWith(*name, ".rotary_emb.inv_freq"); }
+// A base model's save (Qwen3Model: Qwen3-Embedding's files) names its tensors without "model.".
+bool ParamName(const Module&, std::string* name) {
+  if (name->rfind("layers.", 0) == 0 || *name == "embed_tokens.weight" || *name == "norm.weight") name->insert(0, "model.");
+  return !EndsWith(*name, ".rotary_emb.inv_freq");
+}
 
 bool Tied(const Module& m, TiedTensor* out) {
   const CausalLmConfig& c = static_cast<const CausalLm&>(m).config();
