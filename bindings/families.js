@@ -32,7 +32,8 @@ const HEAD_NONE = 0, HEAD_TOKEN = 2;
  * registry's), owner (in "only … takes"), reads: { tokenizer, chatTemplate, generationConfig, sentenceTransformers },
  * options (the load options only it takes), make(ctx) → the face }. ctx: { rt, handle, info, fileBytes, own (a
  * file's own attnwasm.config, parsed, or null), hfConfig, tokenizer, generation, read(path) (a folder's file's
- * text or undefined), readBytes(path) (its bytes or undefined), options }.
+ * text or undefined), readBytes(path) (its bytes or undefined), options, expected (the family
+ * kind the load function insists on: 'causal_lm' for loadCausalLM; '' for loadModel) }.
  */
 export const ROWS = Object.freeze({
   causal_lm: {
@@ -43,10 +44,11 @@ export const ROWS = Object.freeze({
     owner: 'a causal LM',
     reads: { tokenizer: true, chatTemplate: true, generationConfig: true, sentenceTransformers: true },
     options: ['tokenizer', 'tokenizerConfig', 'generationConfig', 'task', 'pooling', 'normalize'],
-    async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation, read, readBytes, options }) {
+    async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation, read, readBytes, options, expected }) {
       const tok = tokenizer ?? (own?.tokenizer ? new CharTokenizer(own.tokenizer) : null);
       checkVocabulary(tok, info.vocabSize);
-      const task = options.task ?? (!own && read && (await read('modules.json')) !== undefined ? 'embed' : undefined);
+      // loadCausalLM asks for the generating face: a sentence-transformers folder is an embedder only by default.
+      const task = options.task ?? (expected !== 'causal_lm' && !own && (await read('modules.json')) !== undefined ? 'embed' : undefined);
       if (task !== undefined && task !== 'embed') {
         throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs an encoder with a classification head; a causal LM (model_type "${info.modelType}") loads as a CausalLM, or with task 'embed' as a DecoderEmbedder`);
       }

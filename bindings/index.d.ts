@@ -484,7 +484,7 @@ export interface LoadOptions {
    * *ForSequenceClassification class is a TextClassifier, or a CrossEncoder when it has one label or
    * sentence-transformers' CrossEncoder config; *ForTokenClassification a TokenClassifier; other classes an Embedder.
    * A causal LM checkpoint (Qwen3) with task 'embed', or in a sentence-transformers folder (modules.json:
-   * Qwen3-Embedding), loads as a DecoderEmbedder.
+   * Qwen3-Embedding), loads as a DecoderEmbedder (loadCausalLM gives the folder's CausalLM).
    */
   task?: 'embed' | 'classify' | 'rerank';
 }

@@ -172,7 +172,7 @@ export function makeModels(rt) {
       const own = config ? null : JSON.parse(metadata['attnwasm.config']);
       const refused = optionRefusal(row, o, hf?.model_type);
       if (refused) throw refused;
-      return await row.make({ rt, handle, info, fileBytes, own, hfConfig: hf, tokenizer: row.reads.tokenizer ? tokenizer : null, generation, read, readBytes: readFileBytes, options });
+      return await row.make({ rt, handle, info, fileBytes, own, hfConfig: hf, tokenizer: row.reads.tokenizer ? tokenizer : null, generation, read, readBytes: readFileBytes, options, expected });
     } catch (e) {
       try { handle.delete(); } catch { /* adopted by a face and freed, or closed */ }
       throw e;

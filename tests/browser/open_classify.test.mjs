@@ -98,3 +98,28 @@ test('open page: an entity tagger marks the entities of typed texts as Node find
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('open page: a decoder embedder (a Qwen3-Embedding-shaped folder) embeds typed sentences as Node does', async () => {
+  const dir = fileURLToPath(new URL('../data/goldens/decoder_embedders/', import.meta.url));
+  const { page, problems } = await session.open('/web/open/');
+  await page.setInputFiles('#pick-folder', join(dir, 'qwen3_embedding'));
+  await page.waitForSelector('#fit-card:not(.hidden)');
+  await page.click('#load');
+  await page.waitForFunction(() => document.body.dataset.loaded === 'true', null, { timeout: 30_000 });
+  assert.equal(await page.textContent('#model-title'), 'A qwen3 sentence embedder (decoder)');
+  assert.match(await page.textContent('#facts'), /lasttoken pooling, normalized/);
+  const lines = ['What is the capital of China?', 'The capital of China is Beijing.', 'Gravity attracts bodies.'];
+  await page.fill('#sentences', lines.join('\n'));
+  await page.click('#embed');
+  await page.waitForFunction(() => document.getElementById('embed-stats').dataset.state === 'done', null, { timeout: 30_000 });
+  const cells = await page.$$eval('#sim td[data-value]', (tds) => tds.map((td) => Number(td.dataset.value)));
+  const m = await aw.loadModel(join(dir, 'qwen3_embedding'));
+  const v = await m.embed(lines);
+  const want = aw.cosineSimilarity(v, v).data;
+  m.dispose();
+  assert.equal(cells.length, 9);
+  cells.forEach((c, k) => assert.ok(close(c, want[k]), `${k}: ${c} vs ${want[k]}`));
+  assert.ok(await page.$eval('#token-card', (el) => el.classList.contains('hidden')), 'no attention card for a decoder embedder');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

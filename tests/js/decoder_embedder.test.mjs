@@ -89,6 +89,10 @@ test('task and options: task embed on a plain causal LM folder; refusals name wh
   const lm = await aw.loadModel(folder({ 'modules.json': null }));
   assert.ok(lm instanceof aw.CausalLM);
   lm.dispose();
+  // loadCausalLM asks for the generating face, sentence-transformers folder or not
+  const gen = await aw.loadCausalLM(DIR);
+  assert.ok(gen instanceof aw.CausalLM);
+  gen.dispose();
   const e = await aw.loadModel(folder({ 'modules.json': null }), { task: 'embed', pooling: 'lasttoken', normalize: true });
   assert.ok(e instanceof aw.DecoderEmbedder);
   const plain = x.cases.filter((c) => c.prompt === null);

@@ -389,8 +389,8 @@ test('loading refuses what it cannot run exactly, naming the file and the key', 
   // The encoder's options on other families; the other loaders on an encoder; loadEmbedder on a causal LM.
   const lm = lmConfig();
   const lmBytes = safetensors(lmTensors(lm));
-  await assert.rejects(aw.loadModel(lmBytes, { config: lm, pooling: 'mean' }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /^pooling: only an encoder .* takes pooling; this checkpoint is a causal LM/.test(err.message));
-  await assert.rejects(aw.loadModel(lmBytes, { config: lm, normalize: true }), (err) => /^normalize: only an encoder/.test(err.message));
+  await assert.rejects(aw.loadModel(lmBytes, { config: lm, pooling: 'mean' }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /^pooling: only an embedder takes it; this checkpoint loads as a CausalLM \(task: 'embed'/.test(err.message));
+  await assert.rejects(aw.loadModel(lmBytes, { config: lm, normalize: true }), (err) => /^normalize: only an embedder takes it/.test(err.message));
   await assert.rejects(aw.loadEmbedder(lmBytes, { config: lm }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /model_type/.test(err.message));
   await assert.rejects(aw.loadCausalLM(encoderFolder()), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /an encoder: load it with loadModel/.test(err.message));
   await assert.rejects(aw.loadEmbedder(new URL('../../models/vit/vit.safetensors', import.meta.url).pathname),

@@ -1,7 +1,8 @@
 // The sentence embedder at work (the runtime's Embedder: BERT, RoBERTa, XLM-R with sentence-transformers'
-// files): the sentences typed, one a line, embedded in the worker; the time and speed; the cosine similarity of
-// every pair (computed in the worker: rt.cosineSimilarity) as a table of values, or past SIM_TABLE_MAX sentences
-// a canvas of colors; a row or a pixel picks a sentence, whose tokens token_attention.js shows.
+// files; or a DecoderEmbedder: Qwen3-Embedding): the sentences typed, one a line, embedded in the worker; the time
+// and speed; the cosine similarity of every pair (computed in the worker: rt.cosineSimilarity) as a table of
+// values, or past SIM_TABLE_MAX sentences a canvas of colors; for an encoder, a row or a pixel picks a sentence,
+// whose tokens token_attention.js shows (a decoder embedder has no encoder forward to show attention from).
 import { formatMs } from '../shared/panel.js';
 import { blues, css, textOn } from '../shared/colormap.js';
 import { $, show } from './dom.js';
@@ -32,7 +33,7 @@ export function showEmbedder() {
 
 /** Embeds the sentences typed (one a line, blank lines skipped), then shows their similarity and the first one's tokens. */
 export async function embedSentences() {
-  if (!page.model || page.model.kind !== 'Embedder') return;
+  if (!page.model || !['Embedder', 'DecoderEmbedder'].includes(page.model.kind)) return;
   const sentences = $('sentences').value.split('\n').map((s) => s.trim()).filter(Boolean);
   show($('embed-error'), false);
   if (!sentences.length) {
@@ -60,6 +61,7 @@ export async function embedSentences() {
     renderSimilarity();
     $('sentence').replaceChildren(...sentences.map((s, i) => new Option(`${i + 1}. ${s.length > 60 ? `${s.slice(0, 57)}…` : s}`, String(i))));
     $('embed-stats').dataset.state = 'done';
+    if (target.kind !== 'Embedder') return;  // attention maps: an encoder's forward
     show($('token-card'));
     await showTokens(0);
   } catch (e) {

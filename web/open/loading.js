@@ -68,7 +68,7 @@ function showModel(seconds) {
   if (model.kind === 'CausalLM') {
     facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`], ['vocabulary', String(model.vocabSize)],
       ['positions', String(model.maxPositions)], tokenizer);
-  } else if (model.kind === 'Embedder') {
+  } else if (model.kind === 'Embedder' || model.kind === 'DecoderEmbedder') {
     facts.push(['model_type', model.modelType], ['layers × heads', `${model.numLayers} × ${model.numHeads}`],
       ['vectors', `${model.dimension} numbers, ${model.pooling} pooling${model.normalize ? ', normalized' : ''}`],
       ['tokens a sentence', `at most ${model.maxTokens}${model.doLowerCase ? ', lowercased' : ''}`], ['vocabulary', String(model.vocabSize)], tokenizer);
@@ -85,10 +85,11 @@ function showModel(seconds) {
   }));
   $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model`
     : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder`
+      : model.kind === 'DecoderEmbedder' ? `A ${model.modelType} sentence embedder (decoder)`
       : model.kind === 'CrossEncoder' ? `A ${model.modelType} reranker (cross-encoder)`
         : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier`
           : model.kind === 'TokenClassifier' ? `A ${model.modelType} entity tagger (token classifier)` : `A ${model.kind}`;
-  const card = { Embedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask }[model.kind];
+  const card = { Embedder: showEmbedder, DecoderEmbedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask }[model.kind];
   if (card) {
     $('other-note').textContent = '';
     show($('other-note'), false);

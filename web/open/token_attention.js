@@ -28,6 +28,7 @@ async function sentenceForward(i) {
 
 /** Shows sentence i's tokens as chips (none picked yet). */
 export async function showTokens(i) {
+  if (page.model?.kind !== 'Embedder') return;  // a decoder embedder: no encoder forward, no attention map
   emb.sentence = i;
   emb.pick = null;
   markSentence();
