@@ -1,7 +1,8 @@
 #include "io/json_fields.h"
 
 #include <cmath>
-#include <unordered_set>
+#include <algorithm>
+#include <cstdint>
 
 #include "core/rules.h"
 
@@ -74,13 +75,28 @@ bool IntIn(const JsonValue* v, int64_t lo, int64_t hi, int64_t* out) {
   return true;
 }
 
+size_t FirstRepeat(const std::vector<std::string_view>& items, size_t* first) {
+  std::vector<uint32_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+  // By string, then by index: each run of equal strings is in input order, its second member the run's first repeat.
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return items[a] < items[b] || (items[a] == items[b] && a < b); });
+  size_t best = items.size();
+  for (size_t k = 1; k < order.size(); ++k)
+    if (items[order[k]] == items[order[k - 1]] && order[k] < best) {
+      best = order[k];
+      *first = order[k - 1];
+    }
+  return best;
+}
+
 Status UniqueKeys(const JsonValue& v, const std::string& root, const std::string& path) {
   if (v.is_object()) {
-    std::unordered_set<std::string_view> keys;
+    std::vector<std::string_view> keys;
     keys.reserve(v.members.size());
-    for (const JsonMember& m : v.members)
-      if (!keys.insert(m.key).second)
-        return ArgError(root + path + ": expected unique keys, got " + QuoteJson(m.key) + " more than once");
+    for (const JsonMember& m : v.members) keys.push_back(m.key);
+    size_t first = 0;
+    if (const size_t i = FirstRepeat(keys, &first); i < keys.size())
+      return ArgError(root + path + ": expected unique keys, got " + QuoteJson(v.members[i].key) + " more than once");
     for (const JsonMember& m : v.members)
       if (m.value.is_object() || m.value.is_array()) AW_RETURN_IF_ERROR(UniqueKeys(m.value, root, path + KeyPath(m.key)));
   } else if (v.is_array()) {

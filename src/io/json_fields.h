@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "io/json.h"
@@ -43,6 +44,10 @@ bool IntIn(const JsonValue* v, int64_t lo, int64_t hi, int64_t* out);
 // Refused naming the object's path and the key:
 // "<root><path>: expected unique keys, got \"k\" more than once".
 Status UniqueKeys(const JsonValue& v, const std::string& root, const std::string& path = "");
+
+// The first string of `items` (in order) equal to an earlier one: its index, and the earlier one's in *first;
+// items.size() when they are all different. One sort of indices (no hash table: the .wasm's size).
+size_t FirstRepeat(const std::vector<std::string_view>& items, size_t* first);
 
 // Parses text as a JSON object named `root` in messages ("config: not valid
 // JSON: …", "config: expected a JSON object (<what>), got an array of 1

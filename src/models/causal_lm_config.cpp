@@ -7,7 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
+#include <vector>
 
 #include "core/rules.h"
 #include "io/json_fields.h"
@@ -676,7 +676,7 @@ Status ReadCausalLmFile(const io::FieldReader& c, CausalLmConfig* lm) {
   const JsonValue* vocab_list = t.Get("vocab");
   if (!vocab_list || !vocab_list->is_array() || int64_t(vocab_list->items.size()) != vocab)
     return t.Fail(".vocab", "an array of vocab_size (" + std::to_string(vocab) + ") strings", Describe(vocab_list));
-  std::unordered_set<std::string_view> entries;
+  std::vector<std::string_view> entries;
   for (size_t i = 0; i < vocab_list->items.size(); ++i) {
     const JsonValue& e = vocab_list->items[i];
     size_t chars = 0;  // code points of valid UTF-8 (the parser's output)
@@ -684,9 +684,11 @@ Status ReadCausalLmFile(const io::FieldReader& c, CausalLmConfig* lm) {
     if (!e.is_string() || e.str.empty() || (!special[i] && chars != 1))
       return t.Fail(".vocab[" + std::to_string(i) + "]",
                     special[i] ? "a non-empty string" : "one character (an id not in special)", Describe(&e));
-    if (!entries.insert(e.str).second)
-      return t.Fail(".vocab[" + std::to_string(i) + "]", "an entry listed once", Describe(&e) + " again");
+    entries.push_back(e.str);
   }
+  size_t first = 0;
+  if (const size_t i = io::FirstRepeat(entries, &first); i < entries.size())
+    return t.Fail(".vocab[" + std::to_string(i) + "]", "an entry listed once", Describe(&vocab_list->items[i]) + " again");
   for (const char* key : {"bos", "eos"}) {
     const JsonValue* v = t.Get(key);
     if (!v || v->type == JsonType::kNull) continue;

@@ -1,7 +1,8 @@
 // The registry's table and lookups (families.h). A new family adds its row's line to Families().
 #include "models/families.h"
 
-#include <unordered_set>
+#include <string_view>
+#include <vector>
 
 #include "io/json_fields.h"
 
@@ -84,9 +85,11 @@ Status FindByModelType(const JsonValue& config, std::string_view expected, const
 
 Status FindByOwnModel(const JsonValue& config, std::string_view expected, const std::string& root, const Family** out) {
   if (!config.is_object()) return io::FieldError(root, "", "a JSON object", Describe(&config));
-  std::unordered_set<std::string_view> keys;
-  for (const io::JsonMember& m : config.members)
-    if (!keys.insert(m.key).second) return io::FieldError(root, "", "unique keys", io::QuoteJson(m.key) + " more than once");
+  std::vector<std::string_view> keys;
+  for (const io::JsonMember& m : config.members) keys.push_back(m.key);
+  size_t first = 0;
+  if (const size_t i = io::FirstRepeat(keys, &first); i < keys.size())
+    return io::FieldError(root, "", "unique keys", io::QuoteJson(config.members[i].key) + " more than once");
   const JsonValue* model = config.Find("model");
   for (const Family* f : Families())
     if (f->own_model && model && model->is_string() && model->str == f->own_model &&

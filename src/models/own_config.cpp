@@ -3,7 +3,7 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "core/limits.h"
 #include "layers/activation.h"
@@ -31,17 +31,18 @@ Status Vocab(const FieldReader& c, const char* key, size_t* size) {
   const std::string path = std::string(".") + key;
   if (!v || !v->is_array() || v->items.size() < 2 || v->items.size() > size_t(kMaxVocab))
     return c.Fail(path, "an array of 2 to " + std::to_string(kMaxVocab) + " non-empty unique strings", Describe(v));
-  std::unordered_map<std::string_view, size_t> seen;
-  seen.reserve(v->items.size());
+  std::vector<std::string_view> strs;
+  strs.reserve(v->items.size());
   for (size_t i = 0; i < v->items.size(); ++i) {
     const JsonValue& item = v->items[i];
-    const std::string at = path + "[" + std::to_string(i) + "]";
-    if (!item.is_string() || item.str.empty()) return c.Fail(at, "a non-empty string", Describe(&item));
-    const auto ins = seen.emplace(item.str, i);
-    if (!ins.second)
-      return c.Fail(at, std::string("a string not already in ") + key,
-                    Describe(&item) + " (also " + key + "[" + std::to_string(ins.first->second) + "])");
+    if (!item.is_string() || item.str.empty())
+      return c.Fail(path + "[" + std::to_string(i) + "]", "a non-empty string", Describe(&item));
+    strs.push_back(item.str);
   }
+  size_t first = 0;
+  if (const size_t i = io::FirstRepeat(strs, &first); i < strs.size())
+    return c.Fail(path + "[" + std::to_string(i) + "]", std::string("a string not already in ") + key,
+                  Describe(&v->items[i]) + " (also " + key + "[" + std::to_string(first) + "])");
   *size = v->items.size();
   return Status::OK();
 }

@@ -3,7 +3,7 @@
 // language tokens are checked here and read by the JS face (bindings/translator.js).
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 #include "core/limits.h"
 #include "models/own_config.h"
@@ -35,10 +35,14 @@ Status ReadTranslatorFile(const FieldReader& c, TranslatorConfig* out) {
   const JsonValue* langs = c.Get("langTokens");
   const std::string expect_langs = "an object of language name -> tgtVocab index with at least one key";
   if (!langs || !langs->is_object() || langs->members.empty()) return c.Fail(".langTokens", expect_langs, Describe(langs));
-  std::unordered_set<std::string_view> seen;
-  for (const io::JsonMember& m : langs->members) {
+  std::vector<std::string_view> names;
+  for (const io::JsonMember& m : langs->members) names.push_back(m.key);
+  size_t first = 0;
+  const size_t repeat = io::FirstRepeat(names, &first);
+  for (size_t k = 0; k < langs->members.size(); ++k) {
+    const io::JsonMember& m = langs->members[k];
     if (m.key.empty()) return c.Fail(".langTokens", "non-empty language names", "\"\"");
-    if (!seen.insert(m.key).second) return c.Fail(".langTokens", "unique language names", QuoteJson(m.key) + " more than once");
+    if (k == repeat) return c.Fail(".langTokens", "unique language names", QuoteJson(m.key) + " more than once");
     if (!io::IntIn(&m.value, 0, int64_t(tgt_size) - 1, &unused))
       return c.Fail(".langTokens" + io::KeyPath(m.key),
                     "an integer in " + io::RangeStr(0, int64_t(tgt_size) - 1) + " (an index into tgtVocab)", Describe(&m.value));

@@ -1,8 +1,10 @@
 // Tests for src/io/json.h: every value kind, escapes and surrogate pairs,
 // UTF-8 validation at the boundaries of each sequence length, numbers and
 // AsUint53, member order and duplicates, the depth limit, and one test per
-// kind of error with the byte offset in the message.
+// kind of error with the byte offset in the message; FirstRepeat (json_fields.h), the duplicate finder of
+// the config readers.
 #include "io/json.h"
+#include "io/json_fields.h"
 
 #include <gtest/gtest.h>
 
@@ -287,6 +289,27 @@ TEST(JsonTest, MutatedInputNeverCrashes) {
   }
   EXPECT_GT(variants, 4000u);
   EXPECT_GT(accepted, 0u);
+}
+
+// The first string equal to an earlier one, by position, against a quadratic scan; the earlier one is the first
+// of its run (the readers' "also vocab[j]").
+TEST(FirstRepeat, MatchesQuadraticScan) {
+  const std::vector<std::vector<std::string_view>> cases = {
+      {}, {"a"}, {"a", "b", "c"}, {"a", "a"}, {"b", "a", "b", "a"}, {"x", "y", "z", "y", "x", "y"},
+      {"", "", "a"}, {"ab", "a", "abc", "a", "ab"}, {"c", "b", "a", "a", "b", "c"}, {"q", "p", "p", "p"}};
+  for (const auto& items : cases) {
+    size_t want = items.size(), want_first = 0;
+    for (size_t i = 0; i < items.size() && want == items.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (items[j] == items[i]) {
+          want = i;
+          want_first = j;
+          break;
+        }
+    size_t first = 12345;
+    EXPECT_EQ(FirstRepeat(items, &first), want) << items.size() << " items";
+    if (want < items.size()) EXPECT_EQ(first, want_first);
+  }
 }
 
 }  // namespace
