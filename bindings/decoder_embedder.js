@@ -3,7 +3,9 @@
 // tokenizer's template: Qwen3-Embedding's appends <|endoftext|>) → the decoder's layers and final norm, causal,
 // natively (CausalLm::Forward with hidden rows, no head) → pooling here (lasttoken for Qwen3-Embedding; the
 // folder's Pooling config says) → Dense modules → L2 normalization. Each text runs at its own length, so the
-// left padding sentence-transformers asks of the tokenizer changes nothing. Everything else — prompts, batches,
+// left padding sentence-transformers asks of the tokenizer changes nothing. EmbeddingGemma (gemma3_text with
+// use_bidirectional_attention) runs the same way, its attention bidirectional natively (every key, or a sliding
+// layer's |i − j| < window): mean pooling, its 2_Dense and 3_Dense. Everything else — prompts, batches,
 // truncation, the options — is the Embedder's (embedder.js).
 import { AttnWasmError, rangeError } from './errors.js';
 import { Embedder, reword } from './embedder.js';

@@ -39,7 +39,8 @@ export const ROWS = Object.freeze({
   causal_lm: {
     loader: 'loadCausalLM',
     face: CausalLM,
-    // A sentence-transformers folder (modules.json: Qwen3-Embedding), or task 'embed', is a DecoderEmbedder.
+    // A sentence-transformers folder (modules.json: Qwen3-Embedding), bidirectional attention (EmbeddingGemma), or
+    // task 'embed', is a DecoderEmbedder.
     faces: [DecoderEmbedder],
     owner: 'a causal LM',
     reads: { tokenizer: true, chatTemplate: true, generationConfig: true, sentenceTransformers: true },
@@ -47,8 +48,13 @@ export const ROWS = Object.freeze({
     async make({ rt, handle, info, fileBytes, own, hfConfig, tokenizer, generation, read, readBytes, options, expected }) {
       const tok = tokenizer ?? (own?.tokenizer ? new CharTokenizer(own.tokenizer) : null);
       checkVocabulary(tok, info.vocabSize);
+      // EmbeddingGemma's attention is bidirectional: it embeds and cannot generate (the native model refuses).
+      if (info.bidirectional && (expected === 'causal_lm' || (options.task !== undefined && options.task !== 'embed'))) {
+        const asked = expected === 'causal_lm' ? 'loadCausalLM' : `task '${options.task}'`;
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${asked}: this checkpoint's attention is bidirectional (config.use_bidirectional_attention, as EmbeddingGemma's): it embeds and does not generate; aw.loadModel gives its DecoderEmbedder`);
+      }
       // loadCausalLM asks for the generating face: a sentence-transformers folder is an embedder only by default.
-      const task = options.task ?? (expected !== 'causal_lm' && !own && (await read('modules.json')) !== undefined ? 'embed' : undefined);
+      const task = options.task ?? (info.bidirectional || (expected !== 'causal_lm' && !own && (await read('modules.json')) !== undefined) ? 'embed' : undefined);
       if (task !== undefined && task !== 'embed') {
         throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs an encoder with a classification head; a causal LM (model_type "${info.modelType}") loads as a CausalLM, or with task 'embed' as a DecoderEmbedder`);
       }

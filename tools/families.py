@@ -22,7 +22,8 @@ One model, switched by a recipe per model_type (RECIPES; the data the C++ side m
         none on SmolLM3's NoPE layers (no_rope_layers[i] == 0); Gemma 3: the layer type's own RoPE
     scores = q k^T * scale                           scale = D^-0.5, gemma3_text: query_pre_attn_scalar^-0.5
     (no attention soft-capping: Gemma3Attention ignores attn_logit_softcapping, so a non-null value is refused)
-    mask: key j visible to the query at absolute position p iff j <= p and (no window or p - j < window)
+    mask: key j visible to the query at absolute position p iff j <= p and (no window or p - j < window);
+          gemma3_text with use_bidirectional_attention (EmbeddingGemma): every j, or |p - j| < sliding_window // 2 + 1
     a = softmax(scores) v                            (GQA: query head h reads kv head h // (H / Hkv))
     gemma3_text: x = x + post_attention_layernorm(o_proj(a)); x = x + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(x)))
     others:      x = x + o_proj(a);                   x = x + mlp(post_attention_layernorm(x))
@@ -365,7 +366,7 @@ class FamilyConfig:
     FIELDS = ("model_type", "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
               "num_attention_heads", "num_key_value_heads", "head_dim", "rms_norm_eps", "max_position_embeddings",
               "tie_word_embeddings", "attention_bias", "mlp_bias", "attn_scale", "attn_logit_softcapping",
-              "final_logit_softcapping", "layers", "longrope_reset")
+              "final_logit_softcapping", "layers", "longrope_reset", "bidirectional")
 
     def __init__(self, **kw):
         for k in self.FIELDS:
@@ -522,8 +523,9 @@ def config_from_hf(d):
         for key in ("attn_logit_softcapping", "final_logit_softcapping"):
             if d.get(key) is not None:
                 _fail(key, f"null or absent (model_type {mt!r} has no soft-capping)", d[key])
-    if mt == "gemma3_text" and d.get("use_bidirectional_attention", False) is not False:
-        _fail("use_bidirectional_attention", "false (causal attention)", d["use_bidirectional_attention"])
+    # EmbeddingGemma: Gemma3TextConfig(use_bidirectional_attention=True) — every key visible to every query, and a
+    # sliding layer's window |p - j| < sliding_window // 2 + 1 (the config class halves the stored value on load).
+    bidirectional = mt == "gemma3_text" and _bool_at(d, "use_bidirectional_attention", False)
 
     E = _int_at(d, "hidden_size", 1, 1 << 16)
     H = _int_at(d, "num_attention_heads", 1, 1024)
@@ -663,6 +665,8 @@ def config_from_hf(d):
                   "true and an integer (layer_types has sliding_attention layers)",
                   usw if window is not None else None)
     layers = []
+    if bidirectional and window is not None:
+        window = window // 2 + 1
     for i, kind in enumerate(kinds):
         w = window if kind == "sliding_attention" else None
         layers.append(LayerSpec(kind, w, ropes[kind] if use_rope[i] else None))
@@ -689,7 +693,8 @@ def config_from_hf(d):
         attn_scale=attn_scale, attn_logit_softcapping=caps.get("attn_logit_softcapping"),
         final_logit_softcapping=caps.get("final_logit_softcapping"), layers=layers,
         longrope_reset=(ropes["full_attention"].params["original_max_position_embeddings"]
-                        if mt == "phi3" and ropes["full_attention"].rope_type == "longrope" else None))
+                        if mt == "phi3" and ropes["full_attention"].rope_type == "longrope" else None),
+        bidirectional=bidirectional)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -841,7 +846,11 @@ class Attention(nn.Module):
         if cap is not None:
             scores = torch.tanh(scores / cap) * cap
         window = self.cfg.layers[self.layer_idx].window
-        allow = clm.causal_lower_right(T, S) if window is None else clm.causal_window(T, S, window)
+        if self.cfg.bidirectional:  # EmbeddingGemma: every key, or those with |p - j| < window
+            p = torch.arange(S - T, S).view(T, 1)
+            allow = torch.ones(T, S, dtype=torch.bool) if window is None else (p - torch.arange(S).view(1, S)).abs() < window
+        else:
+            allow = clm.causal_lower_right(T, S) if window is None else clm.causal_window(T, S, window)
         w = torch.softmax(scores.masked_fill(~allow, float("-inf")), dim=-1)
         a = torch.matmul(w, vh).transpose(1, 2).reshape(B, T, H * D)
         out = self.o_proj(a)

@@ -155,15 +155,25 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   const size_t slabs = size_t(std::max<int64_t>(AttnScratchFloats(probe), 0)) * size_t(NumThreads()) * sizeof(float);
   const size_t per_row = (2 * E + 2 * QD + 2 * I + (c.fused_qkv ? QD + 2 * KD : 0)) * sizeof(float) +
                          (attention ? H * S * sizeof(float) : 0);
-  const size_t chunk = step ? nseq : WorkPieceEntries(T, per_row, slabs);
+  // Bidirectional (EmbeddingGemma): every row's key before any query, so one group of all T rows; a sliding
+  // layer's keys |i − j| < window as a byte mask, when some pair is that far apart.
+  const size_t chunk = step ? nseq : c.bidirectional ? T : WorkPieceEntries(T, per_row, slabs);
   const float scale = float(c.query_scale > 0 ? c.query_scale : 1.0 / std::sqrt(double(D)));
-  const LmCall call{&c, E, H, Hkv, D, QD, KD, I, L, R, T, len, S, cap, scale, attention};
+  LmCall call{&c, E, H, Hkv, D, QD, KD, I, L, R, T, len, S, cap, scale, attention};
+  const size_t sw = size_t(c.sliding_window);
+  if (c.bidirectional && sw && S > sw) {
+    uint8_t* band = nullptr;
+    AW_RETURN_IF_ERROR(scope.Take(T * S, "the sliding window's mask", &band));
+    for (size_t i = 0; i < T; ++i)
+      for (size_t j = 0; j < S; ++j) band[i * S + j] = (len + i > j ? len + i - j : j - len - i) < sw;
+    call.band = band;
+  }
 
   for (size_t l = 0; l < L; ++l) {
     CausalLmLayer& ly = *layers_[l];
     // This layer's keys: a sliding layer's window (and the caller's, if narrower); its RoPE table, or none.
-    const size_t sw = c.sliding(l) ? size_t(c.sliding_window) : 0;
-    const size_t win = sw && window ? std::min(sw, window) : sw ? sw : window;
+    const size_t lw = c.sliding(l) ? sw : 0;
+    const size_t win = lw && window ? std::min(lw, window) : lw ? lw : window;
     const float* table = !c.uses_rope(l) ? nullptr : tables[c.has_local_rope && c.sliding(l) ? 1 : 0];
     for (size_t b0 = 0; b0 < nseq; b0 += step ? nseq : 1) {
       for (size_t t0 = 0; t0 < T; t0 += chunk) {
@@ -296,6 +306,9 @@ Status CausalLm::Append(KvCache* cache, const int32_t* ids, const Shape& shape, 
   const size_t B = cache->batch;
   if (shape.size() != 2 || size_t(shape[0]) != B)
     return ShapeError("ids: expected (" + std::to_string(B) + ", tokens), got " + ShapeStr(shape));
+  if (cfg_.bidirectional)
+    return ArgError("this checkpoint's attention is bidirectional (config.use_bidirectional_attention, EmbeddingGemma): "
+                    "it embeds (forward's hidden rows), it does not generate");
   if (window != 0) AW_RETURN_IF_ERROR(CheckAttentionWindow(window));
   const size_t T = size_t(shape[1]), S = cache->len + T;
   AW_RETURN_IF_ERROR(logits->Resize(B * size_t(cfg_.vocab), "logits"));

@@ -61,9 +61,11 @@ Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cac
   sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
   sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
   sh.scale = call.scale;
-  sh.causal = true;
+  const bool band = c.bidirectional && window && call.band;  // EmbeddingGemma's sliding layers: |i − j| < window
+  sh.causal = !c.bidirectional;
   sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-  sh.window = window;
+  sh.window = c.bidirectional ? 0 : window;
+  sh.keep_ld = end;
   sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
   sh.masked_keys = end;
   sh.weights = attention != nullptr;
@@ -75,6 +77,7 @@ Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cac
     at.k = kc + b * cap * KD + kvh * D;
     at.v = vc + b * cap * KD + kvh * D;
     at.out = a + s * gl * QD + hh * D;
+    if (band) at.keep = call.band + t0 * end;
     if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
     return at;
   };

@@ -511,15 +511,17 @@ Status ReadCausalLmConfig(const JsonValue& hf, const std::string& root, CausalLm
     // ignored by transformers, so it is refused rather than guessed (Gemma 3's checkpoints have null).
     if (!c.Missing("attn_logit_softcapping"))
       return c.FailAt("attn_logit_softcapping", "null (transformers' Gemma 3 does not soft-cap its attention scores)");
-    if (const JsonValue* b = c.Get("use_bidirectional_attention"); b && !(b->type == JsonType::kBool && !b->boolean) &&
-                                                                   b->type != JsonType::kNull)
-      return c.FailAt("use_bidirectional_attention", "false (bidirectional attention is not a causal LM)");
+    // EmbeddingGemma: every key visible to every query (an embedder, not a generator).
+    if (const JsonValue* b = c.Get("use_bidirectional_attention"); b && b->type != JsonType::kNull)
+      AW_RETURN_IF_ERROR(c.OptionalBool("use_bidirectional_attention", &s.bidirectional));
   } else {
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
       if (!c.Missing(key)) return c.FailAt(key, "null (\"" + std::string(r.model_type) + "\" has no soft-capping)");
   }
   AW_RETURN_IF_ERROR(ReadRope(c, r, &s));
   AW_RETURN_IF_ERROR(ReadLayers(c, r, &s));
+  // Gemma3TextConfig halves the stored window when bidirectional (exclusive bounds): |i − j| < sliding_window/2 + 1.
+  if (s.bidirectional && s.sliding_window > 0) s.sliding_window = s.sliding_window / 2 + 1;
   if (r.partial_rotary) {  // Phi-3: head_dim is hidden_size / num_attention_heads; longrope's factor is max / original
     if (const JsonValue* hd = c.Get("head_dim"); hd && hd->type != JsonType::kNull && s.heads > 0 && s.hidden > 0 &&
                                                  s.head_dim != s.hidden / s.heads)
@@ -557,7 +559,7 @@ std::string CausalLmConfigJson(const CausalLmConfig& c) {
          ", \"slidingWindow\": " + (c.sliding_window > 0 ? std::to_string(c.sliding_window) : "null") +
          ", \"ropeType\": \"" + c.rope.type + "\"" +
          ", \"eosTokenIds\": " + eos + ", \"bosTokenId\": " + id(c.bos_id) + ", \"padTokenId\": " + id(c.pad_id) +
-         ", \"tied\": " + (c.tied ? "true" : "false") + "}";
+         ", \"tied\": " + (c.tied ? "true" : "false") + ", \"bidirectional\": " + (c.bidirectional ? "true" : "false") + "}";
 }
 
 namespace {

@@ -66,6 +66,9 @@ struct CausalLmConfig {
   // RoPE (SmolLM3). Both empty: every layer full, with RoPE.
   int64_t sliding_window = 0;
   std::vector<uint8_t> layer_sliding, layer_rope;
+  // EmbeddingGemma (use_bidirectional_attention): every query sees every key, a sliding layer those with
+  // |i − j| < sliding_window (already sliding_window / 2 + 1, as Gemma3TextConfig reads it). Forward only.
+  bool bidirectional = false;
   // Special tokens: none for null / absent. eos_token_id may be a list (Llama 3's).
   std::optional<int64_t> bos_id, pad_id;
   std::vector<int64_t> eos_ids;

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Goldens of the decoder-based embedder (issue 42): a Qwen3-Embedding-shaped folder, tests/data/goldens/
-decoder_embedders/qwen3_embedding/, and its sentence embeddings from the torch twin.
+"""Goldens of the decoder-based embedders (issue 42): a Qwen3-Embedding-shaped folder, tests/data/goldens/
+decoder_embedders/qwen3_embedding/, and an EmbeddingGemma-shaped one, .../embeddinggemma/ (gemma_main), with their
+sentence embeddings from the torch twin.
 
 Run: /usr/bin/python3 tests/data/make_decoder_embedder_goldens.py (Debian's torch 1.13; node with npm tokenizers
 0.23.2 in build/tokenizer-ref/, as make_tokenizer_goldens.mjs installs it). Deterministic: fixed seed, one thread;
@@ -56,15 +57,24 @@ const job = JSON.parse(readFileSync(0, 'utf8'));
 const { variants } = await import(job.root + '/tests/data/tokenizer_cases.mjs');
 const base = JSON.parse(readFileSync(job.root + '/tests/data/goldens/tokenizer/gpt2_3k.json', 'utf8'));
 const q = variants(base).qwen2;
+const require = createRequire(job.root + '/build/tokenizer-ref/package.json');
+const { Tokenizer } = require('tokenizers');
 const special = (id) => ({ SpecialToken: { id, type_id: 0 } });
 const seq = (id) => ({ Sequence: { id, type_id: 0 } });
 const eot = q.added_tokens.find((t) => t.content === '<|endoftext|>');
-const json = { ...q, added_tokens: q.added_tokens.filter((t) => t.special),
+let json = { ...q, added_tokens: q.added_tokens.filter((t) => t.special),
   post_processor: { type: 'TemplateProcessing', single: [seq('A'), special('<|endoftext|>')],
     pair: [seq('A'), special('<|endoftext|>'), seq('B'), special('<|endoftext|>')],
     special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [eot.id], tokens: ['<|endoftext|>'] } } } };
-const require = createRequire(job.root + '/build/tokenizer-ref/package.json');
-const { Tokenizer } = require('tokenizers');
+if (job.template === 'gemma') {  // EmbeddingGemma's: <bos> text <eos>, both added special tokens
+  const next = Tokenizer.fromString(JSON.stringify(json)).getVocabSize(true);  // the id the library gives the next token
+  const tok = (content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const bos = tok('<bos>', next), eos = tok('<eos>', next + 1);
+  json = { ...json, added_tokens: [...json.added_tokens, bos, eos],
+    post_processor: { type: 'TemplateProcessing', single: [special('<bos>'), seq('A'), special('<eos>')],
+      pair: [special('<bos>'), seq('A'), special('<eos>'), seq('B'), special('<eos>')],
+      special_tokens: { '<bos>': { id: '<bos>', ids: [bos.id], tokens: ['<bos>'] }, '<eos>': { id: '<eos>', ids: [eos.id], tokens: ['<eos>'] } } } };
+}
 const tok = Tokenizer.fromString(JSON.stringify(json));
 tok.setTruncation(job.maxLength);
 const ids = [];
@@ -86,10 +96,34 @@ def hidden_rows(m, ids):
     T = ids.shape[1]
     positions = torch.arange(T)
     x = m.model.embed_tokens(ids.long())
+    if m.cfg.recipe["embed_scale"]:
+        x = x * fam.embed_scale(m.cfg, m.embed_scale_dtype).to(x.dtype)
     tables = m.rope_tables(positions, T, x.dtype)
     for spec, layer in zip(m.cfg.layers, m.model.layers):
         x = layer(x, tables.get(id(spec.rope)) if spec.rope is not None else None, None, None)
     return m.model.norm(x)
+
+
+def checked_rows(m64, m32, ids, text):
+    """The float64 twin's hidden rows (T, E) of one text, after checking the float32 twin agrees."""
+    t = torch.tensor([ids])
+    with torch.no_grad():
+        h = hidden_rows(m64, t)[0]
+        h32 = hidden_rows(m32, t)[0]
+    assert float((h32.double() - h).abs().max()) < 5e-5 * (1 + float(h.abs().max())), text
+    return h
+
+
+def write_folder(out, files, tensors):
+    """JSON files (expected.json at indent 1, the others 2) and safetensors files {name: (tensors, dtype)} under out."""
+    for name, obj in files.items():
+        os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
+        with open(os.path.join(out, name), "w") as f:
+            json.dump(obj, f, indent=1 if name == "expected.json" else 2, ensure_ascii=False)
+            f.write("\n")
+    for name, (weights, dtype) in tensors.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(serialize_safetensors(collections.OrderedDict(weights), {"format": "pt"}, dtype))
 
 
 def f32(t):
@@ -127,11 +161,7 @@ def main():
     prompt_tokens = len(ref["promptIds"][0])
     cases = []
     for (name, text), ids in zip(inputs, ref["ids"]):
-        t = torch.tensor([ids])
-        with torch.no_grad():
-            h = hidden_rows(m64, t)[0]
-            h32 = hidden_rows(m32, t)[0]
-        assert float((h32.double() - h).abs().max()) < 5e-5 * (1 + float(h.abs().max())), text
+        h = checked_rows(m64, m32, ids, text)
         last = h[-1]
         last = last / last.norm().clamp(min=1e-12)
         skip = prompt_tokens if name else 0
@@ -139,7 +169,6 @@ def main():
         cases.append({"text": text, "prompt": name, "ids": ids, "lasttoken": f32(last), "meanWithoutPrompt": f32(mean)})
     # Files as the hub lays them out: Qwen3Model's tensor names (no "model.", no lm_head: tied).
     weights = collections.OrderedDict(sorted((k[len("model."):], v) for k, v in sd.items() if k.startswith("model.")))
-    os.makedirs(os.path.join(OUT, "1_Pooling"), exist_ok=True)
     files = {
         "config.json": config,
         "tokenizer.json": ref["json"],
@@ -161,14 +190,97 @@ def main():
                           "prompts": prompts, "promptTokens": prompt_tokens, "maxSeqLength": MAX_SEQ,
                           "atol": TOL[0], "rtol": TOL[1], "cases": cases},
     }
-    for name, obj in files.items():
-        with open(os.path.join(OUT, name), "w") as f:
-            json.dump(obj, f, indent=1 if name == "expected.json" else 2, ensure_ascii=False)
-            f.write("\n")
-    with open(os.path.join(OUT, "model.safetensors"), "wb") as f:
-        f.write(serialize_safetensors(weights, {"format": "pt"}, "BF16"))
+    write_folder(OUT, files, {"model.safetensors": (weights, "BF16")})
     print("wrote", OUT, len(cases), "cases; prompt tokens", prompt_tokens, "; vocab", vocab)
+
+
+GEMMA_OUT = os.path.join(HERE, "goldens", "decoder_embedders", "embeddinggemma")
+GEMMA_MAX_SEQ = 48
+GEMMA_PROMPTS = {"query": "task: search result | query: ", "document": "title: none | text: ",
+                 "Classification": "task: classification | query: "}
+GEMMA_TEXTS = ["What is the capital of China?", "The capital of China is Beijing.", "café naïve 😀", "a",
+               "Gravity is a force that attracts two bodies towards each other, and it keeps the planets in orbit.",
+               " ".join(["long"] * 60)]
+
+
+def gemma_main():
+    """EmbeddingGemma's layout (google/embeddinggemma-300m): Gemma3TextModel (model_type gemma3_text,
+    use_bidirectional_attention true, layer_types with sliding layers, sliding_window stored as the hub stores it and
+    halved on load: 10 -> |i - j| < 6), tensor names without "model.", <bos> text <eos>, modules Transformer,
+    1_Pooling (mean), 2_Dense (E -> 4E, no bias, Identity), 3_Dense (4E -> E), 4_Normalize; its prompts. Texts up to
+    48 tokens: most pairs of positions are outside the window, so a causal or unwindowed model fails the goldens."""
+    g = torch.Generator().manual_seed(SEED + 1)
+    inputs = [(name, text) for text in GEMMA_TEXTS for name in ("query", "document", None)]
+    ref = node({"root": ROOT, "maxLength": GEMMA_MAX_SEQ, "template": "gemma",
+                "texts": [((GEMMA_PROMPTS[n] if n else "") + t).strip() for n, t in inputs], "prompts": []})
+    vocab = 1 + max(max(ref["json"]["model"]["vocab"].values()), max(t["id"] for t in ref["json"]["added_tokens"]))
+    E, F4 = 32, 128
+    config = {"architectures": ["Gemma3TextModel"], "attention_bias": False, "attention_dropout": 0.0,
+              "attn_logit_softcapping": None, "bos_token_id": vocab - 2, "eos_token_id": vocab - 1,
+              "final_logit_softcapping": None, "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh",
+              "hidden_size": E, "initializer_range": 0.02, "intermediate_size": 48,
+              "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
+              "max_position_embeddings": 128, "model_type": "gemma3_text", "num_attention_heads": 4,
+              "num_hidden_layers": 3, "num_key_value_heads": 2, "pad_token_id": 0, "query_pre_attn_scalar": 16,
+              "rms_norm_eps": 1e-6, "rope_local_base_freq": 10000.0, "rope_scaling": None, "rope_theta": 1000000.0,
+              "sliding_window": 10, "torch_dtype": "float32", "transformers_version": "4.57.0.dev0",
+              "use_bidirectional_attention": True, "use_cache": True, "vocab_size": vocab}
+    cfg = fam.config_from_hf(config)
+    assert cfg.bidirectional and [l.window for l in cfg.layers] == [6, 6, None], cfg
+    m32 = fam.FamilyLM(cfg).eval()
+    with torch.no_grad():
+        for name, p in m32.named_parameters():
+            if name.endswith("norm.weight"):  # Gemma's RMSNorm scales by (1 + w)
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+    sd = fam.hf_state_dict(m32)
+    m64 = fam.load_state_dict_hf(fam.FamilyLM(cfg).double().eval(), sd)
+    dense2 = torch.randn(F4, E, generator=g, dtype=torch.float64).float() * E ** -0.5
+    dense3 = torch.randn(E, F4, generator=g, dtype=torch.float64).float() * F4 ** -0.5
+    cases = []
+    for (name, text), ids in zip(inputs, ref["ids"]):
+        h = checked_rows(m64, m32, ids, text)
+        y = (h.mean(0) @ dense2.double().T) @ dense3.double().T
+        y = y / y.norm().clamp(min=1e-12)
+        cases.append({"text": text, "prompt": name, "ids": ids, "embedding": f32(y)})
+    assert any(len(c["ids"]) == GEMMA_MAX_SEQ for c in cases)
+    weights = collections.OrderedDict(sorted((k[len("model."):], v) for k, v in sd.items() if k.startswith("model.")))
+    dense_cfg = lambda i, o: {"in_features": i, "out_features": o, "bias": False,  # noqa: E731
+                              "activation_function": "torch.nn.modules.linear.Identity"}
+    files = {
+        "config.json": config,
+        "tokenizer.json": ref["json"],
+        "tokenizer_config.json": {"tokenizer_class": "GemmaTokenizer", "padding_side": "right", "model_max_length": 2048,
+                                  "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<|endoftext|>",
+                                  "add_bos_token": True, "add_eos_token": True, "clean_up_tokenization_spaces": False},
+        "modules.json": [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+                         {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+                         {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"},
+                         {"idx": 4, "name": "4", "path": "4_Normalize", "type": "sentence_transformers.models.Normalize"}],
+        "1_Pooling/config.json": {"word_embedding_dimension": E, "pooling_mode_cls_token": False,
+                                  "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+                                  "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
+                                  "pooling_mode_lasttoken": False, "include_prompt": True},
+        "2_Dense/config.json": dense_cfg(E, F4),
+        "3_Dense/config.json": dense_cfg(F4, E),
+        "config_sentence_transformers.json": {"prompts": GEMMA_PROMPTS, "default_prompt_name": None,
+                                              "similarity_fn_name": "cosine", "model_type": "SentenceTransformer",
+                                              "__version__": {"sentence_transformers": "5.1.0", "transformers": "4.57.0.dev0"}},
+        "sentence_bert_config.json": {"max_seq_length": GEMMA_MAX_SEQ, "do_lower_case": False},
+        "expected.json": {"generator": "tests/data/make_decoder_embedder_goldens.py",  "torch": torch.__version__,
+                          "reference": "tools/families.py FamilyLM (gemma3_text, bidirectional) float64, final norm rows, "
+                                       "mean, Dense, Dense, L2; ids from npm tokenizers 0.23.2",
+                          "prompts": GEMMA_PROMPTS, "maxSeqLength": GEMMA_MAX_SEQ, "slidingWindow": 10,
+                          "atol": TOL[0], "rtol": TOL[1], "cases": cases},
+    }
+    write_folder(GEMMA_OUT, files, {"model.safetensors": (weights, "F32"),
+                                    "2_Dense/model.safetensors": ({"linear.weight": dense2}, "F32"),
+                                    "3_Dense/model.safetensors": ({"linear.weight": dense3}, "F32")})
+    print("wrote", GEMMA_OUT, len(cases), "cases; vocab", vocab)
 
 
 if __name__ == "__main__":
     main()
+    gemma_main()

@@ -503,8 +503,6 @@ def refusal_cases():
          "MistralAttention has no biases"),
         ("gemma3_hidden_activation_gelu", "gemma3_text", dict(hidden_activation="gelu"), "hidden_activation", None,
          "erf GELU instead of the tanh approximation"),
-        ("gemma3_bidirectional", "gemma3_text", dict(use_bidirectional_attention=True), "use_bidirectional_attention",
-         None, "EmbeddingGemma-style bidirectional attention"),
         ("gemma3_v5_flat_rope_parameters", "gemma3_text", lambda d: dict(v5(d), rope_parameters={
             "rope_type": "default", "rope_theta": 1000000.0}), "rope_parameters", None,
          "Gemma 3 keeps one RoPE per layer type"),

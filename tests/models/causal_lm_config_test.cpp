@@ -193,8 +193,15 @@ TEST(CausalLmConfigTest, FamiliesReadTheirFeatures) {
   ExpectHfInvalid(Set(gemma, "attn_logit_softcapping", "50.0"),
                   "config.attn_logit_softcapping: expected null (transformers' Gemma 3 does not soft-cap its attention "
                   "scores), got 50.0");
-  ExpectHfInvalid(Set(gemma, "use_bidirectional_attention", "true"),
-                  "config.use_bidirectional_attention: expected false (bidirectional attention is not a causal LM), got true");
+  // EmbeddingGemma: bidirectional, the stored window halved as Gemma3TextConfig does (16 // 2 + 1); null is false.
+  ExpectHfOk(Set(gemma, "use_bidirectional_attention", "true"), &c);
+  EXPECT_TRUE(c.bidirectional);
+  EXPECT_EQ(c.sliding_window, 9);
+  ExpectHfOk(Set(gemma, "use_bidirectional_attention", "null"), &c);
+  EXPECT_FALSE(c.bidirectional);
+  EXPECT_EQ(c.sliding_window, 16);
+  ExpectHfInvalid(Set(gemma, "use_bidirectional_attention", "1"),
+                  "config.use_bidirectional_attention: expected a boolean, got 1");
   ExpectHfInvalid(Set(gemma, "rope_parameters", R"({"rope_type": "default", "rope_theta": 10000.0})"),
                   "config.rope_parameters: expected an object per layer type ({\"full_attention\": {…}, "
                   "\"sliding_attention\": {…}}): Gemma 3's layers have two RoPEs, got an object with 2 keys");
