@@ -15,7 +15,13 @@
 // No onnxruntime-web figure: exporting the 0.6B decoder to ONNX is not part of bench/ (the encoder workloads
 // of bench/embed.mjs and bench/rerank.mjs carry the comparison). Machine, caches and Node version are printed.
 //
-// Usage: node bench/decoder_embed.mjs [--dir /tmp/attnwasm-qwen3-embedding] [--runs 5] [--passages 32] [--threads 1] [--json]
+// --shape embeddinggemma-300m: EmbeddingGemma-300m's (hidden 768, 24 layers, 3 query heads and 1 key/value head of
+// 256, intermediate 1152, vocabulary 262 144; bidirectional, sliding layers of |i − j| < 257; mean pooling, 2_Dense
+// 768 → 3072 and 3_Dense back, Gemma 3's tokenizer with <eos> appended, its query prompt). The FLOP count leaves
+// out the Dense products (2 · 2 · 768 · 3072 per text, under 0.3 % of a 20-token query's).
+//
+// Usage: node bench/decoder_embed.mjs [--shape qwen3-embedding-0.6b|embeddinggemma-300m] [--dir /tmp/attnwasm-<shape>]
+//        [--runs 5] [--passages 32] [--threads 1] [--json]
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeMachine, median, peakProbe, rng } from './lib.mjs';
@@ -25,7 +31,7 @@ const opt = (name, d) => {
   const i = process.argv.indexOf(name);
   return i < 0 ? d : process.argv[i + 1];
 };
-const dir = opt('--dir', '/tmp/attnwasm-qwen3-embedding');
+const dir = opt('--dir', `/tmp/attnwasm-${opt('--shape', 'qwen3-embedding-0.6b')}`);
 const runs = Number(opt('--runs', 5));
 const passages = Number(opt('--passages', 32));
 const threads = Number(opt('--threads', 1));
@@ -34,7 +40,8 @@ const json = process.argv.includes('--json');
 const WORDS = 'the of and to in a is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what out up more into some could them other time than like then now only its'.split(' ');
 
 async function main() {
-  const shape = 'qwen3-embedding-0.6b';
+  const shape = opt('--shape', 'qwen3-embedding-0.6b');
+  if (!['qwen3-embedding-0.6b', 'embeddinggemma-300m'].includes(shape)) throw new Error(`--shape: expected qwen3-embedding-0.6b or embeddinggemma-300m, got ${shape}`);
   const c = SHAPES[shape];
   if (!existsSync(join(dir, 'model.safetensors'))) {
     const t0 = performance.now();
@@ -79,7 +86,7 @@ async function main() {
   const out = {
     machine: describeMachine(), node: process.version, threads, peakGflops: peak,
     parameters: parameterCount({ ...c }), weightBytes: m.weightBytes, loadMs, rssAfterLoadMiB: rssAfterLoad / 2 ** 20,
-    query: { tokens: queryTokens, firstMs, medianMs: qMed, boundMs: boundMs(flops(queryTokens)), ofPeak: boundMs(flops(queryTokens)) / qMed },
+    shape, query: { tokens: queryTokens, firstMs, medianMs: qMed, boundMs: boundMs(flops(queryTokens)), ofPeak: boundMs(flops(queryTokens)) / qMed },
     passages: { count: passages, tokens: docTokens.reduce((a, b) => a + b, 0), medianMs: pMed, perSecond: passages / (pMed / 1000),
       tokensPerSecond: docTokens.reduce((a, b) => a + b, 0) / (pMed / 1000), boundMs: boundMs(pFlops), ofPeak: boundMs(pFlops) / pMed },
   };
@@ -90,7 +97,7 @@ async function main() {
     return;
   }
   console.log(`machine: ${out.machine}; Node ${out.node}; ${threads} thread(s); SIMD peak this run ${peak.toFixed(1)} GFLOP/s`);
-  console.log(`Qwen3-Embedding-0.6B's shape: ${(out.parameters / 1e6).toFixed(0)} M parameters, ${(out.weightBytes / 2 ** 20).toFixed(0)} MiB of weights as stored`);
+  console.log(`${shape}'s shape: ${(out.parameters / 1e6).toFixed(0)} M parameters, ${(out.weightBytes / 2 ** 20).toFixed(0)} MiB of weights as stored`);
   console.log(`load: init + loadModel ${(loadMs / 1000).toFixed(2)} s; process RSS after it ${out.rssAfterLoadMiB.toFixed(0)} MiB`);
   console.log(`query (${queryTokens} tokens with the instruction): first call ${firstMs.toFixed(0)} ms, warm median ${qMed.toFixed(0)} ms; ` +
     `its products at the SIMD peak ${out.query.boundMs.toFixed(0)} ms: ${(100 * out.query.ofPeak).toFixed(0)} % of the peak`);

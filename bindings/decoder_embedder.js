@@ -57,7 +57,7 @@ export class DecoderEmbedder extends Embedder {
       try {
         hidden = boundary.models.lmForward(this._rt, h, { ids: { data: ids, shape: [b - a, T] } }, { hidden: true })[0].data;
       } catch (e) {
-        throw reword(e, rows.slice(a, b), what);
+        throw reword(e, rows.slice(a, b), what, this.tokenizer);
       }
       for (let r = a; r < b; r++) {
         const x = hidden.subarray((r - a) * T * E, (r - a + 1) * T * E);

@@ -286,7 +286,7 @@ export class Embedder extends Model {
     try {
       pooled = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: this._modes, normalize: normalize && !dense })[0].data;
     } catch (e) {
-      throw reword(e, rows, what);
+      throw reword(e, rows, what, this.tokenizer);
     }
     if (!dense) return pooled;
     const out = applyDense(this._dense, pooled, rows.length);
@@ -296,9 +296,11 @@ export class Embedder extends Model {
 
 /**
  * A native error about one batch's rows — where it is, structured (the error's `at`: lengths[3], ids[40]) —
- * reworded to name the caller's entry ("texts[17]: …", "idsList[2][5]: …"); other errors unchanged.
+ * reworded to name the caller's entry ("texts[17]: …", "idsList[2][5]: …"); other errors unchanged. With the
+ * tokenizer, an id out of range that is one of its tokens is named (an added token past vocab_size: Gemma 3's
+ * <image_soft_token>).
  */
-export function reword(e, rows, what) {
+export function reword(e, rows, what, tokenizer = null) {
   const at = e.at;
   if (at?.arg === 'lengths' && rows[at.index]) {
     e.message = `${what}[${rows[at.index].i}]: ${at.value === 0 ? 'no tokens (a sequence needs at least one)' : `${at.value} tokens, more than the model's ${at.limit}`}`;
@@ -308,7 +310,9 @@ export function reword(e, rows, what) {
     let k = at.index;
     for (const r of rows) {
       if (k < r.ids.length) {
-        e.message = `${what}[${r.i}]${at.arg === 'ids' ? '' : ' (token type ids)'}[${k}]: id ${at.value} is out of range [0, ${at.limit})`;
+        const token = at.arg === 'ids' && typeof tokenizer?.idToToken === 'function' ? tokenizer.idToToken(at.value) : undefined;
+        const named = token === undefined ? '' : ` (the tokenizer's ${JSON.stringify(token)}, which the model's vocabulary does not have)`;
+        e.message = `${what}[${r.i}]${at.arg === 'ids' ? '' : ' (token type ids)'}[${k}]: id ${at.value} is out of range [0, ${at.limit})${named}`;
         return e;
       }
       k -= r.ids.length;

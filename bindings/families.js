@@ -156,7 +156,17 @@ export function optionRefusal(row, given, modelType) {
 /** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */
 function checkVocabulary(tok, vocabSize) {
   if (!tok) return;
+  const maxId = tok._maxId ?? tok.vocabSize - 1;
+  if (maxId < vocabSize) return;
+  // Added tokens past vocab_size are the tokenizer's only (Gemma 3's text checkpoints, EmbeddingGemma among them,
+  // ship the tokenizer.json whose <image_soft_token> is 262144 beside vocab_size 262144): a text gives them only
+  // by spelling them, and then the model refuses that id, as transformers' embedding does.
+  const added = new Set(tok._added ? tok._added.values() : tok._addedDecoder ? tok._addedDecoder.keys() : []);
+  const has = (id) => (tok._idToToken ? tok._idToToken[id] !== undefined : tok._hasId ? tok._hasId(id) : true);
+  let addedOnly = added.size > 0;
+  for (let id = vocabSize; id <= maxId && addedOnly; id++) if (has(id) && !added.has(id)) addedOnly = false;
+  if (addedOnly) return;
   const problem = tok.vocabSize > vocabSize ? `it has ${tok.vocabSize} ids, more than the model's vocab_size (${vocabSize})`
-    : (tok._maxId ?? 0) >= vocabSize ? `its largest id is ${tok._maxId}, past the model's vocab_size (${vocabSize})` : null;
-  if (problem) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
+    : `its largest id is ${maxId}, past the model's vocab_size (${vocabSize})`;
+  throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tokenizer: ${problem}`);
 }

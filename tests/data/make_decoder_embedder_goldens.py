@@ -69,8 +69,9 @@ let json = { ...q, added_tokens: q.added_tokens.filter((t) => t.special),
 if (job.template === 'gemma') {  // EmbeddingGemma's: <bos> text <eos>, both added special tokens
   const next = Tokenizer.fromString(JSON.stringify(json)).getVocabSize(true);  // the id the library gives the next token
   const tok = (content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-  const bos = tok('<bos>', next), eos = tok('<eos>', next + 1);
-  json = { ...json, added_tokens: [...json.added_tokens, bos, eos],
+  // and, as Gemma 3's tokenizer.json has, one added token past the model's vocab_size (<image_soft_token>)
+  const bos = tok('<bos>', next), eos = tok('<eos>', next + 1), image = tok('<image_soft_token>', next + 2);
+  json = { ...json, added_tokens: [...json.added_tokens, bos, eos, image],
     post_processor: { type: 'TemplateProcessing', single: [special('<bos>'), seq('A'), special('<eos>')],
       pair: [special('<bos>'), seq('A'), special('<eos>'), seq('B'), special('<eos>')],
       special_tokens: { '<bos>': { id: '<bos>', ids: [bos.id], tokens: ['<bos>'] }, '<eos>': { id: '<eos>', ids: [eos.id], tokens: ['<eos>'] } } } };
@@ -206,14 +207,16 @@ GEMMA_TEXTS = ["What is the capital of China?", "The capital of China is Beijing
 def gemma_main():
     """EmbeddingGemma's layout (google/embeddinggemma-300m): Gemma3TextModel (model_type gemma3_text,
     use_bidirectional_attention true, layer_types with sliding layers, sliding_window stored as the hub stores it and
-    halved on load: 10 -> |i - j| < 6), tensor names without "model.", <bos> text <eos>, modules Transformer,
+    halved on load: 10 -> |i - j| < 6), tensor names without "model.", <bos> text <eos> (and an added token past
+    vocab_size, as Gemma 3's tokenizer.json has <image_soft_token> at 262144), modules Transformer,
     1_Pooling (mean), 2_Dense (E -> 4E, no bias, Identity), 3_Dense (4E -> E), 4_Normalize; its prompts. Texts up to
     48 tokens: most pairs of positions are outside the window, so a causal or unwindowed model fails the goldens."""
     g = torch.Generator().manual_seed(SEED + 1)
     inputs = [(name, text) for text in GEMMA_TEXTS for name in ("query", "document", None)]
     ref = node({"root": ROOT, "maxLength": GEMMA_MAX_SEQ, "template": "gemma",
                 "texts": [((GEMMA_PROMPTS[n] if n else "") + t).strip() for n, t in inputs], "prompts": []})
-    vocab = 1 + max(max(ref["json"]["model"]["vocab"].values()), max(t["id"] for t in ref["json"]["added_tokens"]))
+    image = next(t["id"] for t in ref["json"]["added_tokens"] if t["content"] == "<image_soft_token>")
+    vocab = image  # the model's rows stop before <image_soft_token>, as EmbeddingGemma's 262144 do
     E, F4 = 32, 128
     config = {"architectures": ["Gemma3TextModel"], "attention_bias": False, "attention_dropout": 0.0,
               "attn_logit_softcapping": None, "bos_token_id": vocab - 2, "eos_token_id": vocab - 1,

@@ -3,7 +3,8 @@
 // is |i − j| < 6 once Gemma3TextConfig halves it, <bos> text <eos>, mean pooling, 2_Dense and 3_Dense, Normalize,
 // its prompts) loads as an aw.DecoderEmbedder and embeds as sentence-transformers does, against tools/families.py's
 // gemma3_text twin in float64: within 1e-4 + 1e-4·|x|. The same weights read causally, or without the window, miss
-// the goldens (so the test sees the attention's direction and band); generating from it is refused.
+// the goldens (so the test sees the attention's direction and band); generating from it is refused; its tokenizer's
+// added token past vocab_size (Gemma 3's <image_soft_token>) loads, and is refused by name when a text spells it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -90,6 +91,9 @@ test('a bidirectional checkpoint does not generate: loadCausalLM and other tasks
   await assert.rejects(aw.loadModel(folder(), { task: 'classify' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^task 'classify': this checkpoint's attention is bidirectional/.test(e.message));
   await assert.rejects(aw.loadModel(folder({ use_bidirectional_attention: 'yes' })), (e) => /config\.use_bidirectional_attention: expected a boolean, got "yes"/.test(e.message));
   const m = await aw.loadModel(folder());
+  // its tokenizer has an added token past vocab_size (as Gemma 3's <image_soft_token>): loads, and a text that spells it is refused by name
+  await assert.rejects(m.embed(['fine', 'see <image_soft_token> here']), (e) => e.code === 'ERR_INVALID_ARGUMENT' &&
+    /^texts\[1\]\[\d+\]: id \d+ is out of range \[0, \d+\) \(the tokenizer's "<image_soft_token>", which the model's vocabulary does not have\)$/.test(e.message));
   const r = await m.embed(['still works']);
   assert.equal(r.shape[1], 32);
   m.dispose();
