@@ -13,11 +13,15 @@ import { applyDense, normalizeRows } from './st_dense.js';
 import * as boundary from './boundary.js';
 
 export class DecoderEmbedder extends Embedder {
-  /** Internal: built by loadModel (families.js, the causal LM row) for a sentence-transformers folder or task 'embed'. */
-  constructor(rt, handle, { hfConfig, tokenizer, st }, fileBytes) {
+  /**
+   * Internal: built by loadModel (families.js: the causal LM row for a sentence-transformers folder or task
+   * 'embed'; the ModernBERT row, whose encoder runs on the same bidirectional rows, with what 'a ModernBERT embedder').
+   */
+  constructor(rt, handle, { hfConfig, tokenizer, st, what = 'a decoder embedder' }, fileBytes) {
     super(rt, handle, { hfConfig, tokenizer, st }, fileBytes);
     const info = this._info;
     this._kind = 'DecoderEmbedder';
+    this._what = what;
     /** @readonly a decoder has no token types */ this.typeVocabSize = 0;
     /** @readonly */ this.hasPooler = false;
     /** @readonly the query's key/value heads (grouped-query attention) */ this.numKeyValueHeads = info.numKeyValueHeads;
@@ -29,13 +33,13 @@ export class DecoderEmbedder extends Embedder {
   /** The padded batch forward of an encoder: not a decoder embedder's (its tokenizer pads on the left, and a causal model needs no padding here). */
   forward() {
     this._handle();
-    throw new AttnWasmError('ERR_UNSUPPORTED', 'forward: a decoder embedder has no padded-batch forward; embed(texts) or embedIds(idsList) give the sentence embeddings');
+    throw new AttnWasmError('ERR_UNSUPPORTED', `forward: ${this._what} has no padded-batch forward; embed(texts) or embedIds(idsList) give the sentence embeddings`);
   }
 
   /** As forward(): the padded batch is not a decoder embedder's input. */
   tokenize() {
     this._handle();
-    throw new AttnWasmError('ERR_UNSUPPORTED', 'tokenize: a decoder embedder takes no padded batch; embed(texts) tokenizes each text itself (tokenizer.encodeInputs gives one text\'s ids)');
+    throw new AttnWasmError('ERR_UNSUPPORTED', `tokenize: ${this._what} takes no padded batch; embed(texts) tokenizes each text itself (tokenizer.encodeInputs gives one text's ids)`);
   }
 
   /** rows [{ i, ids, skip }] (sorted by length) → (rows, dimension): one native call per run of one length, pooled here. */

@@ -107,6 +107,28 @@ export const ROWS = Object.freeze({
     options: [],
     async make({ rt, handle, fileBytes, own }) { return new Translator(rt, handle, own, fileBytes); },
   },
+  // ModernBERT (gte-modernbert, nomic's modernbert-embed): its encoder natively as the bidirectional decoder stack it
+  // is (modernbert_family.cpp), its rows pooled as sentence-transformers pools them. aw.loadEmbedder takes it too.
+  modernbert: {
+    loader: 'loadEmbedder',
+    face: Embedder,  // the native row's class_name; the object is a DecoderEmbedder (an Embedder)
+    faces: [DecoderEmbedder],
+    owner: 'a ModernBERT encoder',
+    reads: { tokenizer: true, sentenceTransformers: true },
+    options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
+      checkVocabulary(tokenizer, info.vocabSize);
+      const arch = Array.isArray(hfConfig?.architectures) ? hfConfig.architectures[0] : undefined;
+      const heads = "ModernBERT's classification heads are not run yet; task: 'embed' gives its encoder's sentence embeddings";
+      if (options.task !== undefined && options.task !== 'embed') throw new AttnWasmError('ERR_UNSUPPORTED', `task: '${options.task}': ${heads}`);
+      if (options.task === undefined && /For(Sequence|Token)Classification$/.test(arch ?? '')) {
+        throw new AttnWasmError('ERR_UNSUPPORTED', `config.architectures: ${arch}: ${heads}`);
+      }
+      const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
+        { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });
+      return new DecoderEmbedder(rt, handle, { hfConfig, tokenizer, st, what: 'a ModernBERT embedder' }, fileBytes);
+    },
+  },
   vit: {
     loader: 'loadClassifier',
     face: Classifier,

@@ -142,6 +142,10 @@ export function makeModels(rt) {
       if (refused) throw refused;
     }
     const reads = (what) => (early ? !!early.reads[what] : true);
+    // A loader two families share (loadEmbedder: the encoder's and ModernBERT's) asks the native loader for the one
+    // config.json names.
+    const nativeExpected = expected && early && early !== ROWS[expected] && early.loader === ROWS[expected].loader
+      ? Object.keys(ROWS).find((k) => ROWS[k] === early) : expected;
     const tokenizerJson = reads('tokenizer') ? await side('tokenizer.json', o.tokenizer) : undefined;
     const tokenizerConfig = tokenizerJson === undefined ? undefined : await side('tokenizer_config.json', o.tokenizerConfig);
     // The folder's chat_template.jinja / .json joins the folder's tokenizer_config.json; a tokenizerConfig given
@@ -162,7 +166,7 @@ export function makeModels(rt) {
     const generationGiven = reads('generationConfig') ? await side('generation_config.json', o.generationConfig) : undefined;
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
-      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress, scope,
+      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', expected: nativeExpected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress, scope,
     });
     try {
       // The native loader's decision, read back: the handle's kind. A file's own config was validated natively
@@ -191,7 +195,8 @@ export function makeModels(rt) {
   return {
     loadModel,
     // loadCausalLM, loadEmbedder, loadTranslator, loadClassifier: one family's load (another kind is ERR_INVALID_ARGUMENT).
-    ...Object.fromEntries(Object.entries(ROWS).map(([kind, row]) => [row.loader, loadAs(kind, row.loader)])),
+    // (A loader two rows share is the first row's: loadEmbedder is the encoder's, and takes ModernBERT too: loadIn.)
+    ...Object.fromEntries(Object.entries(ROWS).reverse().map(([kind, row]) => [row.loader, loadAs(kind, row.loader)])),
     /** The model classes by kind, for instanceof (aw.CausalLM, …). */
     faces: Object.fromEntries(Object.values(ROWS).flatMap((r) => [r.face, ...(r.faces ?? [])]).map((f) => [f.name, f])),
   };

@@ -67,6 +67,9 @@ function modelTypes(expr, file) {
     const m = /EncoderModelTypes\(\) \{\s*static const char\* const types\[\] = \{([^}]*)\}/.exec(read('src/models/encoder_config.cpp'));
     return [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]);
   }
+  // A row's own list in its file: const char* const kModelTypes[] = {"modernbert", nullptr};
+  const own = new RegExp(`const char\\* const ${expr}\\[\\] = \\{([^}]*)\\}`).exec(read(`src/models/${file}`));
+  if (own) return [...own[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]);
   throw new Error(`${file}: model_types ${expr}: tools/gen_native_constants.mjs does not know where it is written`);
 }
 

@@ -47,6 +47,14 @@ class ResidualBlocks {
     return Status::OK();
   }
 
+  // No norm: x = x + f(x).
+  template <class F>
+  Status Unnormed(float* x, F&& f) {
+    AW_RETURN_IF_ERROR(f(static_cast<const float*>(x), y_));
+    kernels::f32_add(rows_ * E_, x, y_);
+    return Status::OK();
+  }
+
   // Sandwich: x = x + post(f(pre(x))) (Begin with NormPlace::kSandwich).
   template <class Norm, class F>
   Status Block(const Norm& pre, const Norm& post, float* x, F&& f) {

@@ -10,7 +10,7 @@
 namespace aw {
 
 Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine,
-                     bool unit_offset) {
+                     bool unit_offset, bool center) {
   if (normalized_shape.empty())
     return OutOfRangeError("normalizedShape: expected at least one dim, got " + ShapeStr(normalized_shape));
   for (size_t i = 0; i < normalized_shape.size(); ++i)
@@ -23,6 +23,7 @@ Status RMSNorm::Init(const Shape& normalized_shape, std::optional<double> eps, b
   n_ = NumelChecked(normalized_shape);
   eps_ = eps ? float(*eps) : FLT_EPSILON;  // torch: torch.finfo(x.dtype).eps when None
   unit_offset_ = unit_offset && elementwise_affine;
+  center_ = center;
   if (elementwise_affine) {
     AW_RETURN_IF_ERROR(AddParam("weight", shape_, &w_));
     kernels::f32_fill(size_t(n_), w_, unit_offset_ ? 0.0f : 1.0f);
@@ -40,6 +41,17 @@ void RMSNorm::OnParamsLoaded() {
 }
 
 void RMSNorm::Apply(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
+  if (center_) {  // LayerNorm without bias: the row less its mean (summed in double), then its RMS
+    const size_t n = size_t(n_);
+    for (size_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (size_t i = 0; i < n; ++i) sum += x[r * ldx + i];
+      const float mean = float(sum / double(n));
+      for (size_t i = 0; i < n; ++i) y[r * ldy + i] = x[r * ldx + i] - mean;
+    }
+    x = y;
+    ldx = ldy;
+  }
   kernels::f32_rmsnorm(rows, size_t(n_), y, ldy, x, ldx, unit_offset_ ? scale_.data() : w_, eps_);
 }
 

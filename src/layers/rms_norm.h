@@ -20,8 +20,9 @@ class RMSNorm : public Module {
   // form, y = (x · rsqrt(mean(x²) + eps)) · (1 + weight), 1 + weight formed in
   // float32 once the weight is loaded (HF: `output * (1.0 + self.weight.float())`);
   // the weight then starts at zeros, as Gemma's does.
+  // center: LayerNorm without bias instead (the RMS of the row less its mean; ModernBERT's, not the public op's).
   Status Init(const Shape& normalized_shape, std::optional<double> eps, bool elementwise_affine,
-              bool unit_offset = false);
+              bool unit_offset = false, bool center = false);
 
   int64_t size() const { return n_; }  // elements normalised together: the product of normalized_shape
   float eps() const { return eps_; }
@@ -40,7 +41,7 @@ class RMSNorm : public Module {
   int64_t n_ = 0;
   float eps_ = 0.0f;
   float* w_ = nullptr;
-  bool unit_offset_ = false;
+  bool unit_offset_ = false, center_ = false;
   Buffer scale_;  // 1 + weight, with unit_offset
 };
 

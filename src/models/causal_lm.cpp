@@ -28,7 +28,7 @@
 
 namespace aw {
 
-Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
+Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng, bool attn_norm) {
   const int64_t E = c.hidden, D = c.head_dim, QD = c.heads * D, KD = c.kv_heads * D, I = c.intermediate;
   const bool gemma = c.norm_unit_offset;
   // Hugging Face's order: self_attn (projections, then q_norm, k_norm), mlp, then the layer's norms.
@@ -64,9 +64,11 @@ Status CausalLmLayer::Init(const CausalLmConfig& c, Rng& rng) {
   mlp_.Add("down_proj", &down_proj);
   AddChild("self_attn", &self_attn_);
   AddChild("mlp", &mlp_);
-  AW_RETURN_IF_ERROR(input_layernorm.Init({E}, c.rms_eps, true, gemma));
-  AW_RETURN_IF_ERROR(post_attention_layernorm.Init({E}, c.rms_eps, true, gemma));
-  AddChild("input_layernorm", &input_layernorm);
+  if (attn_norm) {
+    AW_RETURN_IF_ERROR(input_layernorm.Init({E}, c.rms_eps, true, gemma, c.layer_norm));
+    AddChild("input_layernorm", &input_layernorm);
+  }
+  AW_RETURN_IF_ERROR(post_attention_layernorm.Init({E}, c.rms_eps, true, gemma, c.layer_norm));
   AddChild("post_attention_layernorm", &post_attention_layernorm);
   if (c.sandwich) {
     AW_RETURN_IF_ERROR(pre_feedforward_layernorm.Init({E}, c.rms_eps, true, gemma));
@@ -88,11 +90,15 @@ Status CausalLm::Init(const CausalLmConfig& c, Rng& rng, const io::ConfigSource*
   model_.Add("embed_tokens", &embed_tokens_);
   for (int64_t i = 0; i < c.layers; ++i) {
     layers_.push_back(std::make_unique<CausalLmLayer>());
-    AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng));
+    AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng, i > 0 || c.first_attn_norm));
     layer_list_.Append(layers_.back().get());
   }
   model_.Add("layers", &layer_list_);
-  AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true, c.norm_unit_offset));
+  if (c.embed_norm) {
+    AW_RETURN_IF_ERROR(embed_norm_.Init({c.hidden}, c.rms_eps, true, false, c.layer_norm));
+    model_.Add("embed_norm", &embed_norm_);
+  }
+  AW_RETURN_IF_ERROR(norm_.Init({c.hidden}, c.rms_eps, true, c.norm_unit_offset, c.layer_norm));
   model_.Add("norm", &norm_);
   AddChild("model", &model_);
   if (c.tied) {
@@ -197,6 +203,9 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
         if (c.sandwich) {  // Gemma: x += post(f(pre(x))) for both blocks
           AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, ly.post_attention_layernorm, xr, attend));
           AW_RETURN_IF_ERROR(res.Block(ly.pre_feedforward_layernorm, ly.post_feedforward_layernorm, xr, mlp));
+        } else if (l == 0 && !c.first_attn_norm) {  // ModernBERT's layer 0: x += attn(x)
+          AW_RETURN_IF_ERROR(res.Unnormed(xr, attend));
+          AW_RETURN_IF_ERROR(res.Block(ly.post_attention_layernorm, xr, mlp));
         } else {
           AW_RETURN_IF_ERROR(res.Block(ly.input_layernorm, xr, attend));
           AW_RETURN_IF_ERROR(res.Block(ly.post_attention_layernorm, xr, mlp));
@@ -210,6 +219,7 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
 void CausalLm::Embed(size_t n, const int32_t* ids, float* x) const {
   const size_t E = size_t(cfg_.hidden);
   embed_tokens_.Lookup(n, ids, x, E);
+  if (cfg_.embed_norm) embed_norm_.Apply(n, x, E, x, E);
   // Gemma: × the scale as a float32 tensor (HF's torch.tensor(hidden ** 0.5)), one rounded product each.
   if (cfg_.embed_scale > 0) {
     const float scale = float(cfg_.embed_scale);

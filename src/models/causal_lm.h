@@ -60,7 +60,8 @@ Status CheckAttentionWindow(int64_t window);
 // One layer; which members are parameters depends on the family (c's features): the others stay empty.
 class CausalLmLayer : public Module {
  public:
-  Status Init(const CausalLmConfig& c, Rng& rng);
+  // attn_norm false: no input_layernorm (ModernBERT's layer 0: its attn_norm is Identity).
+  Status Init(const CausalLmConfig& c, Rng& rng, bool attn_norm = true);
   RMSNorm input_layernorm, post_attention_layernorm, pre_feedforward_layernorm, post_feedforward_layernorm;
   RMSNorm q_norm, k_norm;
   Linear q_proj, k_proj, v_proj, qkv_proj, o_proj, gate_proj, up_proj, gate_up_proj, down_proj;
@@ -107,7 +108,7 @@ class CausalLm : public Module {
   ModuleList model_, layer_list_;
   Embedding embed_tokens_;
   std::vector<std::unique_ptr<CausalLmLayer>> layers_;
-  RMSNorm norm_;
+  RMSNorm norm_, embed_norm_;  // embed_norm_: ModernBERT's LayerNorm on the embeddings
   Linear lm_head_;          // untied only
   PackedWeight tied_head_;  // tied, made in code: the float table packed as the head (a loaded model's head is
                             // the table itself: Head())

@@ -98,7 +98,9 @@ void LmMlp(const LmCall& call, CausalLmLayer& ly, const LmRows& r, const float* 
   const CausalLmConfig& c = *call.c;
   const size_t E = call.E, I = call.I, rows = r.rows;
   float* gu = r.gu;
-  const auto act = c.act == LmActivation::kGeluTanh ? kernels::f32_gelu_tanh : kernels::f32_silu;
+  const auto act = c.act == LmActivation::kGeluTanh ? kernels::f32_gelu_tanh
+                   : c.act == LmActivation::kGelu   ? kernels::f32_gelu
+                                                    : kernels::f32_silu;
   if (c.fused_gate_up) {
     ly.gate_up_proj.Apply(rows, h, E, gu, 2 * I);
     for (size_t i = 0; i < rows; ++i) {

@@ -32,7 +32,7 @@
 
 namespace aw {
 
-enum class LmActivation { kSilu, kGeluTanh };
+enum class LmActivation { kSilu, kGeluTanh, kGelu };  // kGelu: erf GELU (ModernBERT)
 
 struct CausalLmConfig {
   std::string model_type;  // "llama", "qwen2", "qwen3", "mistral", "gemma3_text", "phi3", "smollm3"
@@ -69,6 +69,9 @@ struct CausalLmConfig {
   // EmbeddingGemma (use_bidirectional_attention): every query sees every key, a sliding layer those with
   // |i − j| < sliding_window (already sliding_window / 2 + 1, as Gemma3TextConfig reads it). Forward only.
   bool bidirectional = false;
+  // ModernBERT (modernbert_config.cpp): LayerNorms without bias in place of the RMSNorms (the RMS of the centred
+  // row), one on the embeddings, none before layer 0's attention.
+  bool layer_norm = false, embed_norm = false, first_attn_norm = true;
   // Special tokens: none for null / absent. eos_token_id may be a list (Llama 3's).
   std::optional<int64_t> bos_id, pad_id;
   std::vector<int64_t> eos_ids;
@@ -94,6 +97,9 @@ const char* const* CausalLmModelTypes();
 // "attnwasm.config.hf_config") into *out, HF's defaults for absent keys
 // (each family's configuration_*.py; tools/causal_lm.py, tools/families.py).
 Status ReadCausalLmConfig(const io::JsonValue& hf, const std::string& root, CausalLmConfig* out);
+
+// ModernBERT's config.json (model_type "modernbert", 4.x or 5.x keys) as the bidirectional stack it is run as.
+Status ReadModernBertConfig(const io::JsonValue& hf, const std::string& root, CausalLmConfig* out);
 
 // The family's range rules, each written once, every bound in core/limits.h: CausalLm::Init applies them first.
 // With a source (the config.json or file it was read from) an error names the field as the file does

@@ -13,9 +13,11 @@ const Family& CausalLmFamily();
 const Family& EncoderFamily();
 const Family& TranslatorFamily();
 const Family& VitFamily();
+const Family& ModernBertFamily();
 
 FamilyTable Families() {
-  static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily()};
+  static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily(),
+                                      &ModernBertFamily()};
   return {all, sizeof(all) / sizeof(all[0])};
 }
 

@@ -115,6 +115,19 @@ def checked_rows(m64, m32, ids, text):
     return h
 
 
+def pooling_config(dim, mode):
+    """1_Pooling/config.json of one pooling mode ("cls_token", "mean_tokens", "lasttoken"), include_prompt true."""
+    modes = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
+    return {"word_embedding_dimension": dim, **{f"pooling_mode_{m}": m == mode for m in modes}, "include_prompt": True}
+
+
+def st_modules(*paths):
+    """modules.json: the Transformer, then one module per "<idx>_<Type>" folder (1_Pooling, 2_Dense, …)."""
+    return [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}] + [
+        {"idx": i + 1, "name": str(i + 1), "path": p, "type": "sentence_transformers.models." + p.split("_", 1)[1]}
+        for i, p in enumerate(paths)]
+
+
 def write_folder(out, files, tensors):
     """JSON files (expected.json at indent 1, the others 2) and safetensors files {name: (tensors, dtype)} under out."""
     for name, obj in files.items():
@@ -176,13 +189,8 @@ def main():
         "tokenizer_config.json": {"tokenizer_class": "Qwen2Tokenizer", "padding_side": "left", "model_max_length": 131072,
                                   "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>", "bos_token": None,
                                   "clean_up_tokenization_spaces": False, "errors": "replace", "split_special_tokens": False},
-        "modules.json": [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-                         {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}],
-        "1_Pooling/config.json": {"word_embedding_dimension": 32, "pooling_mode_cls_token": False,
-                                  "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
-                                  "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
-                                  "pooling_mode_lasttoken": True, "include_prompt": True},
+        "modules.json": st_modules("1_Pooling", "2_Normalize"),
+        "1_Pooling/config.json": pooling_config(32, "lasttoken"),
         "config_sentence_transformers.json": {"prompts": prompts, "default_prompt_name": None, "similarity_fn_name": "cosine",
                                               "__version__": {"sentence_transformers": "3.4.1", "transformers": "4.51.3"}},
         "sentence_bert_config.json": {"max_seq_length": MAX_SEQ, "do_lower_case": False},
@@ -257,15 +265,8 @@ def gemma_main():
         "tokenizer_config.json": {"tokenizer_class": "GemmaTokenizer", "padding_side": "right", "model_max_length": 2048,
                                   "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<|endoftext|>",
                                   "add_bos_token": True, "add_eos_token": True, "clean_up_tokenization_spaces": False},
-        "modules.json": [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-                         {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
-                         {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"},
-                         {"idx": 4, "name": "4", "path": "4_Normalize", "type": "sentence_transformers.models.Normalize"}],
-        "1_Pooling/config.json": {"word_embedding_dimension": E, "pooling_mode_cls_token": False,
-                                  "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-                                  "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
-                                  "pooling_mode_lasttoken": False, "include_prompt": True},
+        "modules.json": st_modules("1_Pooling", "2_Dense", "3_Dense", "4_Normalize"),
+        "1_Pooling/config.json": pooling_config(E, "mean_tokens"),
         "2_Dense/config.json": dense_cfg(E, F4),
         "3_Dense/config.json": dense_cfg(F4, E),
         "config_sentence_transformers.json": {"prompts": GEMMA_PROMPTS, "default_prompt_name": None,

@@ -922,7 +922,7 @@ def refusals():
                 d[k] = v
         return d
 
-    for mt in ("nomic_bert", "modernbert", "electra", "mpnet", "deberta-v2", "xlm-roberta-xl", "new"):
+    for mt in ("nomic_bert", "electra", "mpnet", "deberta-v2", "xlm-roberta-xl", "new"):
         refused(f"model_type {mt}", with_(model_type=mt), ["model_type"], bert.REFUSED_MODEL_TYPES[mt])
     refused("model_type missing", with_(model_type=...), ["model_type"], "no family to read it as")
     refused("model_type gpt2", with_(model_type="gpt2"), ["model_type"], "not an encoder of this family")

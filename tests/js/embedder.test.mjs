@@ -385,7 +385,7 @@ test('loading refuses what it cannot run exactly, naming the file and the key', 
   await refused('pooling type', {}, 'ERR_INVALID_TYPE', /^pooling: expected one of .*, got number/, { pooling: 1 });
   await refused('normalize type', {}, 'ERR_INVALID_TYPE', /^normalize: expected a boolean, got string/, { normalize: 'yes' });
   await refused('tokenizer too big', { configOverrides: { vocab_size: 100 } }, 'ERR_INVALID_ARGUMENT', /^tokenizer: it has 106 ids, more than the model's vocab_size \(100\)/);
-  await refused('an encoder family it has not', { configOverrides: { model_type: 'modernbert' } }, 'ERR_INVALID_ARGUMENT', /^config\.model_type: .*got "modernbert"/);
+  await refused('an encoder family it has not', { configOverrides: { model_type: 'nomic_bert' } }, 'ERR_INVALID_ARGUMENT', /^config\.model_type: .*got "nomic_bert"/);
   // The encoder's options on other families; the other loaders on an encoder; loadEmbedder on a causal LM.
   const lm = lmConfig();
   const lmBytes = safetensors(lmTensors(lm));
