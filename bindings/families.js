@@ -10,6 +10,7 @@ import { FAMILIES } from './native_constants.js';
 import { CausalLM, CharTokenizer } from './causal_lm.js';
 import { Embedder } from './embedder.js';
 import { DecoderEmbedder } from './decoder_embedder.js';
+import { ModernBertHead } from './modernbert_head.js';
 import { Translator } from './translator.js';
 import { Classifier } from './classifier.js';
 import { TextClassifier } from './text_classifier.js';
@@ -112,17 +113,25 @@ export const ROWS = Object.freeze({
   modernbert: {
     loader: 'loadEmbedder',
     face: Embedder,  // the native row's class_name; the object is a DecoderEmbedder (an Embedder)
-    faces: [DecoderEmbedder],
+    faces: [DecoderEmbedder, TextClassifier, CrossEncoder],
     owner: 'a ModernBERT encoder',
     reads: { tokenizer: true, sentenceTransformers: true },
     options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
     async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
-      const arch = Array.isArray(hfConfig?.architectures) ? hfConfig.architectures[0] : undefined;
-      const heads = "ModernBERT's classification heads are not run yet; task: 'embed' gives its encoder's sentence embeddings";
-      if (options.task !== undefined && options.task !== 'embed') throw new AttnWasmError('ERR_UNSUPPORTED', `task: '${options.task}': ${heads}`);
-      if (options.task === undefined && /For(Sequence|Token)Classification$/.test(arch ?? '')) {
-        throw new AttnWasmError('ERR_UNSUPPORTED', `config.architectures: ${arch}: ${heads}`);
+      const given = encoderTask(hfConfig);
+      if (given === 'token' && options.task !== 'embed') {
+        throw new AttnWasmError('ERR_UNSUPPORTED', `config.architectures: ${hfConfig.architectures[0]}: ModernBERT's token-classification head is not run yet; task: 'embed' gives its encoder's sentence embeddings`);
+      }
+      const task = options.task ?? given;
+      if (task !== 'embed') {  // ModernBertForSequenceClassification: TextClassifier or CrossEncoder, the head in JS
+        if (!info.numLabels) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs a sequence-classification checkpoint; this one has no classification head (no classifier.weight)`);
+        const face = task === 'rerank' ? CrossEncoder : TextClassifier;
+        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
+        const head = new ModernBertHead(rt, handle, hfConfig, info);
+        const m = new face(rt, handle, { hfConfig, tokenizer }, fileBytes);
+        m._lmHead = head;
+        return m;
       }
       const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
         { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });

@@ -149,7 +149,8 @@ export class TextClassifier extends Model {
       if (types) tensors.types = { data: types, shape: [total] };
       let out;
       try {
-        out = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
+        out = this._lmHead ? this._lmHead.logits(this._rt, h, batch)
+          : boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
       } catch (e) {
         throw reword(e, batch, what, this.tokenizer);
       }

@@ -1,8 +1,8 @@
 // The registry's row of ModernBERT (families.h): config.json model_type "modernbert" read by modernbert_config.cpp
 // and run by the causal LM's runtime (CausalLm, bidirectional, Forward's hidden rows only), its tensor names
 // mapped onto that runtime's: ModernBertModel's own save, or a task model's under "model." (ModernBERT-base is a
-// ModernBertForMaskedLM save) whose head, decoder and classifier are skipped here (the JS face reads a
-// classifier's head itself).
+// ModernBertForMaskedLM save) whose head and decoder are skipped here; a classifier's head and classifier are
+// kept as plain parameters (ModernBert::AddHead) that the JS face applies.
 #include <cstring>
 
 #include "core/rng.h"
@@ -12,14 +12,50 @@
 namespace aw {
 namespace {
 
+// The head of a ModernBertForSequenceClassification / ForTokenClassification save (head.dense, head.norm,
+// classifier), when the file has classifier.weight: plain float parameters under the file's names, which the JS
+// face reads (paramData) and applies to the pooled rows or to every row. A masked-LM save's head.* is skipped.
+constexpr const char* kHead[] = {"head.dense.weight", "head.dense.bias", "head.norm.weight", "classifier.weight",
+                                 "classifier.bias"};
+
+class ModernBert : public CausalLm {
+ public:
+  Status AddHead(const std::vector<const io::StTensor*>& tensors) {
+    const io::StTensor* cls = nullptr;
+    for (const io::StTensor* t : tensors)
+      if (t->name == "classifier.weight") cls = t;
+    const int64_t E = config().hidden;
+    if (!cls) return Status::OK();
+    if (cls->shape.size() != 2 || cls->shape[1] != E || cls->shape[0] < 1 || cls->shape[0] > 65536)
+      return Status(Code::kStateDict, "stateDict: classifier.weight: expected (num_labels, " + std::to_string(E) +
+                                          "), num_labels in [1, 65536], got " + ShapeStr(cls->shape));
+    labels_ = cls->shape[0];
+    for (const io::StTensor* t : tensors)
+      for (const char* name : kHead)
+        if (t->name == name) {
+          float* unused = nullptr;
+          const Shape want = std::strcmp(name, "classifier.weight") == 0 ? Shape{labels_, E}
+                             : std::strcmp(name, "classifier.bias") == 0 ? Shape{labels_}
+                             : std::strcmp(name, "head.dense.weight") == 0 ? Shape{E, E} : Shape{E};
+          AW_RETURN_IF_ERROR(AddParam(name, want, &unused));
+        }
+    return Status::OK();
+  }
+  int64_t labels() const { return labels_; }
+
+ private:
+  int64_t labels_ = 0;
+};
+
 Status Build(const FamilyConfig& c, std::unique_ptr<Module>* out) {
   CausalLmConfig cfg;
   AW_RETURN_IF_ERROR(ReadModernBertConfig(*c.json, c.root, &cfg));
   const io::ConfigSource src = {c.json, c.root};
   if (!out) return CheckCausalLmConfig(cfg, &src);
   Rng rng = Rng::ForLoading();  // every parameter comes from the file
-  auto m = std::make_unique<CausalLm>();
+  auto m = std::make_unique<ModernBert>();
   AW_RETURN_IF_ERROR(m->Init(cfg, rng, &src));
+  AW_RETURN_IF_ERROR(m->AddHead(c.tensors));
   *out = std::move(m);
   return Status::OK();
 }
@@ -42,10 +78,11 @@ bool Rename(std::string* name, size_t at, const char* const (*table)[2], size_t 
   return false;
 }
 
-bool ParamName(const Module&, std::string* name) {
+bool ParamName(const Module& m, std::string* name) {
+  // A classifier's head (kept when the model took it: AddHead); a masked LM's head and decoder: skipped.
+  if (StartsWith(*name, "head.") || StartsWith(*name, "classifier.")) return m.Param(*name) != nullptr;
+  if (StartsWith(*name, "decoder.")) return false;
   if (StartsWith(*name, "model.")) name->erase(0, 6);
-  // A task model's own parts (ModernBertPredictionHead, the masked LM's decoder, a classifier): not the encoder's.
-  if (StartsWith(*name, "head.") || StartsWith(*name, "decoder.") || StartsWith(*name, "classifier.")) return false;
   if (StartsWith(*name, "layers.")) {
     const size_t dot = name->find('.', 7);
     if (dot != std::string::npos) Rename(name, dot + 1, kLayer, sizeof(kLayer) / sizeof(kLayer[0]));
@@ -59,8 +96,10 @@ bool ParamName(const Module&, std::string* name) {
 bool Tied(const Module&, TiedTensor*) { return false; }
 
 std::string Info(const Module& m) {
-  const std::string j = CausalLmConfigJson(static_cast<const CausalLm&>(m).config());
-  return j.substr(1, j.size() - 2);
+  const auto& mb = static_cast<const ModernBert&>(m);
+  const std::string j = CausalLmConfigJson(mb.config());
+  return j.substr(1, j.size() - 2) + ", \"numLabels\": " + std::to_string(mb.labels()) +
+         ", \"maxTokens\": " + std::to_string(mb.config().max_positions);
 }
 
 const char* const kModelTypes[] = {"modernbert", nullptr};

@@ -12,13 +12,16 @@ a byte-level tokenizer.json whose TemplateProcessing is [CLS] text [SEP] (GPT-2'
 [SEP], [PAD], [MASK]), modules.json (Transformer, 1_Pooling with CLS, 2_Normalize), sentence_bert_config.json
 (max_seq_length 40). mlm/: the same encoder as a ModernBertForMaskedLM save (tensors under "model.", head.dense,
 head.norm, decoder.bias; config.json in 5.x's keys: layer_types and rope_parameters), no sentence-transformers files.
+classify/: the same encoder as a ModernBertForSequenceClassification save (classifier_pooling mean, 3 labels) in two
+shards, the encoder's being embed/'s model.safetensors (the test puts it beside; only the head's shard is here), its
+logits for both poolings (head.dense, erf GELU, head.norm without bias, classifier) from the same float64 rows.
 
 The reference: ids from the Rust tokenizers (truncated to max_seq_length), tools/modernbert.py's twin (written from
 transformers' modeling_modernbert.py) in float64 on the stored weights: each text alone, its last_hidden_state;
 CLS pooling + L2 normalization (embed/'s embeddings) and mean pooling, not normalized (what mlm/ gives, as
 sentence-transformers pools a plain transformers folder). Also one padded batch of all texts through the twin with
 the attention mask, which must give each text's rows: the unpadded runs equal the padded model.
-expected.json: {cases: [{text, ids, cls, mean}], atol, rtol}.
+expected.json: {cases: [{text, ids, cls, mean, logits_cls, logits_mean}], atol, rtol}.
 """
 
 import collections
@@ -120,6 +123,16 @@ def main():
         padded = m64(batch, mask)
     for k, h in enumerate(rows64):
         assert float((padded[k, :h.shape[0]] - h).abs().max()) < 1e-12, (k, float((padded[k, :h.shape[0]] - h).abs().max()))
+    # A sequence classifier on the same encoder (ModernBertForSequenceClassification: head.dense, head.norm with
+    # classifier_bias false and norm_bias false, classifier with its bias), its logits by either pooling.
+    head = {"head.dense.weight": torch.randn(32, 32, generator=g) * 32 ** -0.5, "head.norm.weight": 1 + 0.2 * torch.randn(32, generator=g),
+            "classifier.weight": torch.randn(3, 32, generator=g) * 0.5, "classifier.bias": torch.randn(3, generator=g) * 0.1}
+    h64 = {k: v.double() for k, v in head.items()}
+    for c, h in zip(cases, rows64):
+        for mode, pooled in (("cls", h[0]), ("mean", h.mean(0))):
+            y = torch.nn.functional.layer_norm(torch.nn.functional.gelu(pooled @ h64["head.dense.weight"].T), (32,),
+                                               h64["head.norm.weight"], None, 1e-5)
+            c["logits_" + mode] = f32(y @ h64["classifier.weight"].T + h64["classifier.bias"])
     # A masked-LM save of the same encoder: "model." names, the prediction head and the decoder's bias; 5.x's keys.
     mlm = collections.OrderedDict((f"model.{k}", v) for k, v in sd.items())
     mlm["head.dense.weight"] = torch.randn(32, 32, generator=g)
@@ -146,6 +159,16 @@ def main():
                                        "same rows); ids from npm tokenizers 0.23.2",
                           "maxSeqLength": MAX_SEQ, "localAttention": 8, "atol": TOL[0], "rtol": TOL[1], "cases": cases},
     }, {"model.safetensors": (sd, "F32")})
+    configc = dict(config, architectures=["ModernBertForSequenceClassification"], classifier_pooling="mean",
+                   id2label={"0": "negative", "1": "neutral", "2": "positive"},
+                   label2id={"negative": 0, "neutral": 1, "positive": 2})
+    # Sharded as the hub shards: the encoder's shard is embed/'s model.safetensors (the test gives it), the head's
+    # its own file.
+    index = {"metadata": {"total_size": 0}, "weight_map": {**{k: "model.safetensors" for k in sd},
+                                                            **{k: "head.safetensors" for k in head}}}
+    write_folder(os.path.join(OUT, "classify"), {"config.json": configc, "model.safetensors.index.json": index,
+                                                 "tokenizer_config.json": dict(tokenizer_config, model_max_length=MAX_SEQ)},
+                 {"head.safetensors": (head, "F32")})
     write_folder(os.path.join(OUT, "mlm"), {"config.json": config5, "tokenizer.json": ref["json"],
                                             "tokenizer_config.json": tokenizer_config}, {"model.safetensors": (mlm, "F32")})
     print("wrote", OUT, len(cases), "cases; vocab", vocab, "; lengths", [len(c["ids"]) for c in cases])

@@ -2,7 +2,9 @@
 // ModernBertModel's tensor names, CLS pooling and Normalize) loads as an embedder and embeds as sentence-transformers
 // does, against tools/modernbert.py's twin in float64 (whose padded batch was checked to give each text's rows):
 // within 1e-4 + 1e-4·|x|. A ModernBertForMaskedLM save of the same encoder with 5.x's keys gives the mean of the same
-// rows. The same weights with the window or the local RoPE base changed miss the goldens; what is not run is refused.
+// rows; a ModernBertForSequenceClassification save of it (sharded: the encoder's shard and the head's) gives the
+// twin's logits through its head, run in JS. The same weights with the window or the local RoPE base changed miss
+// the goldens; what is not run is refused.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -69,6 +71,45 @@ test('a ModernBertForMaskedLM save with 5.x keys: its head skipped, the encoder\
   m.dispose();
 });
 
+/** classify/ (config, index, the head's shard) with embed/'s model.safetensors as the encoder's shard, as a Map. */
+function classifier(patch = {}) {
+  const dir = join(DIR, 'classify');
+  const files = new Map([['model.safetensors.index.json', readFileSync(join(dir, 'model.safetensors.index.json'))],
+    ['head.safetensors', readFileSync(join(dir, 'head.safetensors'))], ['model.safetensors', readFileSync(join(EMBED, 'model.safetensors'))],
+    ['tokenizer.json', readFileSync(join(EMBED, 'tokenizer.json'))], ['tokenizer_config.json', readFileSync(join(dir, 'tokenizer_config.json'))]]);
+  const config = { ...JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), ...patch };
+  files.set('config.json', new TextEncoder().encode(JSON.stringify(config)));
+  return files;
+}
+
+test('a ModernBertForSequenceClassification checkpoint is a TextClassifier: its head in JS, by either pooling', async (t) => {
+  const m = await aw.loadModel(classifier());
+  assert.ok(m instanceof aw.TextClassifier);
+  assert.deepEqual([m.numLabels, [...m.labels]], [3, ['negative', 'neutral', 'positive']]);
+  const texts = x.cases.map((c) => c.text);
+  const mean = await m.logits(texts, { batchSize: 4 });
+  const wm = worst(mean.data, 'logits_mean');
+  assert.ok(wm <= 1, `mean pooling: worst ${wm} of the tolerance`);
+  const top = await m.classify(texts.slice(0, 2), { topK: null });
+  assert.equal(top[0].length, 3);
+  assert.ok(Math.abs(top[0].reduce((s, r) => s + r.score, 0) - 1) < 1e-6, 'softmax over 3 labels');
+  m.dispose();
+  const cls = await aw.loadModel(classifier({ classifier_pooling: 'cls' }));
+  const wc = worst((await cls.logits(texts)).data, 'logits_cls');
+  assert.ok(wc <= 1, `cls pooling: worst ${wc} of the tolerance`);
+  t.diagnostic(`logits of ${texts.length} texts; worst / tolerance: mean ${wm.toFixed(4)}, cls ${wc.toFixed(4)}`);
+  cls.dispose();
+  // task 'rerank': a CrossEncoder of the same head; task 'embed': the encoder alone
+  const ce = await aw.loadModel(classifier(), { task: 'rerank' });
+  assert.ok(ce instanceof aw.CrossEncoder);
+  const scores = await ce.predict([[texts[0], texts[1]]]);
+  assert.deepEqual(scores.shape, [1, 3]);
+  ce.dispose();
+  const emb = await aw.loadModel(classifier(), { task: 'embed' });
+  assert.ok(emb instanceof aw.Embedder);
+  emb.dispose();
+});
+
 test('the same weights with another window or local RoPE base miss the goldens', async () => {
   for (const [patch, what] of [[{ local_attention: 128 }, 'no band'], [{ local_rope_theta: 160000 }, 'global base on local layers'],
     [{ global_attn_every_n_layers: 1 }, 'every layer global']]) {
@@ -91,11 +132,12 @@ test('what is not run is refused by name; the module keeps working', async () =>
   for (const [patch, re] of refused) {
     await assert.rejects(aw.loadModel(folder(patch)), (e) => e.code === 'ERR_INVALID_ARGUMENT' && re.test(e.message), JSON.stringify(patch));
   }
-  await assert.rejects(aw.loadModel(folder({ architectures: ['ModernBertForSequenceClassification'] })),
-    (e) => e.code === 'ERR_UNSUPPORTED' && /^config\.architectures: ModernBertForSequenceClassification: ModernBERT's classification heads are not run yet; task: 'embed'/.test(e.message));
-  await assert.rejects(aw.loadModel(EMBED, { task: 'classify' }), (e) => e.code === 'ERR_UNSUPPORTED' && /^task: 'classify': ModernBERT's classification heads/.test(e.message));
+  await assert.rejects(aw.loadModel(folder({ architectures: ['ModernBertForTokenClassification'] })),
+    (e) => e.code === 'ERR_UNSUPPORTED' && /^config\.architectures: ModernBertForTokenClassification: ModernBERT's token-classification head is not run yet; task: 'embed'/.test(e.message));
+  await assert.rejects(aw.loadModel(EMBED, { task: 'classify' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^task: 'classify' needs a sequence-classification checkpoint; this one has no classification head/.test(e.message));
+  await assert.rejects(aw.loadModel(classifier({ classifier_pooling: 'max' })), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^config\.classifier_pooling: expected "cls" or "mean", got "max"/.test(e.message));
   await assert.rejects(aw.loadCausalLM(EMBED), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /modernbert/.test(e.message));
-  const m = await aw.loadModel(folder({ architectures: ['ModernBertForSequenceClassification'] }), { task: 'embed' });
+  const m = await aw.loadModel(folder({ architectures: ['ModernBertForTokenClassification'] }), { task: 'embed' });
   assert.equal((await m.embed(['still works'])).shape[1], 32);
   assert.throws(() => m.forward(), (e) => e.code === 'ERR_UNSUPPORTED' && /^forward: a ModernBERT embedder has no padded-batch forward/.test(e.message));
   m.dispose();
