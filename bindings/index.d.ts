@@ -911,7 +911,7 @@ export interface Embedder {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
   /** A DecoderEmbedder's is its causal LM family's ('qwen3'). */
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | CausalLM['modelType'];
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'modernbert' | CausalLM['modelType'];
   readonly vocabSize: number;
   /** hidden_size: a token's vector. */
   readonly hiddenSize: number;
@@ -998,7 +998,7 @@ export type TextInput = string | [string, string];
 export interface EncoderHeadModel {
   /** The Hugging Face config (config.json's keys, as given). */
   readonly config: Record<string, unknown>;
-  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert';
+  readonly modelType: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'modernbert';
   readonly vocabSize: number;
   readonly hiddenSize: number;
   readonly numLayers: number;

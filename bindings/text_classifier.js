@@ -25,7 +25,7 @@ export class TextClassifier extends Model {
     super(rt, handle, className, fileBytes);
     const info = this._info;
     /** @readonly the Hugging Face config (config.json's keys, as given). */ this.config = hfConfig;
-    /** @readonly 'bert' | 'roberta' | 'xlm-roberta' */ this.modelType = info.modelType;
+    /** @readonly 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'modernbert' */ this.modelType = info.modelType;
     /** @readonly */ this.vocabSize = info.vocabSize;
     /** @readonly */ this.hiddenSize = info.hiddenSize;
     /** @readonly */ this.numLayers = info.numLayers;

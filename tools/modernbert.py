@@ -89,7 +89,7 @@ class _NoBiasLayerNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x):
-        return F.layer_norm(x, (x.shape[-1],), self.weight, None, self.eps)
+        return F.layer_norm(x, self.weight.shape, self.weight, None, self.eps)
 
 
 def _rope(x, cos, sin):

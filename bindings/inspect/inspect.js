@@ -181,7 +181,7 @@ function nativePlan(native, config, heads, index) {
 }
 
 /**
- * The face a load gives: the family's; for an encoder the one its config's architectures name (encoder_task.js);
+ * The face a load gives: the family's; for an encoder or ModernBERT the one its config's architectures name (encoder_task.js);
  * for a causal LM in a sentence-transformers folder (modules.json: Qwen3-Embedding), or one whose attention is
  * bidirectional (EmbeddingGemma), a DecoderEmbedder.
  */
@@ -189,6 +189,6 @@ function faceOf(family, config, files) {
   if (family.kind === 'causal_lm' && (files.some((f) => f.name === 'modules.json') || config?.use_bidirectional_attention === true)) {
     return 'DecoderEmbedder';
   }
-  if (family.kind !== 'encoder' || config === null || typeof config !== 'object') return family.className;
+  if ((family.kind !== 'encoder' && family.kind !== 'modernbert') || config === null || typeof config !== 'object') return family.className;
   return TASK_FACES[encoderTask(config)] ?? family.className;
 }

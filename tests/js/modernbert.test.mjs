@@ -85,6 +85,7 @@ function classifier(patch = {}) {
 test('a ModernBertForSequenceClassification checkpoint is a TextClassifier: its head in JS, by either pooling', async (t) => {
   const m = await aw.loadModel(classifier());
   assert.ok(m instanceof aw.TextClassifier);
+  assert.equal((await aw.inspect(classifier())).family.className, 'TextClassifier', 'inspect names the face a load gives');
   assert.deepEqual([m.numLabels, [...m.labels]], [3, ['negative', 'neutral', 'positive']]);
   const texts = x.cases.map((c) => c.text);
   const mean = await m.logits(texts, { batchSize: 4 });
