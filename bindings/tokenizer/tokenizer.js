@@ -194,7 +194,7 @@ export class Tokenizer {
     if (plain.length !== ids.length || plain.some((id, k) => id !== ids[k])) {
       throw new AttnWasmError('ERR_INTERNAL', 'encode: the offsets path gave other ids than encode (a bug in attnwasm: please report the text and the tokenizer.json)');
     }
-    for (const prefixSpace of this._template.trims ?? []) trimOffsets(offsets, values, prefixSpace);
+    for (const prefixSpace of this._template.trims ?? []) trimOffsets(well, offsets, values, prefixSpace);
     if (addSpecialTokens) {
       const { before, after } = this._template;
       return {
@@ -415,9 +415,11 @@ const TRIMMED = /^[\u0120\p{White_Space}]$/u; // 'Ġ' (a space's byte symbol) or
 /**
  * The Rust library's byte_level process_offsets (RobertaProcessing and ByteLevel with trim_offsets):
  * a token's leading and trailing spaces leave its offsets, except one leading space of the first token
- * with add_prefix_space.
+ * with add_prefix_space. Rust moves the offsets by characters: here by code points of `text`, which
+ * differs from code units where ByteLevel's add_prefix_space put a space on an astral character (the
+ * space takes that character's offsets; a token of that space alone ends up empty).
  */
-function trimOffsets(offsets, tokens, addPrefixSpace) {
+function trimOffsets(text, offsets, tokens, addPrefixSpace) {
   offsets.forEach((o, i) => {
     const chars = Array.from(tokens[i] ?? '');
     let leading = 0;
@@ -426,9 +428,15 @@ function trimOffsets(offsets, tokens, addPrefixSpace) {
     while (trailing < chars.length && TRIMMED.test(chars[chars.length - 1 - trailing])) trailing++;
     if (leading > 0) {
       if ((i === 0 || o[0] === 0) && addPrefixSpace && leading === 1) leading = 0;
-      o[0] = Math.min(o[0] + leading, o[1]);
+      let at = o[0];
+      for (; leading > 0 && at < text.length; leading--) at += text.codePointAt(at) > 0xffff ? 2 : 1;
+      o[0] = Math.min(at, o[1]);
     }
-    if (trailing > 0 && o[1] >= trailing) o[1] = Math.max(o[1] - trailing, o[0]);
+    if (trailing > 0) {
+      let at = o[1];
+      for (; trailing > 0 && at > 0; trailing--) at -= at >= 2 && text.codePointAt(at - 2) > 0xffff ? 2 : 1;
+      if (trailing === 0) o[1] = Math.max(at, o[0]); // Rust: only when the end is at least `trailing` characters in
+    }
   });
 }
 

@@ -4,7 +4,8 @@
 // byte fallback, Llama 3 / Qwen3 byte-level, BERT WordPiece with its normalizer variants, an XLM-R
 // Unigram with Precompiled and byte-fallback variants), the byte-level variants of
 // tokenizer_cases.mjs (GPT-2 with its ByteLevel trim_offsets, added tokens with lstrip / rstrip,
-// NFC), and the checked-in encoder goldens' files (RoBERTa's RobertaProcessing trim_offsets).
+// NFC), and the checked-in encoder goldens' files (RoBERTa's RobertaProcessing trim_offsets, and
+// ByteLevel's add_prefix_space).
 import { readFileSync } from 'node:fs';
 import { TEXTS, variants } from './tokenizer_cases.mjs';
 import { HUB_TEXTS, hubFiles } from './tokenizer_hub_cases.mjs';
@@ -27,6 +28,11 @@ export function offsetFiles() {
   for (const [name, file] of Object.entries(v)) out[`gpt2_${name}`] = { json: file };
   out.roberta = { json: json('tests/data/goldens/encoders/roberta_mean/tokenizer.json') };
   out.roberta_no_prefix = { json: { ...out.roberta.json, post_processor: { ...out.roberta.json.post_processor, add_prefix_space: false } } };
+  // ByteLevel's add_prefix_space (RobertaTokenizerFast with add_prefix_space=True): a space before every part between added
+  // tokens, kept in the first token's offsets by RobertaProcessing's add_prefix_space, and trimmed without it
+  const prefixSpace = { ...out.roberta.json.pre_tokenizer, add_prefix_space: true };
+  out.roberta_prefix_space = { json: { ...out.roberta.json, pre_tokenizer: prefixSpace, post_processor: { ...out.roberta.json.post_processor, add_prefix_space: true } } };
+  out.roberta_prefix_trimmed = { json: { ...out.roberta.json, pre_tokenizer: prefixSpace, post_processor: { ...out.roberta.json.post_processor, add_prefix_space: false } } };
   out.bert_goldens = { json: json('tests/data/goldens/encoders/bert_cls_norm_lower/tokenizer.json') };
   out.xlm_roberta_goldens = { json: json('tests/data/goldens/encoders/xlm_roberta_mean/tokenizer.json') };
   return out;

@@ -1,6 +1,6 @@
 // Tokenizer#encode(text, { returnOffsets: true }) against Hugging Face's Rust `tokenizers`: goldens
 // made by tests/data/make_offset_goldens.mjs for every file and text of tokenizer_offset_files.mjs
-// (24 files of every kind — byte-level BPE, SentencePiece-style BPE with byte fallback, WordPiece
+// (26 files of every kind — byte-level BPE, SentencePiece-style BPE with byte fallback, WordPiece
 // with each BertNormalizer setting, Unigram with Precompiled — on 137 hard texts). The reference
 // counts code points; attnwasm gives UTF-16 units, so that text.slice(start, end) is the token's text.
 import { test } from 'node:test';
