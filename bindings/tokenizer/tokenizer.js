@@ -16,7 +16,7 @@ import { decoder } from './decoders.js';
 import { isObject, parseJson, requireType, unsupported } from './json.js';
 import { BytePairEncoder, readBpe } from './bpe.js';
 import { byteLevelNormalizer, normalizer } from './normalizers.js';
-import { readPostProcessor } from './post_processors.js';
+import { readPostProcessor, trimOffsets } from './post_processors.js';
 import { byteLevelSteps, preTokenizer } from './pre_tokenizers.js';
 import { UnigramModel } from './unigram.js';
 import { WordPieceModel } from './wordpiece.js';
@@ -408,36 +408,6 @@ export class Tokenizer {
     }
     return bytes;
   }
-}
-
-const TRIMMED = /^[\u0120\p{White_Space}]$/u; // 'Ġ' (a space's byte symbol) or White_Space
-
-/**
- * The Rust library's byte_level process_offsets (RobertaProcessing and ByteLevel with trim_offsets):
- * a token's leading and trailing spaces leave its offsets, except one leading space of the first token
- * with add_prefix_space. Rust moves the offsets by characters: here by code points of `text`, which
- * differs from code units where ByteLevel's add_prefix_space put a space on an astral character (the
- * space takes that character's offsets; a token of that space alone ends up empty).
- */
-function trimOffsets(text, offsets, tokens, addPrefixSpace) {
-  offsets.forEach((o, i) => {
-    const chars = Array.from(tokens[i] ?? '');
-    let leading = 0;
-    while (leading < chars.length && TRIMMED.test(chars[leading])) leading++;
-    let trailing = 0;
-    while (trailing < chars.length && TRIMMED.test(chars[chars.length - 1 - trailing])) trailing++;
-    if (leading > 0) {
-      if ((i === 0 || o[0] === 0) && addPrefixSpace && leading === 1) leading = 0;
-      let at = o[0];
-      for (; leading > 0 && at < text.length; leading--) at += text.codePointAt(at) > 0xffff ? 2 : 1;
-      o[0] = Math.min(at, o[1]);
-    }
-    if (trailing > 0) {
-      let at = o[1];
-      for (; trailing > 0 && at > 0; trailing--) at -= at >= 2 && text.codePointAt(at - 2) > 0xffff ? 2 : 1;
-      if (trailing === 0) o[1] = Math.max(at, o[0]); // Rust: only when the end is at least `trailing` characters in
-    }
-  });
 }
 
 /**
