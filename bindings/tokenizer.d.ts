@@ -189,7 +189,8 @@ export interface SlowTokenizer {
   languageId?(code: string): number;
   /**
    * With returnOffsets: the ids and the offsets of the fast tokenizer transformers converts this class to
-   * (BertTokenizer; other classes throw ERR_UNSUPPORTED).
+   * (BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer with a Unigram model; other classes, and a text
+   * whose converted ids differ from the slow ones, throw ERR_UNSUPPORTED).
    */
   encode(text: string, options: TokenizerEncodeOptions & SlowTokenizerModeOptions & { returnOffsets: true }): TokenOffsets;
   /** Text → ids as the Python class's encode(text) (with its special tokens unless addSpecialTokens is false). */

@@ -3,7 +3,8 @@
 // trims offsets) and the type ids, as the Rust library gives them: a template's $A / $B keep their
 // type_id with or without the special tokens; BERT's pair is [CLS] A [SEP] B [SEP], its second text
 // type 1; RoBERTa's <s> A </s> </s> B </s>, all type 0; no post-processor (or ByteLevel alone): the
-// two texts joined, the second type 1. The pair's shape is pairTemplate's (below).
+// two texts joined, the second type 1. The pair's shape is pairTemplate's (below); the offsets' trim of
+// RobertaProcessing / ByteLevel is trimOffsets (last).
 import { MAX_ID, invalid, isObject, phrase, requireArray, requireObject, requireType, show, unsupported } from './json.js';
 
 /**
@@ -147,4 +148,34 @@ export function bosEosTemplate(bos, eos) {
   const after = eos === null ? [] : [eos];
   const pair = pairTemplate([specials(before, 0), { seq: 0, typeId: 0 }, specials(after, 0), specials(before, 1), { seq: 1, typeId: 1 }, specials(after, 1)]);
   return { before: Int32Array.from(before), after: Int32Array.from(after), beforeTypes: new Int32Array(before.length), afterTypes: new Int32Array(after.length), typeId: 0, pair, pairRefusal: null };
+}
+
+const TRIMMED = /^[\u0120\p{White_Space}]$/u; // 'Ġ' (a space's byte symbol) or White_Space
+
+/**
+ * The Rust library's byte_level process_offsets (RobertaProcessing and ByteLevel with trim_offsets):
+ * a token's leading and trailing spaces leave its offsets, except one leading space of the first token
+ * with add_prefix_space. Rust moves the offsets by characters: here by code points of `text`, which
+ * differs from code units where ByteLevel's add_prefix_space put a space on an astral character (the
+ * space takes that character's offsets; a token of that space alone ends up empty).
+ */
+export function trimOffsets(text, offsets, tokens, addPrefixSpace) {
+  offsets.forEach((o, i) => {
+    const chars = Array.from(tokens[i] ?? '');
+    let leading = 0;
+    while (leading < chars.length && TRIMMED.test(chars[leading])) leading++;
+    let trailing = 0;
+    while (trailing < chars.length && TRIMMED.test(chars[chars.length - 1 - trailing])) trailing++;
+    if (leading > 0) {
+      if ((i === 0 || o[0] === 0) && addPrefixSpace && leading === 1) leading = 0;
+      let at = o[0];
+      for (; leading > 0 && at < text.length; leading--) at += text.codePointAt(at) > 0xffff ? 2 : 1;
+      o[0] = Math.min(at, o[1]);
+    }
+    if (trailing > 0) {
+      let at = o[1];
+      for (; trailing > 0 && at > 0; trailing--) at -= at >= 2 && text.codePointAt(at - 2) > 0xffff ? 2 : 1;
+      if (trailing === 0) o[1] = Math.max(at, o[0]); // Rust: only when the end is at least `trailing` characters in
+    }
+  });
 }

@@ -107,8 +107,18 @@ function splitPattern(pt, field) {
 const digits = (pt, field) => splitStep(requireBoolean(pt.individual_digits, `${field}.individual_digits`) ? /\p{N}/gu : /\p{N}+/gu, 'Isolated');
 
 /**
+ * ByteLevel's add_prefix_space: a space before each piece that does not start with one (each: in a
+ * Sequence, each piece an earlier step cut, and each part between added tokens). The space takes the
+ * first character's offsets (NormalizedString::prepend).
+ */
+const prefixSpace = Object.assign((pieces, atOrigin) => [pieces.map((p) => (p === '' || p.startsWith(' ') ? p : ` ${p}`)), atOrigin], {
+  aligned: (pieces, atOrigin) => [pieces.map((p) => (p.text.startsWith(' ') ? p : al.prepend(p, ' '))), atOrigin],
+});
+
+/**
  * The byte-level kind's pre-tokenizer: Split (Isolated) and Digits steps, then ByteLevel, which
- * must come last (it turns text into byte symbols; the model does that here, so it is not a step).
+ * must come last (it turns text into byte symbols; the model does that here, so it is not a step:
+ * its add_prefix_space and GPT-2 regex are).
  */
 export function byteLevelSteps(config) {
   const steps = [];
@@ -120,7 +130,7 @@ export function byteLevelSteps(config) {
       pt.pretokenizers.forEach((p, i) => visit(p, `${field}.pretokenizers[${i}]`, last && i === pt.pretokenizers.length - 1));
     } else if (type === 'ByteLevel') {
       if (!last) throw unsupported(`${field}.type`, 'ByteLevel as the last pre-tokenizer (it turns text into byte symbols)', phrase('ByteLevel before another pre-tokenizer'));
-      if (requireBoolean(pt.add_prefix_space, `${field}.add_prefix_space`)) throw unsupported(`${field}.add_prefix_space`, 'false', true);
+      if (requireBoolean(pt.add_prefix_space, `${field}.add_prefix_space`)) steps.push(prefixSpace);
       const useRegex = pt.use_regex === undefined ? true : requireBoolean(pt.use_regex, `${field}.use_regex`); // Rust's default: true
       if (useRegex) steps.push(splitStep(compileRegex(GPT2_REGEX, `${field}.use_regex`), 'Isolated'));
       byteLevel = true;

@@ -5,7 +5,7 @@
 // continuations, [UNK] for a word over 100 characters or with a part that matches nothing).
 // Character classes are Python's (unicodedata through the engine's Unicode tables).
 import { SlowTokenizer } from './slow_tokenizer.js';
-import { Tokenizer } from './tokenizer.js';
+import { addedTokensJson, convertedOnce } from './slow_converters.js';
 import { pairTemplate, specials } from './post_processors.js';
 import { PY_SPACE, pyStrip } from './slow_added.js';
 
@@ -40,8 +40,6 @@ export function readVocabTxt(text) {
   return { vocab, idsToTokens };
 }
 
-const converted = new WeakMap(); // BertTokenizer → its converted Tokenizer (or null when the conversion is refused)
-
 export class BertTokenizer extends SlowTokenizer {
   /**
    * The tokenizer.json transformers' BertConverter writes for this vocabulary and configuration
@@ -50,32 +48,7 @@ export class BertTokenizer extends SlowTokenizer {
    * the converter does not carry) or when the file would not load.
    */
   _converted() {
-    if (converted.has(this)) return converted.get(this);
-    let tok = null;
-    if (this.doBasicTokenize && this.neverSplit.size === 0) {
-      const text = (t) => (typeof t === 'string' ? t : t.content);
-      const cls = text(this._special.cls_token);
-      const sep = text(this._special.sep_token);
-      const json = {
-        version: '1.0',
-        added_tokens: [...this._addedEncoder].sort((a, b) => a[1] - b[1]).map(([content, id]) => {
-          const t = this._addedDecoder.get(id);
-          return { id, content, single_word: false, lstrip: !!t.lstrip, rstrip: !!t.rstrip, normalized: !!t.normalized, special: !!t.special };
-        }),
-        normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: this.tokenizeChineseChars, strip_accents: this.stripAccents, lowercase: this.doLowerCase },
-        pre_tokenizer: { type: 'BertPreTokenizer' },
-        post_processor: { type: 'BertProcessing', cls: [cls, this.vocab.get(cls)], sep: [sep, this.vocab.get(sep)] },
-        decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-        model: { type: 'WordPiece', unk_token: text(this._special.unk_token), continuing_subword_prefix: '##', max_input_chars_per_word: this.maxInputCharsPerWord, vocab: Object.fromEntries(this.vocab) },
-      };
-      try {
-        tok = Tokenizer.fromJSON(json);
-      } catch {
-        tok = null;
-      }
-    }
-    converted.set(this, tok);
-    return tok;
+    return convertedOnce(this, bertJson);
   }
 
   /** @param {{ vocab: Map<string, number>, idsToTokens: Map<number, string> }} files @param {object} kwargs */
@@ -223,4 +196,20 @@ function splitOnPunctuation(text) {
     }
   }
   return out;
+}
+
+/** BertConverter's tokenizer.json for a BertTokenizer, or null where the converter would lose its settings. */
+function bertJson(tok) {
+  if (!tok.doBasicTokenize || tok.neverSplit.size !== 0) return null;
+  const cls = tok.specialToken('cls_token');
+  const sep = tok.specialToken('sep_token');
+  return {
+    version: '1.0',
+    added_tokens: addedTokensJson(tok),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: tok.tokenizeChineseChars, strip_accents: tok.stripAccents, lowercase: tok.doLowerCase },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', cls: [cls, tok.vocab.get(cls)], sep: [sep, tok.vocab.get(sep)] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: tok.specialToken('unk_token'), continuing_subword_prefix: '##', max_input_chars_per_word: tok.maxInputCharsPerWord, vocab: Object.fromEntries(tok.vocab) },
+  };
 }

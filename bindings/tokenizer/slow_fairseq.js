@@ -11,6 +11,7 @@ import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, pyStrip, tokenText } from './slow_added.js';
 import { M2M100_LANGUAGES, NLLB_LANGUAGES } from './slow_languages.js';
+import { convertedOnce, xlmRobertaJson } from './slow_converters.js';
 
 const asToken = (v, d, flags) => (v === undefined ? addedToken(d, flags) : typeof v === 'string' ? addedToken(v, flags) : v);
 
@@ -48,6 +49,11 @@ export class XLMRobertaTokenizer extends SlowTokenizer {
 
   _hasToken() {
     return true;
+  }
+
+  /** XLMRobertaConverter's tokenizer.json for this model, loaded (slow_converters.js): encode's returnOffsets. */
+  _converted() {
+    return convertedOnce(this, xlmRobertaJson);
   }
 
   _tokenize(text) {

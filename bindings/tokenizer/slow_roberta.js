@@ -7,6 +7,7 @@ import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, pyIsSpace } from './slow_added.js';
 import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
+import { convertedOnce, robertaJson } from './slow_converters.js';
 
 // `regex`'s \s is Unicode White_Space (with U+0085, without U+FEFF: JS's \s differs in both).
 const S = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -35,6 +36,8 @@ export class RobertaTokenizer extends SlowTokenizer {
     this.decoder = new Map([...vocab].map(([tok, id]) => [id, tok]));
     this.ranks = ranks;
     this.addPrefixSpace = kwargs.add_prefix_space ?? false;
+    /** RobertaTokenizerFast's trim_offsets (tokenizer_config.json, default true): only the converted tokenizer's offsets read it. */
+    this.trimOffsets = kwargs.trim_offsets ?? true;
     this.cache = new Map();
     this._baseSize = vocab.size;
     this._finishInit();
@@ -42,6 +45,11 @@ export class RobertaTokenizer extends SlowTokenizer {
 
   _getVocab() {
     return new Map([...this.encoder, ...this._addedEncoder]);
+  }
+
+  /** RobertaConverter's tokenizer.json for these files, loaded (slow_converters.js): encode's returnOffsets. */
+  _converted() {
+    return convertedOnce(this, robertaJson);
   }
 
   _hasToken(token) {

@@ -200,9 +200,9 @@ export class SlowTokenizer {
   /**
    * Text → ids, as the Python class's encode(text, add_special_tokens) gives them. `returnOffsets`:
    * { ids, offsets } as Tokenizer#encode gives them, from the fast tokenizer transformers converts
-   * this class to (what its pipelines run: BertTokenizer → BertTokenizerFast by BertConverter); a
-   * class without that here, or a text whose converted ids differ from the slow ones, throws
-   * AttnWasmError ERR_UNSUPPORTED.
+   * this class to (what its pipelines run: BertTokenizer → BertTokenizerFast by BertConverter,
+   * RobertaTokenizer and XLMRobertaTokenizer by theirs; slow_converters.js); a class without that
+   * here, or a text whose converted ids differ from the slow ones, throws AttnWasmError ERR_UNSUPPORTED.
    * @param {string} text
    * @param {{ addSpecialTokens?: boolean, returnOffsets?: boolean }} [options] the seq2seq classes also take their language and target options
    * @returns {Int32Array | { ids: Int32Array, offsets: [number, number][] }}
@@ -230,7 +230,10 @@ export class SlowTokenizer {
     const name = this.constructor.name;
     const fast = this._converted();
     if (!fast) {
-      throw new AttnWasmError('ERR_UNSUPPORTED', `returnOffsets: character offsets of a ${name} (slow files, no tokenizer.json) are not supported; they are for BertTokenizer (vocab.txt) and every tokenizer.json — put the model's tokenizer.json in the folder`);
+      const why = this._converted === SlowTokenizer.prototype._converted
+        ? 'are not supported; they are for BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer and every tokenizer.json'
+        : "come from the fast tokenizer transformers converts it to, and this one's (its settings or vocabulary) is not one attnwasm reads";
+      throw new AttnWasmError('ERR_UNSUPPORTED', `returnOffsets: character offsets of a ${name} (slow files, no tokenizer.json) ${why} — put the model's tokenizer.json in the folder`);
     }
     const slow = this.encode(text, o);
     const r = fast.encode(text, { addSpecialTokens: o.addSpecialTokens ?? true, returnOffsets: true });

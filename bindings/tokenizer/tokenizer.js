@@ -16,7 +16,7 @@ import { decoder } from './decoders.js';
 import { isObject, parseJson, requireType, unsupported } from './json.js';
 import { BytePairEncoder, readBpe } from './bpe.js';
 import { byteLevelNormalizer, normalizer } from './normalizers.js';
-import { readPostProcessor } from './post_processors.js';
+import { readPostProcessor, trimOffsets } from './post_processors.js';
 import { byteLevelSteps, preTokenizer } from './pre_tokenizers.js';
 import { UnigramModel } from './unigram.js';
 import { WordPieceModel } from './wordpiece.js';
@@ -194,7 +194,7 @@ export class Tokenizer {
     if (plain.length !== ids.length || plain.some((id, k) => id !== ids[k])) {
       throw new AttnWasmError('ERR_INTERNAL', 'encode: the offsets path gave other ids than encode (a bug in attnwasm: please report the text and the tokenizer.json)');
     }
-    for (const prefixSpace of this._template.trims ?? []) trimOffsets(offsets, values, prefixSpace);
+    for (const prefixSpace of this._template.trims ?? []) trimOffsets(well, offsets, values, prefixSpace);
     if (addSpecialTokens) {
       const { before, after } = this._template;
       return {
@@ -408,28 +408,6 @@ export class Tokenizer {
     }
     return bytes;
   }
-}
-
-const TRIMMED = /^[\u0120\p{White_Space}]$/u; // 'Ġ' (a space's byte symbol) or White_Space
-
-/**
- * The Rust library's byte_level process_offsets (RobertaProcessing and ByteLevel with trim_offsets):
- * a token's leading and trailing spaces leave its offsets, except one leading space of the first token
- * with add_prefix_space.
- */
-function trimOffsets(offsets, tokens, addPrefixSpace) {
-  offsets.forEach((o, i) => {
-    const chars = Array.from(tokens[i] ?? '');
-    let leading = 0;
-    while (leading < chars.length && TRIMMED.test(chars[leading])) leading++;
-    let trailing = 0;
-    while (trailing < chars.length && TRIMMED.test(chars[chars.length - 1 - trailing])) trailing++;
-    if (leading > 0) {
-      if ((i === 0 || o[0] === 0) && addPrefixSpace && leading === 1) leading = 0;
-      o[0] = Math.min(o[0] + leading, o[1]);
-    }
-    if (trailing > 0 && o[1] >= trailing) o[1] = Math.max(o[1] - trailing, o[0]);
-  });
 }
 
 /**

@@ -214,7 +214,6 @@ const REFUSALS = [
     'pre_tokenizer.pretokenizers[0].type: expected ByteLevel as the last pre-tokenizer (it turns text into byte symbols), got ByteLevel before another pre-tokenizer'],
   ['a Sequence without ByteLevel', edited((j) => { j.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true }] }; }), 'ERR_UNSUPPORTED',
     'pre_tokenizer: expected a ByteLevel pre-tokenizer (alone or last in a Sequence), got a Sequence without one'],
-  ['add_prefix_space', edited((j) => { j.pre_tokenizer.add_prefix_space = true; }), 'ERR_UNSUPPORTED', 'pre_tokenizer.add_prefix_space: expected false, got true'],
   ['ByteLevel without add_prefix_space (the Rust library needs it too)', edited((j) => { delete j.pre_tokenizer.add_prefix_space; }), 'ERR_INVALID_ARGUMENT',
     'pre_tokenizer.add_prefix_space: expected a boolean, got nothing (the field is missing)'],
   ['Split MergedWithPrevious', edited((j) => { j.pre_tokenizer.pretokenizers[0].behavior = 'MergedWithPrevious'; }, 'llama3'), 'ERR_UNSUPPORTED',
