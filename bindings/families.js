@@ -113,20 +113,24 @@ export const ROWS = Object.freeze({
   modernbert: {
     loader: 'loadEmbedder',
     face: Embedder,  // the native row's class_name; the object is a DecoderEmbedder (an Embedder)
-    faces: [DecoderEmbedder, TextClassifier, CrossEncoder],
+    faces: [DecoderEmbedder, TextClassifier, CrossEncoder, TokenClassifier],
     owner: 'a ModernBERT encoder',
     reads: { tokenizer: true, sentenceTransformers: true },
     options: ['tokenizer', 'tokenizerConfig', 'pooling', 'normalize', 'task'],
     async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read, readBytes, options }) {
       checkVocabulary(tokenizer, info.vocabSize);
       const given = encoderTask(hfConfig);
-      if (given === 'token' && options.task !== 'embed') {
-        throw new AttnWasmError('ERR_UNSUPPORTED', `config.architectures: ${hfConfig.architectures[0]}: ModernBERT's token-classification head is not run yet; task: 'embed' gives its encoder's sentence embeddings`);
+      if (given === 'token' && options.task === 'rerank') {
+        throw new AttnWasmError('ERR_INVALID_ARGUMENT', "task: 'rerank' needs a sequence-classification checkpoint; this one has a token-classification head");
       }
       const task = options.task ?? given;
-      if (task !== 'embed') {  // ModernBertForSequenceClassification: TextClassifier or CrossEncoder, the head in JS
-        if (!info.numLabels) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs a sequence-classification checkpoint; this one has no classification head (no classifier.weight)`);
-        const face = task === 'rerank' ? CrossEncoder : TextClassifier;
+      if (task !== 'embed') {  // a classifier: TextClassifier, CrossEncoder or TokenClassifier, the head in JS
+        if (!info.numLabels) {
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', options.task !== undefined
+            ? `task: '${task}' needs a classification checkpoint; this one has no classification head (no classifier.weight)`
+            : `config.architectures: ${hfConfig.architectures[0]}, but the checkpoint has no classifier.weight (task: 'embed' loads its encoder)`);
+        }
+        const face = given === 'token' ? TokenClassifier : task === 'rerank' ? CrossEncoder : TextClassifier;
         if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
         const head = new ModernBertHead(rt, handle, hfConfig, info);
         const m = new face(rt, handle, { hfConfig, tokenizer }, fileBytes);

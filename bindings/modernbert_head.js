@@ -1,4 +1,5 @@
-// ModernBERT's sequence-classification head (transformers' ModernBertForSequenceClassification): the encoder's
+// ModernBERT's classification head (transformers' ModernBertForSequenceClassification, and per token
+// ModernBertForTokenClassification: tokenLogits): the encoder's
 // final-norm rows natively (the causal LM runtime's hidden rows, modernbert_family.cpp), then here, per text:
 //
 //   pooled = row 0 ('cls') or the mean of every row ('mean')          config.classifier_pooling (default 'cls')
@@ -67,6 +68,22 @@ export class ModernBertHead {
       a = b;
     }
     return out;
+  }
+
+  /** ModernBertForTokenClassification: batch [{ ids }] → each text's (T × C) logits, the head on every row. */
+  tokenLogits(rt, h, batch) {
+    const { E, C } = this;
+    const p = new Float64Array(E), y = new Float64Array(E);
+    return batch.map((r) => {
+      const T = r.ids.length;
+      const rows = boundary.models.lmForward(rt, h, { ids: { data: Int32Array.from(r.ids), shape: [1, T] } }, { hidden: true })[0].data;
+      const out = new Float32Array(T * C);
+      for (let t = 0; t < T; t++) {
+        for (let k = 0; k < E; k++) p[k] = rows[t * E + k];
+        this._apply(p, y, out.subarray(t * C, (t + 1) * C));
+      }
+      return out;
+    });
   }
 
   /** dense → GELU → LayerNorm → classifier of one pooled row (float64 sums, float32 results as torch stores them). */

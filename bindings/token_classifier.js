@@ -103,6 +103,13 @@ export class TokenClassifier extends Model {
   /** One native call for a batch: each text's (T, C) logits. */
   _logits(batch) {
     const h = this._handle();
+    if (this._lmHead) {  // ModernBERT: the head in JS on the encoder's rows (modernbert_head.js)
+      try {
+        return this._lmHead.tokenLogits(this._rt, h, batch);
+      } catch (e) {
+        throw reword(e, batch, 'texts', this.tokenizer);
+      }
+    }
     const total = batch.reduce((s, r) => s + r.ids.length, 0);
     const ids = new Int32Array(total);
     let at = 0;

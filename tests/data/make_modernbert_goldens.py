@@ -15,13 +15,14 @@ head.norm, decoder.bias; config.json in 5.x's keys: layer_types and rope_paramet
 classify/: the same encoder as a ModernBertForSequenceClassification save (classifier_pooling mean, 3 labels) in two
 shards, the encoder's being embed/'s model.safetensors (the test puts it beside; only the head's shard is here), its
 logits for both poolings (head.dense, erf GELU, head.norm without bias, classifier) from the same float64 rows.
+token/: a ModernBertForTokenClassification save, sharded the same way (5 tags), every row's logits.
 
 The reference: ids from the Rust tokenizers (truncated to max_seq_length), tools/modernbert.py's twin (written from
 transformers' modeling_modernbert.py) in float64 on the stored weights: each text alone, its last_hidden_state;
 CLS pooling + L2 normalization (embed/'s embeddings) and mean pooling, not normalized (what mlm/ gives, as
 sentence-transformers pools a plain transformers folder). Also one padded batch of all texts through the twin with
 the attention mask, which must give each text's rows: the unpadded runs equal the padded model.
-expected.json: {cases: [{text, ids, cls, mean, logits_cls, logits_mean}], atol, rtol}.
+expected.json: {cases: [{text, ids, cls, mean, logits_cls, logits_mean, token_logits (T × 5)}], atol, rtol}.
 """
 
 import collections
@@ -138,6 +139,15 @@ def main():
     mlm["head.dense.weight"] = torch.randn(32, 32, generator=g)
     mlm["head.norm.weight"] = torch.ones(32)
     mlm["decoder.bias"] = torch.zeros(vocab)
+    # A token classifier on the same encoder (ModernBertForTokenClassification: the same head on every row), 5 tags.
+    tok_head = {"head.dense.weight": torch.randn(32, 32, generator=g) * 32 ** -0.5,
+                "head.norm.weight": 1 + 0.2 * torch.randn(32, generator=g),
+                "classifier.weight": torch.randn(5, 32, generator=g) * 0.5, "classifier.bias": torch.randn(5, generator=g) * 0.1}
+    t64 = {k: v.double() for k, v in tok_head.items()}
+    for c, h in zip(cases, rows64):
+        y = torch.nn.functional.layer_norm(torch.nn.functional.gelu(h @ t64["head.dense.weight"].T), (32,),
+                                           t64["head.norm.weight"], None, 1e-5)
+        c["token_logits"] = f32((y @ t64["classifier.weight"].T + t64["classifier.bias"]).reshape(-1))
     config5 = {k: v for k, v in config.items() if k not in ("global_attn_every_n_layers", "global_rope_theta",
                                                              "local_rope_theta", "torch_dtype")}
     config5.update({"architectures": ["ModernBertForMaskedLM"], "dtype": "float32", "transformers_version": "5.0.0",
@@ -169,6 +179,14 @@ def main():
     write_folder(os.path.join(OUT, "classify"), {"config.json": configc, "model.safetensors.index.json": index,
                                                  "tokenizer_config.json": dict(tokenizer_config, model_max_length=MAX_SEQ)},
                  {"head.safetensors": (head, "F32")})
+    tags = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    index_t = {"metadata": {"total_size": 0}, "weight_map": {**{k: "model.safetensors" for k in sd},
+                                                              **{k: "head.safetensors" for k in tok_head}}}
+    write_folder(os.path.join(OUT, "token"), {
+        "config.json": dict(config, architectures=["ModernBertForTokenClassification"],
+                            id2label={str(i): t for i, t in enumerate(tags)}, label2id={t: i for i, t in enumerate(tags)}),
+        "model.safetensors.index.json": index_t,
+        "tokenizer_config.json": dict(tokenizer_config, model_max_length=MAX_SEQ)}, {"head.safetensors": (tok_head, "F32")})
     write_folder(os.path.join(OUT, "mlm"), {"config.json": config5, "tokenizer.json": ref["json"],
                                             "tokenizer_config.json": tokenizer_config}, {"model.safetensors": (mlm, "F32")})
     print("wrote", OUT, len(cases), "cases; vocab", vocab, "; lengths", [len(c["ids"]) for c in cases])

@@ -4,7 +4,8 @@
 // within 1e-4 + 1e-4·|x|. A ModernBertForMaskedLM save of the same encoder with 5.x's keys gives the mean of the same
 // rows; a ModernBertForSequenceClassification save of it (sharded: the encoder's shard and the head's) gives the
 // twin's logits through its head, run in JS. The same weights with the window or the local RoPE base changed miss
-// the goldens; what is not run is refused.
+// the goldens; a ModernBertForTokenClassification save gives the twin's logits on every row; what is not run is
+// refused.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -111,6 +112,22 @@ test('a ModernBertForSequenceClassification checkpoint is a TextClassifier: its 
   emb.dispose();
 });
 
+test('a ModernBertForTokenClassification checkpoint is a TokenClassifier: the head on every row', async () => {
+  const dir = join(DIR, 'token');
+  const files = classifier();
+  for (const name of ['config.json', 'model.safetensors.index.json', 'head.safetensors']) files.set(name, readFileSync(join(dir, name)));
+  const m = await aw.loadModel(files);
+  assert.ok(m instanceof aw.TokenClassifier);
+  assert.deepEqual([...m.labels], ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC']);
+  const got = m._logits(x.cases.map((c) => ({ ids: Int32Array.from(c.ids) })));
+  let w = 0;
+  x.cases.forEach((c, i) => c.token_logits.forEach((v, k) => { w = Math.max(w, Math.abs(got[i][k] - v) / (x.atol + x.rtol * Math.abs(v))); }));
+  assert.ok(w <= 1, `token logits: worst ${w} of the tolerance`);
+  const entities = await m.classify(['Paris is where Marie lives.'], { ignoreLabels: [] });
+  assert.ok(entities[0].length > 0 && entities[0].every((e) => typeof e.score === 'number' && e.start < e.end));
+  m.dispose();
+});
+
 test('the same weights with another window or local RoPE base miss the goldens', async () => {
   for (const [patch, what] of [[{ local_attention: 128 }, 'no band'], [{ local_rope_theta: 160000 }, 'global base on local layers'],
     [{ global_attn_every_n_layers: 1 }, 'every layer global']]) {
@@ -134,8 +151,8 @@ test('what is not run is refused by name; the module keeps working', async () =>
     await assert.rejects(aw.loadModel(folder(patch)), (e) => e.code === 'ERR_INVALID_ARGUMENT' && re.test(e.message), JSON.stringify(patch));
   }
   await assert.rejects(aw.loadModel(folder({ architectures: ['ModernBertForTokenClassification'] })),
-    (e) => e.code === 'ERR_UNSUPPORTED' && /^config\.architectures: ModernBertForTokenClassification: ModernBERT's token-classification head is not run yet; task: 'embed'/.test(e.message));
-  await assert.rejects(aw.loadModel(EMBED, { task: 'classify' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^task: 'classify' needs a sequence-classification checkpoint; this one has no classification head/.test(e.message));
+    (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^config\.architectures: ModernBertForTokenClassification, but the checkpoint has no classifier\.weight \(task: 'embed' loads its encoder\)/.test(e.message));
+  await assert.rejects(aw.loadModel(EMBED, { task: 'classify' }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^task: 'classify' needs a classification checkpoint; this one has no classification head/.test(e.message));
   await assert.rejects(aw.loadModel(classifier({ classifier_pooling: 'max' })), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /^config\.classifier_pooling: expected "cls" or "mean", got "max"/.test(e.message));
   await assert.rejects(aw.loadCausalLM(EMBED), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /modernbert/.test(e.message));
   const m = await aw.loadModel(folder({ architectures: ['ModernBertForTokenClassification'] }), { task: 'embed' });
