@@ -3,6 +3,8 @@
 // sentiment classifier (a BERT with a vocab.txt and no tokenizer.json) labels the typed texts and a typed pair;
 // the reranker (ms-marco's layout, one label, Identity activation) ranks typed documents for a typed query. Both
 // give what Node gives for the same folder and inputs (the same runtime in a worker); no console error, no 404.
+// Then the entity tagger, and the embedders whose rows come from the causal LM's runtime (Qwen3-Embedding,
+// EmbeddingGemma, ModernBERT).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -99,27 +101,37 @@ test('open page: an entity tagger marks the entities of typed texts as Node find
   await page.close();
 });
 
-test('open page: a decoder embedder (a Qwen3-Embedding-shaped folder) embeds typed sentences as Node does', async () => {
-  const dir = fileURLToPath(new URL('../data/goldens/decoder_embedders/', import.meta.url));
-  const { page, problems } = await session.open('/web/open/');
-  await page.setInputFiles('#pick-folder', join(dir, 'qwen3_embedding'));
-  await page.waitForSelector('#fit-card:not(.hidden)');
-  await page.click('#load');
-  await page.waitForFunction(() => document.body.dataset.loaded === 'true', null, { timeout: 30_000 });
-  assert.equal(await page.textContent('#model-title'), 'A qwen3 sentence embedder (decoder)');
-  assert.match(await page.textContent('#facts'), /lasttoken pooling, normalized/);
-  const lines = ['What is the capital of China?', 'The capital of China is Beijing.', 'Gravity attracts bodies.'];
-  await page.fill('#sentences', lines.join('\n'));
-  await page.click('#embed');
-  await page.waitForFunction(() => document.getElementById('embed-stats').dataset.state === 'done', null, { timeout: 30_000 });
-  const cells = await page.$$eval('#sim td[data-value]', (tds) => tds.map((td) => Number(td.dataset.value)));
-  const m = await aw.loadModel(join(dir, 'qwen3_embedding'));
-  const v = await m.embed(lines);
-  const want = aw.cosineSimilarity(v, v).data;
-  m.dispose();
-  assert.equal(cells.length, 9);
-  cells.forEach((c, k) => assert.ok(close(c, want[k]), `${k}: ${c} vs ${want[k]}`));
-  assert.ok(await page.$eval('#token-card', (el) => el.classList.contains('hidden')), 'no attention card for a decoder embedder');
-  assert.deepEqual(problems, []);
-  await page.close();
-});
+// The embedders whose rows come from the causal LM's runtime: Qwen3-Embedding and EmbeddingGemma (decoders), and
+// ModernBERT (an encoder run on the same bidirectional stack): no padded forward, so no attention card.
+const ROW_EMBEDDERS = [
+  ['decoder_embedders/qwen3_embedding', 'A qwen3 sentence embedder (decoder)', /lasttoken pooling, normalized/],
+  ['decoder_embedders/embeddinggemma', 'A gemma3_text sentence embedder (decoder)', /mean pooling, normalized/],
+  ['modernbert/embed', 'A modernbert sentence embedder', /cls pooling, normalized/],
+];
+for (const [folder, title, facts] of ROW_EMBEDDERS) {
+  test(`open page: ${title.slice(2)} (${folder}) embeds typed sentences as Node does`, async () => {
+    const dir = join(fileURLToPath(new URL('../data/goldens/', import.meta.url)), folder);
+    const { page, problems } = await session.open('/web/open/');
+    await page.setInputFiles('#pick-folder', dir);
+    await page.waitForSelector('#fit-card:not(.hidden)');
+    await page.click('#load');
+    await page.waitForFunction(() => document.body.dataset.loaded === 'true', null, { timeout: 30_000 });
+    assert.equal(await page.textContent('#model-title'), title);
+    assert.match(await page.textContent('#facts'), facts);
+    const lines = ['What is the capital of China?', 'The capital of China is Beijing.', 'Gravity attracts bodies.'];
+    await page.fill('#sentences', lines.join('\n'));
+    await page.click('#embed');
+    await page.waitForFunction(() => document.getElementById('embed-stats').dataset.state === 'done', null, { timeout: 30_000 });
+    const cells = await page.$$eval('#sim td[data-value]', (tds) => tds.map((td) => Number(td.dataset.value)));
+    const m = await aw.loadModel(dir);
+    const v = await m.embed(lines);
+    const want = aw.cosineSimilarity(v, v).data;
+    m.dispose();
+    assert.equal(cells.length, 9);
+    cells.forEach((c, k) => assert.ok(close(c, want[k]), `${k}: ${c} vs ${want[k]}`));
+    assert.ok(await page.$eval('#token-card', (el) => el.classList.contains('hidden')), 'no attention card');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+

@@ -85,7 +85,7 @@ function showModel(seconds) {
   }));
   $('model-title').textContent = model.kind === 'CausalLM' ? `A ${model.modelType} language model`
     : model.kind === 'Embedder' ? `A ${model.modelType} sentence embedder`
-      : model.kind === 'DecoderEmbedder' ? `A ${model.modelType} sentence embedder (decoder)`
+      : model.kind === 'DecoderEmbedder' ? `A ${model.modelType} sentence embedder${model.modelType === 'modernbert' ? '' : ' (decoder)'}`
       : model.kind === 'CrossEncoder' ? `A ${model.modelType} reranker (cross-encoder)`
         : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier`
           : model.kind === 'TokenClassifier' ? `A ${model.modelType} entity tagger (token classifier)` : `A ${model.kind}`;
