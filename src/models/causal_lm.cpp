@@ -246,13 +246,15 @@ Status CausalLm::Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logit
     return ShapeError("outputs (B, T, " + std::string(hidden ? "hidden" : "vocab") + ") = " + ShapeStr({B, T, int64_t(V)}) +
                       " exceed 2^29 elements");
   AW_RETURN_IF_ERROR(logits->Resize(size_t(B * T) * V, "logits"));
-  // One sequence at a time through a cache of its own length (its keys and values: the floor of its
+  // One sequence at a time through a cache of its own length (one layer's keys and values: the floor of its
   // working set); its rows in chunks within the budget. `hidden`: the final norm's rows (a decoder
   // embedder's last hidden state), no head.
   for (int64_t b = 0; b < B; ++b) {
     ScratchScope seq;
+    // One slot of keys and values that every layer reuses: the layers run one after the other over all of the
+    // sequence's rows, and nothing is generated after, so no layer needs another's (L× less memory than Begin's).
     KvCache cache;
-    AW_RETURN_IF_ERROR(Begin(1, size_t(T), &cache));
+    AW_RETURN_IF_ERROR(cache.Init(1, 1, size_t(T), size_t(cfg_.kv_heads * cfg_.head_dim), "keys and values"));
     float* x = nullptr;
     AW_RETURN_IF_ERROR(seq.Take(size_t(T) * E, "hidden rows", &x));
     Embed(size_t(T), ids + b * T, x);

@@ -77,7 +77,7 @@ class CausalLm : public Module {
   const CausalLmConfig& config() const { return cfg_; }
 
   // ids (B, T), every id in [0, vocab) → logits (B, T, vocab), positions 0 … T−1, causal. B·T·vocab <= 2^29.
-  // One sequence at a time through a cache of its own length (Begin, then the layers as Append runs them).
+  // One sequence at a time through one layer's slot of keys and values that every layer reuses.
   // hidden: (B, T, hidden_size) after the final norm instead (no head, no soft-cap).
   Status Forward(const int32_t* ids, int64_t B, int64_t T, Buffer* logits, bool hidden = false);
   // The same from an ids tensor of any shape: (batch, tokens) required, named "ids" in errors.

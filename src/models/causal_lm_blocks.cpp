@@ -17,8 +17,10 @@ Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cac
   const size_t len = call.len, cap = call.cap, L = call.L, S = call.S, T = call.T;
   const size_t b0 = r.b0, gs = r.gs, t0 = r.t0, gl = r.gl, rows = r.rows;
   float *q = r.q, *a = r.a, *qkv = r.qkv;
-  float* kc = cache->k[l].data();  // (batch, cap, KD)
-  float* vc = cache->v[l].data();
+  // (batch, cap, KD); a forward's cache has one slot that every layer reuses (CausalLm::Forward)
+  const size_t slot = std::min(l, cache->k.size() - 1);
+  float* kc = cache->k[slot].data();
+  float* vc = cache->v[slot].data();
   float* attention = call.attention;
   auto rotate = [&](const float* tab, size_t tokens, float* rws, size_t heads, size_t ld_token) {
     for (size_t t = 0; t < tokens; ++t)
