@@ -161,19 +161,12 @@ Status CausalLm::Layers(float* x, size_t nseq, size_t T, KvCache* cache, size_t 
   const size_t slabs = size_t(std::max<int64_t>(AttnScratchFloats(probe), 0)) * size_t(NumThreads()) * sizeof(float);
   const size_t per_row = (2 * E + 2 * QD + 2 * I + (c.fused_qkv ? QD + 2 * KD : 0)) * sizeof(float) +
                          (attention ? H * S * sizeof(float) : 0);
-  // Bidirectional (EmbeddingGemma): every row's key before any query, so one group of all T rows; a sliding
-  // layer's keys |i − j| < window as a byte mask, when some pair is that far apart.
+  // Bidirectional (EmbeddingGemma, ModernBERT): every row's key before any query, so one group of all T rows
+  // (a sliding layer's band: causal_lm_blocks.cpp).
   const size_t chunk = step ? nseq : c.bidirectional ? T : WorkPieceEntries(T, per_row, slabs);
   const float scale = float(c.query_scale > 0 ? c.query_scale : 1.0 / std::sqrt(double(D)));
-  LmCall call{&c, E, H, Hkv, D, QD, KD, I, L, R, T, len, S, cap, scale, attention};
+  const LmCall call{&c, E, H, Hkv, D, QD, KD, I, L, R, T, len, S, cap, scale, attention};
   const size_t sw = size_t(c.sliding_window);
-  if (c.bidirectional && sw && S > sw) {
-    uint8_t* band = nullptr;
-    AW_RETURN_IF_ERROR(scope.Take(T * S, "the sliding window's mask", &band));
-    for (size_t i = 0; i < T; ++i)
-      for (size_t j = 0; j < S; ++j) band[i * S + j] = (len + i > j ? len + i - j : j - len - i) < sw;
-    call.band = band;
-  }
 
   for (size_t l = 0; l < L; ++l) {
     CausalLmLayer& ly = *layers_[l];

@@ -63,11 +63,13 @@ Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cac
   sh.L = gl; sh.S = end; sh.hd = sh.hdv = D;
   sh.ldq = QD; sh.ldk = sh.ldv = KD; sh.ldo = QD; sh.ldw = end;
   sh.scale = call.scale;
-  const bool band = c.bidirectional && window && call.band;  // EmbeddingGemma's sliding layers: |i − j| < window
-  sh.causal = !c.bidirectional;
-  sh.causal_offset = int64_t(end) - int64_t(gl);  // query i sees keys <= i + offset (its own position)
-  sh.window = c.bidirectional ? 0 : window;
-  sh.keep_ld = end;
+  // Query i sees keys <= i + offset (its own position), from `window` keys back. Bidirectional: every key on a
+  // full layer; on a sliding one the band |i − j| < window, which is the causal window moved: keys up to
+  // i + window − 1, 2·window − 1 of them (the core then skips the chunks outside it, as for a causal window).
+  const bool band = c.bidirectional && window;
+  sh.causal = !c.bidirectional || band;
+  sh.causal_offset = int64_t(end) - int64_t(gl) + (band ? int64_t(window) - 1 : 0);
+  sh.window = band ? 2 * window - 1 : c.bidirectional ? 0 : window;
   sh.masked_unread = true;  // a step reads its window's chunks only, not the whole context
   sh.masked_keys = end;
   sh.weights = attention != nullptr;
@@ -79,7 +81,6 @@ Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cac
     at.k = kc + b * cap * KD + kvh * D;
     at.v = vc + b * cap * KD + kvh * D;
     at.out = a + s * gl * QD + hh * D;
-    if (band) at.keep = call.band + t0 * end;
     if (wbuf) at.weights = wbuf + (s * H + hh) * gl * end;
     return at;
   };

@@ -18,7 +18,6 @@ struct LmCall {
   size_t T, len, S, cap;                 // new tokens per sequence, tokens before them, after them, cache capacity
   float scale;                           // the queries' scale
   float* attention;                      // (batch, L, H, S) the last new token's weights, or null
-  const uint8_t* band = nullptr;         // bidirectional: (T, S), 1 where |i − j| < sliding_window, or null (all)
 };
 
 // A group of rows: sequences [b0, b0 + gs), positions t0 … t0 + gl − 1 of each (rows = gs · gl), and its
@@ -30,7 +29,7 @@ struct LmRows {
 
 // y (rows, E) = the attention block of layer l on h (rows, E): the group's keys and values into the cache, then
 // every query over its sequence's keys up to its own position (from `window` keys back when nonzero; a
-// bidirectional model's group holds every row, its queries see every key, or call.band's with a window); table: the
+// bidirectional model's group holds every row, its queries see every key, or those with |i − j| < window); table: the
 // layer's RoPE table of the call's positions (T × R), or null. Takes the weights' scratch from `g`.
 Status LmAttention(const LmCall& call, CausalLmLayer& ly, size_t l, KvCache* cache, const float* table, size_t window,
                    const LmRows& r, ScratchScope* g, const float* h, float* y);

@@ -58,10 +58,12 @@ size_t CausalEnd(const AttnShape& sh, size_t i) {
   return end <= 0 ? 0 : std::min(size_t(end), sh.S);
 }
 
-// With a window, the first key query row i sees: CausalEnd − window (0 when that is negative).
+// With a window, the first key query row i sees: i + offset + 1 − window, before CausalEnd's clamp (a band
+// |i − j| < w is the window 2w − 1 with the diagonal w − 1 to the right, its end past S on the last rows),
+// clamped to [0, S].
 size_t WindowStart(const AttnShape& sh, size_t i) {
-  const size_t end = CausalEnd(sh, i);
-  return sh.window && end > sh.window ? end - sh.window : 0;
+  const int64_t start = int64_t(i) + sh.causal_offset + 1 - int64_t(sh.window);
+  return sh.window && start > 0 ? std::min(size_t(start), sh.S) : 0;
 }
 
 // The masks of `head` on scores s (rows lds apart) of query rows

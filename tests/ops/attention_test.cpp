@@ -290,6 +290,24 @@ TEST(Attention, CausalWithADiagonalOffset) {
   std::printf("[  worst   ] causal with offsets vs reference: max |diff| = %.3g over %zu calls\n", worst, n);
 }
 
+// A bidirectional band |i − j| < w (EmbeddingGemma's and ModernBERT's local layers, causal_lm_blocks.cpp): the
+// causal window 2w − 1 with the diagonal moved w − 1 to the right, so that the last rows' ends pass S. Against the
+// plain math, bands below, at and past the chunk (64) and wider than the sequence, in all three ways.
+TEST(Attention, BidirectionalBandAsAMovedCausalWindow) {
+  std::mt19937 rng(13);
+  double worst = 0;
+  for (auto [L, w] : {std::pair<size_t, size_t>{1, 1}, {7, 3}, {70, 5}, {130, 33}, {130, 64}, {200, 65}, {64, 100}})
+    for (int way = 0; way < 3; ++way) {
+      Problem p = Make(L, L, 16, 8, MaskKind::kCausal, way > 0, way == 2, way == 2 ? 3 : 2, rng);
+      p.sh.causal = true;
+      p.sh.causal_offset = int64_t(w) - 1;
+      p.sh.window = 2 * w - 1;
+      SCOPED_TRACE(Describe(L, L, 16, 8, MaskKind::kCausal, way > 0, way == 2) + " band " + std::to_string(w));
+      EXPECT_TRUE(Compare(p, &worst));
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
 // A sliding window on the causal mask (Mistral's, Gemma's sliding layers, the demo model's attentionWindow):
 // query row i sees keys [end − window, end), end = i + causal_offset + 1. Against the plain math at chunk and
 // block boundaries, windows below, at and above the chunk (64), with the diagonal offsets a prefill and a
