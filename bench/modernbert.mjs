@@ -113,7 +113,7 @@ async function main() {
   }
   const peak = median(Array.from({ length: 5 }, () => probe(40)));
   // the encoder's products per text: 2 · 110.0 M non-embedding parameters per token, attention 4 · T · S · E per layer
-  // (S: T on global layers, at most 257 keys on local ones)
+  // (S: T on global layers, at most 129 keys on local ones: |i − j| <= 64)
   const nonEmbed = 22 * (768 * 2304 + 768 * 768 + 768 * 2304 + 1152 * 768) + 0;
   const flops = texts.reduce((s, t) => {
     let att = 0;
