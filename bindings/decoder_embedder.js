@@ -48,27 +48,15 @@ export class DecoderEmbedder extends Embedder {
     const modes = this.pooling.split('+');
     const width = E * modes.length;
     const pooled = new Float32Array(rows.length * width);
-    for (let a = 0; a < rows.length;) {
-      let b = a + 1;
-      while (b < rows.length && rows[b].ids.length === rows[a].ids.length) b++;
-      const T = rows[a].ids.length;
+    for (const r of rows) {
+      const T = r.ids.length;
       if (T === 0 || T > this._info.maxPositions) {
-        throw rangeError(`${what}[${rows[a].i}]: ${T === 0 ? 'no tokens (a sequence needs at least one)' : `${T} tokens, more than the model's ${this._info.maxPositions} positions`}`);
+        throw rangeError(`${what}[${r.i}]: ${T === 0 ? 'no tokens (a sequence needs at least one)' : `${T} tokens, more than the model's ${this._info.maxPositions} positions`}`);
       }
-      const ids = new Int32Array((b - a) * T);
-      for (let r = a; r < b; r++) ids.set(rows[r].ids, (r - a) * T);
-      let hidden;
-      try {
-        hidden = boundary.models.lmForward(this._rt, h, { ids: { data: ids, shape: [b - a, T] } }, { hidden: true })[0].data;
-      } catch (e) {
-        throw reword(e, rows.slice(a, b), what, this.tokenizer);
-      }
-      for (let r = a; r < b; r++) {
-        const x = hidden.subarray((r - a) * T * E, (r - a + 1) * T * E);
-        modes.forEach((mode, k) => poolRows(mode, x, T, E, rows[r].skip, pooled.subarray(r * width + k * E, r * width + (k + 1) * E)));
-      }
-      a = b;
     }
+    forEachHiddenRows(this._rt, h, rows, E, (k, x, T) => {
+      modes.forEach((mode, m) => poolRows(mode, x, T, E, rows[k].skip, pooled.subarray(k * width + m * E, k * width + (m + 1) * E)));
+    }, (e, run) => reword(e, run, what, this.tokenizer));
     const out = this._dense.length ? applyDense(this._dense, pooled, rows.length) : pooled;
     return normalize ? normalizeRows(out, rows.length, this.dimension) : out;
   }
@@ -106,4 +94,27 @@ function poolRows(mode, x, T, E, skip, out) {
   }
   const div = mode === 'mean_sqrt_len' ? Math.sqrt(Math.max(weight, 1e-9)) : Math.max(weight, 1e-9);
   for (let e = 0; e < E; e++) out[e] = sum[e] / div;
+}
+
+/**
+ * The stack's final-norm rows of each row [{ ids }] (CausalLm::Forward's hidden rows): one native call per run of
+ * rows of one length, fn(k, x (T × E), T) for the k-th row; a native error is thrown as onError(e, the run's rows)
+ * words it (its place is an index into the run's ids). The decoder embedders and ModernBERT's heads read rows so.
+ */
+export function forEachHiddenRows(rt, h, rows, E, fn, onError) {
+  for (let a = 0; a < rows.length;) {
+    let b = a + 1;
+    while (b < rows.length && rows[b].ids.length === rows[a].ids.length) b++;
+    const T = rows[a].ids.length;
+    const ids = new Int32Array((b - a) * T);
+    for (let r = a; r < b; r++) ids.set(rows[r].ids, (r - a) * T);
+    let hidden;
+    try {
+      hidden = boundary.models.lmForward(rt, h, { ids: { data: ids, shape: [b - a, T] } }, { hidden: true })[0].data;
+    } catch (e) {
+      throw onError(e, rows.slice(a, b));
+    }
+    for (let r = a; r < b; r++) fn(r, hidden.subarray((r - a) * T * E, (r - a + 1) * T * E), T);
+    a = b;
+  }
 }

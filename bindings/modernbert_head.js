@@ -10,6 +10,7 @@
 // Each text runs at its own length (no padding), which gives the padded model's numbers (its keys are masked).
 import { AttnWasmError } from './errors.js';
 import * as boundary from './boundary.js';
+import { forEachHiddenRows } from './decoder_embedder.js';
 
 /** erf(x), within 1.2e-7 (the Chebyshev-fitted erfc of Press et al., Numerical Recipes §6.2): far inside the goldens' 1e-4. */
 function erf(x) {
@@ -45,45 +46,34 @@ export class ModernBertHead {
     this.b = get('classifier.bias');
   }
 
-  /** batch [{ ids }] (longest first) → logits (batch.length × C) in batch order. */
-  logits(rt, h, batch) {
+  /** batch [{ ids }] → logits (batch.length × C) in batch order; onError(e, run) words a native error (forEachHiddenRows). */
+  logits(rt, h, batch, onError) {
     const { E, C } = this;
     const out = new Float32Array(batch.length * C);
     const pooled = new Float64Array(E), y = new Float64Array(E);
-    for (let a = 0; a < batch.length;) {
-      let b = a + 1;
-      while (b < batch.length && batch[b].ids.length === batch[a].ids.length) b++;
-      const T = batch[a].ids.length;
-      const ids = new Int32Array((b - a) * T);
-      for (let r = a; r < b; r++) ids.set(batch[r].ids, (r - a) * T);
-      const rows = boundary.models.lmForward(rt, h, { ids: { data: ids, shape: [b - a, T] } }, { hidden: true })[0].data;
-      for (let r = a; r < b; r++) {
-        const x = rows.subarray((r - a) * T * E, (r - a + 1) * T * E);
-        pooled.fill(0);
-        const n = this.pooling === 'cls' ? 1 : T;
-        for (let t = 0; t < n; t++) for (let k = 0; k < E; k++) pooled[k] += x[t * E + k];
-        for (let k = 0; k < E; k++) pooled[k] = Math.fround(pooled[k] / n);
-        this._apply(pooled, y, out.subarray(r * C, (r + 1) * C));
-      }
-      a = b;
-    }
+    forEachHiddenRows(rt, h, batch, E, (r, x, T) => {
+      pooled.fill(0);
+      const n = this.pooling === 'cls' ? 1 : T;
+      for (let t = 0; t < n; t++) for (let k = 0; k < E; k++) pooled[k] += x[t * E + k];
+      for (let k = 0; k < E; k++) pooled[k] = Math.fround(pooled[k] / n);
+      this._apply(pooled, y, out.subarray(r * C, (r + 1) * C));
+    }, onError);
     return out;
   }
 
   /** ModernBertForTokenClassification: batch [{ ids }] → each text's (T × C) logits, the head on every row. */
-  tokenLogits(rt, h, batch) {
+  tokenLogits(rt, h, batch, onError) {
     const { E, C } = this;
     const p = new Float64Array(E), y = new Float64Array(E);
-    return batch.map((r) => {
-      const T = r.ids.length;
-      const rows = boundary.models.lmForward(rt, h, { ids: { data: Int32Array.from(r.ids), shape: [1, T] } }, { hidden: true })[0].data;
-      const out = new Float32Array(T * C);
+    const outs = new Array(batch.length);
+    forEachHiddenRows(rt, h, batch, E, (r, x, T) => {
+      const out = outs[r] = new Float32Array(T * C);
       for (let t = 0; t < T; t++) {
-        for (let k = 0; k < E; k++) p[k] = rows[t * E + k];
+        for (let k = 0; k < E; k++) p[k] = x[t * E + k];
         this._apply(p, y, out.subarray(t * C, (t + 1) * C));
       }
-      return out;
-    });
+    }, onError);
+    return outs;
   }
 
   /** dense → GELU → LayerNorm → classifier of one pooled row (float64 sums, float32 results as torch stores them). */

@@ -148,11 +148,14 @@ export class TextClassifier extends Model {
       const tensors = { ids: { data: ids, shape: [total] }, lengths: { data: Int32Array.from(batch, (r) => r.ids.length), shape: [batch.length] } };
       if (types) tensors.types = { data: types, shape: [total] };
       let out;
-      try {
-        out = this._lmHead ? this._lmHead.logits(this._rt, h, batch)
-          : boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
-      } catch (e) {
-        throw reword(e, batch, what, this.tokenizer);
+      if (this._lmHead) {  // ModernBERT: its head in JS on the encoder's rows, one native call per run of one length
+        out = this._lmHead.logits(this._rt, h, batch, (e, run) => reword(e, run, what, this.tokenizer));
+      } else {
+        try {
+          out = boundary.models.embedderEmbed(this._rt, h, tensors, { modes: 0, normalize: false, head: true })[0].data;
+        } catch (e) {
+          throw reword(e, batch, what, this.tokenizer);
+        }
       }
       batch.forEach((r, j) => data.set(out.subarray(j * C, (j + 1) * C), r.i * C));
       o.onProgress?.({ done: Math.min(b0 + o.batchSize, n), total: n });

@@ -104,11 +104,7 @@ export class TokenClassifier extends Model {
   _logits(batch) {
     const h = this._handle();
     if (this._lmHead) {  // ModernBERT: the head in JS on the encoder's rows (modernbert_head.js)
-      try {
-        return this._lmHead.tokenLogits(this._rt, h, batch);
-      } catch (e) {
-        throw reword(e, batch, 'texts', this.tokenizer);
-      }
+      return this._lmHead.tokenLogits(this._rt, h, batch, (e, run) => reword(e, run, 'texts', this.tokenizer));
     }
     const total = batch.reduce((s, r) => s + r.ids.length, 0);
     const ids = new Int32Array(total);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 
 #include "core/rules.h"
@@ -73,6 +74,18 @@ bool IntIn(const JsonValue* v, int64_t lo, int64_t hi, int64_t* out) {
   if (!(d >= double(lo) && d <= double(hi)) || d != std::floor(d)) return false;
   *out = int64_t(d);
   return true;
+}
+
+int64_t IntOr(const JsonValue* v, int64_t absent) {
+  if (!v || v->type == JsonType::kNull) return absent;
+  int64_t out = 0;
+  constexpr int64_t kExact = int64_t(1) << 53;
+  return IntIn(v, -kExact, kExact, &out) ? out : kUnreadInt;
+}
+
+double NumberOr(const JsonValue* v, double def) {
+  if (!v) return def;
+  return v->is_number() ? v->number : std::numeric_limits<double>::quiet_NaN();
 }
 
 size_t FirstRepeat(const std::vector<std::string_view>& items, size_t* first) {

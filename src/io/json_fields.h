@@ -45,6 +45,12 @@ bool IntIn(const JsonValue* v, int64_t lo, int64_t hi, int64_t* out);
 // "<root><path>: expected unique keys, got \"k\" more than once".
 Status UniqueKeys(const JsonValue& v, const std::string& root, const std::string& path = "");
 
+// An integer field as written, absent (or null) when v is null, or kUnreadInt (not an integer, beyond ±2^53): the
+// config's rules then name it (ConfigRules).
+int64_t IntOr(const JsonValue* v, int64_t absent);
+// A number field as written (absent: def), NaN if it is not a number: the rules name it.
+double NumberOr(const JsonValue* v, double def);
+
 // The first string of `items` (in order) equal to an earlier one: its index, and the earlier one's in *first;
 // items.size() when they are all different. One sort of indices (no hash table: the .wasm's size).
 size_t FirstRepeat(const std::vector<std::string_view>& items, size_t* first);

@@ -18,7 +18,9 @@ namespace {
 using io::Describe;
 using io::FieldReader;
 using io::JsonType;
+using io::IntOr;
 using io::JsonValue;
+using io::NumberOr;
 
 // How a family's config.json says which layers slide.
 enum class Sliding {
@@ -133,20 +135,6 @@ std::string FamilyList() {
   for (size_t i = 0; i < recipes.size(); ++i)
     s += std::string(i == 0 ? "" : i + 1 == recipes.size() ? " or " : ", ") + "\"" + recipes[i].model_type + "\"";
   return s;
-}
-
-// An integer field as written, or io::kUnreadInt (null, not an integer, beyond ±2^53): Init names it.
-int64_t IntOr(const JsonValue* v, int64_t absent) {
-  if (!v || v->type == JsonType::kNull) return absent;
-  int64_t out = 0;
-  constexpr int64_t kExact = int64_t(1) << 53;
-  return io::IntIn(v, -kExact, kExact, &out) ? out : io::kUnreadInt;
-}
-
-// A number field as written (absent: def), NaN if it is not a number: Init names it.
-double NumberOr(const JsonValue* v, double def) {
-  if (!v) return def;
-  return v->is_number() ? v->number : std::numeric_limits<double>::quiet_NaN();
 }
 
 bool BoolOr(const FieldReader& c, const char* key, bool def) {

@@ -13,15 +13,9 @@ namespace aw {
 namespace {
 
 using io::FieldReader;
+using io::IntOr;
 using io::JsonType;
 using io::JsonValue;
-
-int64_t IntOr(const JsonValue* v, int64_t absent) {
-  if (!v || v->type == JsonType::kNull) return absent;
-  int64_t out = 0;
-  constexpr int64_t kExact = int64_t(1) << 53;
-  return io::IntIn(v, -kExact, kExact, &out) ? out : io::kUnreadInt;
-}
 
 }  // namespace
 

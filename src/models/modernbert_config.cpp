@@ -20,18 +20,13 @@ Status ReadModernBertConfig(const JsonValue& hf, const std::string& root, Causal
   const FieldReader c(hf, root);
   CausalLmConfig s;
   s.model_type = "modernbert";
-  auto integer = [&](const char* key, int64_t absent) {
+  auto integer = [&](const char* key, int64_t absent) {  // null is not absent here: the rules name it
     const JsonValue* v = c.Get(key);
-    int64_t got = 0;
-    if (!v) return absent;
-    return io::IntIn(v, -(int64_t(1) << 53), int64_t(1) << 53, &got) ? got : io::kUnreadInt;
+    return v && v->type == JsonType::kNull ? io::kUnreadInt : io::IntOr(v, absent);
   };
   auto number = [&](const char* key, double absent, double* out) {
-    const JsonValue* v = c.Get(key);
-    if (!v) return *out = absent, Status::OK();
-    if (!v->is_number() || !(v->number > 0) || !std::isfinite(v->number)) return c.FailAt(key, "a finite number > 0");
-    *out = v->number;
-    return Status::OK();
+    *out = io::NumberOr(c.Get(key), absent);
+    return *out > 0 && std::isfinite(*out) ? Status::OK() : c.FailAt(key, "a finite number > 0");
   };
   AW_RETURN_IF_ERROR(c.OptionalEnum("hidden_activation", {"gelu"}));
   AW_RETURN_IF_ERROR(c.OptionalBool("norm_bias"));

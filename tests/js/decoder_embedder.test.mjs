@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { worstOfCases } from './helpers.mjs';
 
 const DIR = fileURLToPath(new URL('../data/goldens/decoder_embedders/qwen3_embedding/', import.meta.url));
 const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
@@ -16,14 +17,7 @@ const aw = await init({ threads: 1 });
 after(() => aw.close());
 
 /** The worst |got − want| / (atol + rtol·|want|) over rows. */
-function worst(data, rows, key) {
-  let w = 0;
-  rows.forEach((c, i) => {
-    const want = c[key];
-    for (let k = 0; k < want.length; k++) w = Math.max(w, Math.abs(data[i * want.length + k] - want[k]) / (x.atol + x.rtol * Math.abs(want[k])));
-  });
-  return w;
-}
+const worst = (data, rows, key) => worstOfCases(data, rows, key, x);
 
 /** The folder's files as a Map, with `edit` applied (name → JSON or null to leave a file out). */
 function folder(edit = {}) {

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { worstOfCases } from './helpers.mjs';
 
 const DIR = fileURLToPath(new URL('../data/goldens/decoder_embedders/embeddinggemma/', import.meta.url));
 const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
@@ -30,15 +31,7 @@ function folder(patch = {}) {
 }
 
 /** The worst |got − want| / (atol + rtol·|want|) over the cases. */
-function worst(data, cases) {
-  let w = 0;
-  cases.forEach((c, i) => {
-    for (let k = 0; k < c.embedding.length; k++) {
-      w = Math.max(w, Math.abs(data[i * c.embedding.length + k] - c.embedding[k]) / (x.atol + x.rtol * Math.abs(c.embedding[k])));
-    }
-  });
-  return w;
-}
+const worst = (data, cases) => worstOfCases(data, cases, 'embedding', x);
 
 /** Every case's embedding, each group of prompts in one call. */
 async function embedAll(m) {

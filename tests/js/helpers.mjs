@@ -446,3 +446,16 @@ export function transformerProbe(aw) {
 
 /** A bool mask tensor of `shape`, every element `fill`. */
 export const boolMask = (shape, fill = 0) => ({ data: new Uint8Array(shape.reduce((a, b) => a * b, 1)).fill(fill), shape });
+
+/**
+ * The worst |got − want| / (atol + rtol·|want|) of rows of `data` against the golden cases: row i against
+ * cases[i][key] (every row as long as the first's).
+ */
+export function worstOfCases(data, cases, key, { atol, rtol }) {
+  let w = 0;
+  cases.forEach((c, i) => {
+    const want = c[key];
+    for (let k = 0; k < want.length; k++) w = Math.max(w, Math.abs(data[i * want.length + k] - want[k]) / (atol + rtol * Math.abs(want[k])));
+  });
+  return w;
+}

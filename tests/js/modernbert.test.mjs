@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { worstOfCases } from './helpers.mjs';
 
 const DIR = fileURLToPath(new URL('../data/goldens/modernbert/', import.meta.url));
 const EMBED = join(DIR, 'embed'), MLM = join(DIR, 'mlm');
@@ -29,14 +30,7 @@ function folder(patch = {}) {
 }
 
 /** The worst |got − want| / (atol + rtol·|want|) of rows against the cases' `key`. */
-function worst(data, key, cases = x.cases) {
-  let w = 0;
-  cases.forEach((c, i) => {
-    const want = c[key];
-    for (let k = 0; k < want.length; k++) w = Math.max(w, Math.abs(data[i * want.length + k] - want[k]) / (x.atol + x.rtol * Math.abs(want[k])));
-  });
-  return w;
-}
+const worst = (data, key, cases = x.cases) => worstOfCases(data, cases, key, x);
 
 test('a gte-modernbert folder embeds as sentence-transformers does (CLS, Normalize; global and local layers)', async (t) => {
   const m = await aw.loadModel(EMBED);
@@ -101,6 +95,12 @@ test('a ModernBertForSequenceClassification checkpoint is a TextClassifier: its 
   assert.ok(wc <= 1, `cls pooling: worst ${wc} of the tolerance`);
   t.diagnostic(`logits of ${texts.length} texts; worst / tolerance: mean ${wm.toFixed(4)}, cls ${wc.toFixed(4)}`);
   cls.dispose();
+  // a bad id is named where the caller put it (the head runs per run of one length: its places are the run's)
+  const clf = await aw.loadModel(classifier());
+  await assert.rejects(clf.logitsOfIds([[1, 2, 3, 4], [5, 6, 7], [8, 9, 99999]]), (e) => e.code === 'ERR_INVALID_ARGUMENT' &&
+    /^idsList\[2\]\[2\]: id 99999 is out of range \[0, \d+\)$/.test(e.message));
+  assert.deepEqual((await clf.logitsOfIds([[1, 2, 3]])).shape, [1, 3]);
+  clf.dispose();
   // task 'rerank': a CrossEncoder of the same head; task 'embed': the encoder alone
   const ce = await aw.loadModel(classifier(), { task: 'rerank' });
   assert.ok(ce instanceof aw.CrossEncoder);
