@@ -92,7 +92,7 @@ export const ROWS = Object.freeze({
           throw new AttnWasmError('ERR_INVALID_ARGUMENT', `task: '${task}' needs a sequence-classification checkpoint; this one has ${has}`);
         }
         const face = info.head === HEAD_TOKEN ? TokenClassifier : task === 'rerank' ? CrossEncoder : TextClassifier;
-        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
+        refuseEmbedderOptions(options, face);
         return new face(rt, handle, { hfConfig, tokenizer }, fileBytes);
       }
       const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
@@ -131,7 +131,7 @@ export const ROWS = Object.freeze({
             : `config.architectures: ${hfConfig.architectures[0]}, but the checkpoint has no classifier.weight (task: 'embed' loads its encoder)`);
         }
         const face = given === 'token' ? TokenClassifier : task === 'rerank' ? CrossEncoder : TextClassifier;
-        if (options.pooling !== undefined || options.normalize !== undefined) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
+        refuseEmbedderOptions(options, face);
         const head = new ModernBertHead(rt, handle, hfConfig, info);
         const m = new face(rt, handle, { hfConfig, tokenizer }, fileBytes);
         m._lmHead = head;
@@ -189,6 +189,12 @@ export function optionRefusal(row, given, modelType) {
 }
 
 /** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */
+/** pooling / normalize given to a classifier's load: ERR_INVALID_ARGUMENT (the encoder and ModernBERT rows). */
+function refuseEmbedderOptions(options, face) {
+  if (options.pooling === undefined && options.normalize === undefined) return;
+  throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
+}
+
 function checkVocabulary(tok, vocabSize) {
   if (!tok) return;
   const maxId = tok._maxId ?? tok.vocabSize - 1;
