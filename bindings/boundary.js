@@ -184,6 +184,7 @@ export const models = Object.freeze({
   translatorDecode: callOn((c, h, a) => c.translatorDecode(h, a)),
   translatorForward: callOn((c, h, a) => c.translatorForwardFull(h, a)),
   classifierClassify: callOn((c, h, a) => c.classifierClassify(h, a)),
+  visionForward: callOn((c, h, a) => c.visionForward(h, a)),
 });
 
 // ---- files ----

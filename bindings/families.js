@@ -16,6 +16,7 @@ import { Classifier } from './classifier.js';
 import { TextClassifier } from './text_classifier.js';
 import { CrossEncoder } from './cross_encoder.js';
 import { TokenClassifier } from './token_classifier.js';
+import { VisionModel, ImageClassifier } from './vision.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
@@ -26,7 +27,7 @@ const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_co
 /** The encoder's tasks: what loadModel's `task` may ask of a checkpoint (its head decides by default). */
 export const ENCODER_TASKS = ['embed', 'classify', 'rerank'];
 /** info().head: EncoderHead in src/models/encoder_config.h. */
-const HEAD_NONE = 0, HEAD_TOKEN = 2;
+const HEAD_NONE = 0, HEAD_TOKEN = 2, HEAD_IMAGE = 3;
 
 /**
  * kind → { loader (the runtime's load function that insists on this family), face, noun (in messages: the native
@@ -140,6 +141,29 @@ export const ROWS = Object.freeze({
       const st = await readSentenceTransformers(read, info.hiddenSize, { pooling: options.pooling, normalize: options.normalize },
         { readBytes, loadSafetensors: (bytes) => rt.loadSafetensors(bytes) });
       return new DecoderEmbedder(rt, handle, { hfConfig, tokenizer, st, what: 'a ModernBERT embedder' }, fileBytes);
+    },
+  },
+  // ViT, DeiT, DINOv2 hub folders (vision_family.cpp): a VisionModel, or an ImageClassifier with an
+  // image-classification head; images through the folder's preprocessor_config.json.
+  vision: {
+    loader: 'loadVisionModel',  // aw.loadModel gives it; no loader of its own on the runtime
+    face: VisionModel,
+    faces: [ImageClassifier],
+    owner: 'a vision encoder',
+    reads: {},
+    options: [],
+    async make({ rt, handle, info, fileBytes, hfConfig, read }) {
+      const text = await read('preprocessor_config.json');
+      let preprocessorConfig = null;
+      if (text !== undefined) {
+        try {
+          preprocessorConfig = JSON.parse(text);
+        } catch (e) {
+          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `preprocessor_config.json: not valid JSON (${e.message})`);
+        }
+      }
+      const face = info.head === HEAD_IMAGE ? ImageClassifier : VisionModel;
+      return new face(rt, handle, { hfConfig, preprocessorConfig }, fileBytes);
     },
   },
   vit: {

@@ -1068,6 +1068,56 @@ export interface TokenClassifier extends EncoderHeadModel {
   classify(texts: string | string[], options?: { aggregationStrategy?: 'none' | 'simple' | 'first' | 'average' | 'max'; ignoreLabels?: string[]; batchSize?: number }): Promise<TokenEntity[][]>;
 }
 
+/** A float32 tensor of a vision model's call. */
+export interface VisionTensor { data: Float32Array; shape: number[] }
+
+/**
+ * A vision encoder from a hub folder: ViTModel, DeiTModel or Dinov2Model (config.json model_type vit, deit,
+ * dinov2), run natively; images through the folder's preprocessor_config.json (attnwasm/image). Owns native memory.
+ */
+export interface VisionModel {
+  /** The Hugging Face config (config.json's keys, as given). */
+  readonly config: Record<string, unknown>;
+  readonly modelType: 'vit' | 'deit' | 'dinov2';
+  readonly hiddenSize: number;
+  readonly numLayers: number;
+  /** The side the positions were trained at (config.image_size). */
+  readonly imageSize: number;
+  readonly patchSize: number;
+  readonly numChannels: number;
+  /** Tokens before the patches: the class token, and DeiT's distillation token. */
+  readonly extraTokens: number;
+  /** Whether inputs of any size are taken (DINOv2 resizes its positions); else imageSize × imageSize only. */
+  readonly anySize: boolean;
+  /** What embed() returns: 'pooler' (tanh(pooler.dense(x[:, 0]))) or 'cls' (x[:, 0] after the final LayerNorm). */
+  readonly pooling: 'pooler' | 'cls';
+  /** The parsed preprocessor_config.json, or null. */
+  readonly preprocessorConfig: Record<string, unknown> | null;
+  readonly fileBytes: number;
+  readonly weightBytes: number;
+  readonly weightTypes: Partial<Record<WeightType, number>>;
+  /** pixel_values as the folder's image processor computes them: [n, 3, H, W]. */
+  preprocess(images: unknown, options?: { exifOrientation?: boolean }): Promise<VisionTensor>;
+  /** The model on pixel_values (B, C, H, W): lastHiddenState (B, T, E), poolerOutput (B, E) or null (and an ImageClassifier's logits). */
+  forward(inputs: { pixelValues: VisionTensor }): { lastHiddenState: VisionTensor; poolerOutput: VisionTensor | null; logits?: VisionTensor };
+  /** One vector per image, as `pooling` says: [n, hiddenSize]. */
+  embed(images: unknown, options?: { batchSize?: number; normalize?: boolean; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** An image classifier: ViT / DeiT[WithTeacher] / DINOv2 *ForImageClassification, as the image-classification pipeline scores. */
+export interface ImageClassifier extends VisionModel {
+  readonly numLabels: number;
+  /** id2label in id order (LABEL_i where config.json names none). */
+  readonly labels: readonly string[];
+  readonly problemType: string | null;
+  /** Per image, its labels best first: topK (default 5; null: all). */
+  classify(images: unknown, options?: { topK?: number | null; functionToApply?: 'softmax' | 'sigmoid' | 'none'; batchSize?: number; onProgress?: (p: { done: number; total: number }) => void }): Promise<{ label: string; score: number }[][]>;
+  /** The head's logits: [n, numLabels]. */
+  logits(images: unknown, options?: { batchSize?: number; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
+}
+
 /** A reranked document. */
 export interface RankedDocument {
   /** The document's index in the list given. */
@@ -1188,7 +1238,7 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1221,6 +1271,8 @@ export interface AttnWasm {
   readonly CrossEncoder: abstract new (...args: never[]) => CrossEncoder;
   readonly TokenClassifier: abstract new (...args: never[]) => TokenClassifier;
   readonly DecoderEmbedder: abstract new (...args: never[]) => DecoderEmbedder;
+  readonly VisionModel: abstract new (...args: never[]) => VisionModel;
+  readonly ImageClassifier: abstract new (...args: never[]) => ImageClassifier;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

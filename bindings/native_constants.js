@@ -23,4 +23,5 @@ export const FAMILIES = Object.freeze([
   Object.freeze({"kind":"causal_lm","className":"CausalLM","noun":"a causal LM","ownModel":"causal_lm", "modelTypes": Object.freeze(["llama","qwen2","qwen3","mistral","gemma3_text","phi3","smollm3"]) }),
   Object.freeze({"kind":"encoder","className":"Embedder","noun":"an encoder","ownModel":null, "modelTypes": Object.freeze(["bert","roberta","xlm-roberta","distilbert"]) }),
   Object.freeze({"kind":"modernbert","className":"Embedder","noun":"a ModernBERT encoder","ownModel":null, "modelTypes": Object.freeze(["modernbert"]) }),
+  Object.freeze({"kind":"vision","className":"VisionModel","noun":"a vision encoder","ownModel":null, "modelTypes": Object.freeze(["vit","deit","dinov2"]) }),
 ]);

@@ -57,15 +57,7 @@ export class TextClassifier extends Model {
     const topK = o.topK === null ? this.numLabels : o.topK === undefined ? 1 : checkInteger(o.topK, 'topK', { min: 1, max: MAX_BATCH });
     const fn = o.functionToApply === undefined ? this._defaultFunction() : oneOf(o.functionToApply, FUNCTIONS, 'functionToApply');
     const { data } = await this.logits(inputs, { truncation: o.truncation, batchSize: o.batchSize, onProgress: o.onProgress });
-    const C = this.numLabels, n = data.length / C;
-    const out = [];
-    for (let i = 0; i < n; ++i) {
-      const scores = applyFunction(fn, data.subarray(i * C, (i + 1) * C));
-      const ranked = Array.from(scores, (score, k) => ({ label: this.labels[k], score, k }));
-      ranked.sort((a, b) => b.score - a.score || a.k - b.k);
-      out.push(ranked.slice(0, Math.min(topK, C)).map(({ label, score }) => ({ label, score })));
-    }
-    return out;
+    return rankedLabels(data, this.labels, fn, topK);
   }
 
   /**
@@ -199,6 +191,18 @@ export function applyFunction(fn, row) {
     return e.map((x) => x / sum);
   }
   return Array.from(row);
+}
+
+/** Rows of logits (n × labels.length) → per row its topK { label, score }, best first (ties: the lower id first). */
+export function rankedLabels(data, labels, fn, topK) {
+  const C = labels.length, out = [];
+  for (let i = 0; i < data.length / C; ++i) {
+    const scores = applyFunction(fn, data.subarray(i * C, (i + 1) * C));
+    const ranked = Array.from(scores, (score, k) => ({ label: labels[k], score, k }));
+    ranked.sort((a, b) => b.score - a.score || a.k - b.k);
+    out.push(ranked.slice(0, Math.min(topK, C)).map(({ label, score }) => ({ label, score })));
+  }
+  return out;
 }
 
 export function oneOf(v, allowed, what) {

@@ -183,11 +183,16 @@ function nativePlan(native, config, heads, index) {
 /**
  * The face a load gives: the family's; for an encoder or ModernBERT the one its config's architectures name (encoder_task.js);
  * for a causal LM in a sentence-transformers folder (modules.json: Qwen3-Embedding), or one whose attention is
- * bidirectional (EmbeddingGemma), a DecoderEmbedder.
+ * bidirectional (EmbeddingGemma), a DecoderEmbedder; a vision encoder's *ForImageClassification an ImageClassifier.
  */
 function faceOf(family, config, files) {
   if (family.kind === 'causal_lm' && (files.some((f) => f.name === 'modules.json') || config?.use_bidirectional_attention === true)) {
     return 'DecoderEmbedder';
+  }
+  // A vision encoder with an image-classification head (vision_config.cpp reads the same architectures).
+  if (family.kind === 'vision') {
+    const arch = Array.isArray(config?.architectures) ? config.architectures[0] : undefined;
+    return typeof arch === 'string' && /ForImageClassification(WithTeacher)?$/.test(arch) ? 'ImageClassifier' : family.className;
   }
   if ((family.kind !== 'encoder' && family.kind !== 'modernbert') || config === null || typeof config !== 'object') return family.className;
   return TASK_FACES[encoderTask(config)] ?? family.className;

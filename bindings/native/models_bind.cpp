@@ -103,6 +103,26 @@ std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
   return One(s, std::move(out), {rows, o.head ? m.config().labels : k * m.config().hidden});
 }
 
+// A vision encoder (vit, deit, dinov2): {pixels: {ptr, shape (B, C, H, W)}, head} → lastHiddenState (B, T, E),
+// poolerOutput (B, E; empty without one), logits (B, labels; empty without head or an image-classification head).
+std::unique_ptr<CallResult> VisionForward(ModuleHandle& h, val a) {
+  auto& m = h.as<aw::Encoder>();
+  const aw::TensorView x = TensorArg(a["pixels"]);
+  const bool head = Flag(a, "head") && m.config().head == aw::EncoderHead::kImage;
+  aw::Buffer hidden, pooled, logits;
+  aw::Status s = m.ForwardPixels(x.data, x.shape, &hidden, &pooled, head ? &logits : nullptr);
+  const aw::EncoderConfig& c = m.config();
+  const int64_t B = x.shape.empty() ? 0 : x.shape[0];
+  const int64_t T = s.ok() ? int64_t(hidden.size()) / (B * c.hidden) : 0;
+  auto res = One(s, std::move(hidden), {B, T, c.hidden});
+  if (s.ok()) {
+    const bool pools = c.pooler || c.dinov2;
+    res->Add(std::move(pooled), pools ? aw::Shape{B, c.hidden} : aw::Shape{0});
+    res->Add(std::move(logits), head ? aw::Shape{B, c.labels} : aw::Shape{0});
+  }
+  return res;
+}
+
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
 class KvCacheHandle {
  public:
@@ -157,6 +177,7 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
   emscripten::function("lmForward", &LmForward);
   emscripten::function("embedderForward", &EmbedderForward);
   emscripten::function("embedderEmbed", &EmbedderEmbed);
+  emscripten::function("visionForward", &VisionForward);
   emscripten::function("lmBegin", &LmBegin);
   emscripten::function("lmAppend", &LmAppend);
   emscripten::function("checkAttentionWindow", &CheckAttentionWindow);

@@ -14,6 +14,7 @@
 #include "core/rules.h"
 #include "core/workspace.h"
 #include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "layers/residual.h"
 #include "ops/attention.h"
 
@@ -39,23 +40,35 @@ Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
   AddChild("attention", &attention_);
   AddChild("intermediate", &intermediate_);
   AddChild("output", &output_);
+  if (c.layer_scale) {  // DINOv2: layer_scale{1,2}.lambda1, read as layer_scale{1,2}
+    AW_RETURN_IF_ERROR(AddParam("layer_scale1", {E}, &scale1));
+    AW_RETURN_IF_ERROR(AddParam("layer_scale2", {E}, &scale2));
+    for (int64_t j = 0; j < E; ++j) scale1[j] = scale2[j] = 1.0f;
+  }
   return Status::OK();
 }
 
 Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* src) {
-  AW_RETURN_IF_ERROR(CheckEncoderConfig(c, src));
-  cfg_ = c;
-  AW_RETURN_IF_ERROR(word_.Init(c.vocab, c.hidden, c.pad_id, false, rng));
-  AW_RETURN_IF_ERROR(position_.Init(c.max_positions, c.hidden, 0, false, rng));
-  AW_RETURN_IF_ERROR(embed_norm_.Init(c.hidden, c.eps, true, true));
-  embeddings_.Add("word_embeddings", &word_);
-  embeddings_.Add("position_embeddings", &position_);
-  if (c.type_vocab) {  // DistilBERT has none
-    AW_RETURN_IF_ERROR(token_type_.Init(c.type_vocab, c.hidden, 0, false, rng));
-    embeddings_.Add("token_type_embeddings", &token_type_);
+  if (c.vision) {  // pixels in (vision_encoder.cpp)
+    AW_RETURN_IF_ERROR(CheckVisionConfig(c, src));
+    cfg_ = c;
+    AW_RETURN_IF_ERROR(vision_.Init(c, rng));
+    AddChild("embeddings", &vision_);
+  } else {
+    AW_RETURN_IF_ERROR(CheckEncoderConfig(c, src));
+    cfg_ = c;
+    AW_RETURN_IF_ERROR(word_.Init(c.vocab, c.hidden, c.pad_id, false, rng));
+    AW_RETURN_IF_ERROR(position_.Init(c.max_positions, c.hidden, 0, false, rng));
+    AW_RETURN_IF_ERROR(embed_norm_.Init(c.hidden, c.eps, true, true));
+    embeddings_.Add("word_embeddings", &word_);
+    embeddings_.Add("position_embeddings", &position_);
+    if (c.type_vocab) {  // DistilBERT has none
+      AW_RETURN_IF_ERROR(token_type_.Init(c.type_vocab, c.hidden, 0, false, rng));
+      embeddings_.Add("token_type_embeddings", &token_type_);
+    }
+    embeddings_.Add("LayerNorm", &embed_norm_);
+    AddChild("embeddings", &embeddings_);
   }
-  embeddings_.Add("LayerNorm", &embed_norm_);
-  AddChild("embeddings", &embeddings_);
   for (int64_t i = 0; i < c.layers; ++i) {
     layers_.push_back(std::make_unique<EncoderLayer>());
     AW_RETURN_IF_ERROR(layers_.back()->Init(c, rng));
@@ -68,6 +81,7 @@ Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* s
     pooler_.Add("dense", &pooler_dense_);
     AddChild("pooler", &pooler_);
   }
+  if (c.vision) return InitVisionHead(c, rng);
   if (c.head != EncoderHead::kNone) {
     AW_RETURN_IF_ERROR(classifier_.Init(c.hidden, c.labels, true, rng));
     if (c.head == EncoderHead::kSequence && c.model_type != "bert")
@@ -135,7 +149,11 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
   AW_RETURN_IF_ERROR(scope.Take(rows * I, "intermediate rows", &ff));
   ResidualBlocks res;
-  AW_RETURN_IF_ERROR(res.Begin(&scope, NormPlace::kPost, rows, E));
+  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.vision ? NormPlace::kPre : NormPlace::kPost, rows, E));
+  // DINOv2's layer scale: a sublayer's rows y times lambda1 (E) before the residual.
+  auto scaled = [&](const float* lambda, float* y) {
+    for (size_t r = 0; lambda && r < rows; ++r) kernels::f32_mul(E, y + r * E, lambda);
+  };
   const float scale = float(1.0 / std::sqrt(double(D)));
   const size_t L = layers_.size();
   for (size_t l = 0; l < L; ++l) {
@@ -172,12 +190,14 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
         s0 = s1;
       }
       ly.attn_dense.Apply(rows, ctx, E, y, E);
+      scaled(ly.scale1, y);
       return Status::OK();
     }));
     AW_RETURN_IF_ERROR(res.Block(ly.output_norm, x0, [&](const float* h, float* y) -> Status {
       ly.intermediate.Apply(rows, h, E, ff, I);
       kernels::f32_gelu(rows * I, ff);
       ly.output_dense.Apply(rows, ff, I, y, E);
+      scaled(ly.scale2, y);
       return Status::OK();
     }));
   }

@@ -36,6 +36,7 @@
 #include "layers/embedding.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
+#include "layers/patch_embedding.h"
 
 namespace aw {
 
@@ -60,7 +61,9 @@ class EncoderLayer : public Module {
  public:
   Status Init(const EncoderConfig& c, Rng& rng);
   Linear query, key, value, attn_dense, intermediate, output_dense;
-  LayerNorm attn_norm, output_norm;
+  LayerNorm attn_norm, output_norm;  // a vision layer's layernorm_before, layernorm_after (pre-norm)
+  float* scale1 = nullptr;           // DINOv2's layer_scale1.lambda1 (E), or null
+  float* scale2 = nullptr;           // layer_scale2.lambda1
 
  private:
   ModuleList attention_, self_, attn_output_, intermediate_, output_;
@@ -82,6 +85,11 @@ class Encoder : public Module {
   // one pass through the encoder whatever the number of pooling modes; with o.head, the head's logits.
   Status Embed(const int32_t* ids, const int32_t* types, const int32_t* lengths, size_t n, const EmbedOptions& o,
                Buffer* out);
+  // A vision encoder (config().vision; models/vision_encoder.cpp): pixel_values (B, C, H, W) → hidden (B, T,
+  // E), T = extra_tokens + (H / patch)·(W / patch); pooled (B, E): ViT's / DeiT's pooler (tanh(dense(x[:, 0])))
+  // when the checkpoint has one, DINOv2's x[:, 0]; logits (B, labels) when `logits` is given and the
+  // checkpoint has an image-classification head.
+  Status ForwardPixels(const float* pixels, const Shape& shape, Buffer* hidden, Buffer* pooled, Buffer* logits);
 
  private:
   // One piece of sequences: rows x (rows, E) of sequences starts/lens, through every layer in place. key_add:
@@ -96,12 +104,28 @@ class Encoder : public Module {
   // Positions of one sequence's ids (as HF numbers them).
   void Positions(size_t T, const int32_t* ids, int32_t* pos) const;
 
+  Status InitVisionHead(const EncoderConfig& c, Rng& rng);
+  // The vision embeddings of one image's patch rows (P, E) at grid gh × gw into x (extra + P, E).
+  Status VisionEmbeddings(const float* patches, size_t gh, size_t gw, float* x) const;
+
+  // The vision front end: parameters cls_token, distillation_token (DeiT), position_embeddings, and the patch
+  // convolution (patch_embeddings.projection, read as patch_embeddings.proj).
+  struct VisionFront : Module {
+    Status Init(const EncoderConfig& c, Rng& rng);
+    float* cls = nullptr;
+    float* dist = nullptr;
+    float* pos = nullptr;
+    PatchEmbedding patch;
+  } vision_;
+
   EncoderConfig cfg_;
   ModuleList embeddings_, encoder_, layer_list_, pooler_, head_;
   Embedding word_, position_, token_type_;
   LayerNorm embed_norm_;
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   Linear pooler_dense_, head_dense_, classifier_;  // head_dense_: RoBERTa's classifier.dense
+  LayerNorm final_norm_;                           // a vision encoder's layernorm
+  Linear distill_classifier_;                      // DeiT's distillation_classifier
 };
 
 }  // namespace aw

@@ -23,7 +23,10 @@ namespace aw {
 //              classifier is then classifier.out_proj); DistilBERT: classifier(relu(pre_classifier(x[:, 0])))
 //   kToken     *ForTokenClassification: logits = classifier(x) at every token
 // Other classes (the bare model, masked-LM, pretraining) have none: their heads are skipped as HF skips them.
-enum class EncoderHead { kNone = 0, kSequence = 1, kToken = 2 };
+//   kImage     *ForImageClassification (the vision models): classifier(x[:, 0]) (ViT, DeiT); DeiT's WithTeacher
+//              (cls_classifier(x[:, 0]) + distillation_classifier(x[:, 1])) / 2; DINOv2's classifier(cat(x[:, 0],
+//              mean(x[:, 1:])))
+enum class EncoderHead { kNone = 0, kSequence = 1, kToken = 2, kImage = 3 };
 
 struct EncoderConfig {
   std::string model_type;  // "bert", "roberta", "xlm-roberta"
@@ -38,6 +41,16 @@ struct EncoderConfig {
   bool pooler = false;          // the checkpoint has pooler.dense (the loader sets it from the file)
   EncoderHead head = EncoderHead::kNone;  // config.json architectures[0]'s task head
   int64_t labels = 0;           // the head's outputs: len(id2label), else num_labels, else 2 (HF's default)
+  // The vision encoders (model_type vit, deit, dinov2; models/vision_config.cpp): pixels in through the patch
+  // embedding, the class token (DeiT: and its distillation token) before the patches, learned positions, pre-norm
+  // layers (layernorm_before / layernorm_after, DINOv2's norm1 / norm2), a final LayerNorm. No vocabulary.
+  bool vision = false;
+  int64_t image_size = 0, patch_size = 0, channels = 3;
+  int64_t extra_tokens = 1;     // tokens before the patches: the class token, DeiT's distillation token
+  bool layer_scale = false;     // DINOv2: each sublayer's output times layer_scale{1,2}.lambda1 before the residual
+  bool dinov2 = false;          // DINOv2: positions resized bicubically to any grid (interpolate_pos_encoding),
+                                // pooler_output x[:, 0], the classifier on cat(x[:, 0], mean(x[:, 1:]))
+  bool teacher = false;         // DeiTForImageClassificationWithTeacher's two classifiers
 };
 
 // Tokens one sequence may hold: max_position_embeddings (RoBERTa's positions start at pad_token_id + 1: less
@@ -45,6 +58,12 @@ struct EncoderConfig {
 inline int64_t EncoderMaxTokens(const EncoderConfig& c) {
   return c.roberta_positions ? c.max_positions - c.pad_id - 1 : c.max_positions;
 }
+
+// The vision family's config.json (vit, deit, dinov2): the kinds refused by key, the fields, HF's defaults; the
+// range rules in CheckVisionConfig.
+Status ReadVisionConfig(const io::JsonValue& hf, const std::string& root, EncoderConfig* out);
+Status CheckVisionConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
+std::string VisionConfigJson(const EncoderConfig& c);
 
 // The model_types the family reads: "bert", "roberta", "xlm-roberta" (null-terminated).
 const char* const* EncoderModelTypes();

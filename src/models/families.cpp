@@ -14,10 +14,11 @@ const Family& EncoderFamily();
 const Family& TranslatorFamily();
 const Family& VitFamily();
 const Family& ModernBertFamily();
+const Family& VisionFamily();
 
 FamilyTable Families() {
   static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily(),
-                                      &ModernBertFamily()};
+                                      &ModernBertFamily(), &VisionFamily()};
   return {all, sizeof(all) / sizeof(all[0])};
 }
 
