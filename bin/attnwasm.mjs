@@ -82,6 +82,14 @@ Usage:
       Named entities, one a line, as transformers' token-classification pipeline
       finds them (attnwasm entities --help).
       e.g. attnwasm entities --model ./bert-base-NER "My name is Wolfgang and I live in Berlin."
+  attnwasm classify-image --model <folder> <image>... [--top-k N|all] [--json]
+      Labels and scores of a ViT, DeiT or DINOv2 image classifier, as transformers'
+      image-classification pipeline (attnwasm classify-image --help).
+      e.g. attnwasm classify-image --model ./vit-base-patch16-224 cat.jpg
+  attnwasm embed-image --model <folder> <image>... [--normalize] [--json]
+      One vector per image: the pooler output, or DINOv2's class token
+      (attnwasm embed-image --help).
+      e.g. attnwasm embed-image --model ./dinov2-small a.png b.jpg > vectors.txt
   attnwasm inspect <folder|url|file|organisation/name> [--json]
       What a checkpoint holds, read from its headers only: its files, the
       model family and model_type (or why attnwasm refuses it), tensors,
@@ -164,6 +172,8 @@ const COMMANDS = {
   'classify-text': { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).classifyTextCommand(argv) },
   rerank: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).rerankCommand(argv) },
   entities: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).entitiesCommand(argv) },
+  'classify-image': { line: false, run: async (argv) => (await import('./commands/image_tasks.mjs')).classifyImageCommand(argv) },
+  'embed-image': { line: false, run: async (argv) => (await import('./commands/image_tasks.mjs')).embedImageCommand(argv) },
   cache: { line: false, run: async (argv) => (await import('./commands/cache.mjs')).cacheCommand(argv) },
   inspect: { line: false, run: async (argv) => (await import('./commands/inspect.mjs')).inspectCommand(argv) },
 };

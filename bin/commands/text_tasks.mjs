@@ -3,7 +3,7 @@
 // ranking documents for a query as sentence-transformers' CrossEncoder.rank does. Each reads its own flags
 // (what follows the command), texts from the line or one per line of --input / stdin.
 import { init } from '../../bindings/index.js';
-import { UsageError, parseArgv, readFlagFile, loadOptions } from './shared.mjs';
+import { UsageError, count, parseArgv, readFlagFile, loadOptions } from './shared.mjs';
 
 const CLASSIFY_HELP = `attnwasm classify-text — labels for texts (BERT, RoBERTa, XLM-R classifiers)
 
@@ -88,14 +88,6 @@ async function inputLines(input) {
   const lines = text.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   return lines;
-}
-
-function count(args, flag, min) {
-  const v = args[flag];
-  if (v === undefined) return undefined;
-  const n = /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!(n >= min)) throw new UsageError(`--${flag}: expected a whole number >= ${min}, got '${v}'`);
-  return n;
 }
 
 /** The model, loaded as the task it is run for ('classify' or 'rerank'; undefined: as its config says). */
