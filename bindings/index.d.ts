@@ -1099,7 +1099,7 @@ export interface VisionModel {
   /** pixel_values as the folder's image processor computes them: [n, 3, H, W]. */
   preprocess(images: unknown, options?: { exifOrientation?: boolean }): Promise<VisionTensor>;
   /** The model on pixel_values (B, C, H, W): lastHiddenState (B, T, E), poolerOutput (B, E) or null (and an ImageClassifier's logits). */
-  forward(inputs: { pixelValues: VisionTensor }): { lastHiddenState: VisionTensor; poolerOutput: VisionTensor | null; logits?: VisionTensor };
+  forward(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean }): { lastHiddenState: VisionTensor; poolerOutput: VisionTensor | null; logits?: VisionTensor };
   /** One vector per image, as `pooling` says: [n, hiddenSize]. */
   embed(images: unknown, options?: { batchSize?: number; normalize?: boolean; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
   dispose(): void;

@@ -103,14 +103,14 @@ std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
   return One(s, std::move(out), {rows, o.head ? m.config().labels : k * m.config().hidden});
 }
 
-// A vision encoder (vit, deit, dinov2): {pixels: {ptr, shape (B, C, H, W)}, head} → lastHiddenState (B, T, E),
+// A vision encoder (vit, deit, dinov2): {pixels: {ptr, shape (B, C, H, W)}, head, interpolate} → lastHiddenState (B, T, E),
 // poolerOutput (B, E; empty without one), logits (B, labels; empty without head or an image-classification head).
 std::unique_ptr<CallResult> VisionForward(ModuleHandle& h, val a) {
   auto& m = h.as<aw::Encoder>();
   const aw::TensorView x = TensorArg(a["pixels"]);
   const bool head = Flag(a, "head") && m.config().head == aw::EncoderHead::kImage;
   aw::Buffer hidden, pooled, logits;
-  aw::Status s = m.ForwardPixels(x.data, x.shape, &hidden, &pooled, head ? &logits : nullptr);
+  aw::Status s = m.ForwardPixels(x.data, x.shape, Flag(a, "interpolate"), &hidden, &pooled, head ? &logits : nullptr);
   const aw::EncoderConfig& c = m.config();
   const int64_t B = x.shape.empty() ? 0 : x.shape[0];
   const int64_t T = s.ok() ? int64_t(hidden.size()) / (B * c.hidden) : 0;

@@ -88,8 +88,10 @@ class Encoder : public Module {
   // A vision encoder (config().vision; models/vision_encoder.cpp): pixel_values (B, C, H, W) → hidden (B, T,
   // E), T = extra_tokens + (H / patch)·(W / patch); pooled (B, E): ViT's / DeiT's pooler (tanh(dense(x[:, 0])))
   // when the checkpoint has one, DINOv2's x[:, 0]; logits (B, labels) when `logits` is given and the
-  // checkpoint has an image-classification head.
-  Status ForwardPixels(const float* pixels, const Shape& shape, Buffer* hidden, Buffer* pooled, Buffer* logits);
+  // checkpoint has an image-classification head. ViT and DeiT take image_size × image_size only, unless
+  // `interpolate` (interpolate_pos_encoding): then, as DINOv2 always, the patch positions are resized to the grid.
+  Status ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
+                       Buffer* logits);
 
  private:
   // One piece of sequences: rows x (rows, E) of sequences starts/lens, through every layer in place. key_add:

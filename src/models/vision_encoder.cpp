@@ -115,7 +115,8 @@ Status Encoder::VisionEmbeddings(const float* patches, size_t gh, size_t gw, flo
   return Status::OK();
 }
 
-Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, Buffer* hidden, Buffer* pooled, Buffer* logits) {
+Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
+                              Buffer* logits) {
   const int64_t p = cfg_.patch_size, S = cfg_.image_size;
   AW_RETURN_IF_ERROR(CheckShape("pixelValues", shape));
   if (shape.size() != 4 || shape[1] != cfg_.channels)
@@ -123,10 +124,10 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, Buffer* h
                       ShapeStr(shape));
   const int64_t B = shape[0], H = shape[2], W = shape[3];
   if (B < 1) return ShapeError("pixelValues: expected at least one image, got " + ShapeStr(shape));
-  if (!cfg_.dinov2 && (H != S || W != S))
+  if (!cfg_.dinov2 && !interpolate && (H != S || W != S))
     return ShapeError("pixelValues: expected images of " + std::to_string(S) + " × " + std::to_string(S) +
-                      " pixels (config.image_size; " + cfg_.model_type +
-                      " does not resize its positions), got " + ShapeStr(shape));
+                      " pixels (config.image_size), got " + ShapeStr(shape) +
+                      "; interpolatePosEncoding: true resizes the positions to another size");
   if (H < p || W < p)
     return ShapeError("pixelValues: expected height and width >= config.patch_size = " + std::to_string(p) + ", got " +
                       ShapeStr(shape));

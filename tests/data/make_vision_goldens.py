@@ -21,9 +21,10 @@ The reference: the transformers model in float64 (model.double()) on each case's
                   AutoImageProcessor on load_image(fixture), as tests/data/make_image_goldens.py does)
   expected.json   {cases: [{folder, images, shape, pixels (offset into pixels.bin), last_hidden_state (flattened),
                   pooler_output, logits}], atol, rtol}
-A DINOv2 case at 48 x 40 pixels (a 6 x 5 grid from the stored 4 x 4) checks interpolate_pos_encoding. Its reference
-is current transformers' (the mirror's modeling_dinov2.py, 2026-03): F.interpolate to size=(h / patch, w / patch),
-bicubic, align_corners False; v4.40.2 used scale_factor (h / patch + 0.1) / sqrt(N), patched here to the current.
+A DINOv2 case at 48 x 40 pixels (a 6 x 5 grid from the stored 4 x 4) checks interpolate_pos_encoding, and a ViTModel
+one with interpolate_pos_encoding=True. Their reference is current transformers' (the mirror's modeling_dinov2.py and
+modeling_vit.py, 2026-03): F.interpolate to size=(h / patch, w / patch), bicubic, align_corners False; v4.40.2 used
+scale_factor (h / patch + 0.1) / sqrt(N), patched here to the current.
 """
 import json
 import math
@@ -44,6 +45,7 @@ import transformers  # noqa: E402
 from transformers import AutoImageProcessor  # noqa: E402
 from transformers.image_utils import load_image  # noqa: E402
 from transformers.models.dinov2 import modeling_dinov2  # noqa: E402
+from transformers.models.vit import modeling_vit  # noqa: E402
 
 SEED = 20261207
 OUT = os.path.join(ROOT, 'tests', 'data', 'goldens', 'vision')
@@ -74,6 +76,7 @@ def interpolate_current(self, embeddings, height, width):
 
 
 modeling_dinov2.Dinov2Embeddings.interpolate_pos_encoding = interpolate_current
+modeling_vit.ViTEmbeddings.interpolate_pos_encoding = interpolate_current  # the same function in current transformers
 
 COMMON = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8,
               num_channels=3)
@@ -147,14 +150,16 @@ def main():
         images = [load_image(os.path.join(FIX, name)) for name in IMAGES]
         pv = processor(images, return_tensors='pt', input_data_format='channels_last')['pixel_values'].float()
         runs = [(IMAGES, pv)]
-        if folder == 'dinov2_model':  # interpolate_pos_encoding: a 6 x 5 grid from the stored 4 x 4
+        if folder in ('dinov2_model', 'vit_model'):  # interpolate_pos_encoding: a 6 x 5 grid from the stored 4 x 4
             g = torch.Generator().manual_seed(SEED + 1)
             runs.append((None, torch.randn((2, 3, 48, 40), generator=g, dtype=torch.float64).float()))
         m64 = model.double()
         for names, x in runs:
             with torch.no_grad():
-                out = m64(pixel_values=x.double())
-            case = {'folder': folder, 'images': names, 'shape': list(x.shape), 'pixels': len(pixels) // 4}
+                extra = {'interpolate_pos_encoding': True} if folder == 'vit_model' and names is None else {}
+                out = m64(pixel_values=x.double(), **extra)
+            case = {'folder': folder, 'images': names, 'shape': list(x.shape), 'pixels': len(pixels) // 4,
+                    'interpolate': bool(extra)}
             pixels += x.numpy().astype('<f4').tobytes()
             if hasattr(out, 'last_hidden_state'):
                 case['last_hidden_state'] = flat(out.last_hidden_state)

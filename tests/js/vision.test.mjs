@@ -34,11 +34,11 @@ function worst(got, want) {
 }
 
 for (const c of x.cases) {
-  const what = `${c.folder} ${c.shape.join('×')}`;
+  const what = `${c.folder} ${c.shape.join('×')}${c.interpolate ? ' interpolatePosEncoding' : ''}`;
   test(`${what}: transformers' numbers from its pixel_values`, async (t) => {
     const m = await aw.loadModel(join(DIR, c.folder));
     try {
-      const out = m.forward({ pixelValues: pixelsOf(c) });
+      const out = m.forward({ pixelValues: pixelsOf(c), ...(c.interpolate ? { interpolatePosEncoding: true } : {}) });
       if (c.logits) {
         assert.ok(m instanceof aw.ImageClassifier);
         assert.deepEqual(out.logits.shape, c.logits_shape);
@@ -101,7 +101,8 @@ test('DINOv2 takes any size; ViT and DeiT only their image_size; bad inputs are 
   const m = await aw.loadModel(join(DIR, 'vit_classifier'));
   assert.equal(m.anySize, false);
   assert.throws(() => m.forward({ pixelValues: { data: new Float32Array(3 * 48 * 40), shape: [1, 3, 48, 40] } }),
-    (e) => e.code === 'ERR_SHAPE' && /pixelValues: expected images of 32 × 32 pixels/.test(e.message));
+    (e) => e.code === 'ERR_SHAPE' && /pixelValues: expected images of 32 × 32 pixels.*interpolatePosEncoding: true/.test(e.message));
+  assert.throws(() => m.forward({ pixelValues: pixelsOf(c), interpolatePosEncoding: 1 }), TypeError);
   assert.throws(() => m.forward({ pixelValues: { data: new Float32Array(32 * 32), shape: [1, 1, 32, 32] } }),
     (e) => e.code === 'ERR_SHAPE' && /pixelValues: expected \(batch, 3, height, width\)/.test(e.message));
   const nan = pixelsOf(c);
