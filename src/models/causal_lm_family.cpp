@@ -35,11 +35,6 @@ Status Build(const FamilyConfig& c, std::unique_ptr<Module>* out) {
   return Status::OK();
 }
 
-bool EndsWith(const std::string& s, const char* tail) {
-  const size_t n = std::strlen(tail);
-  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-}
-
 // A base model's save (Qwen3Model: Qwen3-Embedding's files) names its tensors without "model.".
 bool ParamName(const Module&, std::string* name) {
   if (name->rfind("layers.", 0) == 0 || *name == "embed_tokens.weight" || *name == "norm.weight") name->insert(0, "model.");

@@ -107,8 +107,9 @@ class Encoder : public Module {
   void Positions(size_t T, const int32_t* ids, int32_t* pos) const;
 
   Status InitVisionHead(const EncoderConfig& c, Rng& rng);
-  // The vision embeddings of one image's patch rows (P, E) at grid gh × gw into x (extra + P, E).
-  Status VisionEmbeddings(const float* patches, size_t gh, size_t gw, float* x) const;
+  // The vision embeddings of one image's P patch rows (P, E) into x (extra + P, E): the extra tokens with their
+  // stored positions, the patches plus patch_pos (P, E: the stored ones, or resized to the input's grid).
+  void VisionEmbeddings(const float* patches, size_t P, const float* patch_pos, float* x) const;
 
   // The vision front end: parameters cls_token, distillation_token (DeiT), position_embeddings, and the patch
   // convolution (patch_embeddings.projection, read as patch_embeddings.proj).

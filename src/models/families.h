@@ -20,6 +20,11 @@ struct FamilyTable {
   const Family* const* end() const { return first + count; }
 };
 FamilyTable Families();
+
+// Whether a tensor name ends with `tail` (the rows' name maps: "pooler.dense.weight", "LayerNorm.gamma").
+inline bool EndsWith(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 // The family of a kind ("causal_lm", …), or null.
 const Family* FamilyOfKind(std::string_view kind);
 

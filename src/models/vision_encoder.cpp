@@ -95,24 +95,13 @@ void Bicubic(const float* src, size_t ih, size_t iw, size_t oh, size_t ow, size_
 
 }  // namespace
 
-Status Encoder::VisionEmbeddings(const float* patches, size_t gh, size_t gw, float* x) const {
-  const size_t E = size_t(cfg_.hidden), X = size_t(cfg_.extra_tokens), P = gh * gw;
-  const size_t g = size_t(cfg_.image_size / cfg_.patch_size);
+void Encoder::VisionEmbeddings(const float* patches, size_t P, const float* patch_pos, float* x) const {
+  const size_t E = size_t(cfg_.hidden), X = size_t(cfg_.extra_tokens);
   std::memcpy(x, vision_.cls, E * sizeof(float));
   if (vision_.dist) std::memcpy(x + E, vision_.dist, E * sizeof(float));
   std::memcpy(x + X * E, patches, P * E * sizeof(float));
-  // The extra tokens' positions as stored; the patches' as stored at the stored grid, else resized.
-  for (size_t i = 0; i < X * E; ++i) x[i] += vision_.pos[i];
-  if (gh == g && gw == g) {
-    kernels::f32_add(P * E, x + X * E, vision_.pos + X * E);
-    return Status::OK();
-  }
-  ScratchScope scope;
-  float* pos = nullptr;
-  AW_RETURN_IF_ERROR(scope.Take(P * E, "interpolated positions", &pos));
-  Bicubic(vision_.pos + X * E, g, g, gh, gw, E, pos);
-  kernels::f32_add(P * E, x + X * E, pos);
-  return Status::OK();
+  kernels::f32_add(X * E, x, vision_.pos);  // the extra tokens' positions as stored
+  kernels::f32_add(P * E, x + X * E, patch_pos);
 }
 
 Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
@@ -146,8 +135,19 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
   if (head) AW_RETURN_IF_ERROR(logits->Resize(size_t(B) * C, "logits"));
   // Pieces of whole images within the working-memory budget.
   const size_t per_image = size_t(T) * (8 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
-  const size_t piece = WorkPieceEntries(size_t(B), per_image);
-  const size_t image = size_t(cfg_.channels * H * W);
+  const size_t image = size_t(cfg_.channels * H * W), P = size_t(gh * gw), X = size_t(cfg_.extra_tokens);
+  // The patches' positions: as stored at the stored grid, else resized to this grid once for every image.
+  const size_t g = size_t(S / p);
+  const bool resize = size_t(gh) != g || size_t(gw) != g;
+  const size_t piece = WorkPieceEntries(size_t(B), per_image, resize ? P * E * sizeof(float) : 0);
+  const float* patch_pos = vision_.pos + X * E;
+  ScratchScope call_scope;
+  if (resize) {
+    float* resized = nullptr;
+    AW_RETURN_IF_ERROR(call_scope.Take(P * E, "interpolated positions", &resized));
+    Bicubic(vision_.pos + X * E, g, g, size_t(gh), size_t(gw), E, resized);
+    patch_pos = resized;
+  }
   for (size_t b0 = 0; b0 < size_t(B); b0 += piece) {
     const size_t nb = std::min(piece, size_t(B) - b0), rows = nb * size_t(T);
     Buffer patches;
@@ -163,8 +163,7 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
     for (size_t s = 0; s < nb; ++s) {
       starts[s] = s * size_t(T);
       lens[s] = size_t(T);
-      AW_RETURN_IF_ERROR(VisionEmbeddings(patches.data() + s * size_t(gh * gw) * E, size_t(gh), size_t(gw),
-                                          x + s * size_t(T) * E));
+      VisionEmbeddings(patches.data() + s * P * E, P, patch_pos, x + s * size_t(T) * E);
     }
     patches = Buffer();
     AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, nullptr, nullptr));

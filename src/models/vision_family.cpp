@@ -15,11 +15,6 @@ namespace {
 
 const char* const kModelTypes[] = {"vit", "deit", "dinov2", nullptr};
 
-bool EndsWith(const std::string& s, const char* tail) {
-  const size_t n = std::strlen(tail);
-  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-}
-
 Status Build(const FamilyConfig& c, std::unique_ptr<Module>* out) {
   EncoderConfig cfg;
   AW_RETURN_IF_ERROR(ReadVisionConfig(*c.json, c.root, &cfg));
