@@ -6,6 +6,7 @@
 //   f32_gelu:       x = 0.5 x (1 + erf(x / sqrt 2))                       (approximate='none')
 //   f32_gelu_tanh:  x = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (approximate='tanh')
 //   f32_silu:       x = x sigmoid(x) = x / (1 + exp(-x))                  (torch.nn.SiLU)
+//   f32_quick_gelu: x = x sigmoid(1.702 x) = x / (1 + exp(-1.702 x))      (transformers' quick_gelu, CLIP's)
 //
 // Both GELUs are evaluated through cancellation-free identities (erfc, and
 // 1 + tanh(u) = 2 / (1 + exp(-2u))), so they keep relative accuracy for
@@ -31,5 +32,8 @@ void f32_gelu_tanh(size_t n, float* x);
 
 void f32_silu_ref(size_t n, float* x);
 void f32_silu(size_t n, float* x);
+
+void f32_quick_gelu_ref(size_t n, float* x);
+void f32_quick_gelu(size_t n, float* x);
 
 }  // namespace aw::kernels

@@ -59,4 +59,15 @@ void f32_silu_ref(size_t n, float* x) {
   }
 }
 
+void f32_quick_gelu_ref(size_t n, float* x) {
+  // HF's QuickGELUActivation, x · sigmoid(1.702 x): t = 1.702 x rounded to float, as torch multiplies a float
+  // tensor by the scalar (and as the kernel does: exp amplifies that rounding, up to 4e-6 relative at |t| = 88),
+  // then x / (1 + exp(-t)) in double, rounded once. -inf gives NaN, as torch's -inf · sigmoid(-inf) = -inf · 0.
+  for (size_t j = 0; j < n; ++j) {
+    const double v = x[j];
+    const double t = double(1.702f * x[j]);
+    x[j] = float(v / (1.0 + std::exp(-t)));
+  }
+}
+
 }  // namespace aw::kernels

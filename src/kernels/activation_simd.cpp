@@ -5,6 +5,7 @@
 //   gelu:       0.5 x (1 + erf(x / sqrt 2))  = 0.5 x erfc(-x / sqrt 2)   xsimd::erfc
 //   gelu_tanh:  0.5 x (1 + tanh(u))          = x / (1 + exp(-2u))        xsimd::exp
 //   silu:       x sigmoid(x)                 = x / (1 + exp(-x))         xsimd::exp (torch's form)
+//   quick_gelu: x sigmoid(1.702 x)           = x / (1 + exp(-1.702 x))   the same code, scaled
 // xsimd 8.1's float erfc/exp (Boost.SIMD / Cephes polynomials, generic code,
 // so the same on sse4_1 and avx2) are within a few ulp. The textbook forms
 // (what torch's CPU kernel evaluates, with xsimd::erf / xsimd::tanh here) lose
@@ -91,7 +92,7 @@ void gelu_tanh_impl(size_t n, float* x) {
 }
 
 template <class Arch>
-void silu_impl(size_t n, float* x) {
+void silu_impl(size_t n, float* x, float a = 1.0f) {
   using batch = xsimd::batch<float, Arch>;
   // exp(t), t = -x, overflows float only above ln(FLT_MAX) = 88.72 (as in
   // torch, whose silu(-88.5) is -3.3e-37), but xsimd::exp returns inf from
@@ -99,9 +100,10 @@ void silu_impl(size_t n, float* x) {
   // rounded to float: half an ulp more error there), which overflows to inf
   // where float does. Then x / inf = -0 below x = -88.72, as torch; t = -inf
   // (x = +inf) gives exp = 0 and silu = inf; x = -inf gives -inf / inf = NaN.
-  const batch one(1.0f), big(80.0f), shift(44.0f), e44(1.285159987981792e19f);
+  // quick_gelu (a = 1.702): x / (1 + exp(-a x)), the same overflow handling on t = -a x.
+  const batch one(1.0f), big(80.0f), shift(44.0f), e44(1.285159987981792e19f), scale(-a);
   map_inplace<Arch>(n, x, [&](batch v) {
-    const batch t = -v;
+    const batch t = v * scale;
     const auto far = t > big;
     const batch e = xsimd::exp(xsimd::select(far, t - shift, t)) * xsimd::select(far, e44, one);
     return v / (one + e);
@@ -114,5 +116,6 @@ void f32_relu(size_t n, float* x) { relu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu(size_t n, float* x) { gelu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu_tanh(size_t n, float* x) { gelu_tanh_impl<xsimd::default_arch>(n, x); }
 void f32_silu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x); }
+void f32_quick_gelu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x, 1.702f); }
 
 }  // namespace aw::kernels
