@@ -185,6 +185,10 @@ export const models = Object.freeze({
   translatorForward: callOn((c, h, a) => c.translatorForwardFull(h, a)),
   classifierClassify: callOn((c, h, a) => c.classifierClassify(h, a)),
   visionForward: callOn((c, h, a) => c.visionForward(h, a)),
+  clipImageEmbeds: callOn((c, h, a) => c.clipImageEmbeds(h, a)),
+  clipTextEmbeds: callOn((c, h, a) => c.clipTextEmbeds(h, a)),
+  /** → { data: [exp(logit_scale), logit_bias] } */
+  clipLogitScale: (rt, h) => take(mod(rt).clipLogitScale(h))[0],
 });
 
 // ---- files ----

@@ -17,6 +17,7 @@ import { TextClassifier } from './text_classifier.js';
 import { CrossEncoder } from './cross_encoder.js';
 import { TokenClassifier } from './token_classifier.js';
 import { VisionModel, ImageClassifier } from './vision.js';
+import { CLIPModel } from './clip.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
@@ -153,17 +154,24 @@ export const ROWS = Object.freeze({
     reads: {},
     options: [],
     async make({ rt, handle, info, fileBytes, hfConfig, read }) {
-      const text = await read('preprocessor_config.json');
-      let preprocessorConfig = null;
-      if (text !== undefined) {
-        try {
-          preprocessorConfig = JSON.parse(text);
-        } catch (e) {
-          throw new AttnWasmError('ERR_INVALID_ARGUMENT', `preprocessor_config.json: not valid JSON (${e.message})`);
-        }
-      }
+      const preprocessorConfig = await preprocessorOf(read);
       const face = info.head === HEAD_IMAGE ? ImageClassifier : VisionModel;
       return new face(rt, handle, { hfConfig, preprocessorConfig }, fileBytes);
+    },
+  },
+  // CLIP and SigLIP hub folders and their one-tower models (clip_family.cpp): a CLIPModel; images through the
+  // folder's preprocessor_config.json, texts through its tokenizer (tokenizer.json, else the slow one's files).
+  clip: {
+    loader: 'loadCLIPModel',  // aw.loadModel gives it; no loader of its own on the runtime
+    face: CLIPModel,
+    faces: [],
+    owner: 'an image-text model',
+    reads: { tokenizer: true, slowTokenizer: true },
+    options: ['tokenizer', 'tokenizerConfig'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, read }) {
+      const preprocessorConfig = await preprocessorOf(read);
+      if (info.hasText) checkVocabulary(tokenizer, info.vocabSize);
+      return new CLIPModel(rt, handle, { hfConfig, preprocessorConfig, tokenizer: info.hasText ? tokenizer : null }, fileBytes);
     },
   },
   vit: {
@@ -212,13 +220,24 @@ export function optionRefusal(row, given, modelType) {
   return new AttnWasmError('ERR_INVALID_ARGUMENT', `${opt}: only ${owners[0]} takes ${OPTION_WHAT[opt] ?? opt}${also}; this checkpoint is ${row.noun}${type}`);
 }
 
-/** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */
+/** The folder's preprocessor_config.json parsed, or null. */
+async function preprocessorOf(read) {
+  const text = await read('preprocessor_config.json');
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `preprocessor_config.json: not valid JSON (${e.message})`);
+  }
+}
+
 /** pooling / normalize given to a classifier's load: ERR_INVALID_ARGUMENT (the encoder and ModernBERT rows). */
 function refuseEmbedderOptions(options, face) {
   if (options.pooling === undefined && options.normalize === undefined) return;
   throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${options.pooling !== undefined ? 'pooling' : 'normalize'}: only an embedder takes it; this checkpoint loads as a ${face.name} (task: 'embed' loads its encoder as an Embedder)`);
 }
 
+/** A tokenizer that fits the model's vocabulary, or ERR_INVALID_ARGUMENT. */
 function checkVocabulary(tok, vocabSize) {
   if (!tok) return;
   const maxId = tok._maxId ?? tok.vocabSize - 1;

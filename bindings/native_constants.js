@@ -24,4 +24,5 @@ export const FAMILIES = Object.freeze([
   Object.freeze({"kind":"encoder","className":"Embedder","noun":"an encoder","ownModel":null, "modelTypes": Object.freeze(["bert","roberta","xlm-roberta","distilbert"]) }),
   Object.freeze({"kind":"modernbert","className":"Embedder","noun":"a ModernBERT encoder","ownModel":null, "modelTypes": Object.freeze(["modernbert"]) }),
   Object.freeze({"kind":"vision","className":"VisionModel","noun":"a vision encoder","ownModel":null, "modelTypes": Object.freeze(["vit","deit","dinov2"]) }),
+  Object.freeze({"kind":"clip","className":"CLIPModel","noun":"an image-text model","ownModel":null, "modelTypes": Object.freeze(["clip","clip_text_model","clip_vision_model","siglip","siglip_text_model","siglip_vision_model"]) }),
 ]);

@@ -5,6 +5,7 @@
 
 #include "marshal.h"
 #include "models/causal_lm.h"
+#include "models/clip_model.h"
 #include "models/encoder.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
@@ -123,6 +124,42 @@ std::unique_ptr<CallResult> VisionForward(ModuleHandle& h, val a) {
   return res;
 }
 
+// A two-tower model (clip, siglip): {pixels: {ptr, shape (B, C, H, W)}, interpolate, hidden} → imageEmbeds (B, D)
+// (get_image_features, not normalized) [, the vision tower's lastHiddenState (B, T, E) with hidden].
+std::unique_ptr<CallResult> ClipImageEmbeds(ModuleHandle& h, val a) {
+  auto& m = h.as<aw::ClipModel>();
+  const aw::TensorView x = TensorArg(a["pixels"]);
+  const bool want = Flag(a, "hidden");
+  aw::Buffer out, hidden;
+  aw::Status s = m.ImageEmbeds(x.data, x.shape, Flag(a, "interpolate"), &out, want ? &hidden : nullptr);
+  const int64_t B = x.shape.empty() ? 0 : x.shape[0];
+  const int64_t D = s.ok() && B > 0 ? int64_t(out.size()) / B : 0, E = m.config().vision.hidden;
+  auto res = One(s, std::move(out), {B, D});
+  if (s.ok() && want) {
+    const int64_t T = int64_t(hidden.size()) / (B * E);
+    res->Add(std::move(hidden), {B, T, E});
+  }
+  return res;
+}
+
+// {ids: {ptr, shape (B, T)}, mask?} → textEmbeds (B, D) (get_text_features, not normalized).
+std::unique_ptr<CallResult> ClipTextEmbeds(ModuleHandle& h, val a) {
+  const aw::Shape shape = ShapeFrom(a["ids"]["shape"]);
+  if (shape.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape)));
+  aw::Buffer out;
+  aw::Status s = h.as<aw::ClipModel>().TextEmbeds(Ids(a["ids"]), a["mask"].isUndefined() ? nullptr : Ids(a["mask"]), shape[0], shape[1], &out);
+  const int64_t D = s.ok() ? int64_t(out.size()) / shape[0] : 0;
+  return One(s, std::move(out), {shape[0], D});
+}
+
+// → (2): exp(logit_scale), logit_bias (1 and 0 for a one-tower model).
+std::unique_ptr<CallResult> ClipLogitScale(ModuleHandle& h) {
+  const auto& m = h.as<aw::ClipModel>();
+  auto res = std::make_unique<CallResult>(aw::Status::OK());
+  res->Add(std::vector<float>{m.LogitScale(), m.LogitBias()}, {2});
+  return res;
+}
+
 // A KV cache being generated into. Owner: the JS generator (deleted when it ends, or by close()).
 class KvCacheHandle {
  public:
@@ -178,6 +215,9 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
   emscripten::function("embedderForward", &EmbedderForward);
   emscripten::function("embedderEmbed", &EmbedderEmbed);
   emscripten::function("visionForward", &VisionForward);
+  emscripten::function("clipImageEmbeds", &ClipImageEmbeds);
+  emscripten::function("clipTextEmbeds", &ClipTextEmbeds);
+  emscripten::function("clipLogitScale", &ClipLogitScale);
   emscripten::function("lmBegin", &LmBegin);
   emscripten::function("lmAppend", &LmAppend);
   emscripten::function("checkAttentionWindow", &CheckAttentionWindow);

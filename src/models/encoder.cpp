@@ -20,6 +20,14 @@
 
 namespace aw {
 
+void Activate(EncoderAct act, size_t n, float* x) {
+  switch (act) {
+    case EncoderAct::kGelu: kernels::f32_gelu(n, x); return;
+    case EncoderAct::kGeluTanh: kernels::f32_gelu_tanh(n, x); return;
+    case EncoderAct::kQuickGelu: kernels::f32_quick_gelu(n, x); return;
+  }
+}
+
 Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
   const int64_t E = c.hidden, I = c.intermediate;
   for (Linear* l : {&query, &key, &value, &attn_dense}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
@@ -49,7 +57,11 @@ Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
 }
 
 Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* src) {
-  if (c.vision) {  // pixels in (vision_encoder.cpp)
+  if (c.tower != Tower::kNone) {  // a two-tower model's tower (clip_tower.cpp)
+    AW_RETURN_IF_ERROR(CheckTowerConfig(c, src));
+    cfg_ = c;
+    AW_RETURN_IF_ERROR(InitTowerFront(c, rng));
+  } else if (c.vision) {  // pixels in (vision_encoder.cpp)
     AW_RETURN_IF_ERROR(CheckVisionConfig(c, src));
     cfg_ = c;
     AW_RETURN_IF_ERROR(vision_.Init(c, rng));
@@ -81,6 +93,7 @@ Status Encoder::Init(const EncoderConfig& c, Rng& rng, const io::ConfigSource* s
     pooler_.Add("dense", &pooler_dense_);
     AddChild("pooler", &pooler_);
   }
+  if (c.tower != Tower::kNone) return InitTowerHead(c, rng);
   if (c.vision) return InitVisionHead(c, rng);
   if (c.head != EncoderHead::kNone) {
     AW_RETURN_IF_ERROR(classifier_.Init(c.hidden, c.labels, true, rng));
@@ -149,7 +162,7 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
   AW_RETURN_IF_ERROR(scope.Take(rows * I, "intermediate rows", &ff));
   ResidualBlocks res;
-  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.vision ? NormPlace::kPre : NormPlace::kPost, rows, E));
+  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.pre_norm ? NormPlace::kPre : NormPlace::kPost, rows, E));
   // DINOv2's layer scale: a sublayer's rows y times lambda1 (E) before the residual.
   auto scaled = [&](const float* lambda, float* y) {
     for (size_t r = 0; lambda && r < rows; ++r) kernels::f32_mul(E, y + r * E, lambda);
@@ -173,6 +186,7 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
         sh.ldq = sh.ldk = sh.ldv = sh.ldo = E;
         sh.scale = scale;
         sh.masked_keys = T;
+        sh.causal = cfg_.causal;  // CLIP's text tower
         sh.weights = attention != nullptr;  // (nseq, layers, heads, T, T): a padded batch's, one T
         sh.ldw = T;
         auto head = [&](size_t g, size_t hh) {
@@ -195,7 +209,7 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
     }));
     AW_RETURN_IF_ERROR(res.Block(ly.output_norm, x0, [&](const float* h, float* y) -> Status {
       ly.intermediate.Apply(rows, h, E, ff, I);
-      kernels::f32_gelu(rows * I, ff);
+      Activate(cfg_.act, rows * I, ff);
       ly.output_dense.Apply(rows, ff, I, y, E);
       scaled(ly.scale2, y);
       return Status::OK();

@@ -36,6 +36,7 @@
 #include "layers/embedding.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
+#include "layers/multihead_attention.h"
 #include "layers/patch_embedding.h"
 
 namespace aw {
@@ -56,6 +57,9 @@ struct EmbedOptions {
   bool head = false;  // the task head's logits instead of pooling: (n, labels) for a sequence head, (total
                       // tokens, labels) for a token head; modes, normalize and skip unused
 };
+
+// The feed-forward's activation over n floats in place (EncoderConfig::act).
+void Activate(EncoderAct act, size_t n, float* x);
 
 class EncoderLayer : public Module {
  public:
@@ -90,8 +94,15 @@ class Encoder : public Module {
   // when the checkpoint has one, DINOv2's x[:, 0]; logits (B, labels) when `logits` is given and the
   // checkpoint has an image-classification head. ViT and DeiT take image_size × image_size only, unless
   // `interpolate` (interpolate_pos_encoding): then, as DINOv2 always, the patch positions are resized to the grid.
+  // A two-tower model's vision tower (config().tower kClipVision, kSiglipVision) takes this way too: pooled is
+  // CLIP's post_layernorm(x[:, 0]) (hidden before post_layernorm, as transformers returns it), SigLIP's attention
+  // pooling head on post_layernorm(x).
   Status ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
                        Buffer* logits);
+  // A text tower (config().tower kClipText, kSiglipText; models/clip_tower.cpp): input_ids (B, T) with
+  // attention_mask (null: all ones) → pooled (B, E'): CLIP's final_layer_norm(x)[end-of-text row] (E' = hidden),
+  // SigLIP's head(final_layer_norm(x)[:, -1]) (E' = projection_size).
+  Status ForwardText(const int32_t* ids, const int32_t* mask, int64_t B, int64_t T, Buffer* pooled);
 
  private:
   // One piece of sequences: rows x (rows, E) of sequences starts/lens, through every layer in place. key_add:
@@ -107,6 +118,11 @@ class Encoder : public Module {
   void Positions(size_t T, const int32_t* ids, int32_t* pos) const;
 
   Status InitVisionHead(const EncoderConfig& c, Rng& rng);
+  // A two-tower model's tower (clip_tower.cpp): its embeddings before the layers, its norms and heads after.
+  Status InitTowerFront(const EncoderConfig& c, Rng& rng);
+  Status InitTowerHead(const EncoderConfig& c, Rng& rng);
+  // SigLIP's attention-pooling head on one piece of nb images' rows x (nb, T, E) → out (nb, E).
+  Status AttentionPool(const float* x, size_t nb, size_t T, float* out);
   // The vision embeddings of one image's P patch rows (P, E) into x (extra + P, E): the extra tokens with their
   // stored positions, the patches plus patch_pos (P, E: the stored ones, or resized to the input's grid).
   void VisionEmbeddings(const float* patches, size_t P, const float* patch_pos, float* x) const;
@@ -121,13 +137,26 @@ class Encoder : public Module {
     PatchEmbedding patch;
   } vision_;
 
+  // SigLIP's vision head (SiglipMultiheadAttentionPoolingHead): probe (1, 1, E) attends over the rows through
+  // nn.MultiheadAttention (batch_first), then h + mlp(layernorm(h)).
+  struct PoolHead : Module {
+    Status Init(const EncoderConfig& c, Rng& rng);
+    float* probe = nullptr;
+    MultiheadAttention attention;
+    LayerNorm norm;
+    Linear fc1, fc2;
+    ModuleList mlp;
+  } pool_head_;
+
   EncoderConfig cfg_;
   ModuleList embeddings_, encoder_, layer_list_, pooler_, head_;
   Embedding word_, position_, token_type_;
   LayerNorm embed_norm_;
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   Linear pooler_dense_, head_dense_, classifier_;  // head_dense_: RoBERTa's classifier.dense
-  LayerNorm final_norm_;                           // a vision encoder's layernorm
+  LayerNorm final_norm_;                           // a vision encoder's layernorm; a tower's final_layer_norm /
+                                                   // post_layernorm
+  LayerNorm pre_norm_;                             // CLIP's vision pre_layrnorm
   Linear distill_classifier_;                      // DeiT's distillation_classifier
 };
 

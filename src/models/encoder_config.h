@@ -28,6 +28,21 @@ namespace aw {
 //              mean(x[:, 1:])))
 enum class EncoderHead { kNone = 0, kSequence = 1, kToken = 2, kImage = 3 };
 
+// The feed-forward's activation (config.json hidden_act): gelu (erf), gelu_pytorch_tanh, quick_gelu
+// (x · sigmoid(1.702 x), CLIP's).
+enum class EncoderAct { kGelu = 0, kGeluTanh = 1, kQuickGelu = 2 };
+
+// A tower of a two-tower model (models/clip_model.h): CLIP's and SigLIP's text and vision transformers.
+//   kClipText     token + position embeddings (no LayerNorm), pre-norm layers under a causal mask,
+//                 final_layer_norm; pooled: the row of the end-of-text token
+//   kClipVision   [class_embedding; patches (conv, no bias)] + position_embedding, pre_layrnorm, pre-norm layers;
+//                 pooled: post_layernorm(x[:, 0]) (last_hidden_state is before post_layernorm)
+//   kSiglipText   as kClipText without the causal mask; pooled: head(x[:, -1]) after final_layer_norm
+//   kSiglipVision patches (conv with bias) + position_embedding (no class token), pre-norm layers,
+//                 post_layernorm; pooled: the attention-pooling head (a probe through nn.MultiheadAttention,
+//                 LayerNorm, MLP with a residual)
+enum class Tower { kNone = 0, kClipText = 1, kClipVision = 2, kSiglipText = 3, kSiglipVision = 4 };
+
 struct EncoderConfig {
   std::string model_type;  // "bert", "roberta", "xlm-roberta"
   // Integers the reader could not read as integers are io::kUnreadInt: the rules refuse them by name.
@@ -51,6 +66,15 @@ struct EncoderConfig {
   bool dinov2 = false;          // DINOv2: positions resized bicubically to any grid (interpolate_pos_encoding),
                                 // pooler_output x[:, 0], the classifier on cat(x[:, 0], mean(x[:, 1:]))
   bool teacher = false;         // DeiTForImageClassificationWithTeacher's two classifiers
+  // The two-tower models' towers (Tower; models/clip_config.cpp): pre-norm layers, their activation, CLIP's causal
+  // text mask, the end-of-text token CLIP's text tower pools at (eos_argmax: the old configs' argmax(input_ids),
+  // eos_token_id 2; else the first eos_id).
+  Tower tower = Tower::kNone;
+  bool pre_norm = false;        // vision encoders and towers: x = x + f(norm(x))
+  bool causal = false;
+  EncoderAct act = EncoderAct::kGelu;
+  int64_t eos_id = 0;
+  bool eos_argmax = false;
 };
 
 // Tokens one sequence may hold: max_position_embeddings (RoBERTa's positions start at pad_token_id + 1: less
@@ -64,6 +88,12 @@ inline int64_t EncoderMaxTokens(const EncoderConfig& c) {
 Status ReadVisionConfig(const io::JsonValue& hf, const std::string& root, EncoderConfig* out);
 Status CheckVisionConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
 std::string VisionConfigJson(const EncoderConfig& c);
+
+// hidden_size, num_hidden_layers, num_attention_heads (a divisor of hidden_size): the rules every pixel or tower
+// config shares (models/vision_config.cpp).
+Status CheckLayerWidths(const io::ConfigRules& r, const EncoderConfig& c);
+// A two-tower model's tower's range rules (models/clip_config.cpp).
+Status CheckTowerConfig(const EncoderConfig& c, const io::ConfigSource* src = nullptr);
 
 // The model_types the family reads: "bert", "roberta", "xlm-roberta" (null-terminated).
 const char* const* EncoderModelTypes();

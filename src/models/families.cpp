@@ -15,10 +15,12 @@ const Family& TranslatorFamily();
 const Family& VitFamily();
 const Family& ModernBertFamily();
 const Family& VisionFamily();
+const Family& ClipFamily();
 
 FamilyTable Families() {
   static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily(),
-                                      &ModernBertFamily(), &VisionFamily()};
+                                      &ModernBertFamily(), &VisionFamily(),
+                                      &ClipFamily()};
   return {all, sizeof(all) / sizeof(all[0])};
 }
 

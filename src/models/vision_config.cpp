@@ -25,6 +25,7 @@ Status ReadVisionConfig(const JsonValue& hf, const std::string& root, EncoderCon
   EncoderConfig s;
   s.model_type = mt->str;
   s.vision = true;
+  s.pre_norm = true;
   s.dinov2 = s.model_type == "dinov2";
   s.layer_scale = s.dinov2;
   s.extra_tokens = s.model_type == "deit" ? 2 : 1;
@@ -77,13 +78,18 @@ Status ReadVisionConfig(const JsonValue& hf, const std::string& root, EncoderCon
   return Status::OK();
 }
 
-Status CheckVisionConfig(const EncoderConfig& c, const io::ConfigSource* src) {
-  const io::ConfigRules r(src);
+Status CheckLayerWidths(const io::ConfigRules& r, const EncoderConfig& c) {
   AW_RETURN_IF_ERROR(r.Int("hidden_size", c.hidden, 1, kMaxLmWidth));
   AW_RETURN_IF_ERROR(r.Int("num_hidden_layers", c.layers, 1, kMaxLayers));
   AW_RETURN_IF_ERROR(r.Int("num_attention_heads", c.heads, 1, c.hidden));
   if (c.hidden % c.heads)
     return r.Fail("num_attention_heads", "a divisor of hidden_size (" + std::to_string(c.hidden) + ")", double(c.heads));
+  return Status::OK();
+}
+
+Status CheckVisionConfig(const EncoderConfig& c, const io::ConfigSource* src) {
+  const io::ConfigRules r(src);
+  AW_RETURN_IF_ERROR(CheckLayerWidths(r, c));
   AW_RETURN_IF_ERROR(r.Int(c.dinov2 ? "mlp_ratio" : "intermediate_size", c.intermediate, 1, kMaxFeedforward,
                            c.dinov2 ? " (hidden_size · mlp_ratio)" : ""));
   AW_RETURN_IF_ERROR(r.Int("num_channels", c.channels, 1, kMaxChannels));
@@ -92,7 +98,8 @@ Status CheckVisionConfig(const EncoderConfig& c, const io::ConfigSource* src) {
   const int64_t g = c.image_size / c.patch_size;
   if (g * g + c.extra_tokens > kMaxPositions)
     return r.Fail("image_size", "at most " + std::to_string(kMaxPositions) + " patches", double(c.image_size));
-  if (c.head != EncoderHead::kNone) AW_RETURN_IF_ERROR(r.Int(c.labels ? "num_labels" : "id2label", c.labels, 1, kMaxVocab));
+  if (c.head != EncoderHead::kNone && c.tower == Tower::kNone)
+    AW_RETURN_IF_ERROR(r.Int(c.labels ? "num_labels" : "id2label", c.labels, 1, kMaxVocab));
   return r.Positive("layer_norm_eps", c.eps);
 }
 

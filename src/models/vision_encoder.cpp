@@ -21,13 +21,18 @@ namespace aw {
 
 Status Encoder::VisionFront::Init(const EncoderConfig& c, Rng& rng) {
   const int64_t E = c.hidden, g = c.image_size / c.patch_size;
-  AW_RETURN_IF_ERROR(AddParam("cls_token", {1, 1, E}, &cls));
+  // CLIP's class_embedding (E) and position_embedding.weight (N + 1, E); SigLIP's (N, E) without a class token;
+  // ViT's cls_token (1, 1, E), position_embeddings (1, N + 1, E).
+  const bool tower = c.tower != Tower::kNone;
+  if (c.extra_tokens > 0) AW_RETURN_IF_ERROR(AddParam("cls_token", tower ? Shape{E} : Shape{1, 1, E}, &cls));
   if (c.extra_tokens == 2) AW_RETURN_IF_ERROR(AddParam("distillation_token", {1, 1, E}, &dist));
-  AW_RETURN_IF_ERROR(AddParam("position_embeddings", {1, g * g + c.extra_tokens, E}, &pos));
-  rng.FillUniform(cls, E, 0.02);
+  const int64_t N = g * g + c.extra_tokens;
+  AW_RETURN_IF_ERROR(AddParam("position_embeddings", tower ? Shape{N, E} : Shape{1, N, E}, &pos));
+  if (cls) rng.FillUniform(cls, E, 0.02);
   if (dist) rng.FillUniform(dist, E, 0.02);
-  rng.FillUniform(pos, size_t(g * g + c.extra_tokens) * size_t(E), 0.02);
-  AW_RETURN_IF_ERROR(patch.Init(c.channels, E, c.patch_size, true, false, rng));
+  rng.FillUniform(pos, size_t(N) * size_t(E), 0.02);
+  // CLIP's patch convolution has no bias; SigLIP's and ViT's have one.
+  AW_RETURN_IF_ERROR(patch.Init(c.channels, E, c.patch_size, c.tower != Tower::kClipVision, false, rng));
   AddChild("patch_embeddings", &patch);
   return Status::OK();
 }
@@ -97,7 +102,7 @@ void Bicubic(const float* src, size_t ih, size_t iw, size_t oh, size_t ow, size_
 
 void Encoder::VisionEmbeddings(const float* patches, size_t P, const float* patch_pos, float* x) const {
   const size_t E = size_t(cfg_.hidden), X = size_t(cfg_.extra_tokens);
-  std::memcpy(x, vision_.cls, E * sizeof(float));
+  if (vision_.cls) std::memcpy(x, vision_.cls, E * sizeof(float));
   if (vision_.dist) std::memcpy(x + E, vision_.dist, E * sizeof(float));
   std::memcpy(x + X * E, patches, P * E * sizeof(float));
   kernels::f32_add(X * E, x, vision_.pos);  // the extra tokens' positions as stored
@@ -129,7 +134,7 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
   const size_t E = size_t(cfg_.hidden), C = size_t(cfg_.labels);
   if (NumelChecked({B, T, cfg_.hidden}) < 0) return ShapeError("lastHiddenState (B, T, hidden) exceeds 2^29 elements");
   AW_RETURN_IF_ERROR(hidden->Resize(size_t(B * T) * E, "lastHiddenState"));
-  const bool pools = cfg_.pooler || cfg_.dinov2;
+  const bool pools = cfg_.pooler || cfg_.dinov2 || cfg_.tower != Tower::kNone;
   if (pools) AW_RETURN_IF_ERROR(pooled->Resize(size_t(B) * E, "poolerOutput"));
   const bool head = logits && cfg_.head == EncoderHead::kImage;
   if (head) AW_RETURN_IF_ERROR(logits->Resize(size_t(B) * C, "logits"));
@@ -166,8 +171,19 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
       VisionEmbeddings(patches.data() + s * P * E, P, patch_pos, x + s * size_t(T) * E);
     }
     patches = Buffer();
+    if (cfg_.tower == Tower::kClipVision) pre_norm_.Apply(rows, x, E, x, E);
     AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, nullptr, nullptr));
+    if (cfg_.tower == Tower::kClipVision) {  // pooled = post_layernorm(x[:, 0]); last_hidden_state stays before it
+      float* out = pooled->data() + b0 * E;
+      for (size_t s = 0; s < nb; ++s) std::memcpy(out + s * E, x + s * size_t(T) * E, E * sizeof(float));
+      final_norm_.Apply(nb, out, E, out, E);
+      continue;
+    }
     final_norm_.Apply(rows, x, E, x, E);
+    if (cfg_.tower == Tower::kSiglipVision) {
+      AW_RETURN_IF_ERROR(AttentionPool(x, nb, size_t(T), pooled->data() + b0 * E));
+      continue;
+    }
     float* first = nullptr;  // each image's class-token row
     AW_RETURN_IF_ERROR(scope.Take(nb * 2 * E, "class tokens", &first));
     for (size_t s = 0; s < nb; ++s) std::memcpy(first + s * E, x + s * size_t(T) * E, E * sizeof(float));

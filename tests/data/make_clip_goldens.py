@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Goldens of the two-tower models (issue 39): tests/data/goldens/clip/.
+
+Run: /usr/bin/python3 tests/data/make_clip_goldens.py (Debian's torch 1.13, PIL 9.4; transformers v4.40.2 through
+tools/hf_env). Deterministic: fixed seed, one thread; two runs write identical bytes.
+
+Small random checkpoints saved by transformers itself (save_pretrained, safetensors, F32), each folder as the hub lays
+one out (config.json, model.safetensors, preprocessor_config.json):
+  clip_model/      CLIPModel: text tower vocab 99, 16 positions, eos_token_id 98 (pools at the first eos), quick_gelu;
+                   vision tower 32 x 32, patch 8; projection_dim 24; CLIPImageProcessor shortest edge 32, crop 32
+  clip_old/        CLIPModel as configs before transformers 4.31 wrote it: eos_token_id 2 (pools at argmax(ids)),
+                   and text_config_dict / vision_config_dict (hidden_act gelu) next to text_config / vision_config
+                   (quick_gelu, layer_norm_eps 0.5): CLIPConfig completes the dict with defaults and lays it over
+  clip_vision_proj/  CLIPVisionModelWithProjection (image_embeds)
+  clip_text/       CLIPTextModel (pooler_output, no projection)
+  siglip_model/    SiglipModel: gelu_pytorch_tanh, no causal mask, text pooled at the last position through its head,
+                   the vision tower's attention-pooling head, logit_bias; SiglipImageProcessor 32 x 32
+  siglip_vision/   SiglipVisionModel (pooler_output)
+hidden 32, 2 layers, 4 heads, intermediate 37 (text) / 64 (vision). Every parameter is drawn again from N(0, 0.3)
+(LayerNorm weights 1 + N(0, 0.3)); logit_scale 1.5 and logit_bias -0.7 so that the logits are of ordinary size.
+
+The reference: the transformers model in float64 (model.double()) on each case's float32 pixel_values (the folder's
+processor on the image fixtures, as make_vision_goldens.py) and input ids:
+  pixels.bin      float32 pixel_values of every case, concatenated
+  expected.json   {cases: [{folder, images, shape, pixels, input_ids, attention_mask, text_embeds, image_embeds
+                  (get_text_features / get_image_features: not normalized), logits_per_image, text_embeds_each (each
+                  text's unpadded ids alone)}], atol, rtol}
+Text cases: right-padded with an attention mask (CLIP: pad id 1, and a row whose eos is its last token), a left-padded
+row (CLIP runs it with the padding mask under the causal one, not trimmed), and SigLIP's max_length padding with the
+mask its tokenizer returns (pooled at the last, padded, position).
+"""
+import json
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import hf_env  # noqa: E402
+
+hf_env.setup()
+import transformers  # noqa: E402
+from transformers import AutoImageProcessor  # noqa: E402
+from transformers.image_utils import load_image  # noqa: E402
+
+SEED = 20261205
+OUT = os.path.join(ROOT, 'tests', 'data', 'goldens', 'clip')
+FIX = os.path.join(ROOT, 'tests', 'data', 'goldens', 'images', 'fixtures')
+TOL = (1e-4, 1e-4)
+IMAGES = ['rgb8_64x48.png', 'j420_q90.jpg', 'rgba8.png']
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+
+TEXT = dict(vocab_size=99, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
+            max_position_embeddings=16)
+VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32,
+              patch_size=8, num_channels=3)
+CLIP_PROC = {'image_processor_type': 'CLIPImageProcessor', 'do_resize': True, 'size': {'shortest_edge': 32},
+             'resample': 3, 'do_center_crop': True, 'crop_size': {'height': 32, 'width': 32}, 'do_rescale': True,
+             'rescale_factor': 1 / 255, 'do_normalize': True, 'image_mean': [0.48145466, 0.4578275, 0.40821073],
+             'image_std': [0.26862954, 0.26130258, 0.27577711], 'do_convert_rgb': True}
+SIGLIP_PROC = {'image_processor_type': 'SiglipImageProcessor', 'do_resize': True, 'size': {'height': 32, 'width': 32},
+               'resample': 3, 'do_rescale': True, 'rescale_factor': 1 / 255, 'do_normalize': True,
+               'image_mean': [0.5, 0.5, 0.5], 'image_std': [0.5, 0.5, 0.5]}
+
+
+def randomise(model):
+    g = torch.Generator().manual_seed(SEED)
+    with torch.no_grad():
+        for name, p in sorted(model.named_parameters()):
+            noise = torch.randn(p.shape, generator=g, dtype=torch.float64).float() * 0.3
+            last = name.split('.')
+            if name in ('logit_scale',):
+                p.fill_(1.5)
+            elif name == 'logit_bias':
+                p.fill_(-0.7)
+            elif ('norm' in last[-2] or 'layrnorm' in last[-2]) and name.endswith('weight'):
+                p.copy_(1.0 + noise)
+            else:
+                p.copy_(noise)
+    return model
+
+
+def make_models():
+    C = transformers
+    clip_text = C.CLIPTextConfig(eos_token_id=98, bos_token_id=97, pad_token_id=1, **TEXT)
+    clip_vision = C.CLIPVisionConfig(**VISION)
+    clip = C.CLIPConfig(text_config=clip_text.to_dict(), vision_config=clip_vision.to_dict(), projection_dim=24)
+    old_text = C.CLIPTextConfig(eos_token_id=2, bos_token_id=97, pad_token_id=1, **TEXT)
+    old = C.CLIPConfig(text_config=old_text.to_dict(), vision_config=clip_vision.to_dict(), projection_dim=24)
+    sig_text = C.SiglipTextConfig(pad_token_id=1, eos_token_id=98, **TEXT)
+    sig_vision = C.SiglipVisionConfig(**VISION)
+    sig = C.SiglipConfig(text_config=sig_text.to_dict(), vision_config=sig_vision.to_dict())
+    proj_vision = C.CLIPVisionConfig(projection_dim=24, **VISION)
+    return [
+        ('clip_model', C.CLIPModel(clip), CLIP_PROC),
+        ('clip_old', C.CLIPModel(old), CLIP_PROC),
+        ('clip_vision_proj', C.CLIPVisionModelWithProjection(proj_vision), CLIP_PROC),
+        ('clip_text', C.CLIPTextModel(clip_text), None),
+        ('siglip_model', C.SiglipModel(sig), SIGLIP_PROC),
+        ('siglip_vision', C.SiglipVisionModel(sig_vision), SIGLIP_PROC),
+    ]
+
+
+def old_style(path):
+    """config.json as pre-4.31 CLIP saves had it: *_config_dict laid over *_config, gelu under quick_gelu."""
+    with open(os.path.join(path, 'config.json')) as f:
+        cfg = json.load(f)
+    # CLIPConfig completes *_config_dict with the tower config's defaults and lays the whole of it over *_config:
+    # the dict's keys decide, and an absent one is the default, not *_config's value.
+    cfg['text_config_dict'] = dict(TEXT, hidden_act='gelu', eos_token_id=2, bos_token_id=97, pad_token_id=1)
+    cfg['vision_config_dict'] = dict(VISION, hidden_act='gelu')
+    cfg['text_config']['hidden_act'] = 'quick_gelu'
+    cfg['vision_config']['hidden_act'] = 'quick_gelu'
+    cfg['text_config']['layer_norm_eps'] = 0.5  # not in the dict: CLIPTextConfig's 1e-5 wins
+    with open(os.path.join(path, 'config.json'), 'w') as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+        f.write('\n')
+
+
+def text_inputs(folder):
+    """(input_ids, attention_mask) of a case, padded as its processor pads."""
+    if folder == 'clip_old':  # argmax(ids) finds each row's 96 (in the second row, past its mask: a padded row)
+        ids = [[3, 5, 96, 7, 2, 1, 1], [3, 44, 3, 2, 96, 1, 1], [3, 12, 13, 14, 15, 16, 96]]
+    elif folder.startswith('clip'):
+        ids = [[97, 5, 6, 7, 98, 1, 1], [97, 44, 3, 98, 1, 1, 1], [97, 12, 13, 14, 15, 16, 98]]
+    else:  # SigLIP: padded to max_length (16) with its pad id, eos appended by the tokenizer
+        rows = [[5, 6, 7, 98], [44, 3, 98], list(range(20, 35)) + [98]]
+        ids = [r + [1] * (16 - len(r)) for r in rows]
+    if folder.startswith('siglip'):
+        lens = [4, 3, 16]
+        mask = [[1 if j < n else 0 for j in range(16)] for n in lens]
+    else:
+        lens = [5, 4, 7]
+        mask = [[1 if j < n else 0 for j in range(len(ids[0]))] for n in lens]
+    return torch.tensor(ids), torch.tensor(mask)
+
+
+def flat(t):
+    return [float(v) for v in t.detach().reshape(-1).tolist()]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    cases, pixels = [], bytearray()
+    for folder, model, proc in make_models():
+        path = os.path.join(OUT, folder)
+        randomise(model).eval()
+        model.save_pretrained(path, safe_serialization=True)
+        if folder == 'clip_old':
+            old_style(path)
+            model = type(model).from_pretrained(path).eval()
+        if proc:
+            with open(os.path.join(path, 'preprocessor_config.json'), 'w') as f:
+                json.dump(proc, f, indent=2, sort_keys=True)
+                f.write('\n')
+        m64 = model.double()
+        case = {'folder': folder, 'images': None, 'input_ids': None}
+        x = None
+        if proc:
+            processor = AutoImageProcessor.from_pretrained(path)
+            images = [load_image(os.path.join(FIX, name)) for name in IMAGES]
+            x = processor(images, return_tensors='pt', input_data_format='channels_last')['pixel_values'].float()
+            case.update(images=IMAGES, shape=list(x.shape), pixels=len(pixels) // 4)
+            pixels += x.numpy().astype('<f4').tobytes()
+        ids = mask = None
+        if 'vision' not in folder:
+            ids, mask = text_inputs(folder)
+            case.update(input_ids=ids.tolist(), attention_mask=mask.tolist())
+        # float64 throughout: transformers' causal mask is torch.full(..., finfo(float64).min) in the default dtype.
+        torch.set_default_dtype(torch.float64)
+        with torch.no_grad():
+            if isinstance(model, (transformers.CLIPModel, transformers.SiglipModel)):
+                out = m64(input_ids=ids, attention_mask=mask, pixel_values=x.double())
+                case['logits_per_image'] = flat(out.logits_per_image)
+                case['text_embeds'] = flat(m64.get_text_features(input_ids=ids, attention_mask=mask))
+                case['image_embeds'] = flat(m64.get_image_features(pixel_values=x.double()))
+                # The same texts without a mask (the unpadded rows alone, one by one).
+                case['text_embeds_each'] = [flat(m64.get_text_features(input_ids=ids[i:i + 1, :int(mask[i].sum())]))
+                                            for i in range(ids.shape[0])]
+            elif isinstance(model, transformers.CLIPVisionModelWithProjection):
+                out = m64(pixel_values=x.double())
+                case['image_embeds'] = flat(out.image_embeds)
+            elif isinstance(model, transformers.CLIPTextModel):
+                case['text_embeds'] = flat(m64(input_ids=ids, attention_mask=mask).pooler_output)
+                left = torch.tensor([[1, 1, 97, 5, 6, 7, 98]]), torch.tensor([[0, 0, 1, 1, 1, 1, 1]])
+                case['left_padded'] = {'input_ids': left[0].tolist(), 'attention_mask': left[1].tolist(),
+                                       'text_embeds': flat(m64(input_ids=left[0], attention_mask=left[1]).pooler_output)}
+            else:  # SiglipVisionModel
+                out = m64(pixel_values=x.double())
+                case['image_embeds'] = flat(out.pooler_output)
+        torch.set_default_dtype(torch.float32)
+        cases.append(case)
+    with open(os.path.join(OUT, 'pixels.bin'), 'wb') as f:
+        f.write(bytes(pixels))
+    with open(os.path.join(OUT, 'expected.json'), 'w') as f:
+        json.dump({'transformers': transformers.__version__, 'torch': torch.__version__, 'atol': TOL[0],
+                   'rtol': TOL[1], 'cases': cases}, f, indent=1)
+        f.write('\n')
+
+
+if __name__ == '__main__':
+    main()
