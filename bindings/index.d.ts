@@ -1118,6 +1118,51 @@ export interface ImageClassifier extends VisionModel {
   logits(images: unknown, options?: { batchSize?: number; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
 }
 
+/**
+ * CLIPModel / SiglipModel (or one tower of them) from a hub folder: images and texts in one embedding space, as
+ * transformers' models and its zero-shot-image-classification pipeline.
+ */
+export interface CLIPModel {
+  readonly config: Record<string, unknown>;
+  /** clip, siglip, clip_text_model, clip_vision_model, siglip_text_model or siglip_vision_model */
+  readonly modelType: string;
+  /** SigLIP: sigmoid scores and logit_bias. */
+  readonly siglip: boolean;
+  readonly hasText: boolean;
+  readonly hasVision: boolean;
+  readonly imageEmbedDim: number | null;
+  readonly textEmbedDim: number | null;
+  /** Tokens a text may have (the text tower's max_position_embeddings). */
+  readonly maxPositions: number | null;
+  readonly imageSize: number | null;
+  /** exp(logit_scale), and logit_bias (0 for CLIP). */
+  readonly logitScale: number;
+  readonly logitBias: number;
+  readonly preprocessorConfig: Record<string, unknown> | null;
+  readonly tokenizer: Tokenizer | null;
+  readonly fileBytes: number;
+  readonly weightBytes: number;
+  readonly weightTypes: Partial<Record<WeightType, number>>;
+  /** pixel_values as the folder's image processor computes them: [n, 3, H, W]. */
+  preprocess(images: unknown, options?: { exifOrientation?: boolean }): Promise<VisionTensor>;
+  /** Texts as the processor pads them (CLIP: to the longest; SigLIP: to maxPositions), truncated to maxPositions. */
+  tokenize(texts: string | string[]): { inputIds: { data: Int32Array; shape: number[] }; attentionMask: { data: Int32Array; shape: number[] } };
+  /** CLIPModel.forward: logits both ways and the normalized embeddings (a one-tower model: its embeddings only). */
+  forward(inputs: { inputIds?: { data: Int32Array; shape: number[] }; attentionMask?: { data: Int32Array | Uint8Array; shape: number[] }; pixelValues?: VisionTensor; interpolatePosEncoding?: boolean }): { logitsPerImage?: VisionTensor; logitsPerText?: VisionTensor; imageEmbeds?: VisionTensor; textEmbeds?: VisionTensor };
+  /** get_image_features (not normalized): [B, imageEmbedDim]. */
+  imageFeatures(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean }): VisionTensor;
+  /** get_text_features (not normalized): [B, textEmbedDim]. */
+  textFeatures(inputs: { inputIds: { data: Int32Array; shape: number[] }; attentionMask?: { data: Int32Array | Uint8Array; shape: number[] } }): VisionTensor;
+  /** One vector per image, L2-normalized unless normalize: false: [n, imageEmbedDim]. */
+  embedImages(images: unknown, options?: { batchSize?: number; normalize?: boolean; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
+  /** One vector per text, L2-normalized unless normalize: false: [n, textEmbedDim]. */
+  embedTexts(texts: string | string[], options?: { batchSize?: number; normalize?: boolean }): Promise<VisionTensor>;
+  /** Per image, the labels best first: softmax over labels (CLIP) or sigmoid per label (SigLIP). */
+  zeroShot(images: unknown, labels: string[], options?: { hypothesisTemplate?: string; topK?: number | null; batchSize?: number }): Promise<{ label: string; score: number }[][]>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 /** A reranked document. */
 export interface RankedDocument {
   /** The document's index in the list given. */
@@ -1238,7 +1283,7 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier | CLIPModel>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
@@ -1273,6 +1318,7 @@ export interface AttnWasm {
   readonly DecoderEmbedder: abstract new (...args: never[]) => DecoderEmbedder;
   readonly VisionModel: abstract new (...args: never[]) => VisionModel;
   readonly ImageClassifier: abstract new (...args: never[]) => ImageClassifier;
+  readonly CLIPModel: abstract new (...args: never[]) => CLIPModel;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

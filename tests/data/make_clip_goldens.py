@@ -16,6 +16,12 @@ one out (config.json, model.safetensors, preprocessor_config.json):
   siglip_model/    SiglipModel: gelu_pytorch_tanh, no causal mask, text pooled at the last position through its head,
                    the vision tower's attention-pooling head, logit_bias; SiglipImageProcessor 32 x 32
   siglip_vision/   SiglipVisionModel (pooler_output)
+  clip_zero_shot/  CLIPModel with a tokenizer: a small byte-level BPE vocabulary in CLIP's form (the 256 byte
+                   characters, each also with "</w>", merges spelling a few words, <|startoftext|>,
+                   <|endoftext|> as bos, eos and pad: 546 ids), saved by CLIPTokenizer (vocab.json, merges.txt; run
+                   without ftfy, as here: its BasicTokenizer fallback); the reference of zeroShot is the zero-shot-image-classification
+                   pipeline's arithmetic in float64 (template, padding=True, softmax), checked here against the
+                   pipeline itself run in float32
 hidden 32, 2 layers, 4 heads, intermediate 37 (text) / 64 (vision). Every parameter is drawn again from N(0, 0.3)
 (LayerNorm weights 1 + N(0, 0.3)); logit_scale 1.5 and logit_bias -0.7 so that the logits are of ordinary size.
 
@@ -120,6 +126,83 @@ def old_style(path):
         f.write('\n')
 
 
+WORDS = ['this', 'is', 'a', 'photo', 'of', 'cat', 'dog', 'red', 'car', 'bird', 'sketch']
+ZERO_SHOT = {'labels': ['cat', 'dog', 'red car', 'bird'], 'template': 'This is a photo of {}.',
+             'other_template': 'a sketch of a {}'}
+
+
+def bytes_to_unicode():
+    """GPT-2's byte-to-character table, as CLIP's tokenizer builds its vocabulary from it."""
+    bs = list(range(ord('!'), ord('~') + 1)) + list(range(ord('¡'), ord('¬') + 1)) + list(range(ord('®'), ord('ÿ') + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [chr(c) for c in cs]
+
+
+def write_clip_tokenizer(path):
+    """vocab.json + merges.txt in CLIP's form, spelling WORDS by left-to-right merges (the slow tokenizer's files: the
+    Rust `tokenizers` that would convert them to tokenizer.json is a stand-in here)."""
+    chars = bytes_to_unicode()
+    vocab = chars + [c + '</w>' for c in chars]
+    merges = []
+    for w in WORDS:
+        parts = list(w[:-1]) + [w[-1] + '</w>']
+        while len(parts) > 1:
+            pair = (parts[0], parts[1])
+            if ' '.join(pair) not in merges:
+                merges.append(' '.join(pair))
+                vocab.append(pair[0] + pair[1])
+            parts = [pair[0] + pair[1]] + parts[2:]
+    vocab += ['<|startoftext|>', '<|endoftext|>']
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, 'vocab_src.json'), 'w') as f:
+        json.dump({t: i for i, t in enumerate(vocab)}, f)
+    with open(os.path.join(path, 'merges_src.txt'), 'w') as f:
+        f.write('#version: 0.2\n' + '\n'.join(merges) + '\n')
+    slow = transformers.CLIPTokenizer(os.path.join(path, 'vocab_src.json'), os.path.join(path, 'merges_src.txt'),
+                                      pad_token='<|endoftext|>')
+    os.remove(os.path.join(path, 'vocab_src.json'))
+    os.remove(os.path.join(path, 'merges_src.txt'))
+    slow.save_pretrained(path)
+    return len(vocab)
+
+
+def zero_shot_case(path, model):
+    """The zero-shot pipeline's scores in float64, and the pipeline itself (float32) as a check of the arithmetic."""
+    tok = transformers.AutoTokenizer.from_pretrained(path, use_fast=False)  # CLIPTokenizer; without ftfy installed
+    processor = AutoImageProcessor.from_pretrained(path)
+    images = [load_image(os.path.join(FIX, name)) for name in IMAGES]
+    pipe = transformers.pipeline('zero-shot-image-classification', model=model.float(), tokenizer=tok,
+                                 image_processor=processor)
+    case = {'folder': 'clip_zero_shot', 'images': IMAGES, 'input_ids': None, 'zero_shot': []}
+    for template in (ZERO_SHOT['template'], ZERO_SHOT['other_template']):
+        texts = [template.format(label) for label in ZERO_SHOT['labels']]
+        enc = tok(texts, padding=True, return_tensors='pt')
+        pv = processor(images, return_tensors='pt', input_data_format='channels_last')['pixel_values']
+        torch.set_default_dtype(torch.float64)
+        with torch.no_grad():
+            logits = model.double()(input_ids=enc['input_ids'], attention_mask=enc['attention_mask'],
+                                    pixel_values=pv.double()).logits_per_image
+        torch.set_default_dtype(torch.float32)
+        probs = logits.softmax(-1)
+        model.float()
+        ranked = []
+        for i in range(len(images)):
+            row = sorted(zip(probs[i].tolist(), ZERO_SHOT['labels']), key=lambda x: -x[0])
+            ranked.append([{'label': label, 'score': score} for score, label in row])
+            got = pipe(images[i], candidate_labels=ZERO_SHOT['labels'], hypothesis_template=template)
+            assert [g['label'] for g in got] == [r['label'] for r in ranked[-1]], (got, ranked[-1])
+            assert all(abs(g['score'] - r['score']) < 1e-5 for g, r in zip(got, ranked[-1]))
+        case['zero_shot'].append({'template': template, 'labels': ZERO_SHOT['labels'], 'ids': enc['input_ids'].tolist(),
+                                  'ranked': ranked})
+    return case
+
+
 def text_inputs(folder):
     """(input_ids, attention_mask) of a case, padded as its processor pads."""
     if folder == 'clip_old':  # argmax(ids) finds each row's 96 (in the second row, past its mask: a padded row)
@@ -193,6 +276,18 @@ def main():
                 case['image_embeds'] = flat(out.pooler_output)
         torch.set_default_dtype(torch.float32)
         cases.append(case)
+    path = os.path.join(OUT, 'clip_zero_shot')
+    n = write_clip_tokenizer(path)
+    text = transformers.CLIPTextConfig(eos_token_id=n - 1, bos_token_id=n - 2, pad_token_id=n - 1,
+                                       **dict(TEXT, vocab_size=n))
+    cfg = transformers.CLIPConfig(text_config=text.to_dict(), vision_config=transformers.CLIPVisionConfig(**VISION).to_dict(),
+                                  projection_dim=24)
+    model = randomise(transformers.CLIPModel(cfg)).eval()
+    model.save_pretrained(path, safe_serialization=True)
+    with open(os.path.join(path, 'preprocessor_config.json'), 'w') as f:
+        json.dump(CLIP_PROC, f, indent=2, sort_keys=True)
+        f.write('\n')
+    cases.append(zero_shot_case(path, model))
     with open(os.path.join(OUT, 'pixels.bin'), 'wb') as f:
         f.write(bytes(pixels))
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:

@@ -66,3 +66,37 @@ test('classify-image / embed-image refuse what they cannot run, by name', () => 
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--top-k/);
 });
+
+const C = fileURLToPath(new URL('../data/goldens/clip/', import.meta.url));
+
+test('classify-image --labels: a CLIP model\'s zero-shot scores, as zeroShot() gives them; embed-image: its image embeddings', async () => {
+  const labels = ['cat', 'dog', 'red car'];
+  const r = cli(['classify-image', '--model', join(C, 'clip_zero_shot'), ...images, '--labels', labels.join(', '), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const m = await aw.loadModel(join(C, 'clip_zero_shot'));
+  try {
+    const want = await m.zeroShot(images, labels);
+    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    got.forEach((g, i) => {
+      assert.equal(g.file, images[i]);
+      assert.deepEqual(g.labels.map((x) => x.label), want[i].map((x) => x.label));
+      g.labels.forEach((x, k) => assert.ok(near(x.score, want[i][k].score)));
+    });
+    const e = cli(['embed-image', '--model', join(C, 'clip_zero_shot'), images[0], '--json']);
+    assert.equal(e.status, 0, e.stderr);
+    const v = JSON.parse(e.stdout), w = (await m.embedImages(images[0], { normalize: false })).data;
+    assert.equal(v.length, 24);
+    v.forEach((a, k) => assert.ok(near(a, w[k])));
+  } finally {
+    m.dispose();
+  }
+  let bad = cli(['classify-image', '--model', join(C, 'clip_zero_shot'), images[0]]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /give its candidate labels with --labels/);
+  bad = cli(['classify-image', '--model', join(G, 'vit_classifier'), images[0], '--labels', 'cat']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--labels is for CLIP and SigLIP models/);
+  bad = cli(['classify-image', '--model', join(C, 'clip_vision_proj'), images[0], '--labels', 'cat']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /loads as a CLIPModel; an image classifier .* or a CLIP \/ SigLIP model with both towers/);
+});

@@ -147,3 +147,31 @@ test('a config the family cannot run exactly is refused by key; inspect names th
   await assert.rejects(aw.loadModel(files({ ...base, model_type: 'siglip2' })), /siglip2/);
   assert.equal((await aw.inspect(join(DIR, 'siglip_model'))).family.className, 'CLIPModel');
 });
+
+test('zeroShot: the zero-shot-image-classification pipeline\'s scores, from image files and label texts', async () => {
+  const c = x.cases.find((k) => k.folder === 'clip_zero_shot');
+  const m = await aw.loadModel(join(DIR, 'clip_zero_shot'));
+  try {
+    assert.equal(m.tokenizer.tokenizerClass, 'CLIPTokenizer');
+    const files = c.images.map((f) => join(FIX, f));
+    for (const z of c.zero_shot) {
+      const texts = z.labels.map((l) => z.template.replace('{}', l));
+      assert.deepEqual(Array.from(m.tokenize(texts).inputIds.data), z.ids.flat(), 'the processor\'s ids (padding=True)');
+      const got = await m.zeroShot(files, z.labels, z.template === 'This is a photo of {}.' ? undefined : { hypothesisTemplate: z.template });
+      assert.equal(got.length, files.length);
+      got.forEach((ranked, i) => {
+        assert.deepEqual(ranked.map((r) => r.label), z.ranked[i].map((r) => r.label));
+        ranked.forEach((r, k) => assert.ok(Math.abs(r.score - z.ranked[i][k].score) <= x.atol + x.rtol * z.ranked[i][k].score, `${r.label}: ${r.score} vs ${z.ranked[i][k].score}`));
+      });
+    }
+    const top = await m.zeroShot(files[0], c.zero_shot[0].labels, { topK: 2 });
+    assert.deepEqual(top[0].map((r) => r.label), c.zero_shot[0].ranked[0].slice(0, 2).map((r) => r.label));
+    // embedTexts: the normalized text embeddings, batch by batch as one.
+    const all = await m.embedTexts(['a cat', 'a dog', 'this is a red car'], { batchSize: 2 });
+    const one = await m.embedTexts(['this is a red car']);
+    assert.deepEqual(all.shape, [3, 24]);
+    assert.ok(all.data.slice(48).every((v, i) => Math.abs(v - one.data[i]) < 1e-6));
+  } finally {
+    m.dispose();
+  }
+});
