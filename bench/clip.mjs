@@ -100,6 +100,21 @@ async function main() {
   const peak = median(Array.from({ length: 5 }, () => probe(40)));
   result.peakGflops = peak;
   for (const w of Object.values(result.workloads)) w.ofPeak = w.flops / (peak * 1e6) / w.medianMs.attnwasm;
+  // q8 (every projection as int8 with per-row scales): the cosine of its embeddings to the f32 model's, on the
+  // check inputs and the timed ones.
+  const q = await aw.loadModel(join(DIR, 'base'), { dtype: 'q8' });
+  const cosines = (a, b, D) => Array.from({ length: a.length / D }, (_, i) => {
+    let ab = 0, aa = 0, bb = 0;
+    for (let k = i * D; k < (i + 1) * D; k++) { ab += a[k] * b[k]; aa += a[k] * a[k]; bb += b[k] * b[k]; }
+    return ab / Math.sqrt(aa * bb);
+  });
+  const x8 = workloads[1][2], labelsIn = workloads[2][2];
+  const cos = [
+    ...cosines(q.imageFeatures({ pixelValues: x8 }).data, m.imageFeatures({ pixelValues: x8 }).data, 512),
+    ...cosines(q.textFeatures({ inputIds: labelsIn.ids, attentionMask: labelsIn.mask }).data, m.textFeatures({ inputIds: labelsIn.ids, attentionMask: labelsIn.mask }).data, 512),
+  ];
+  result.q8 = { minCosine: Math.min(...cos), medianCosine: median(cos), weightBytes: q.weightBytes, f32WeightBytes: m.weightBytes };
+  q.dispose();
   m.dispose();
   await vision.release();
   await text.release();
@@ -110,6 +125,7 @@ async function main() {
   for (const [name, w] of Object.entries(result.workloads)) {
     console.log(`  ${name}: attnwasm ${w.medianMs.attnwasm.toFixed(1)} ms (${(100 * w.ofPeak).toFixed(0)} % of this run's SIMD peak, ${peak.toFixed(1)} GFLOP/s), onnxruntime-web ${w.medianMs.ort.toFixed(1)} ms: ${w.ratio.toFixed(2)}x`);
   }
+  console.log(`  q8: weights ${(result.q8.weightBytes / 1e6).toFixed(1)} MB (f32 ${(result.q8.f32WeightBytes / 1e6).toFixed(1)} MB); cosine of its embeddings to f32's over 8 images and ${LABELS} labels: min ${result.q8.minCosine.toFixed(5)}, median ${result.q8.medianCosine.toFixed(5)}`);
   console.log(`  first calls (fresh process): ${Object.entries(first).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}`);
   console.log(`  (the text tower's labels: ${Math.min(...lens)} to ${T} tokens, padded to ${T} for onnxruntime-web; attnwasm runs each at its own length under the causal mask)`);
 }

@@ -123,6 +123,22 @@ export class CLIPModel extends Model {
     return this._imageFeatures(h, o.pixelValues, o.interpolatePosEncoding);
   }
 
+  /**
+   * The vision tower's outputs (CLIPVisionModelWithProjection's, SigLIP's vision model's): { pixelValues,
+   * interpolatePosEncoding, outputAttentions } → { imageEmbeds (B, imageEmbedDim; not normalized), lastHiddenState
+   * (B, T, E; CLIP's before post_layernorm, as transformers returns it), attentions (B, layers, heads, T, T) with
+   * outputAttentions }.
+   */
+  visionForward(inputs) {
+    const h = this._handle();
+    if (!isObject(inputs) || 'data' in inputs) throw typeError(`inputs: expected { pixelValues }, got ${describe(inputs)}`);
+    const o = checkOptions(inputs, ['pixelValues', 'interpolatePosEncoding', 'outputAttentions'], 'visionForward');
+    const attention = o.outputAttentions ?? false;
+    if (typeof attention !== 'boolean') throw typeError(`outputAttentions: expected a boolean, got ${describe(attention)}`);
+    const [imageEmbeds, lastHiddenState, attentions] = this._imageRun(h, o.pixelValues, o.interpolatePosEncoding, attention);
+    return attention ? { imageEmbeds, lastHiddenState, attentions } : { imageEmbeds, lastHiddenState };
+  }
+
   /** get_text_features: { inputIds (B, T), attentionMask } → { data, shape: [B, textEmbedDim] }, not normalized. */
   textFeatures(inputs) {
     const h = this._handle();
@@ -222,13 +238,14 @@ export class CLIPModel extends Model {
     return out;
   }
 
-  _imageFeatures(h, pixelValues, interpolate) {
+  _imageFeatures(h, pixelValues, interpolate) { return this._imageRun(h, pixelValues, interpolate, false)[0]; }
+
+  _imageRun(h, pixelValues, interpolate, attention) {
     if (!this.hasVision) throw noTower('pixelValues', this.modelType);
     if (pixelValues === undefined) throw typeError('pixelValues: expected { data: Float32Array, shape: [B, C, H, W] }, got undefined');
     const pixels = checkTensor(pixelValues, 'pixelValues', 'float', this._rt);
     if (interpolate !== undefined && typeof interpolate !== 'boolean') throw typeError(`interpolatePosEncoding: expected a boolean, got ${describe(interpolate)}`);
-    const [embeds] = boundary.models.clipImageEmbeds(this._rt, h, { pixels }, { interpolate: interpolate ?? false });
-    return embeds;
+    return boundary.models.clipImageEmbeds(this._rt, h, { pixels }, { interpolate: interpolate ?? false, attention });
   }
 
   _textFeatures(h, inputIds, attentionMask) {

@@ -1099,7 +1099,7 @@ export interface VisionModel {
   /** pixel_values as the folder's image processor computes them: [n, 3, H, W]. */
   preprocess(images: unknown, options?: { exifOrientation?: boolean }): Promise<VisionTensor>;
   /** The model on pixel_values (B, C, H, W): lastHiddenState (B, T, E), poolerOutput (B, E) or null (and an ImageClassifier's logits). */
-  forward(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean }): { lastHiddenState: VisionTensor; poolerOutput: VisionTensor | null; logits?: VisionTensor };
+  forward(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean; outputAttentions?: boolean }): { lastHiddenState: VisionTensor; poolerOutput: VisionTensor | null; logits?: VisionTensor; attentions?: VisionTensor };
   /** One vector per image, as `pooling` says: [n, hiddenSize]. */
   embed(images: unknown, options?: { batchSize?: number; normalize?: boolean; onProgress?: (p: { done: number; total: number }) => void }): Promise<VisionTensor>;
   dispose(): void;
@@ -1149,6 +1149,8 @@ export interface CLIPModel {
   tokenize(texts: string | string[]): { inputIds: { data: Int32Array; shape: number[] }; attentionMask: { data: Int32Array; shape: number[] } };
   /** CLIPModel.forward: logits both ways and the normalized embeddings (a one-tower model: its embeddings only). */
   forward(inputs: { inputIds?: { data: Int32Array; shape: number[] }; attentionMask?: { data: Int32Array | Uint8Array; shape: number[] }; pixelValues?: VisionTensor; interpolatePosEncoding?: boolean }): { logitsPerImage?: VisionTensor; logitsPerText?: VisionTensor; imageEmbeds?: VisionTensor; textEmbeds?: VisionTensor };
+  /** The vision tower's outputs: image embeddings (not normalized), last hidden state, and with outputAttentions every layer's weights [B, layers, heads, T, T]. */
+  visionForward(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean; outputAttentions?: boolean }): { imageEmbeds: VisionTensor; lastHiddenState: VisionTensor; attentions?: VisionTensor };
   /** get_image_features (not normalized): [B, imageEmbedDim]. */
   imageFeatures(inputs: { pixelValues: VisionTensor; interpolatePosEncoding?: boolean }): VisionTensor;
   /** get_text_features (not normalized): [B, textEmbedDim]. */

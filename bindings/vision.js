@@ -64,21 +64,25 @@ export class VisionModel extends Model {
    * The model on pixel_values (B, C, H, W), as the transformers model's forward: { lastHiddenState (B, T, E),
    * poolerOutput (B, E) or null } (an ImageClassifier: { logits (B, numLabels) } too). H = W = imageSize unless
    * anySize, or interpolatePosEncoding: true (ViT's and DeiT's interpolate_pos_encoding: the patch positions
-   * resized bicubically to the input's grid, as current transformers does).
+   * resized bicubically to the input's grid, as current transformers does). outputAttentions: also `attentions`, every
+   * layer's softmax weights (B, layers, heads, T, T), as output_attentions.
    */
   forward(inputs) {
     const h = this._handle();
     if (!isObject(inputs) || 'data' in inputs) {
       throw typeError(`inputs: expected { pixelValues: { data: Float32Array, shape: [B, C, H, W] } }, got ${describe(inputs)}`);
     }
-    const o = checkOptions(inputs, ['pixelValues', 'interpolatePosEncoding'], 'forward');
+    const o = checkOptions(inputs, ['pixelValues', 'interpolatePosEncoding', 'outputAttentions'], 'forward');
     const pixels = checkTensor(o.pixelValues, 'pixelValues', 'float', this._rt);
     const interpolate = o.interpolatePosEncoding ?? false;
     if (typeof interpolate !== 'boolean') throw typeError(`interpolatePosEncoding: expected a boolean, got ${describe(interpolate)}`);
-    const [lastHiddenState, poolerOutput, logits] = boundary.models.visionForward(this._rt, h, { pixels }, { head: this._head === true, interpolate });
+    const attention = o.outputAttentions ?? false;
+    if (typeof attention !== 'boolean') throw typeError(`outputAttentions: expected a boolean, got ${describe(attention)}`);
+    const [lastHiddenState, poolerOutput, logits, attentions] = boundary.models.visionForward(this._rt, h, { pixels }, { head: this._head === true, interpolate, attention });
     const empty = (t) => t.shape.length === 1 && t.shape[0] === 0;
     const out = { lastHiddenState, poolerOutput: empty(poolerOutput) ? null : poolerOutput };
     if (this._head) out.logits = logits;
+    if (attention) out.attentions = attentions;
     return out;
   }
 

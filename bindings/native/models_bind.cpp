@@ -105,13 +105,16 @@ std::unique_ptr<CallResult> EmbedderEmbed(ModuleHandle& h, val a) {
 }
 
 // A vision encoder (vit, deit, dinov2): {pixels: {ptr, shape (B, C, H, W)}, head, interpolate} → lastHiddenState (B, T, E),
-// poolerOutput (B, E; empty without one), logits (B, labels; empty without head or an image-classification head).
+// poolerOutput (B, E; empty without one), logits (B, labels; empty without head or an image-classification head)
+// [, attentions (B, layers, heads, T, T) with attention].
 std::unique_ptr<CallResult> VisionForward(ModuleHandle& h, val a) {
   auto& m = h.as<aw::Encoder>();
   const aw::TensorView x = TensorArg(a["pixels"]);
   const bool head = Flag(a, "head") && m.config().head == aw::EncoderHead::kImage;
-  aw::Buffer hidden, pooled, logits;
-  aw::Status s = m.ForwardPixels(x.data, x.shape, Flag(a, "interpolate"), &hidden, &pooled, head ? &logits : nullptr);
+  aw::Buffer hidden, pooled, logits, attention;
+  const bool want = Flag(a, "attention");
+  aw::Status s = m.ForwardPixels(x.data, x.shape, Flag(a, "interpolate"), &hidden, &pooled, head ? &logits : nullptr,
+                                 want ? &attention : nullptr);
   const aw::EncoderConfig& c = m.config();
   const int64_t B = x.shape.empty() ? 0 : x.shape[0];
   const int64_t T = s.ok() ? int64_t(hidden.size()) / (B * c.hidden) : 0;
@@ -120,24 +123,28 @@ std::unique_ptr<CallResult> VisionForward(ModuleHandle& h, val a) {
     const bool pools = c.pooler || c.dinov2;
     res->Add(std::move(pooled), pools ? aw::Shape{B, c.hidden} : aw::Shape{0});
     res->Add(std::move(logits), head ? aw::Shape{B, c.labels} : aw::Shape{0});
+    if (want) res->Add(std::move(attention), {B, c.layers, c.heads, T, T});
   }
   return res;
 }
 
-// A two-tower model (clip, siglip): {pixels: {ptr, shape (B, C, H, W)}, interpolate, hidden} → imageEmbeds (B, D)
-// (get_image_features, not normalized) [, the vision tower's lastHiddenState (B, T, E) with hidden].
+// A two-tower model (clip, siglip): {pixels: {ptr, shape (B, C, H, W)}, interpolate, attention} → imageEmbeds (B, D)
+// (get_image_features, not normalized), the vision tower's lastHiddenState (B, T, E) [, its attentions (B, layers,
+// heads, T, T) with attention].
 std::unique_ptr<CallResult> ClipImageEmbeds(ModuleHandle& h, val a) {
   auto& m = h.as<aw::ClipModel>();
   const aw::TensorView x = TensorArg(a["pixels"]);
-  const bool want = Flag(a, "hidden");
-  aw::Buffer out, hidden;
-  aw::Status s = m.ImageEmbeds(x.data, x.shape, Flag(a, "interpolate"), &out, want ? &hidden : nullptr);
+  const bool want = Flag(a, "attention");
+  aw::Buffer out, hidden, attention;
+  aw::Status s = m.ImageEmbeds(x.data, x.shape, Flag(a, "interpolate"), &out, &hidden, want ? &attention : nullptr);
   const int64_t B = x.shape.empty() ? 0 : x.shape[0];
-  const int64_t D = s.ok() && B > 0 ? int64_t(out.size()) / B : 0, E = m.config().vision.hidden;
+  const int64_t D = s.ok() && B > 0 ? int64_t(out.size()) / B : 0;
   auto res = One(s, std::move(out), {B, D});
-  if (s.ok() && want) {
-    const int64_t T = int64_t(hidden.size()) / (B * E);
-    res->Add(std::move(hidden), {B, T, E});
+  if (s.ok()) {
+    const aw::EncoderConfig& c = m.vision_config();
+    const int64_t T = int64_t(hidden.size()) / (B * c.hidden);
+    res->Add(std::move(hidden), {B, T, c.hidden});
+    if (want) res->Add(std::move(attention), {B, c.layers, c.heads, T, T});
   }
   return res;
 }

@@ -35,10 +35,11 @@ Status ClipModel::Init(const ClipConfig& c, Rng& rng, bool with_source) {
   return Status::OK();
 }
 
-Status ClipModel::ImageEmbeds(const float* pixels, const Shape& shape, bool interpolate, Buffer* out, Buffer* hidden) {
+Status ClipModel::ImageEmbeds(const float* pixels, const Shape& shape, bool interpolate, Buffer* out, Buffer* hidden,
+                              Buffer* attention) {
   if (!cfg_.has_vision) return ArgError("pixelValues: this model (" + cfg_.model_type + ") has no vision tower");
   Buffer h, pooled;
-  AW_RETURN_IF_ERROR(vision_.ForwardPixels(pixels, shape, interpolate, hidden ? hidden : &h, &pooled, nullptr));
+  AW_RETURN_IF_ERROR(vision_.ForwardPixels(pixels, shape, interpolate, hidden ? hidden : &h, &pooled, nullptr, attention));
   if (!cfg_.visual_projection) {
     *out = std::move(pooled);
     return Status::OK();

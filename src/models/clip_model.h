@@ -53,8 +53,11 @@ class ClipModel : public Module {
   const ClipConfig& config() const { return cfg_; }
 
   // pixel_values (B, C, H, W) → image embeddings (B, imageEmbedDim), not normalized (get_image_features); hidden:
-  // the vision tower's last_hidden_state (B, T, E) when non-null.
-  Status ImageEmbeds(const float* pixels, const Shape& shape, bool interpolate, Buffer* out, Buffer* hidden = nullptr);
+  // the vision tower's last_hidden_state (B, T, E) when non-null; attention: its layers' softmax weights (B, layers,
+  // heads, T, T) when non-null.
+  Status ImageEmbeds(const float* pixels, const Shape& shape, bool interpolate, Buffer* out, Buffer* hidden = nullptr,
+                     Buffer* attention = nullptr);
+  const EncoderConfig& vision_config() const { return vision_.config(); }
   // input_ids (B, T) with attention_mask (null: all ones) → text embeddings (B, textEmbedDim), not normalized
   // (get_text_features).
   Status TextEmbeds(const int32_t* ids, const int32_t* mask, int64_t B, int64_t T, Buffer* out);

@@ -97,8 +97,9 @@ class Encoder : public Module {
   // A two-tower model's vision tower (config().tower kClipVision, kSiglipVision) takes this way too: pooled is
   // CLIP's post_layernorm(x[:, 0]) (hidden before post_layernorm, as transformers returns it), SigLIP's attention
   // pooling head on post_layernorm(x).
+  // attention: with it, every layer's softmax weights (B, layers, heads, T, T) (output_attentions).
   Status ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
-                       Buffer* logits);
+                       Buffer* logits, Buffer* attention = nullptr);
   // A text tower (config().tower kClipText, kSiglipText; models/clip_tower.cpp): input_ids (B, T) with
   // attention_mask (null: all ones) → pooled (B, E'): CLIP's final_layer_norm(x)[end-of-text row] (E' = hidden),
   // SigLIP's head(final_layer_norm(x)[:, -1]) (E' = projection_size).

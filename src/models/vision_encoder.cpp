@@ -110,7 +110,7 @@ void Encoder::VisionEmbeddings(const float* patches, size_t P, const float* patc
 }
 
 Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool interpolate, Buffer* hidden, Buffer* pooled,
-                              Buffer* logits) {
+                              Buffer* logits, Buffer* attention) {
   const int64_t p = cfg_.patch_size, S = cfg_.image_size;
   AW_RETURN_IF_ERROR(CheckShape("pixelValues", shape));
   if (shape.size() != 4 || shape[1] != cfg_.channels)
@@ -138,6 +138,11 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
   if (pools) AW_RETURN_IF_ERROR(pooled->Resize(size_t(B) * E, "poolerOutput"));
   const bool head = logits && cfg_.head == EncoderHead::kImage;
   if (head) AW_RETURN_IF_ERROR(logits->Resize(size_t(B) * C, "logits"));
+  const size_t LH = size_t(cfg_.layers * cfg_.heads);
+  if (attention) {
+    if (NumelChecked({B, int64_t(LH), T, T}) < 0) return ShapeError("attentions (B, layers, heads, T, T) exceed 2^29 elements");
+    AW_RETURN_IF_ERROR(attention->Resize(size_t(B) * LH * size_t(T * T), "attentions"));
+  }
   // Pieces of whole images within the working-memory budget.
   const size_t per_image = size_t(T) * (8 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
   const size_t image = size_t(cfg_.channels * H * W), P = size_t(gh * gw), X = size_t(cfg_.extra_tokens);
@@ -172,7 +177,7 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
     }
     patches = Buffer();
     if (cfg_.tower == Tower::kClipVision) pre_norm_.Apply(rows, x, E, x, E);
-    AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, nullptr, nullptr));
+    AW_RETURN_IF_ERROR(Layers(x, starts, lens, nb, nullptr, attention ? attention->data() + b0 * LH * size_t(T * T) : nullptr));
     if (cfg_.tower == Tower::kClipVision) {  // pooled = post_layernorm(x[:, 0]); last_hidden_state stays before it
       float* out = pooled->data() + b0 * E;
       for (size_t s = 0; s < nb; ++s) std::memcpy(out + s * E, x + s * size_t(T) * E, E * sizeof(float));

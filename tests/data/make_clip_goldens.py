@@ -30,7 +30,7 @@ processor on the image fixtures, as make_vision_goldens.py) and input ids:
   pixels.bin      float32 pixel_values of every case, concatenated
   expected.json   {cases: [{folder, images, shape, pixels, input_ids, attention_mask, text_embeds, image_embeds
                   (get_text_features / get_image_features: not normalized), logits_per_image, text_embeds_each (each
-                  text's unpadded ids alone)}], atol, rtol}
+                  text's unpadded ids alone), vision_attentions (clip_model: (B, layers, heads, T, T))}], atol, rtol}
 Text cases: right-padded with an attention mask (CLIP: pad id 1, and a row whose eos is its last token), a left-padded
 row (CLIP runs it with the padding mask under the causal one, not trimmed), and SigLIP's max_length padding with the
 mask its tokenizer returns (pooled at the last, padded, position).
@@ -258,6 +258,9 @@ def main():
             if isinstance(model, (transformers.CLIPModel, transformers.SiglipModel)):
                 out = m64(input_ids=ids, attention_mask=mask, pixel_values=x.double())
                 case['logits_per_image'] = flat(out.logits_per_image)
+                if folder == 'clip_model':  # the vision tower's attentions: (B, layers, heads, T, T)
+                    att = m64.vision_model(pixel_values=x.double(), output_attentions=True).attentions
+                    case['vision_attentions'] = flat(torch.stack(att, dim=1))
                 case['text_embeds'] = flat(m64.get_text_features(input_ids=ids, attention_mask=mask))
                 case['image_embeds'] = flat(m64.get_image_features(pixel_values=x.double()))
                 # The same texts without a mask (the unpadded rows alone, one by one).

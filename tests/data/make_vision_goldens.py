@@ -21,7 +21,7 @@ The reference: the transformers model in float64 (model.double()) on each case's
                   AutoImageProcessor on load_image(fixture), as tests/data/make_image_goldens.py does)
   expected.json   {cases: [{folder, images, shape, pixels (offset into pixels.bin), last_hidden_state (flattened),
                   pooler_output, logits}], atol, rtol}
-A DINOv2 case at 48 x 40 pixels (a 6 x 5 grid from the stored 4 x 4) checks interpolate_pos_encoding, and a ViTModel
+ViTModel's case from the images has output_attentions (attentions: (B, layers, heads, T, T), flattened). A DINOv2 case at 48 x 40 pixels (a 6 x 5 grid from the stored 4 x 4) checks interpolate_pos_encoding, and a ViTModel
 one with interpolate_pos_encoding=True. Their reference is current transformers' (the mirror's modeling_dinov2.py and
 modeling_vit.py, 2026-03): F.interpolate to size=(h / patch, w / patch), bicubic, align_corners False; v4.40.2 used
 scale_factor (h / patch + 0.1) / sqrt(N), patched here to the current.
@@ -157,9 +157,13 @@ def main():
         for names, x in runs:
             with torch.no_grad():
                 extra = {'interpolate_pos_encoding': True} if folder == 'vit_model' and names is None else {}
+                if folder == 'vit_model' and names is not None:
+                    extra = {'output_attentions': True}
                 out = m64(pixel_values=x.double(), **extra)
             case = {'folder': folder, 'images': names, 'shape': list(x.shape), 'pixels': len(pixels) // 4,
-                    'interpolate': bool(extra)}
+                    'interpolate': 'interpolate_pos_encoding' in extra}
+            if 'output_attentions' in extra:  # (B, layers, heads, T, T)
+                case['attentions'] = flat(torch.stack(out.attentions, dim=1))
             pixels += x.numpy().astype('<f4').tobytes()
             if hasattr(out, 'last_hidden_state'):
                 case['last_hidden_state'] = flat(out.last_hidden_state)

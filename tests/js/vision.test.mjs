@@ -38,7 +38,14 @@ for (const c of x.cases) {
   test(`${what}: transformers' numbers from its pixel_values`, async (t) => {
     const m = await aw.loadModel(join(DIR, c.folder));
     try {
-      const out = m.forward({ pixelValues: pixelsOf(c), ...(c.interpolate ? { interpolatePosEncoding: true } : {}) });
+      const out = m.forward({ pixelValues: pixelsOf(c), ...(c.interpolate ? { interpolatePosEncoding: true } : {}), ...(c.attentions ? { outputAttentions: true } : {}) });
+      if (c.attentions) {
+        const [B, T] = c.hidden_shape;
+        assert.deepEqual(out.attentions.shape, [B, m.numLayers, m.config.num_attention_heads, T, T]);
+        const a = worst(out.attentions.data, c.attentions);
+        t.diagnostic(`attentions: worst ${a.toFixed(4)} of the tolerance`);
+        assert.ok(a <= 1, `attentions off by ${a} tolerances`);
+      }
       if (c.logits) {
         assert.ok(m instanceof aw.ImageClassifier);
         assert.deepEqual(out.logits.shape, c.logits_shape);
