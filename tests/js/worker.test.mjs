@@ -175,6 +175,30 @@ test('an embedder, the translator and the classifier through the worker: the bit
   }
 });
 
+test('a CLIP model through the worker: image files and bytes in, the bits of the same build here', async () => {
+  const rt = await createWorker({ threads: 1 });
+  const aw = await init({ threads: 1 });
+  try {
+    const folder = fileURLToPath(new URL('../data/goldens/clip/clip_model/', import.meta.url));
+    const fix = fileURLToPath(new URL('../data/goldens/images/fixtures/', import.meta.url));
+    const m = await rt.loadModel(folder);
+    const ref = await aw.loadModel(folder);
+    assert.equal(m.kind, 'CLIPModel');
+    const images = [join(fix, 'rgb8_64x48.png'), readFileSync(join(fix, 'j420_q90.jpg'))];
+    const got = await m.embedImages(images, { batchSize: 1 });
+    const want = await ref.embedImages(images, { batchSize: 1 });
+    assert.deepEqual(got.shape, want.shape);
+    assert.equal(sameBits(got.data, want.data), null);
+    const err = await thrown(() => m.embedImages([join(fix, 'missing.png')]));
+    assert.match(err.message, /images\[0\]/);
+    await m.dispose();
+    ref.dispose();
+  } finally {
+    await rt.close();
+    await aw.close();
+  }
+});
+
 test('an AbortSignal and break end the worker\'s loop within a token; the cache is freed', async () => {
   const rt = await createWorker({ threads: 1 });
   try {
