@@ -91,8 +91,9 @@ void gelu_tanh_impl(size_t n, float* x) {
   });
 }
 
+// One body for SiLU and quick_gelu (noinline: a call per array, and one copy of the code in the .wasm).
 template <class Arch>
-void silu_impl(size_t n, float* x, float a = 1.0f) {
+__attribute__((noinline)) void silu_impl(size_t n, float* x, float a) {
   using batch = xsimd::batch<float, Arch>;
   // exp(t), t = -x, overflows float only above ln(FLT_MAX) = 88.72 (as in
   // torch, whose silu(-88.5) is -3.3e-37), but xsimd::exp returns inf from
@@ -115,7 +116,7 @@ void silu_impl(size_t n, float* x, float a = 1.0f) {
 void f32_relu(size_t n, float* x) { relu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu(size_t n, float* x) { gelu_impl<xsimd::default_arch>(n, x); }
 void f32_gelu_tanh(size_t n, float* x) { gelu_tanh_impl<xsimd::default_arch>(n, x); }
-void f32_silu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x); }
+void f32_silu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x, 1.0f); }
 void f32_quick_gelu(size_t n, float* x) { silu_impl<xsimd::default_arch>(n, x, 1.702f); }
 
 }  // namespace aw::kernels

@@ -23,13 +23,16 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A tower's config object: *_config_dict when the file has one (CLIPConfig completes it with the tower config's
-// defaults and lays the whole of it over *_config, so its absent keys are defaults, not *_config's), else *_config.
-JsonValue TowerObject(const JsonValue* obj, const JsonValue* dict) {
-  if (dict && dict->type != JsonType::kNull) return *dict;
-  if (obj) return *obj;
-  JsonValue empty;
-  empty.type = JsonType::kObject;
-  return empty;
+// defaults and lays the whole of it over *_config, so its absent keys are defaults, not *_config's), else *_config,
+// else an empty object (every key its default).
+const JsonValue* TowerObject(const JsonValue* obj, const JsonValue* dict) {
+  static const JsonValue kEmpty = [] {
+    JsonValue v;
+    v.type = JsonType::kObject;
+    return v;
+  }();
+  if (dict && dict->is_object()) return dict;
+  return obj && obj->is_object() ? obj : &kEmpty;
 }
 
 // One tower's fields from its config object (c), HF's defaults for the tower kind.
@@ -123,18 +126,18 @@ Status ReadClipConfig(const JsonValue& hf, const std::string& root, ClipConfig* 
     const JsonValue *td = c.Get("text_config_dict"), *vd = c.Get("vision_config_dict");
     s.text_json = TowerObject(c.Get("text_config"), td);
     s.vision_json = TowerObject(c.Get("vision_config"), vd);
-    s.text_root = root + (td && td->type != JsonType::kNull ? ".text_config_dict" : ".text_config");
-    s.vision_root = root + (vd && vd->type != JsonType::kNull ? ".vision_config_dict" : ".vision_config");
+    s.text_root = root + (td && td->is_object() ? ".text_config_dict" : ".text_config");
+    s.vision_root = root + (vd && vd->is_object() ? ".vision_config_dict" : ".vision_config");
     s.projection_dim = IntOr(c.Get("projection_dim"), 512);
   } else {
-    (s.has_text ? s.text_json : s.vision_json) = hf;
+    (s.has_text ? s.text_json : s.vision_json) = &hf;
     (s.has_text ? s.text_root : s.vision_root) = root;
     s.projection_dim = IntOr(c.Get("projection_dim"), 512);
   }
   if (s.has_text)
-    AW_RETURN_IF_ERROR(ReadTower(FieldReader(s.text_json, s.text_root), s.siglip ? Tower::kSiglipText : Tower::kClipText, &s.text));
+    AW_RETURN_IF_ERROR(ReadTower(FieldReader(*s.text_json, s.text_root), s.siglip ? Tower::kSiglipText : Tower::kClipText, &s.text));
   if (s.has_vision)
-    AW_RETURN_IF_ERROR(ReadTower(FieldReader(s.vision_json, s.vision_root),
+    AW_RETURN_IF_ERROR(ReadTower(FieldReader(*s.vision_json, s.vision_root),
                                  s.siglip ? Tower::kSiglipVision : Tower::kClipVision, &s.vision));
   *out = std::move(s);
   return Status::OK();
@@ -153,11 +156,11 @@ Status CheckTowerConfig(const EncoderConfig& c, const io::ConfigSource* src) {
 }
 
 Status CheckClipConfig(const ClipConfig& c, bool with_source) {
-  const io::ConfigSource text{&c.text_json, c.text_root}, vision{&c.vision_json, c.vision_root};
+  const io::ConfigSource text{c.text_json, c.text_root}, vision{c.vision_json, c.vision_root};
   if (c.has_text) AW_RETURN_IF_ERROR(CheckTowerConfig(c.text, with_source ? &text : nullptr));
   if (c.has_vision) AW_RETURN_IF_ERROR(CheckTowerConfig(c.vision, with_source ? &vision : nullptr));
   if (c.text_projection || c.visual_projection) {
-    const io::JsonValue* root = c.model_type == "clip" ? nullptr : c.has_text ? &c.text_json : &c.vision_json;
+    const io::JsonValue* root = c.model_type == "clip" ? nullptr : c.has_text ? c.text_json : c.vision_json;
     const io::ConfigSource top{root, c.has_text && !c.has_vision ? c.text_root : c.has_vision && !c.has_text ? c.vision_root : ""};
     const io::ConfigRules r(with_source && root ? &top : nullptr);
     AW_RETURN_IF_ERROR(r.Int("projection_dim", c.projection_dim, 1, kMaxLmWidth));

@@ -5,8 +5,9 @@ namespace aw {
 
 Status ClipModel::Init(const ClipConfig& c, Rng& rng, bool with_source) {
   AW_RETURN_IF_ERROR(CheckClipConfig(c, with_source));
+  const io::ConfigSource text{c.text_json, c.text_root}, vision{c.vision_json, c.vision_root};
   cfg_ = c;
-  const io::ConfigSource text{&cfg_.text_json, cfg_.text_root}, vision{&cfg_.vision_json, cfg_.vision_root};
+  cfg_.text_json = cfg_.vision_json = nullptr;  // c's config.json lives only while the model is built
   if (c.has_text) {
     AW_RETURN_IF_ERROR(text_.Init(c.text, rng, with_source ? &text : nullptr));
     AddChild("text_model", &text_);

@@ -36,7 +36,10 @@ struct ClipConfig {
   bool logits = false;       // both towers: logit_scale (and SigLIP's logit_bias)
   int64_t projection_dim = 512;
   EncoderConfig text, vision;
-  io::JsonValue text_json, vision_json;  // each tower's config object (text_config, or text_config_dict)
+  // Each tower's config object (text_config, or text_config_dict; the file itself for a one-tower model), into the
+  // config.json the reader read: valid while it lives (the family's Build), null after it.
+  const io::JsonValue* text_json = nullptr;
+  const io::JsonValue* vision_json = nullptr;
   std::string text_root, vision_root;    // how messages name them: "config.text_config"
 };
 
