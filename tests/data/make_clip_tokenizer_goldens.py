@@ -63,7 +63,7 @@ TEXTS = [
     'hello!!!world??', '$100 & 50% off #tag @user', "it's—“quoted” ‘text’ …", 'ﬁne ＡＢＣ full-width',
     '\x00nul\x07bell\ufeffbom\u200bzw', 'supercalifragilisticexpialidocious', 'the cat\u00a0sat\u3000down',
     '  leading and trailing  ', "'s 's 'S", 'a\u0085b\u2028c', 'Ⅻ ① x²', 'a_b-c/d:e(f)g[h]i{j}k', '▁ under▁line',
-    "a photo of a cat's toy, (blurry) - 50%", 'mother-in-law e-mail rock\'n\'roll',
+    "a photo of a cat's toy, (blurry) - 50%", 'mother-in-law e-mail rock\'n\'roll', "it'ſ a \u212a",
 ]
 BATCHES = [['a photo of a cat', 'a photo of a dog', 'a picture of a red sports car parked outside'], ['', 'x', 'Hello, World!!']]
 
