@@ -43,6 +43,8 @@ for (const [name, f] of Object.entries(slow.folders)) {
       assert.deepEqual(list(tok.encode(c.text, { addSpecialTokens: false })), c.ids_plain, `${what}: ids without special tokens`);
       assert.equal(tok.decode(c.ids), c.decoded, `${what}: decode`);
       assert.equal(tok.decode(c.ids, { skipSpecialTokens: true }), c.decoded_skip, `${what}: decode skipping special tokens`);
+      const s = tok.streamDecoder({ skipSpecialTokens: true });
+      assert.equal(c.ids.map((id) => s.push(id)).join('') + s.end(), c.decoded_skip, `${what}: stream decoder`);
     }
     for (const [i, b] of f.batches.entries()) {
       // CLIPProcessor: padding=True (the longest, no truncation); SiglipProcessor: padding='max_length' (model_max_length 64), truncation.
