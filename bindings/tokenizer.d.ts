@@ -173,12 +173,14 @@ export interface SlowTokenizerModeOptions {
 
 /**
  * A slow tokenizer read from a folder's own files (tokenizerFromFolder): transformers v4.40's
- * MarianTokenizer, T5Tokenizer, M2M100Tokenizer, NllbTokenizer, XLMRobertaTokenizer, BertTokenizer
- * or RobertaTokenizer, giving the Python class's ids and text. Immutable, no native memory.
+ * MarianTokenizer, T5Tokenizer, M2M100Tokenizer, NllbTokenizer, XLMRobertaTokenizer, BertTokenizer,
+ * RobertaTokenizer, CLIPTokenizer (as it runs without ftfy) or SiglipTokenizer, giving the Python
+ * class's ids and text. Immutable, no native memory.
  */
 export interface SlowTokenizer {
   /** The Python class it is: 'MarianTokenizer', 'T5Tokenizer', … (MT5Tokenizer → T5Tokenizer, DistilBertTokenizer → BertTokenizer). */
-  readonly tokenizerClass: 'MarianTokenizer' | 'T5Tokenizer' | 'M2M100Tokenizer' | 'NllbTokenizer' | 'XLMRobertaTokenizer' | 'BertTokenizer' | 'RobertaTokenizer';
+  readonly tokenizerClass: 'MarianTokenizer' | 'T5Tokenizer' | 'M2M100Tokenizer' | 'NllbTokenizer' | 'XLMRobertaTokenizer' | 'BertTokenizer' | 'RobertaTokenizer'
+    | 'CLIPTokenizer' | 'SiglipTokenizer';
   /** tokenizer_config.json as read (frozen), or null. */
   readonly config: Readonly<Record<string, unknown>> | null;
   /** len(tokenizer): the vocabulary and the added tokens. */
@@ -216,7 +218,8 @@ export interface SlowTokenizer {
  * A checkpoint folder's tokenizer, as transformers' AutoTokenizer picks it: tokenizer.json (with
  * tokenizer_config.json) when the folder has one, else the slow tokenizer its files name
  * (tokenizer_config.json's tokenizer_class, config.json's tokenizer_class or model_type, or the files:
- * source.spm, spiece.model, sentencepiece.bpe.model (+ vocab.json), vocab.txt, vocab.json + merges.txt).
+ * source.spm, spiece.model, sentencepiece.bpe.model (+ vocab.json), vocab.txt, vocab.json + merges.txt;
+ * CLIPTokenizer and SiglipTokenizer only by tokenizer_class or model_type).
  * A folder without either throws AttnWasmError ERR_INVALID_ARGUMENT; another class ERR_UNSUPPORTED;
  * a missing or corrupt file ERR_INVALID_ARGUMENT naming it.
  * @param readFile a file of the folder by name: its text or bytes, undefined where the folder has none

@@ -21,14 +21,20 @@ export function readBpe(model, byteLevel) {
   requireType(model, 'model', ['BPE']);
   if (model.dropout != null && model.dropout !== 0) throw unsupported('model.dropout', 'null or 0 (BPE dropout is random: for training)', model.dropout);
   if (byteLevel && model.byte_fallback != null && model.byte_fallback !== false) throw unsupported('model.byte_fallback', 'false (byte fallback is the SentencePiece kind)', model.byte_fallback);
-  for (const key of ['continuing_subword_prefix', 'end_of_word_suffix']) {
-    if (model[key] != null && model[key] !== '') throw unsupported(`model.${key}`, "null or ''", model[key]);
-  }
+  if (model.continuing_subword_prefix != null && model.continuing_subword_prefix !== '') throw unsupported('model.continuing_subword_prefix', "null or ''", model.continuing_subword_prefix);
+  // CLIP's files: '</w>' ends a word's last symbol (byte-level only here).
+  const suffix = model.end_of_word_suffix ?? '';
+  if (typeof suffix !== 'string') throw invalid('model.end_of_word_suffix', `expected a string or null, got ${show(suffix)}`);
+  if (suffix !== '' && !byteLevel) throw unsupported('model.end_of_word_suffix', "null or '' (a suffix is read for byte-level files, CLIP's)", suffix);
   const ignoreMerges = optionalBoolean(model.ignore_merges, 'model.ignore_merges', false);
   const { vocab, tokenOf } = readVocab(model.vocab, 'model.vocab');
   if (byteLevel) {
     for (let b = 0; b < 256; b++) {
       if (!vocab.has(BYTE_SYMBOL[b])) throw invalid('model.vocab', `a byte-level vocabulary has all 256 byte symbols; '${BYTE_SYMBOL[b]}' (byte 0x${b.toString(16).padStart(2, '0')}) is missing`);
+      // The Rust library would give the unknown token for a last byte without its suffixed symbol: not read here.
+      if (suffix !== '' && !vocab.has(BYTE_SYMBOL[b] + suffix)) {
+        throw unsupported('model.vocab', `every byte symbol also with end_of_word_suffix '${suffix}' (CLIP's vocabularies have them)`, `no '${BYTE_SYMBOL[b] + suffix}' (byte 0x${b.toString(16).padStart(2, '0')})`);
+      }
     }
   }
   requireArray(model.merges, 'model.merges');
@@ -60,7 +66,7 @@ export function readBpe(model, byteLevel) {
   const byteFallback = !byteLevel && optionalBoolean(model.byte_fallback, 'model.byte_fallback', false);
   const unk = model.unk_token == null ? -1 : unkId(vocab, model.unk_token, 'model.unk_token');
   const fuseUnk = optionalBoolean(model.fuse_unk, 'model.fuse_unk', false);
-  return { vocab, tokenOf, merges, ignoreMerges, byteFallback, unk, fuseUnk };
+  return { vocab, tokenOf, merges, ignoreMerges, byteFallback, unk, fuseUnk, suffix };
 }
 
 export class BytePairEncoder {
@@ -73,6 +79,7 @@ export class BytePairEncoder {
     this.merges = merges;
     this.unk = model.unk;
     this.fuseUnk = model.fuseUnk;
+    this.suffix = model.suffix ?? ''; // end_of_word_suffix: the last symbol of a piece is looked up with it
     // <0xNN> ids for byte fallback (-1: not in the vocabulary)
     this.byteIds = model.byteFallback ? Int32Array.from(BYTE_TOKENS, (t) => vocab.get(t) ?? -1) : null;
     // pair → rank: open addressing over Int32Arrays (a Map keyed by left · 2^21 + right boxes
@@ -121,9 +128,15 @@ export class BytePairEncoder {
 
   /** Merges a string of byte symbols. */
   merge(piece) {
+    return this.mergeIds(this.startIds(piece));
+  }
+
+  /** A byte-level piece's starting ids: its byte symbols, the last with end_of_word_suffix (Rust's merge_word). */
+  startIds(piece) {
     const sym = new Int32Array(piece.length);
     for (let i = 0; i < piece.length; i++) sym[i] = this.vocab.get(piece[i]);
-    return this.mergeIds(sym);
+    if (this.suffix !== '' && piece.length > 0) sym[piece.length - 1] = this.vocab.get(piece[piece.length - 1] + this.suffix);
+    return sym;
   }
 
   /**
@@ -181,8 +194,7 @@ export class BytePairEncoder {
     let sym;
     const bounds = [];
     if (this.byteLevel) {
-      sym = new Int32Array(piece.length);
-      for (let i = 0; i < piece.length; i++) sym[i] = this.vocab.get(piece[i]);
+      sym = this.startIds(piece);
       let at = 0;
       for (const c of text) {
         const cp = c.codePointAt(0);

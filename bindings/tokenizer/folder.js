@@ -15,6 +15,8 @@ import { T5Tokenizer } from './slow_t5.js';
 import { M2M100Tokenizer, NllbTokenizer, XLMRobertaTokenizer } from './slow_fairseq.js';
 import { BertTokenizer, readVocabTxt } from './slow_bert.js';
 import { RobertaTokenizer, readMerges } from './slow_roberta.js';
+import { CLIPTokenizer, readClipMerges } from './slow_clip.js';
+import { SiglipTokenizer } from './slow_siglip.js';
 
 /** The slow tokenizer classes: the files each reads (required, then optional) and how it is made. */
 const CLASSES = {
@@ -34,6 +36,11 @@ const CLASSES = {
     files: ['vocab.json', 'merges.txt'],
     make: (f, k) => new RobertaTokenizer({ vocab: jsonVocab(f, 'vocab.json'), ranks: readMerges(text(f, 'merges.txt')) }, k),
   },
+  CLIPTokenizer: {
+    files: ['vocab.json', 'merges.txt'],
+    make: (f, k) => new CLIPTokenizer({ vocab: jsonVocab(f, 'vocab.json'), ranks: readClipMerges(text(f, 'merges.txt')) }, k),
+  },
+  SiglipTokenizer: { files: ['spiece.model'], make: (f, k) => new SiglipTokenizer(spm(f, 'spiece.model'), k) },
 };
 /** Other names of the same classes. */
 const ALIASES = { MT5Tokenizer: 'T5Tokenizer', DistilBertTokenizer: 'BertTokenizer' };
@@ -41,8 +48,10 @@ const ALIASES = { MT5Tokenizer: 'T5Tokenizer', DistilBertTokenizer: 'BertTokeniz
 const BY_MODEL_TYPE = {
   marian: 'MarianTokenizer', t5: 'T5Tokenizer', mt5: 'T5Tokenizer', m2m_100: 'M2M100Tokenizer', nllb: 'NllbTokenizer',
   'xlm-roberta': 'XLMRobertaTokenizer', bert: 'BertTokenizer', distilbert: 'BertTokenizer', roberta: 'RobertaTokenizer',
+  // The text towers' own model_types too (transformers v4.40 maps only clip and siglip).
+  clip: 'CLIPTokenizer', clip_text_model: 'CLIPTokenizer', siglip: 'SiglipTokenizer', siglip_text_model: 'SiglipTokenizer',
 };
-/** With neither: the files decide, first match wins. */
+/** With neither: the files decide, first match wins (CLIP's and SigLIP's files look like RoBERTa's and T5's: never chosen here). */
 const BY_FILES = [
   [['source.spm'], 'MarianTokenizer'], [['spiece.model'], 'T5Tokenizer'], [['sentencepiece.bpe.model', 'vocab.json'], 'M2M100Tokenizer'],
   [['sentencepiece.bpe.model'], 'XLMRobertaTokenizer'], [['vocab.txt'], 'BertTokenizer'], [['vocab.json', 'merges.txt'], 'RobertaTokenizer'],
@@ -125,7 +134,8 @@ function initKwargs(config, specialMap, addedFile) {
 /**
  * The tokenizer of a checkpoint folder: its tokenizer.json (with tokenizer_config.json) when it has
  * one, else the slow tokenizer its files name (MarianTokenizer, T5Tokenizer, M2M100Tokenizer,
- * NllbTokenizer, XLMRobertaTokenizer, BertTokenizer, RobertaTokenizer), giving the Python class's ids.
+ * NllbTokenizer, XLMRobertaTokenizer, BertTokenizer, RobertaTokenizer, CLIPTokenizer — as it runs
+ * without ftfy —, SiglipTokenizer), giving the Python class's ids.
  * @param {(name: string) => (string | Uint8Array | ArrayBuffer | undefined | Promise<string | Uint8Array | ArrayBuffer | undefined>)} readFile
  *   a file of the folder by name (text or bytes), undefined where the folder has none
  * @param {{ slow?: boolean }} [options] slow: read the slow tokenizer's files even when tokenizer.json is there

@@ -1,7 +1,7 @@
 // Normalizers of tokenizer.json as functions text → text, by the Rust library's rules: NFC, NFD,
 // NFKC, NFKD, Lowercase (character by character, no final-sigma rule), Strip, StripAccents, Prepend,
-// Replace, BertNormalizer, Precompiled (precompiled.js) and Sequence. The byte-level kind takes none
-// or NFC only (byteLevelNormalizer). Each function's `aligned` does the same to an AlignedText
+// Replace, BertNormalizer, Precompiled (precompiled.js) and Sequence, for both kinds of file (byte-level:
+// Qwen2's NFC, CLIP's NFC + Replace + Lowercase). Each function's `aligned` does the same to an AlignedText
 // (aligned.js), keeping the Rust library's alignments to the original for character offsets.
 // Not here: which pieces they apply to (added tokens: tokenizer.js).
 import * as al from './aligned.js';
@@ -113,11 +113,4 @@ export function normalizer(config, field = 'normalizer') {
       return withAligned((text) => steps.reduce((t, step) => step(t), text), (t) => steps.reduce((x, step) => step.aligned(x), t));
     }
   }
-}
-
-/** The byte-level kind's normalizer: none or NFC (Qwen2). */
-export function byteLevelNormalizer(config) {
-  if (config == null) return null;
-  requireType(config, 'normalizer', ['NFC']);
-  return withAligned((text) => text.normalize('NFC'), (t) => al.normalizeForm(t, 'NFC'));
 }

@@ -137,9 +137,9 @@ export function byteLevelSteps(config) {
     } else if (type === 'Digits') {
       steps.push(digits(pt, field));
     } else {
-      if (pt.behavior !== 'Isolated') throw unsupported(`${field}.behavior`, "'Isolated'", pt.behavior);
-      if (pt.invert !== undefined && requireBoolean(pt.invert, `${field}.invert`)) throw unsupported(`${field}.invert`, 'false', true);
-      steps.push(splitStep(splitPattern(pt, field), 'Isolated'));
+      // GPT-2-style files isolate their pattern's matches; CLIP's keep only them (Removed, invert).
+      if (!BEHAVIORS.includes(pt.behavior)) throw invalid(`${field}.behavior`, `expected one of ${BEHAVIORS.join(', ')}, got ${show(pt.behavior)}`);
+      steps.push(splitStep(splitPattern(pt, field), pt.behavior, optionalBoolean(pt.invert, `${field}.invert`, false)));
     }
   };
   if (config == null) throw unsupported('pre_tokenizer', 'a ByteLevel pre-tokenizer (alone or last in a Sequence)', config);

@@ -93,24 +93,7 @@ export class BertTokenizer extends SlowTokenizer {
 
   /** BasicTokenizer.tokenize. */
   _basic(text, neverSplit) {
-    let clean = '';
-    for (const c of text) {
-      const cp = c.codePointAt(0);
-      if (cp === 0 || cp === 0xfffd || isControl(c)) continue;
-      clean += isWhitespace(c) ? ' ' : this.tokenizeChineseChars && isChinese(cp) ? ` ${c} ` : c;
-    }
-    const split = [];
-    for (let token of whitespaceTokenize(clean.normalize('NFC'))) {
-      if (!neverSplit.has(token)) {
-        if (this.doLowerCase) {
-          token = token.toLowerCase();
-          if (this.stripAccents !== false) token = stripAccents(token);
-        } else if (this.stripAccents) token = stripAccents(token);
-      }
-      if (neverSplit.has(token)) split.push(token);
-      else for (const t of splitOnPunctuation(token)) split.push(t);
-    }
-    return whitespaceTokenize(split.join(' '));
+    return basicTokenize(text, { neverSplit, doLowerCase: this.doLowerCase, stripAccents: this.stripAccents, tokenizeChineseChars: this.tokenizeChineseChars });
   }
 
   /**
@@ -180,7 +163,37 @@ export class BertTokenizer extends SlowTokenizer {
   }
 }
 
-const stripAccents = (t) => t.normalize('NFD').replace(/\p{Mn}/gu, '');
+/**
+ * transformers' BasicTokenizer.tokenize (BERT's, and CLIP's copy without ftfy): control characters
+ * dropped, whitespace to spaces, spaces around CJK ideographs, NFC, then per whitespace-separated
+ * token lowercasing (and accent stripping unless stripAccents is false) and the punctuation split.
+ * @param {string} text
+ * @param {{ neverSplit?: Set<string>, doLowerCase?: boolean, stripAccents?: boolean | null,
+ *   tokenizeChineseChars?: boolean, splitOnPunc?: boolean }} options the Python's defaults when left out
+ * @returns {string[]} the tokens, a new array
+ */
+export function basicTokenize(text, { neverSplit = new Set(), doLowerCase = true, stripAccents = null, tokenizeChineseChars = true, splitOnPunc = true }) {
+  let clean = '';
+  for (const c of text) {
+    const cp = c.codePointAt(0);
+    if (cp === 0 || cp === 0xfffd || isControl(c)) continue;
+    clean += isWhitespace(c) ? ' ' : tokenizeChineseChars && isChinese(cp) ? ` ${c} ` : c;
+  }
+  const split = [];
+  for (let token of whitespaceTokenize(clean.normalize('NFC'))) {
+    if (!neverSplit.has(token)) {
+      if (doLowerCase) {
+        token = token.toLowerCase();
+        if (stripAccents !== false) token = stripAccentsOf(token);
+      } else if (stripAccents) token = stripAccentsOf(token);
+    }
+    if (!splitOnPunc || neverSplit.has(token)) split.push(token);
+    else for (const t of splitOnPunctuation(token)) split.push(t);
+  }
+  return whitespaceTokenize(split.join(' '));
+}
+
+const stripAccentsOf = (t) => t.normalize('NFD').replace(/\p{Mn}/gu, '');
 
 function splitOnPunctuation(text) {
   const out = [];

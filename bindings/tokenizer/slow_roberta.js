@@ -1,13 +1,13 @@
 // transformers' RobertaTokenizer (v4.40) for folders with vocab.json + merges.txt and no
 // tokenizer.json: GPT-2's pre-tokenizer regex, each piece's UTF-8 bytes as byte symbols, BPE by
-// merge rank as the Python `bpe()` runs it (each round merges every occurrence of the lowest-ranked
-// pair, left to right; a heap keeps a long word at n log n), <s> text </s>. Decoding reads the byte
+// merge rank as the Python `bpe()` runs it (slow_bpe.js), <s> text </s>. Decoding reads the byte
 // symbols back as UTF-8 (errors="replace").
 import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, pyIsSpace } from './slow_added.js';
 import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
 import { convertedOnce, robertaJson } from './slow_converters.js';
+import { bpeRounds } from './slow_bpe.js';
 
 // `regex`'s \s is Unicode White_Space (with U+0085, without U+FEFF: JS's \s differs in both).
 const S = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -78,66 +78,7 @@ export class RobertaTokenizer extends SlowTokenizer {
   _bpe(token) {
     const cached = this.cache.get(token);
     if (cached) return cached;
-    const sym = [...token];
-    const n = sym.length;
-    const next = Int32Array.from({ length: n }, (_, i) => (i + 1 < n ? i + 1 : -1));
-    const prev = Int32Array.from({ length: n }, (_, i) => i - 1);
-    const heap = []; // [rank, position, left symbol, right symbol]
-    const less = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
-    const push = (x) => {
-      heap.push(x);
-      for (let i = heap.length - 1; i > 0;) {
-        const p = (i - 1) >> 1;
-        if (!less(heap[i], heap[p])) break;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
-        i = p;
-      }
-    };
-    const pop = () => {
-      const top = heap[0];
-      const last = heap.pop();
-      if (heap.length) {
-        heap[0] = last;
-        for (let i = 0; ;) {
-          let m = i;
-          for (const c of [2 * i + 1, 2 * i + 2]) if (c < heap.length && less(heap[c], heap[m])) m = c;
-          if (m === i) break;
-          [heap[i], heap[m]] = [heap[m], heap[i]];
-          i = m;
-        }
-      }
-      return top;
-    };
-    const pair = (i) => {
-      const j = next[i];
-      if (i < 0 || j < 0) return;
-      const r = this.ranks.get(`${sym[i]} ${sym[j]}`);
-      if (r !== undefined) push([r, i, sym[i], sym[j]]);
-    };
-    for (let i = 0; i + 1 < n; i++) pair(i);
-    while (heap.length) {
-      // One round: every occurrence of the lowest-ranked pair, left to right.
-      const rank = heap[0][0];
-      const round = [];
-      while (heap.length && heap[0][0] === rank) round.push(pop());
-      const merged = [];
-      for (const [, i, a, b] of round) {
-        const j = next[i];
-        if (sym[i] !== a || j < 0 || sym[j] !== b) continue; // consumed earlier in this round
-        sym[i] = a + b;
-        sym[j] = null;
-        next[i] = next[j];
-        if (next[j] >= 0) prev[next[j]] = i;
-        merged.push(i);
-      }
-      for (const i of merged) {
-        if (sym[i] === null) continue;
-        pair(prev[i]);
-        pair(i);
-      }
-    }
-    const out = [];
-    for (let i = 0; i >= 0; i = next[i]) out.push(sym[i]);
+    const out = bpeRounds([...token], this.ranks);
     if (token.length < 256 && this.cache.size < 10000) this.cache.set(token, out);
     return out;
   }

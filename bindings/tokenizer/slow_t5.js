@@ -77,23 +77,7 @@ export class T5Tokenizer extends SlowTokenizer {
   convertTokensToString(tokens) {
     tokens = tokens.slice();
     if (tokens[0].startsWith('\u2581') && this.addPrefixSpace) tokens[0] = tokens[0].slice(1);
-    const specials = new Set(this.allSpecialTokens());
-    let current = [];
-    let out = '';
-    let prevSpecial = false;
-    for (const t of tokens) {
-      if (specials.has(t)) {
-        if (!prevSpecial) out += ' ';
-        out += this.sp.decodePieces(current) + t;
-        prevSpecial = true;
-        current = [];
-      } else {
-        current.push(t);
-        prevSpecial = false;
-      }
-    }
-    out += this.sp.decodePieces(current);
-    return pyStrip(out);
+    return spmTokensToString(this, tokens);
   }
 
   _specials() {
@@ -102,7 +86,38 @@ export class T5Tokenizer extends SlowTokenizer {
 
   /** _add_eos_if_not_present: a text whose ids already end with </s> gets no second one. */
   _templateOf(ids, template) {
-    const eos = this.specialTokenId('eos_token');
-    return ids.length > 0 && ids[ids.length - 1] === eos ? { ...template, after: [], afterTypes: new Int32Array(0) } : template;
+    return eosUnlessPresent(this, ids, template);
   }
+}
+
+/**
+ * convert_tokens_to_string of T5Tokenizer and SiglipTokenizer: runs of pieces decoded by
+ * SentencePiece, a special token written as itself (with a space before the first of a run), stripped.
+ * @param {SlowTokenizer & { sp: import('./sentencepiece.js').SentencePieceProcessor }} tok
+ * @param {string[]} tokens
+ */
+export function spmTokensToString(tok, tokens) {
+  const specials = new Set(tok.allSpecialTokens());
+  let current = [];
+  let out = '';
+  let prevSpecial = false;
+  for (const t of tokens) {
+    if (specials.has(t)) {
+      if (!prevSpecial) out += ' ';
+      out += tok.sp.decodePieces(current) + t;
+      prevSpecial = true;
+      current = [];
+    } else {
+      current.push(t);
+      prevSpecial = false;
+    }
+  }
+  out += tok.sp.decodePieces(current);
+  return pyStrip(out);
+}
+
+/** _add_eos_if_not_present (T5Tokenizer, SiglipTokenizer): the template without its </s> when the ids already end with it. */
+export function eosUnlessPresent(tok, ids, template) {
+  const eos = tok.specialTokenId('eos_token');
+  return ids.length > 0 && ids[ids.length - 1] === eos ? { ...template, after: [], afterTypes: new Int32Array(0) } : template;
 }

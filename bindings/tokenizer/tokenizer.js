@@ -15,7 +15,7 @@ import { readConfig } from './config.js';
 import { decoder } from './decoders.js';
 import { isObject, parseJson, requireType, unsupported } from './json.js';
 import { BytePairEncoder, readBpe } from './bpe.js';
-import { byteLevelNormalizer, normalizer } from './normalizers.js';
+import { normalizer } from './normalizers.js';
 import { readPostProcessor, trimOffsets } from './post_processors.js';
 import { byteLevelSteps, preTokenizer } from './pre_tokenizers.js';
 import { UnigramModel } from './unigram.js';
@@ -59,7 +59,7 @@ export class Tokenizer {
     let model, modelSize;
     if (byteLevel) {
       const bpe = readBpe(json.model, true);
-      this._normalize = byteLevelNormalizer(json.normalizer);
+      this._normalize = normalizer(json.normalizer);
       this._preTokenizer = byteLevelSteps(json.pre_tokenizer);
       if (json.decoder == null) throw unsupported('decoder', 'a ByteLevel decoder', json.decoder);
       requireType(json.decoder, 'decoder', ['ByteLevel']);
