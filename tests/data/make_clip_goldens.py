@@ -22,6 +22,8 @@ one out (config.json, model.safetensors, preprocessor_config.json):
                    without ftfy, as here: its BasicTokenizer fallback); the reference of zeroShot is the zero-shot-image-classification
                    pipeline's arithmetic in float64 (template, padding=True, softmax), checked here against the
                    pipeline itself run in float32
+  siglip_zero_shot/  SiglipModel with SiglipTokenizer's spiece.model (the unigram model make_clip_tokenizer_goldens.py
+                   trains: 400 pieces), max_position_embeddings 64: padding="max_length", sigmoid scores
 hidden 32, 2 layers, 4 heads, intermediate 37 (text) / 64 (vision). Every parameter is drawn again from N(0, 0.3)
 (LayerNorm weights 1 + N(0, 0.3)); logit_scale 1.5 and logit_bias -0.7 so that the logits are of ordinary size.
 
@@ -172,24 +174,25 @@ def write_clip_tokenizer(path):
     return len(vocab)
 
 
-def zero_shot_case(path, model):
+def zero_shot_case(path, model, folder='clip_zero_shot'):
     """The zero-shot pipeline's scores in float64, and the pipeline itself (float32) as a check of the arithmetic."""
-    tok = transformers.AutoTokenizer.from_pretrained(path, use_fast=False)  # CLIPTokenizer; without ftfy installed
+    siglip = folder.startswith('siglip')
+    tok = transformers.AutoTokenizer.from_pretrained(path, use_fast=False)  # CLIPTokenizer (without ftfy), SiglipTokenizer
     processor = AutoImageProcessor.from_pretrained(path)
     images = [load_image(os.path.join(FIX, name)) for name in IMAGES]
     pipe = transformers.pipeline('zero-shot-image-classification', model=model.float(), tokenizer=tok,
                                  image_processor=processor)
-    case = {'folder': 'clip_zero_shot', 'images': IMAGES, 'input_ids': None, 'zero_shot': []}
+    case = {'folder': folder, 'images': IMAGES, 'input_ids': None, 'zero_shot': []}
     for template in (ZERO_SHOT['template'], ZERO_SHOT['other_template']):
         texts = [template.format(label) for label in ZERO_SHOT['labels']]
-        enc = tok(texts, padding=True, return_tensors='pt')
+        enc = tok(texts, padding='max_length' if siglip else True, return_tensors='pt')  # as the pipeline pads
         pv = processor(images, return_tensors='pt', input_data_format='channels_last')['pixel_values']
         torch.set_default_dtype(torch.float64)
         with torch.no_grad():
             logits = model.double()(input_ids=enc['input_ids'], attention_mask=enc['attention_mask'],
                                     pixel_values=pv.double()).logits_per_image
         torch.set_default_dtype(torch.float32)
-        probs = logits.softmax(-1)
+        probs = torch.sigmoid(logits) if siglip else logits.softmax(-1)
         model.float()
         ranked = []
         for i in range(len(images)):
@@ -291,6 +294,20 @@ def main():
         json.dump(CLIP_PROC, f, indent=2, sort_keys=True)
         f.write('\n')
     cases.append(zero_shot_case(path, model))
+    # SigLIP with its slow tokenizer: the unigram spiece.model trained by make_clip_tokenizer_goldens.py (400 pieces).
+    path = os.path.join(OUT, 'siglip_zero_shot')
+    os.makedirs(path, exist_ok=True)
+    spm = os.path.join(ROOT, 'tests', 'data', 'goldens', 'clip_tokenizer', 'siglip.model')
+    transformers.SiglipTokenizer(spm).save_pretrained(path)
+    n = len(transformers.SiglipTokenizer(spm))
+    text = transformers.SiglipTextConfig(pad_token_id=1, eos_token_id=1, **dict(TEXT, vocab_size=n, max_position_embeddings=64))
+    cfg = transformers.SiglipConfig(text_config=text.to_dict(), vision_config=transformers.SiglipVisionConfig(**VISION).to_dict())
+    model = randomise(transformers.SiglipModel(cfg)).eval()
+    model.save_pretrained(path, safe_serialization=True)
+    with open(os.path.join(path, 'preprocessor_config.json'), 'w') as f:
+        json.dump(SIGLIP_PROC, f, indent=2, sort_keys=True)
+        f.write('\n')
+    cases.append(zero_shot_case(path, model, 'siglip_zero_shot'))
     with open(os.path.join(OUT, 'pixels.bin'), 'wb') as f:
         f.write(bytes(pixels))
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:

@@ -155,15 +155,15 @@ test('a config the family cannot run exactly is refused by key; inspect names th
   assert.equal((await aw.inspect(join(DIR, 'siglip_model'))).family.className, 'CLIPModel');
 });
 
-test('zeroShot: the zero-shot-image-classification pipeline\'s scores, from image files and label texts', async () => {
-  const c = x.cases.find((k) => k.folder === 'clip_zero_shot');
-  const m = await aw.loadModel(join(DIR, 'clip_zero_shot'));
+for (const [folder, tokenizerClass] of [['clip_zero_shot', 'CLIPTokenizer'], ['siglip_zero_shot', 'SiglipTokenizer']]) test(`zeroShot (${folder}): the zero-shot-image-classification pipeline's scores, from image files and label texts`, async () => {
+  const c = x.cases.find((k) => k.folder === folder);
+  const m = await aw.loadModel(join(DIR, folder));
   try {
-    assert.equal(m.tokenizer.tokenizerClass, 'CLIPTokenizer');
+    assert.equal(m.tokenizer.tokenizerClass, tokenizerClass);
     const files = c.images.map((f) => join(FIX, f));
     for (const z of c.zero_shot) {
       const texts = z.labels.map((l) => z.template.replace('{}', l));
-      assert.deepEqual(Array.from(m.tokenize(texts).inputIds.data), z.ids.flat(), 'the processor\'s ids (padding=True)');
+      assert.deepEqual(Array.from(m.tokenize(texts).inputIds.data), z.ids.flat(), 'the processor\'s ids (CLIP: padding=True; SigLIP: max_length)');
       const got = await m.zeroShot(files, z.labels, z.template === 'This is a photo of {}.' ? undefined : { hypothesisTemplate: z.template });
       assert.equal(got.length, files.length);
       got.forEach((ranked, i) => {
@@ -176,8 +176,8 @@ test('zeroShot: the zero-shot-image-classification pipeline\'s scores, from imag
     // embedTexts: the normalized text embeddings, batch by batch as one.
     const all = await m.embedTexts(['a cat', 'a dog', 'this is a red car'], { batchSize: 2 });
     const one = await m.embedTexts(['this is a red car']);
-    assert.deepEqual(all.shape, [3, 24]);
-    assert.ok(all.data.slice(48).every((v, i) => Math.abs(v - one.data[i]) < 1e-6));
+    assert.deepEqual(all.shape, [3, m.textEmbedDim]);
+    assert.ok(all.data.slice(2 * m.textEmbedDim).every((v, i) => Math.abs(v - one.data[i]) < 1e-6));
   } finally {
     m.dispose();
   }
