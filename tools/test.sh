@@ -61,7 +61,7 @@ fi
 # (tokenizers, chat templates, audio features, number words, typings, the .wasm files read as bytes: pure JS),
 # and the CLI's, whose processes start without --experimental-wasm-relaxed-simd (the baseline build in either
 # pass). tests/js/ files not named here run in both passes.
-SAME_IN_BOTH='^(audio_(chunks|features|fft|files|resample)|chat_(template|tokenize)|numberwords|tokenizer(_[a-z_]+)?|typings|wasm_binary|cli(_embed|_hub|_inspect|_text_tasks)?)\.test\.mjs$'
+SAME_IN_BOTH='^(audio_(chunks|features|fft|files|resample)|chat_(template|tokenize)|numberwords|tokenizer(_[a-z_]+)?|typings|wasm_binary|cli(_embed|_hub|_inspect|_text_tasks|_image_tasks)?)\.test\.mjs$'
 baseline_files=()
 for f in tests/js/*.test.mjs; do [[ $(basename "$f") =~ $SAME_IN_BOTH ]] || baseline_files+=("$f"); done
 if [ "$what" = all ] || [ "$what" = js ]; then
