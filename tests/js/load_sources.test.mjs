@@ -7,7 +7,7 @@
 // tensors spread over all three) from a folder, a Map, an index path and a base URL. Every one must give
 // the model of the plain bytes, bit for bit (forward's logits), and report progress that only grows, ends
 // at loaded == total (the weight files' sizes; null when a stream does not say) and names the files.
-// The checkpoint is ~35 MB so that the loader's 16 MiB chunks end inside a row of the embedding.
+// The checkpoint is ~35 MB so that the loader's 4 MiB chunks end inside a row of the embedding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, rm, readFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ import { init } from '../../bindings/index.js';
 import { lmConfig, lmTensors, safetensors, sharded, sampleIds, sameBits } from './lm_checkpoint.mjs';
 
 const aw = await init({ threads: 1 });
-// hidden 40 (rows of 160 bytes in F32): 16 MiB = 104 857 rows + 96 bytes, so a chunk ends mid-row.
+// hidden 40 (rows of 160 bytes in F32): 4 MiB = 26 214 rows + 64 bytes, so a chunk ends mid-row.
 const config = lmConfig({ hidden: 40, inter: 100, vocab: 110_000, layers: 2, heads: 4, kvHeads: 2 });
 const tensors = lmTensors(config, { seed: 11 });
 const bytes = safetensors(tensors);
@@ -123,7 +123,7 @@ async function same(source, options, { total, files, size = total ?? N }) {
 const one = { total: N, files: ['source'] };
 const quotedPath = (named) => assert.ok(named.length === 1 && named[0].includes('model.safetensors'), `named ${named}`);
 
-test('the checkpoint is what the test needs: F32 rows of 160 bytes, over two 16 MiB chunks', () => {
+test('the checkpoint is what the test needs: F32 rows of 160 bytes, over several 4 MiB chunks', () => {
   assert.ok(N > 32 * 2 ** 20, `${N} bytes`);
   assert.ok(headerLength > 20, 'a header long enough to split');
 });
@@ -152,7 +152,7 @@ test('a Blob, a File', async () => {
 test('a Response: whole bytes, a Blob body, a stream body (with and without Content-Length)', async () => {
   // new Response(bytes) has no Content-Length header: its size is not known, total is null.
   const events = await same(new Response(bytes), { config }, { total: null, files: ['source'] });
-  assert.ok(events.length >= 3, `progress as each 16 MiB chunk goes in: ${events.length} event(s)`);
+  assert.ok(events.length >= 3, `progress as each 4 MiB chunk goes in: ${events.length} event(s)`);
   await same(new Response(new Blob([bytes])), { config }, { total: null, files: ['source'] });
   await same(new Response(chunked(bytes, AWKWARD)), { config }, { total: null, files: ['source'] });
   await same(new Response(chunked(bytes, AWKWARD), { headers: { 'Content-Length': String(N) } }), { config }, one);
