@@ -72,14 +72,7 @@ export class CLIPModel extends Model {
    * transformers' zero-shot pipeline does for it).
    */
   tokenize(texts) {
-    this._handle();
-    if (!this.hasText) throw noTower('texts', this.modelType);
-    const list = Array.isArray(texts) ? texts : [texts];
-    if (list.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'texts: expected at least one text, got an empty array');
-    list.forEach((t, i) => { if (typeof t !== 'string') throw typeError(`texts[${i}]: expected a string, got ${describe(t)}`); });
-    if (!this.tokenizer) {
-      throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'texts: this folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt / spiece.model); pass inputIds to forward()');
-    }
+    const list = this._texts(texts);
     const enc = this.tokenizer.encodeBatch(list, { padding: this.siglip ? 'max_length' : 'longest', maxLength: this.maxPositions, truncation: true });
     return { inputIds: { data: enc.inputIds, shape: enc.shape }, attentionMask: { data: enc.attentionMask, shape: enc.shape } };
   }
@@ -153,7 +146,7 @@ export class CLIPModel extends Model {
    */
   async embedImages(images, options) {
     const o = checkOptions(options, ['batchSize', 'normalize', 'onProgress'], 'embedImages');
-    const h = this._handle();
+    this._handle();
     if (!this.hasVision) throw noTower('images', this.modelType);
     const normalize = checkNormalize(o.normalize);
     const list = Array.isArray(images) ? images : [images];
@@ -176,7 +169,6 @@ export class CLIPModel extends Model {
       o.onProgress?.({ done: Math.min(i + batchSize, list.length), total: list.length });
       if (i + batchSize < list.length) await nextTask();
     }
-    void h;
     return { data: normalize ? normalizeRows(out, D) : out, shape: [list.length, D] };
   }
 
@@ -186,11 +178,9 @@ export class CLIPModel extends Model {
    */
   async embedTexts(texts, options) {
     const o = checkOptions(options, ['batchSize', 'normalize'], 'embedTexts');
-    this._handle();
     const normalize = checkNormalize(o.normalize);
-    const list = Array.isArray(texts) ? texts : [texts];
+    const list = this._texts(texts);  // every text checked before the first batch runs
     const batchSize = o.batchSize === undefined ? 32 : checkInteger(o.batchSize, 'batchSize', { min: 1, max: MAX_BATCH });
-    this.tokenize(list);  // every text checked before the first batch runs
     const D = this.textEmbedDim, out = new Float32Array(list.length * D);
     for (let i = 0; i < list.length; i += batchSize) {
       const { inputIds, attentionMask } = this.tokenize(list.slice(i, i + batchSize));
@@ -259,6 +249,19 @@ export class CLIPModel extends Model {
     }
     const [embeds] = boundary.models.clipTextEmbeds(this._rt, h, mask ? { ids, mask } : { ids }, {});
     return embeds;
+  }
+
+  /** texts as a checked list of strings, with a tokenizer to read them. */
+  _texts(texts) {
+    this._handle();
+    if (!this.hasText) throw noTower('texts', this.modelType);
+    const list = Array.isArray(texts) ? texts : [texts];
+    if (list.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'texts: expected at least one text, got an empty array');
+    list.forEach((t, i) => { if (typeof t !== 'string') throw typeError(`texts[${i}]: expected a string, got ${describe(t)}`); });
+    if (!this.tokenizer) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'texts: this folder has no tokenizer (tokenizer.json, or vocab.json + merges.txt / spiece.model); pass inputIds to forward()');
+    }
+    return list;
   }
 
   /** a (n, D) · b (m, D)ᵀ · exp(logit_scale) + logit_bias, accumulated in double, rounded to float32. */
