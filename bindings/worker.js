@@ -9,7 +9,7 @@
 // or a URL crosses as a handle and is read in the worker), with markers for what cannot be cloned: an
 // AbortSignal (mirrored by an AbortController in the worker), a function (a callback the worker calls
 // back, fire and forget: onProgress), a Response (its body stream moved), a FileList (its Files), a proxy
-// (the object it stands for). Worker → page: data (its ArrayBuffers moved, not copied: logits, attention),
+// (the object it stands for), an <img> / canvas / OffscreenCanvas / video frame (an ImageBitmap of it, moved). Worker → page: data (its ArrayBuffers moved, not copied: logits, attention),
 // class instances as proxies, errors as errors of the same class with the same `code` and message.
 // Messages: { op: 'init' | 'call' | 'cancel' | 'pull' | 'return' | 'abort' | 'release' | 'close', id?, … } to the
 // worker; { type: 'hello' | 'reply' | 'item' | 'callback', … } back.
@@ -17,6 +17,7 @@ import { AttnWasmError, typeError, describe } from './errors.js';
 import { isNode, checkOptions, checkInteger } from './checks.js';
 import { HubCache } from './hub/cache.js';
 import { Channel, closedError } from './worker_channel.js';
+import { resolvedDependencies } from './image/deps.js';
 
 export { AttnWasmError };
 
@@ -207,7 +208,8 @@ export async function createWorker(options) {
   clearTimeout(timer);
   let ready;
   try {
-    ready = await ch.request({ op: 'init', options: initOptions });
+    // The image decoders' packages as this page's import map resolves them: a module worker has no import map.
+    ready = await ch.request({ op: 'init', options: initOptions, dependencies: isNode ? {} : resolvedDependencies() });
   } catch (e) {
     ch.end(closedError());
     await worker.terminate();

@@ -9,6 +9,11 @@ import { RemoteCall, RemoteObject, RemoteGeneration } from './worker_remote.js';
 export const closedError = () => new AttnWasmError('ERR_CLOSED', 'this attnwasm worker was closed (rt.close()); call createWorker() for a new one');
 
 export const isAbortSignal = (v) => typeof AbortSignal === 'function' && v instanceof AbortSignal;
+/** Image sources that cannot cross to a worker as they are: drawn there from an ImageBitmap made here. */
+const ELEMENTS = ['HTMLImageElement', 'HTMLCanvasElement', 'HTMLVideoElement', 'SVGImageElement', 'OffscreenCanvas', 'VideoFrame'];
+const isElement = (v) => ELEMENTS.some((k) => typeof globalThis[k] === 'function' && v instanceof globalThis[k]);
+const isBitmap = (v) => typeof ImageBitmap === 'function' && v instanceof ImageBitmap;
+
 export const isPlain = (v) => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 /** An error from the worker ({ name, code, message, … }) as the page's own class, code and message. */
@@ -187,8 +192,15 @@ export class Channel {
       for (const [k, x] of Object.entries(v)) out[k] = this.toWorker(x, transfer, cbs, depth + 1);
       return out;
     }
-    // ImageData and other platform objects clone; an object of attnwasm's own (a Tokenizer) does not.
-    if (typeof ImageData === 'function' && v instanceof ImageData) return v;
+    // ImageData and an ImageBitmap clone (the caller keeps theirs); an <img>, a canvas, a video frame cannot cross:
+    // call() sends an ImageBitmap of each, made here (off the main thread's work: createImageBitmap) and moved
+    // (transferred), which the worker draws as it would draw the element. An object of attnwasm's own (a
+    // Tokenizer) does not cross.
+    if ((typeof ImageData === 'function' && v instanceof ImageData) || isBitmap(v)) return v;
+    if (isElement(v) && this._elements) {
+      this._elements.push(v);
+      return { $element: this._elements.length - 1 };
+    }
     throw typeError(`an argument cannot be sent to the worker: a ${describe(v)} (pass its data: a tokenizer.json rather than a Tokenizer)`);
   }
 
@@ -210,16 +222,43 @@ export class Channel {
   call(ref, method, args, { source = false } = {}) {
     const transfer = [];
     const cbs = [];
+    const elements = [];
     let sent;
     try {
+      this._elements = elements;
       sent = args.map((a, i) => this.toWorker(i === 0 && source ? resolveSource(a) : a, transfer, cbs));
     } catch (e) {
       for (const cb of cbs) this.callbacks.delete(cb);
       return new RemoteCall(Promise.reject(e));
+    } finally {
+      this._elements = null;
     }
     const signal = args.find((a) => isPlain(a) && isAbortSignal(a.signal))?.signal ?? null;
-    return new RemoteCall(this.request({ op: 'call', ref, method, args: sent }, transfer, cbs), signal);
+    if (elements.length === 0) return new RemoteCall(this.request({ op: 'call', ref, method, args: sent }, transfer, cbs), signal);
+    // <img>, canvases, videos: an ImageBitmap of each (the <img> decoded first, as the library itself would), then the call.
+    const ready = Promise.all(elements.map(async (el) => {
+      if (typeof HTMLImageElement === 'function' && el instanceof HTMLImageElement && !(el.complete && el.naturalWidth > 0)) await el.decode();
+      return createImageBitmap(el);
+    })).then((bitmaps) => {
+      transfer.push(...bitmaps);
+      return this.request({ op: 'call', ref, method, args: withBitmaps(sent, bitmaps) }, transfer, cbs);
+    }, (e) => {
+      for (const cb of cbs) this.callbacks.delete(cb);
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `an image element could not be read for the worker (${e?.name ?? 'Error'}: ${e?.message ?? e}); pass its bytes, URL or ImageData`, { cause: e });
+    });
+    return new RemoteCall(ready, signal);
   }
+}
+
+/** `v` with each { $element: i } placeholder (toWorker's) replaced by bitmaps[i]. */
+function withBitmaps(v, bitmaps, depth = 0) {
+  if (v === null || typeof v !== 'object' || depth > 64) return v;
+  if (Array.isArray(v)) return v.map((x) => withBitmaps(x, bitmaps, depth + 1));
+  if (!isPlain(v)) return v;
+  if (typeof v.$element === 'number' && Object.keys(v).length === 1) return bitmaps[v.$element];
+  const out = {};
+  for (const [k, x] of Object.entries(v)) out[k] = withBitmaps(x, bitmaps, depth + 1);
+  return out;
 }
 
 /**

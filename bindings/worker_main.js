@@ -7,6 +7,7 @@
 // Not here: the page's proxies and what crosses how (worker.js); the protocol is described there.
 import { init } from './index.js';
 import { isNode } from './checks.js';
+import { setDependencyUrls } from './image/deps.js';
 
 // Held in a variable so bundlers do not resolve a Node built-in for the browser.
 const NODE_WORKER_THREADS = 'node:worker_threads';
@@ -248,6 +249,7 @@ async function onMessage(m) {
   switch (m.op) {
     case 'init': {
       try {
+        setDependencyUrls(m.dependencies);
         aw = await init(m.options);
         const own = Object.keys(aw).filter((k) => typeof aw[k] === 'function' && !k.startsWith('_') && !/^[A-Z]/.test(k));
         reply(m.id, { capabilities: aw.capabilities(), methods: [...new Set([...own, ...methodsOf(aw)])].filter((k) => k !== 'close') });

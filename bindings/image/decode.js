@@ -4,6 +4,7 @@
 // one (inputs.js). Errors name the argument they are given (`images[3]`), never a decoder's internals only.
 import { AttnWasmError } from '../errors.js';
 import { exifOrientation, jpegExif } from './exif.js';
+import { dependencyUrl } from './deps.js';
 
 const OTHER = [
   ['GIF', (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38],
@@ -41,7 +42,8 @@ async function pngInflate(name) {
         return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       };
     } else {
-      const { Unzlib } = await import('fflate');
+      const at = dependencyUrl('fflate');  // a worker of a page without a bundler (deps.js)
+      const { Unzlib } = at ? await import(/* webpackIgnore: true */ /* @vite-ignore */ at) : await import('fflate');
       inflater = (z, size) => {
         const out = new Uint8Array(size + SLACK);
         let n = 0;

@@ -9,6 +9,8 @@
 // decode runs, so no global is left behind. A failed decode discards the module (libjpeg's error exit leaves
 // its allocations behind) and the next JPEG starts a fresh one.
 
+import { dependencyUrl } from './deps.js';
+
 const WASM = '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
 const MAX_PIXELS = 2 * 89478485; // PIL's Image.MAX_IMAGE_PIXELS × 2, as png.js
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -65,7 +67,8 @@ const messages = [];
 async function loadModule() {
   let factory;
   try {
-    factory = (await import('@jsquash/jpeg/codec/dec/mozjpeg_dec.js')).default;
+    const at = dependencyUrl('jsquashJpeg');  // a worker of a page without a bundler (deps.js)
+    factory = (at ? await import(/* webpackIgnore: true */ /* @vite-ignore */ at) : await import('@jsquash/jpeg/codec/dec/mozjpeg_dec.js')).default;
   } catch (e) {
     throw new JpegError(`the JPEG decoder (npm @jsquash/jpeg, a dependency of attnwasm) did not load: ${e?.message ?? e}; `
       + 'in a page without a bundler, map it in the import map: "@jsquash/jpeg/": "/node_modules/@jsquash/jpeg/"', true);
