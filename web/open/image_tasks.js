@@ -38,19 +38,20 @@ export function showImageTask() {
   for (const k of ['count', 'ms', 'rate', 'dim']) stat(k, '—');
   show($('image-progress'), false);
   $('image-results').replaceChildren();
-  imageError(model.preprocessorConfig ? null : 'No preprocessor_config.json: this page cannot prepare images for this model.');
+  imageError(model.kind === 'CLIPModel' && !model.hasVision ? `This ${model.modelType} model has no vision tower: nothing to do with images here.`
+    : model.preprocessorConfig ? null : 'No preprocessor_config.json: this page cannot prepare images for this model.');
   if (isClassifier()) show($('image-query-form'), false);
   else showSearch();
   show($('image-card'));
   // Images given before (to another model) run again with this one.
-  if (img.files.length && model.preprocessorConfig) runImages();
+  if (img.files.length) runImages();
 }
 
 /** The images given to the model loaded: labelled, or embedded for the search. */
 export function runImages() {
   if (!page.model || !IMAGE_KINDS.includes(page.model.kind)) return;
   if (!img.files.length) { imageError('Drop or pick at least one PNG or JPEG image.'); return; }
-  if (!page.model.preprocessorConfig) return;
+  if (!page.model.preprocessorConfig || page.model.hasVision === false) return;
   hidePatches();
   if (isClassifier()) classifyImages();
   else embedImages();
