@@ -5,7 +5,8 @@
 // attention (the mean of the heads, then one head of another layer) as Node's forward({ outputAttentions }) gives it.
 // A CLIP model without tokenizer files (clip/clip_model) says so, embeds a folder picked (the 63 image fixtures) in
 // the worker in batches with its progress, and ranks them by an image ("similar") by the cosine Node computes;
-// SigLIP's vision tower (no class token) shows the attention of a patch of an image dropped on the page. CLIP with its slow tokenizer files (clip/clip_zero_shot) ranks the images for a
+// SigLIP's vision tower (no class token) shows the attention of a patch of an image dropped on the page; a bare
+// ViT (vision/vit_model) loaded next runs the same images again and ranks them by an image as Node does. CLIP with its slow tokenizer files (clip/clip_zero_shot) ranks the images for a
 // typed query as Node does — or, where this runtime cannot read those files yet, refuses the folder in the words
 // Node's loadModel uses. No console error, no 404, and no task over LONG_TASK_FAIL_MS on the page from the load on.
 import { test, before, after } from 'node:test';
@@ -160,7 +161,7 @@ test('open page: CLIP without tokenizer files embeds a folder of 63 images in th
   assert.equal(await page.$$eval('#image-results figure.thumb', (f) => f.length), names.length);
   const long = await page.evaluate((from) => window.longTasks.filter((e) => e.start >= from), t0);
   t.diagnostic(`${names.length} images embedded in ${run.ms.toFixed(0)} ms (${(run.ms / names.length).toFixed(1)} ms an image: decoding, preprocessing and `
-    + `the forward in the worker, batches of 8); main-thread tasks over 50 ms: ${long.length ? long.map((e) => Math.round(e.ms)).join(', ') : 'none'}`);
+    + `the forward in the worker, batches of 8); main-thread tasks over 50 ms: ${long.length ? long.map((e) => `${Math.round(e.ms)} ms at +${Math.round(e.start - t0)} ms`).join(", ") : "none"}`);
   assert.deepEqual(long.filter((e) => e.ms > LONG_TASK_FAIL_MS), []);
 
   // "similar" under image 5: the images ranked by their cosine with it, as Node's normalized embeddings give it.
@@ -192,30 +193,57 @@ test('open page: CLIP without tokenizer files embeds a folder of 63 images in th
   await page.close();
 });
 
-test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attention as Node\'s visionForward', async () => {
+test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attention as Node\'s visionForward; a bare ViT then ranks the same images by an image', async () => {
   const { page, problems } = await opened('clip/siglip_model');
   assert.equal(await page.textContent('#model-title'), 'A siglip SigLIP model');
-  // The image dropped on the zone, as a drag from the desktop brings it: a DataTransfer holding a File.
-  const bytes = [...readFileSync(join(FIXTURES, 'rgb8_64x48.png'))];
-  const dt = await page.evaluateHandle((b) => {
+  // Three images dropped on the zone, as a drag from the desktop brings them: a DataTransfer holding Files.
+  const dropped = ['rgb8_64x48.png', 'j420_q90.jpg', 'rgb8_checker.png'];
+  const dt = await page.evaluateHandle((files) => {
     const d = new DataTransfer();
-    d.items.add(new File([new Uint8Array(b)], 'dropped.png', { type: 'image/png' }));
+    for (const [name, b] of files) d.items.add(new File([new Uint8Array(b)], name, { type: name.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
     return d;
-  }, bytes);
+  }, dropped.map((n) => [n, [...readFileSync(join(FIXTURES, n))]]));
   await page.dispatchEvent('#image-drop', 'drop', { dataTransfer: dt });
   await imagesDone(page);
-  assert.deepEqual((await page.evaluate(() => window.openDemo.state.imageTask)).images, ['dropped.png']);
-  await page.click('#image-results figure.thumb[data-index="0"] img');
+  const sorted = [...dropped].sort();
+  assert.deepEqual((await page.evaluate(() => window.openDemo.state.imageTask)).images, sorted);
+  const i = sorted.indexOf('rgb8_64x48.png');
+  await page.click(`#image-results figure.thumb[data-index="${i}"] img`);
   await page.waitForFunction(() => window.openDemo.state.imageTask?.patch?.shape);
   assert.equal(await page.isVisible('#patch-cls'), false, 'no class token to pick');
   await clickPatch(page, 3, 0, [4, 4], 0);
   const p = (await page.evaluate(() => window.openDemo.state.imageTask.patch));
-  assert.deepEqual([p.extraTokens, p.token, p.patch], [0, 12, 12]);
+  assert.deepEqual([p.image, p.extraTokens, p.token, p.patch], [i, 0, 12, 12]);
   const m = await aw.loadModel(join(GOLDENS, 'clip/siglip_model'));
   const attn = await nodeAttentions(m, join(FIXTURES, 'rgb8_64x48.png'));
   m.dispose();
   assert.deepEqual(p.shape, attn.shape);
   nodeRow(attn, 12, attn.shape[1] - 1, 'mean').forEach((w, j) => assert.ok(close(p.weights[j], w), `${j}: ${p.weights[j]} vs ${w}`));
+
+  // Another model loaded, a bare ViT: the images given run again with it (embedded, normalized), then "similar".
+  await page.setInputFiles('#pick-folder', join(GOLDENS, 'vision/vit_model'));
+  await page.waitForFunction(() => /model_type "vit"/.test(document.getElementById('source-summary').textContent));
+  await page.click('#load');
+  await page.waitForFunction(() => document.body.dataset.loaded === 'true' && window.openDemo.state.kind === 'VisionModel');
+  assert.equal(await page.textContent('#model-title'), 'A vit image encoder');
+  assert.equal(await page.isVisible('#patch-card'), false);
+  assert.match(await page.textContent('#image-query-note'), /^No text tower: /);
+  await imagesDone(page);
+  await page.click('#image-results figure.thumb[data-index="2"] button.similar');
+  await page.waitForFunction(() => window.openDemo.state.imageTask?.results);
+  const ranked = await page.evaluate(() => window.openDemo.state.imageTask);
+  const vit = await aw.loadModel(join(GOLDENS, 'vision/vit_model'));
+  const v = await vit.embed(sorted.map((n) => join(FIXTURES, n)), { normalize: true });
+  vit.dispose();
+  const D = v.shape[1];
+  assert.deepEqual(ranked.shape, [3, D]);
+  const cos = [0, 1, 2].map((k) => {
+    let s = 0;
+    for (let d = 0; d < D; d++) s += v.data[k * D + d] * v.data[2 * D + d];
+    return Math.fround(s);
+  });
+  assert.deepEqual(ranked.results.map((r) => r.index), [0, 1, 2].sort((a, b) => cos[b] - cos[a]));
+  ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
   assert.deepEqual(problems, []);
   await page.close();
 });
