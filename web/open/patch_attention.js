@@ -14,8 +14,20 @@ const SIDE = 320;
 let shown = null;  // the image on show: { i, pixels: canvas, attentions, grid: [gridH, gridW], patch, extra, H, W }
 let seq = 0;
 
-/** The patch size: the vision config's (CLIP, SigLIP), the model's own (ViT, DeiT, DINOv2). */
-const patchSizeOf = (model) => model.patchSize ?? model.config?.vision_config?.patch_size ?? model.config?.patch_size;
+/**
+ * The patch size and the tokens before the patches: a ViT / DeiT / DINOv2's own (patchSize, extraTokens); CLIP and
+ * SigLIP say neither (and a config saved by transformers leaves a default patch_size out), so they are read off the
+ * attentions' T for the input's H × W: the fewest extra tokens (0 … 2) for which T − extra patches of one whole
+ * size tile it.
+ */
+function patchesOf(model, H, W, T) {
+  if (model.patchSize && model.extraTokens !== undefined) return { patch: model.patchSize, extra: model.extraTokens };
+  for (let extra = 0; extra <= 2; extra++) {
+    const p = Math.round(Math.sqrt((H * W) / (T - extra)));
+    if (p > 0 && Math.floor(H / p) * Math.floor(W / p) === T - extra) return { patch: p, extra };
+  }
+  throw new Error(`cannot tell its patches from ${T} tokens for ${W} × ${H} pixels`);
+}
 
 /**
  * pixel_values (1, 3, H, W) back to colours: x · std + mean, over rescale_factor, as the processor's config says;
@@ -65,9 +77,15 @@ export async function showPatches(i) {
   if (mine !== seq || model !== page.model) return;
   const [, , H, W] = pixelValues.shape;
   const [, L, heads, T] = out.attentions.shape;
-  const patch = patchSizeOf(model);
+  let patch, extra;
+  try {
+    ({ patch, extra } = patchesOf(model, H, W, T));
+  } catch (e) {
+    $('patch-top').textContent = `Cannot show ${nameOf(img.files[i])}'s patches: ${e.message}`;
+    return;
+  }
   const grid = [Math.floor(H / patch), Math.floor(W / patch)];
-  shown = { i, pixels: toCanvas(pixelValues, model.preprocessorConfig), attentions: out.attentions, grid, patch, extra: T - grid[0] * grid[1], H, W };
+  shown = { i, pixels: toCanvas(pixelValues, model.preprocessorConfig), attentions: out.attentions, grid, patch, extra, H, W };
   const keep = (sel, n, first) => {
     const v = sel.value;
     sel.replaceChildren(...first, ...Array.from({ length: n }, (_, k) => new Option(String(k + 1), String(k))));
