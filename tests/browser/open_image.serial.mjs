@@ -244,6 +244,8 @@ test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attent
   });
   assert.deepEqual(ranked.results.map((r) => r.index), [0, 1, 2].sort((a, b) => cos[b] - cos[a]));
   ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
+  assert.match(await page.textContent('#image-results-note'), /^Ranked for "a red square" by cosine\.$/);
+  t.diagnostic(`"a red square": ${ranked.results.slice(0, 3).map((r) => `${r.name} ${r.score.toFixed(4)}`).join(', ')}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -252,7 +254,9 @@ test('open page: CLIP with its slow tokenizer files ranks images for a typed que
   const dir = join(GOLDENS, 'clip/clip_zero_shot');
   const m = await aw.loadModel(dir).catch((e) => e);
   if (m instanceof Error) {
-    // This runtime cannot read CLIP's vocab.json + merges.txt yet: the page says so in the runtime's words.
+    // This runtime cannot read CLIP's vocab.json + merges.txt yet (the slow CLIPTokenizer comes on its own branch):
+    // the page says so in the runtime's words. Any other refusal fails. Once it lands, this branch can go.
+    assert.match(m.message, /tokenizer_class: .*got 'CLIPTokenizer'/);
     const { page, problems } = await opened('clip/clip_zero_shot', 'error');
     assert.equal(await page.textContent('#load-error'), `Cannot run this checkpoint: ${m.message}`);
     t.diagnostic(`clip_zero_shot refused by this runtime: ${m.message}`);
@@ -283,6 +287,8 @@ test('open page: CLIP with its slow tokenizer files ranks images for a typed que
   });
   assert.deepEqual(ranked.results.map((r) => r.index), [...cos.keys()].sort((a, b) => cos[b] - cos[a] || a - b));
   ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
+  assert.match(await page.textContent('#image-results-note'), /^Ranked for "a red square" by cosine\.$/);
+  t.diagnostic(`"a red square": ${ranked.results.slice(0, 3).map((r) => `${r.name} ${r.score.toFixed(4)}`).join(', ')}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
