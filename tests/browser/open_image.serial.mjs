@@ -244,8 +244,6 @@ test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attent
   });
   assert.deepEqual(ranked.results.map((r) => r.index), [0, 1, 2].sort((a, b) => cos[b] - cos[a]));
   ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
-  assert.match(await page.textContent('#image-results-note'), /^Ranked for "a red square" by cosine\.$/);
-  t.diagnostic(`"a red square": ${ranked.results.slice(0, 3).map((r) => `${r.name} ${r.score.toFixed(4)}`).join(', ')}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
