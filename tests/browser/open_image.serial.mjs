@@ -158,6 +158,7 @@ test('open page: CLIP without tokenizer files embeds a folder of 63 images in th
   assert.equal(run.mode, 'search');
   assert.deepEqual(run.images, names.map((n) => `fixtures/${n}`));
   assert.deepEqual(run.shape, [names.length, 24]);
+  assert.deepEqual(run.progress, [8, 16, 24, 32, 40, 48, 56, 63], 'the progress of each batch of 8, from the worker');
   assert.equal(await page.$$eval('#image-results figure.thumb', (f) => f.length), names.length);
   const long = await page.evaluate((from) => window.longTasks.filter((e) => e.start >= from), t0);
   t.diagnostic(`${names.length} images embedded in ${run.ms.toFixed(0)} ms (${(run.ms / names.length).toFixed(1)} ms an image: decoding, preprocessing and `

@@ -37,7 +37,7 @@ export async function embedImages() {
     : model.embed(files, { batchSize: 8, normalize: true, onProgress })));
   if (!done) return;
   img.vectors = done.result;
-  img.run = { mode: 'search', images: files.map(nameOf), shape: [...done.result.shape], ms: done.ms, query: null, scoreKind: null, results: null };
+  img.run = { mode: 'search', images: files.map(nameOf), shape: [...done.result.shape], ms: done.ms, progress: done.progress, query: null, scoreKind: null, results: null };
   stat('dim', `${done.result.shape[1]} numbers`);
   $('image-search').disabled = !hasTextQuery();
   renderThumbs(files.map((_, i) => i), (i, cap) => cap.append(similarButton(i)));

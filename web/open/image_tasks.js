@@ -58,8 +58,9 @@ export function runImages() {
 }
 
 /**
- * Runs `work(onProgress)` in the worker with the card's progress bar and stats line kept; returns its result and
- * ms, or null when another run (or another model) came since, or it failed (the error shown).
+ * Runs `work(onProgress)` in the worker with the card's progress bar and stats line kept; returns its result, ms and
+ * the progress reported (each batch's `done`), or null when another run (or another model) came since, or it failed
+ * (the error shown).
  */
 export async function withProgress(what, work) {
   const seq = ++img.seq;
@@ -72,10 +73,12 @@ export async function withProgress(what, work) {
   bar.value = 0;
   show(bar);
   stat('count', `0 of ${n}`);
+  const progress = [];
   try {
     const t0 = performance.now();
     const result = await work(({ done, total }) => {
       if (seq !== img.seq) return;
+      progress.push(done);
       bar.value = done;
       stat('count', `${done} of ${total}`);
       stat('ms', formatMs(performance.now() - t0));
@@ -86,7 +89,7 @@ export async function withProgress(what, work) {
     stat('ms', formatMs(ms));
     stat('rate', `${(n / (ms / 1000)).toFixed(1)} images/s`);
     page.panel.setLastInference(ms / n);
-    return { result, ms };
+    return { result, ms, progress };
   } catch (e) {
     if (seq === img.seq) {
       imageError(`Cannot ${what}: ${e.message}`);
@@ -104,7 +107,7 @@ async function classifyImages() {
   const files = img.files;
   const done = await withProgress('label these images', (onProgress) => model.classify(files, { topK: Math.min(5, model.numLabels), onProgress }));
   if (!done) return;
-  img.run = { mode: 'classify', images: files.map(nameOf), results: done.result, ms: done.ms };
+  img.run = { mode: 'classify', images: files.map(nameOf), results: done.result, ms: done.ms, progress: done.progress };
   stat('dim', `${model.numLabels} labels`);
   renderThumbs(files.map((_, i) => i), (i, cap) => {
     const list = document.createElement('ol');

@@ -29,8 +29,8 @@ export const emb = { sentences: [], shape: null, ms: null, similarity: null, for
 
 /**
  * The image card's run (image_tasks.js, image_search.js): the images given (Files, in the worker's order), their
- * object URLs (image_inputs.js owns and revokes them), the run shown (`run`: { mode, images, results, ms, … }, for
- * tests), the search's vectors ({ data, shape: [n, D] }, normalized) and `seq` ending a stale run; `patch` the patch
+ * object URLs (image_inputs.js owns and revokes them), the run shown (`run`: { mode, images, results, ms, progress, … },
+ * for tests), the search's vectors ({ data, shape: [n, D] }, normalized) and `seq` ending a stale run; `patch` the patch
  * picked (patch_attention.js).
  */
 export const img = { files: [], urls: [], run: null, vectors: null, seq: 0, patch: null };
