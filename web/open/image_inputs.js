@@ -84,6 +84,11 @@ export function mountImageInputs(onImages) {
       if (files.length) take(files);
     });
   }
+  // A file dropped beside the zone (and beside a file input, which takes drops itself) would make the browser open
+  // it in place of the page, and its loaded model.
+  for (const type of ['dragover', 'drop']) {
+    window.addEventListener(type, (e) => { if (!zone.contains(e.target) && !(e.target instanceof HTMLInputElement)) e.preventDefault(); });
+  }
   zone.addEventListener('dragover', (e) => {
     e.preventDefault();
     e.dataTransfer.dropEffect = 'copy';
