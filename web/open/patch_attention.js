@@ -149,7 +149,7 @@ function draw() {
   c.dataset.token = p.token === null ? '' : String(p.token);
 }
 
-const tokenName = (t) => (t < shown.extra ? (t === 0 ? 'the class token' : 'the distillation token')
+const tokenName = (t) => (t < shown.extra ? (t === 0 ? 'the class token' : shown.extra === 2 ? 'the distillation token' : `extra token ${t + 1}`)
   : `patch (${Math.floor((t - shown.extra) / shown.grid[1]) + 1}, ${((t - shown.extra) % shown.grid[1]) + 1})`);
 
 /** The line under the image: the picked token, the layer and head, its three most attended tokens. */
