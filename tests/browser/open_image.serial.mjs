@@ -6,7 +6,8 @@
 // A CLIP model without tokenizer files (clip/clip_model) says so, embeds a folder picked (the 63 image fixtures) in
 // the worker in batches with its progress, and ranks them by an image ("similar") by the cosine Node computes;
 // SigLIP's vision tower (no class token) shows the attention of a patch of an image dropped on the page; a bare
-// ViT (vision/vit_model) loaded next runs the same images again and ranks them by an image as Node does. CLIP with its slow tokenizer files (clip/clip_zero_shot) ranks the images for a
+// DeiT (vision/deit_model: a class and a distillation token) loaded next runs the same images again, ranks them by
+// an image and shows a patch's attention as Node does. CLIP with its slow tokenizer files (clip/clip_zero_shot) ranks the images for a
 // typed query as Node does — or, where this runtime cannot read those files yet, refuses the folder in the words
 // Node's loadModel uses. No console error, no 404, and no task over LONG_TASK_FAIL_MS on the page from the load on.
 import { test, before, after } from 'node:test';
@@ -194,7 +195,7 @@ test('open page: CLIP without tokenizer files embeds a folder of 63 images in th
   await page.close();
 });
 
-test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attention as Node\'s visionForward; a bare ViT then ranks the same images by an image', async () => {
+test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attention as Node\'s visionForward; a bare DeiT then ranks the same images by an image, and its patches', async () => {
   const { page, problems } = await opened('clip/siglip_model');
   assert.equal(await page.textContent('#model-title'), 'A siglip SigLIP model');
   // Three images dropped on the zone, as a drag from the desktop brings them: a DataTransfer holding Files.
@@ -221,21 +222,20 @@ test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attent
   assert.deepEqual(p.shape, attn.shape);
   nodeRow(attn, 12, attn.shape[1] - 1, 'mean').forEach((w, j) => assert.ok(close(p.weights[j], w), `${j}: ${p.weights[j]} vs ${w}`));
 
-  // Another model loaded, a bare ViT: the images given run again with it (embedded, normalized), then "similar".
-  await page.setInputFiles('#pick-folder', join(GOLDENS, 'vision/vit_model'));
-  await page.waitForFunction(() => /model_type "vit"/.test(document.getElementById('source-summary').textContent));
+  // Another model loaded, a bare DeiT: the images given run again with it (embedded, normalized), then "similar".
+  await page.setInputFiles('#pick-folder', join(GOLDENS, 'vision/deit_model'));
+  await page.waitForFunction(() => /model_type "deit"/.test(document.getElementById('source-summary').textContent));
   await page.click('#load');
   await page.waitForFunction(() => document.body.dataset.loaded === 'true' && window.openDemo.state.kind === 'VisionModel');
-  assert.equal(await page.textContent('#model-title'), 'A vit image encoder');
+  assert.equal(await page.textContent('#model-title'), 'A deit image encoder');
   assert.equal(await page.isVisible('#patch-card'), false);
   assert.match(await page.textContent('#image-query-note'), /^No text tower: /);
   await imagesDone(page);
   await page.click('#image-results figure.thumb[data-index="2"] button.similar');
   await page.waitForFunction(() => window.openDemo.state.imageTask?.results);
   const ranked = await page.evaluate(() => window.openDemo.state.imageTask);
-  const vit = await aw.loadModel(join(GOLDENS, 'vision/vit_model'));
-  const v = await vit.embed(sorted.map((n) => join(FIXTURES, n)), { normalize: true });
-  vit.dispose();
+  const deit = await aw.loadModel(join(GOLDENS, 'vision/deit_model'));
+  const v = await deit.embed(sorted.map((n) => join(FIXTURES, n)), { normalize: true });
   const D = v.shape[1];
   assert.deepEqual(ranked.shape, [3, D]);
   const cos = [0, 1, 2].map((k) => {
@@ -245,6 +245,17 @@ test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attent
   });
   assert.deepEqual(ranked.results.map((r) => r.index), [0, 1, 2].sort((a, b) => cos[b] - cos[a]));
   ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
+  // DeiT's two extra tokens: the class token's and the distillation token's attention, a patch's attention past them.
+  await page.click(`#image-results figure.thumb[data-index="${i}"] img`);
+  await page.waitForFunction(() => window.openDemo.state.imageTask?.patch?.shape);
+  await clickPatch(page, 0, 3, [4, 4], 2);
+  const dp = await page.evaluate(() => window.openDemo.state.imageTask.patch);
+  assert.deepEqual([dp.extraTokens, dp.token, dp.patch], [2, 5, 3]);
+  const dattn = await nodeAttentions(deit, join(FIXTURES, 'rgb8_64x48.png'));
+  deit.dispose();
+  nodeRow(dattn, 5, dattn.shape[1] - 1, 'mean').forEach((w, j) => assert.ok(close(dp.weights[j], w), `DeiT ${j}: ${dp.weights[j]} vs ${w}`));
+  assert.match(await page.textContent('#patch-top'), /^Patch \(1, 4\), layer \d+, mean of heads: most attention on /);
+  assert.equal(await page.textContent('#patch-cls'), 'class and distillation tokens: the class token');
   assert.deepEqual(problems, []);
   await page.close();
 });
