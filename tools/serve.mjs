@@ -2,11 +2,12 @@
 // Static server for the browser demos (npm run demo), with no dependencies.
 //
 // Serves only the repository's web/, bindings/, dist/ and models/ folders on
-// 127.0.0.1, and the two packages the tokenizer and chat templates import
-// (node_modules/@huggingface/jinja and @huggingface/tokenizers); everything
+// 127.0.0.1, and the packages the tokenizer, chat templates and image decoders
+// import (node_modules/@huggingface/jinja and @huggingface/tokenizers, fflate,
+// @jsquash/jpeg); everything
 // else is 404. Every response carries COOP/COEP/CORP headers so pages are
 // cross-origin isolated (SharedArrayBuffer, threads). A worker has no import
-// map, so the package's bare imports of those two ('@huggingface/jinja') are
+// map, so the package's bare imports of those ('@huggingface/jinja') are
 // rewritten to their paths in the bindings/ files served (what a bundler or
 // a CDN's ESM build does for a page). It is a development server, not a
 // production one: no caching, no gzip, no ranges.
@@ -28,9 +29,16 @@ const SERVED = ['web', 'bindings', 'dist', 'models', 'node_modules'];
 const PACKAGES = {
   '@huggingface/jinja': '/node_modules/@huggingface/jinja/dist/index.js',
   '@huggingface/tokenizers': '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs',
+  // attnwasm/image's decoders, which the worker runs on the open page's images: PNG's inflate, and the JPEG
+  // decoder (imported by its subpath, '@jsquash/jpeg/codec/dec/mozjpeg_dec.js', which fetches its .wasm beside it).
+  fflate: '/node_modules/fflate/esm/browser.js',
+  '@jsquash/jpeg': '/node_modules/@jsquash/jpeg/index.js',
 };
-/** A bare import of one of PACKAGES in a served bindings/ file: 'name' or "name" after from / import(. */
-const BARE = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*)(['"])(${Object.keys(PACKAGES).map((k) => k.replace(/[/.]/g, '\\$&')).join('|')})\\2`, 'g');
+/**
+ * A bare import of one of PACKAGES in a served bindings/ file: 'name' or "name" after from / import(, or a path in
+ * it ('name/sub/file.js').
+ */
+const BARE = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*)(['"])(${Object.keys(PACKAGES).map((k) => k.replace(/[/.]/g, '\\$&')).join('|')})(/[^'"]+)?\\2`, 'g');
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -91,7 +99,7 @@ async function resolveFile(root, urlPath) {
   if (decoded.includes('\0') || decoded.includes('\\')) return null;
   const parts = decoded.split('/').filter(Boolean);
   if (parts.length === 0 || !SERVED.includes(parts[0])) return null;
-  if (parts[0] === 'node_modules' && !Object.keys(PACKAGES).includes(parts.slice(1, 3).join('/'))) return null;
+  if (parts[0] === 'node_modules' && !Object.keys(PACKAGES).includes(parts.slice(1, parts[1]?.startsWith('@') ? 3 : 2).join('/'))) return null;
   if (parts.some((p) => p === '..' || p === '.')) return null;
   const base = join(root, parts[0]);
   let file = resolve(root, ...parts);
@@ -162,7 +170,7 @@ async function handle(root, req, res, { isolated, mounts }) {
   }
   const type = MIME[extname(found.file).toLowerCase()] ?? 'application/octet-stream';
   if (url.pathname.startsWith('/bindings/') && extname(found.file) === '.js') {
-    const text = (await readFile(found.file, 'utf8')).replace(BARE, (_, lead, q, name) => `${lead}${q}${PACKAGES[name]}${q}`);
+    const text = (await readFile(found.file, 'utf8')).replace(BARE, (_, lead, q, name, sub) => `${lead}${q}${sub ? `/node_modules/${name}${sub}` : PACKAGES[name]}${q}`);
     const body = Buffer.from(text, 'utf8');
     res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': body.byteLength });
     res.end(req.method === 'HEAD' ? undefined : body);

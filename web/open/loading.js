@@ -1,7 +1,8 @@
 // Loading the checkpoint chosen in the worker ('attnwasm/worker': it reads the files itself), with its progress
 // (a hub id's bytes told apart: downloaded, and read from the cache), then the model's facts and the card that
 // runs it: chat and completion for a causal LM (generation.js), sentences for an embedder (embedder.js), texts
-// for a classifier or a reranker (text_tasks.js), a link
+// for a classifier or a reranker (text_tasks.js), images for an image classifier, CLIP / SigLIP or a bare vision
+// encoder (image_tasks.js), a link
 // to its own page for the demo translator and classifier. A refusal shows the runtime's own message.
 import { formatBytes } from '../shared/panel.js';
 import { $, show } from './dom.js';
@@ -9,6 +10,8 @@ import { page, run, emb } from './state.js';
 import { renderMode } from './generation.js';
 import { showEmbedder } from './embedder.js';
 import { showTextTask } from './text_tasks.js';
+import { showImageTask } from './image_tasks.js';
+import { hidePatches } from './patch_attention.js';
 
 /** Loads page.chosen with the dtype chosen; body[data-loaded] says 'loading', then 'true' or 'error'. */
 export async function load() {
@@ -16,7 +19,8 @@ export async function load() {
   if (!chosen || !rt) return;
   if (run.active) { run.active.controller.abort(); await run.active.finished; }
   show($('load-error'), false);
-  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card', 'classify-card']) show($(id), false);
+  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card', 'classify-card', 'image-card']) show($(id), false);
+  hidePatches();
   Object.assign(emb, { similarity: null, pick: null, seq: emb.seq + 1 });
   if (page.model) { await page.model.dispose(); page.model = null; }
   $('load').disabled = true;
@@ -75,6 +79,15 @@ function showModel(seconds) {
   } else if (model.kind === 'TextClassifier' || model.kind === 'CrossEncoder' || model.kind === 'TokenClassifier') {
     facts.push(['model_type', model.modelType], ['labels', model.labels.join(', ')], ['tokens an input', `at most ${model.maxTokens}`],
       ...(model.kind === 'CrossEncoder' ? [['activation', model.activation.split('.').pop()]] : []), ['vocabulary', String(model.vocabSize)], tokenizer);
+  } else if (model.kind === 'ImageClassifier' || model.kind === 'VisionModel') {
+    facts.push(['model_type', model.modelType], ['layers', String(model.numLayers)],
+      ['images', `${model.anySize ? 'any size' : `${model.imageSize} × ${model.imageSize}`}, patches of ${model.patchSize}, ${model.extraTokens} extra token(s)`],
+      model.kind === 'ImageClassifier' ? ['labels', model.labels.join(', ')] : ['vectors', `${model.hiddenSize} numbers (${model.pooling})`]);
+  } else if (model.kind === 'CLIPModel') {
+    facts.push(['model_type', model.modelType], ['towers', [model.hasVision && 'vision', model.hasText && 'text'].filter(Boolean).join(' and ')],
+      ['vectors', `${model.imageEmbedDim ?? model.textEmbedDim} numbers`], ['images', model.imageSize ? `${model.imageSize} × ${model.imageSize}` : 'none'],
+      ...(model.hasText && model.hasVision ? [['logit scale, bias', `${model.logitScale.toFixed(3)}, ${model.logitBias.toFixed(3)}`]] : []),
+      ...(model.hasText ? [['tokenizer', model.tokenizer ? `${model.tokenizer.kind}, ${model.tokenizer.vocabSize} ids` : 'none']] : []));
   }
   $('facts').replaceChildren(...facts.flatMap(([k, v]) => {
     const dt = document.createElement('dt');
@@ -88,8 +101,12 @@ function showModel(seconds) {
       : model.kind === 'DecoderEmbedder' ? `A ${model.modelType} sentence embedder${model.modelType === 'modernbert' ? '' : ' (decoder)'}`
       : model.kind === 'CrossEncoder' ? `A ${model.modelType} reranker (cross-encoder)`
         : model.kind === 'TextClassifier' ? `A ${model.modelType} text classifier`
-          : model.kind === 'TokenClassifier' ? `A ${model.modelType} entity tagger (token classifier)` : `A ${model.kind}`;
-  const card = { Embedder: showEmbedder, DecoderEmbedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask }[model.kind];
+          : model.kind === 'TokenClassifier' ? `A ${model.modelType} entity tagger (token classifier)`
+            : model.kind === 'ImageClassifier' ? `A ${model.modelType} image classifier`
+              : model.kind === 'VisionModel' ? `A ${model.modelType} image encoder`
+                : model.kind === 'CLIPModel' ? `A ${model.modelType} ${model.siglip ? 'SigLIP' : 'CLIP'} model` : `A ${model.kind}`;
+  const card = { Embedder: showEmbedder, DecoderEmbedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask,
+    ImageClassifier: showImageTask, VisionModel: showImageTask, CLIPModel: showImageTask }[model.kind];
   if (card) {
     $('other-note').textContent = '';
     show($('other-note'), false);
@@ -99,7 +116,7 @@ function showModel(seconds) {
   }
   const other = model.kind !== 'CausalLM';
   const [href, name] = model.kind === 'Translator' ? ['/web/translate/', 'Translate'] : ['/web/digits/', 'Digits'];
-  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers, rerankers and entity taggers; see this model at work on the <a href="${href}">${name} page</a>.` : '';
+  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers, rerankers, entity taggers and image models; see this model at work on the <a href="${href}">${name} page</a>.` : '';
   show($('other-note'), other);
   show($('model-card'));
   if (other) return;

@@ -3,17 +3,19 @@
 // 'attnwasm/inspect' (what it is, what fits, before the load), the worker reads the weights itself. A language
 // model then chats or completes a text, streaming, with the newest token's attention for every layer and head; a
 // sentence embedder embeds sentences, compares them, and shows where each token looks; a text classifier labels
-// texts, a reranker ranks documents for a query. What the runtime cannot
+// texts, a reranker ranks documents for a query; an image classifier labels images, CLIP / SigLIP (or a bare vision
+// encoder) search them, and a patch's attention shows. What the runtime cannot
 // run is refused with its error's text. Imports the package the way a user would (the import map).
 // This file wires the page: its elements, the modules, the start-up and window.openDemo; it draws nothing.
 // source.js, fits.js: the checkpoint and what fits · loading.js: the load and the model's facts ·
 // generation.js, lm_attention.js: a causal LM at work · embedder.js, token_attention.js: a sentence embedder ·
-// text_tasks.js: a classifier or a reranker ·
+// text_tasks.js: a classifier or a reranker · image_inputs.js, image_tasks.js, image_search.js, patch_attention.js:
+// images dropped, labelled, searched, and a patch's attention ·
 // paint.js: the attention grids' pixels · cache_view.js: the hub cache · state.js, dom.js: what they share.
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel } from '../shared/panel.js';
 import { $ } from './dom.js';
-import { page, run, emb } from './state.js';
+import { page, run, emb, img } from './state.js';
 import { REPO_MODELS, choose, fromFiles, fromUrl } from './source.js';
 import { load } from './loading.js';
 import { renderMode, send, endText } from './generation.js';
@@ -21,6 +23,8 @@ import { mountLmAttention } from './lm_attention.js';
 import { mountEmbedder } from './embedder.js';
 import { mountTokenAttention } from './token_attention.js';
 import { mountTextTask, last as textTask } from './text_tasks.js';
+import { mountImageTask } from './image_tasks.js';
+import { mountPatchAttention } from './patch_attention.js';
 import { mountCacheView, looksLikeHubId } from './cache_view.js';
 
 page.panel = mountPanel($('panel'), { models: ['Model weights'] });
@@ -65,6 +69,8 @@ mountLmAttention();
 mountEmbedder();
 mountTokenAttention();
 mountTextTask();
+mountImageTask();
+mountPatchAttention();
 
 // ------------------------------------------------------------------ start-up
 try {
@@ -99,6 +105,7 @@ window.openDemo = {
       } : null,
       tokenAttention: emb.pick ? { sentence: emb.pick.sentence, token: emb.pick.token, row: emb.pick.row } : null,
       textTask: textTask.run,
+      imageTask: img.run ? { ...img.run, patch: img.patch ? { ...img.patch } : null } : null,
       checkpoint: page.chosen?.report ?? null,
     };
   },

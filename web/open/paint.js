@@ -1,5 +1,6 @@
 // Painting an attention grid into a canvas, one pixel a weight (sized by CSS): the newest token's grid
-// (lm_attention.js) and a sentence token's (token_attention.js).
+// (lm_attention.js) and a sentence token's (token_attention.js); and a patch's attention tinted over its image, a
+// cell a patch (patch_attention.js).
 import { blues } from '../shared/colormap.js';
 
 /**
@@ -35,4 +36,24 @@ export function paintHeat(c, data, rows, cols, base, sel) {
     }
   }
   c.getContext('2d').putImageData(img, 0, 0);
+}
+
+/**
+ * Paints a weight per patch over an image drawn in `ctx` (a grid of gridH × gridW cells of cellW × cellH pixels):
+ * each cell tinted by blues() at its weight scaled to the largest, more opaque the more weight — the image shows
+ * where little attention goes. Returns the largest weight.
+ */
+export function paintPatches(ctx, weights, gridH, gridW, cellW, cellH) {
+  let max = 0;
+  for (let j = 0; j < gridH * gridW; j++) max = Math.max(max, weights[j]);
+  for (let r = 0; r < gridH; r++) {
+    for (let c = 0; c < gridW; c++) {
+      const t = max > 0 ? Math.min(1, weights[r * gridW + c] / max) : 0;
+      if (!(t > 0)) continue;  // NaN and 0: the image as it is
+      const l = 3 * Math.round(t * (LEVELS - 1));
+      ctx.fillStyle = `rgba(${LUT[l]}, ${LUT[l + 1]}, ${LUT[l + 2]}, ${(0.75 * t).toFixed(3)})`;
+      ctx.fillRect(c * cellW, r * cellH, cellW, cellH);
+    }
+  }
+  return max;
 }

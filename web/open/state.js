@@ -26,3 +26,11 @@ export const run = {
  * the one whose tokens show, `pick` the token picked ({ sentence, token, row }); `seq` ends a stale run.
  */
 export const emb = { sentences: [], shape: null, ms: null, similarity: null, forwards: new Map(), sentence: 0, pick: null, seq: 0 };
+
+/**
+ * The image card's run (image_tasks.js, image_search.js): the images given (Files, in the worker's order), their
+ * object URLs (image_inputs.js owns and revokes them), the run shown (`run`: { mode, images, results, ms, progress, … },
+ * for tests), the search's vectors ({ data, shape: [n, D] }, normalized) and `seq` ending a stale run; `patch` the patch
+ * picked (patch_attention.js).
+ */
+export const img = { files: [], urls: [], run: null, vectors: null, seq: 0, patch: null };
