@@ -260,21 +260,10 @@ test('open page: SigLIP\'s vision tower (no class token) shows a patch\'s attent
   await page.close();
 });
 
-test('open page: CLIP with its slow tokenizer files ranks images for a typed query as Node does (or is refused as Node refuses it)', async (t) => {
-  const dir = join(GOLDENS, 'clip/clip_zero_shot');
-  const m = await aw.loadModel(dir).catch((e) => e);
-  if (m instanceof Error) {
-    // This runtime cannot read CLIP's vocab.json + merges.txt yet (the slow CLIPTokenizer comes on its own branch):
-    // the page says so in the runtime's words. Any other refusal fails. Once it lands, this branch can go.
-    assert.match(m.message, /tokenizer_class: .*got 'CLIPTokenizer'/);
-    const { page, problems } = await opened('clip/clip_zero_shot', 'error');
-    assert.equal(await page.textContent('#load-error'), `Cannot run this checkpoint: ${m.message}`);
-    t.diagnostic(`clip_zero_shot refused by this runtime: ${m.message}`);
-    assert.deepEqual(problems, []);
-    await page.close();
-    return;
-  }
-  const { page, problems } = await opened('clip/clip_zero_shot');
+for (const [folder, kind] of [['clip_zero_shot', 'cosine'], ['siglip_zero_shot', 'sigmoid']]) test(`open page: ${folder} (slow tokenizer files) ranks images for a typed query as Node does`, async (t) => {
+  const dir = join(GOLDENS, `clip/${folder}`);
+  const m = await aw.loadModel(dir);
+  const { page, problems } = await opened(`clip/${folder}`);
   assert.equal(await page.isDisabled('#image-query'), false);
   const files = searchFiles().slice(0, 8);
   await page.fill('#image-query', 'a photo of a cat');
@@ -285,19 +274,22 @@ test('open page: CLIP with its slow tokenizer files ranks images for a typed que
   await page.click('#image-search');
   await page.waitForFunction(() => window.openDemo.state.imageTask?.query?.text === 'a red square');
   const ranked = (await page.evaluate(() => window.openDemo.state.imageTask));
-  assert.equal(ranked.scoreKind, 'cosine');
+  assert.equal(ranked.scoreKind, kind);
   const img = await m.embedImages(files.map((f) => new Uint8Array(f.buffer)));
   const txt = await m.embedTexts(['a red square']);
+  const { logitScale, logitBias } = m;
   m.dispose();
   const D = img.shape[1];
-  const cos = Array.from({ length: files.length }, (_, i) => {
+  // CLIP: the cosine; SigLIP: its probability, sigmoid(cosine · exp(logit_scale) + logit_bias).
+  const score = Array.from({ length: files.length }, (_, i) => {
     let s = 0;
     for (let k = 0; k < D; k++) s += img.data[i * D + k] * txt.data[k];
-    return Math.fround(s);
+    const cos = Math.fround(s);
+    return kind === 'cosine' ? cos : 1 / (1 + Math.exp(-(cos * logitScale + logitBias)));
   });
-  assert.deepEqual(ranked.results.map((r) => r.index), [...cos.keys()].sort((a, b) => cos[b] - cos[a] || a - b));
-  ranked.results.forEach((r) => assert.ok(close(r.score, cos[r.index]), `${r.index}: ${r.score} vs ${cos[r.index]}`));
-  assert.match(await page.textContent('#image-results-note'), /^Ranked for "a red square" by cosine\.$/);
+  assert.deepEqual(ranked.results.map((r) => r.index), [...score.keys()].sort((a, b) => score[b] - score[a] || a - b));
+  ranked.results.forEach((r) => assert.ok(close(r.score, score[r.index]), `${r.index}: ${r.score} vs ${score[r.index]}`));
+  assert.match(await page.textContent('#image-results-note'), /^Ranked for "a red square" by /);
   t.diagnostic(`"a red square": ${ranked.results.slice(0, 3).map((r) => `${r.name} ${r.score.toFixed(4)}`).join(', ')}`);
   assert.deepEqual(problems, []);
   await page.close();
