@@ -31,7 +31,7 @@ void Activate(EncoderAct act, size_t n, float* x) {
 Status EncoderLayer::Init(const EncoderConfig& c, Rng& rng) {
   const int64_t E = c.hidden, I = c.intermediate;
   for (Linear* l : {&query, &key, &value, &attn_dense}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
-  AW_RETURN_IF_ERROR(intermediate.Init(E, I, true, rng));
+  AW_RETURN_IF_ERROR(intermediate.Init(E, FfWidth(c), true, rng));
   AW_RETURN_IF_ERROR(output_dense.Init(I, E, true, rng));
   AW_RETURN_IF_ERROR(attn_norm.Init(E, c.eps, true, true));
   AW_RETURN_IF_ERROR(output_norm.Init(E, c.eps, true, true));
@@ -160,7 +160,8 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "keys", &k));
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "values", &v));
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
-  AW_RETURN_IF_ERROR(scope.Take(rows * I, "intermediate rows", &ff));
+  const size_t F = size_t(FfWidth(cfg_));
+  AW_RETURN_IF_ERROR(scope.Take(rows * F, "intermediate rows", &ff));
   ResidualBlocks res;
   AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.pre_norm ? NormPlace::kPre : NormPlace::kPost, rows, E));
   // DINOv2's layer scale: a sublayer's rows y times lambda1 (E) before the residual.
@@ -208,8 +209,18 @@ Status Encoder::Layers(float* x, const size_t* starts, const size_t* lens, size_
       return Status::OK();
     }));
     AW_RETURN_IF_ERROR(res.Block(ly.output_norm, x0, [&](const float* h, float* y) -> Status {
-      ly.intermediate.Apply(rows, h, E, ff, I);
-      Activate(cfg_.act, rows * I, ff);
+      ly.intermediate.Apply(rows, h, E, ff, F);
+      if (cfg_.swiglu) {  // silu(x1) · x2 per row, packed to rows of I in place (row r's result lands at or
+                          // before its own first half: nothing unread is overwritten)
+        for (size_t r = 0; r < rows; ++r) {
+          float* x1 = ff + r * F;
+          kernels::f32_silu(I, x1);
+          kernels::f32_mul(I, x1, x1 + I);
+          if (r) std::memmove(ff + r * I, x1, I * sizeof(float));
+        }
+      } else {
+        Activate(cfg_.act, rows * I, ff);
+      }
       ly.output_dense.Apply(rows, ff, I, y, E);
       scaled(ly.scale2, y);
       return Status::OK();
@@ -241,7 +252,7 @@ Status Encoder::Forward(const int32_t* ids, const int32_t* types, const int32_t*
     AW_RETURN_IF_ERROR(attention->Resize(size_t(B) * LH * size_t(T * T), "attentions"));
   }
   // Pieces of whole sequences within the budget.
-  const size_t per_seq = size_t(T) * (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
+  const size_t per_seq = size_t(T) * (7 * E + size_t(FfWidth(cfg_)) + 2) * sizeof(float);
   const size_t piece = WorkPieceEntries(size_t(B), per_seq);
   for (size_t b0 = 0; b0 < size_t(B); b0 += piece) {
     const size_t nb = std::min(piece, size_t(B) - b0), rows = nb * size_t(T);
@@ -370,7 +381,7 @@ Status Encoder::Embed(const int32_t* ids, const int32_t* types, const int32_t* l
   const bool per_token = o.head && cfg_.head == EncoderHead::kToken;
   const size_t E = size_t(cfg_.hidden), D = o.head ? size_t(cfg_.labels) : k * E;
   AW_RETURN_IF_ERROR(out->Resize((per_token ? total : n) * D, o.head ? "logits" : "embeddings"));
-  const size_t per_row = (7 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
+  const size_t per_row = (7 * E + size_t(FfWidth(cfg_)) + 2) * sizeof(float);
   const size_t budget_rows = WorkPieceEntries(total, per_row);
   size_t at = 0;  // the first id of sequence s0
   for (size_t s0 = 0; s0 < n;) {

@@ -66,6 +66,9 @@ struct EncoderConfig {
   bool dinov2 = false;          // DINOv2: positions resized bicubically to any grid (interpolate_pos_encoding),
                                 // pooler_output x[:, 0], the classifier on cat(x[:, 0], mean(x[:, 1:]))
   bool teacher = false;         // DeiTForImageClassificationWithTeacher's two classifiers
+  bool swiglu = false;          // DINOv2's SwiGLU FFN (use_swiglu_ffn: the giant model's): weights_out(silu(x1) · x2),
+                                // x1, x2 the halves of weights_in(x) (2 · intermediate wide); intermediate is its
+                                // hidden_features, (int(int(hidden · mlp_ratio) · 2 / 3) + 7) / 8 · 8
   // The two-tower models' towers (Tower; models/clip_config.cpp): pre-norm layers, their activation, CLIP's causal
   // text mask, the end-of-text token CLIP's text tower pools at (eos_argmax: the old configs' argmax(input_ids),
   // eos_token_id 2; else the first eos_id).
@@ -76,6 +79,9 @@ struct EncoderConfig {
   int64_t eos_id = 0;
   bool eos_argmax = false;
 };
+
+// The feed-forward's first product's width: intermediate, twice it for a SwiGLU FFN (both halves).
+inline int64_t FfWidth(const EncoderConfig& c) { return c.swiglu ? 2 * c.intermediate : c.intermediate; }
 
 // Tokens one sequence may hold: max_position_embeddings (RoBERTa's positions start at pad_token_id + 1: less
 // pad_token_id + 1).

@@ -1,6 +1,6 @@
 // The vision family's config (encoder_config.h): a config.json of ViTModel, DeiTModel or Dinov2Model and their
 // image classifiers, as transformers 4.x and 5.x write it, HF's defaults for absent keys. Refused by key: what
-// the family cannot run exactly (another activation, no qkv bias, DINOv2's SwiGLU FFN, another pooler), another
+// the family cannot run exactly (another activation, no qkv bias, another pooler), another
 // task model. CheckVisionConfig holds the range rules.
 #include <cmath>
 #include <cstring>
@@ -33,8 +33,8 @@ Status ReadVisionConfig(const JsonValue& hf, const std::string& root, EncoderCon
   AW_RETURN_IF_ERROR(c.OptionalEnum("hidden_act", {"gelu"}));
   if (const JsonValue* v = c.Get("qkv_bias"); v && !(v->type == JsonType::kBool && v->boolean))
     return c.FailAt("qkv_bias", "true or absent (query, key and value with biases)");
-  if (const JsonValue* v = c.Get("use_swiglu_ffn"); v && !(v->type == JsonType::kBool && !v->boolean))
-    return c.FailAt("use_swiglu_ffn", "false or absent (DINOv2's SwiGLU FFN, the giant model's, is not run)");
+  AW_RETURN_IF_ERROR(c.OptionalBool("use_swiglu_ffn", &s.swiglu));
+  if (s.swiglu && !s.dinov2) return c.FailAt("use_swiglu_ffn", "false or absent (a SwiGLU FFN is DINOv2's only)");
   if (!c.Missing("auto_map"))
     return c.FailAt("auto_map", "absent (the repository's own modelling code: attnwasm runs transformers' classes)");
   // transformers 5.x's ViTPooler: pooler_output_size and pooler_act; only tanh over hidden_size is the 4.x pooler.
@@ -48,6 +48,8 @@ Status ReadVisionConfig(const JsonValue& hf, const std::string& root, EncoderCon
     const double ratio = io::NumberOr(c.Get("mlp_ratio"), 4.0);
     s.intermediate = std::isfinite(ratio) && ratio > 0 && ratio * double(s.hidden) < 1e9 ? int64_t(double(s.hidden) * ratio)
                                                                                        : io::kUnreadInt;
+    // Dinov2SwiGLUFFN's hidden_features: two thirds of the MLP's, rounded up to a multiple of 8.
+    if (s.swiglu && s.intermediate != io::kUnreadInt) s.intermediate = (int64_t(double(s.intermediate) * 2.0 / 3.0) + 7) / 8 * 8;
   } else {
     s.intermediate = IntOr(c.Get("intermediate_size"), 3072);
   }

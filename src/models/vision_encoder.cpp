@@ -4,6 +4,7 @@
 //   x = cat(cls_token[, distillation_token], patch_embeddings(pixel_values)) + position_embeddings
 //       (DINOv2: the patch positions resized bicubically to the input's grid, as interpolate_pos_encoding)
 //   per layer (pre-norm): x = x + [λ1 ·] attention(layernorm_before(x)); x = x + [λ2 ·] mlp(layernorm_after(x))
+//       (DINOv2's mlp: fc2(gelu(fc1(x))), or with use_swiglu_ffn weights_out(silu(x1) · x2), x1 | x2 = weights_in(x))
 //   last_hidden_state = layernorm(x); pooler_output = tanh(pooler.dense(x[:, 0])) (ViT, DeiT with a pooler),
 //   x[:, 0] (DINOv2)
 #include <algorithm>
@@ -144,7 +145,7 @@ Status Encoder::ForwardPixels(const float* pixels, const Shape& shape, bool inte
     AW_RETURN_IF_ERROR(attention->Resize(size_t(B) * LH * size_t(T * T), "attentions"));
   }
   // Pieces of whole images within the working-memory budget.
-  const size_t per_image = size_t(T) * (8 * E + size_t(cfg_.intermediate) + 2) * sizeof(float);
+  const size_t per_image = size_t(T) * (8 * E + size_t(FfWidth(cfg_)) + 2) * sizeof(float);
   const size_t image = size_t(cfg_.channels * H * W), P = size_t(gh * gw), X = size_t(cfg_.extra_tokens);
   // The patches' positions: as stored at the stored grid, else resized to this grid once for every image.
   const size_t g = size_t(S / p);

@@ -2,7 +2,8 @@
 // config.json model_type (vit, deit, dinov2; models/vision_config.cpp), on the encoder's layers
 // (models/vision_encoder.cpp). Tensor names as transformers saves them, read into the encoder's tree: the task
 // model's prefix ("vit.", "deit.", "dinov2.") stripped, ViT's attention.attention / layernorm_before /
-// layernorm_after and DINOv2's norm1 / norm2 / mlp.fc1 / mlp.fc2 / layer_scale*.lambda1 as BERT's names; the mask
+// layernorm_after and DINOv2's norm1 / norm2 / mlp.fc1 / mlp.fc2 (mlp.weights_in / weights_out) /
+// layer_scale*.lambda1 as BERT's names; the mask
 // token (masked image modelling) and a head the config does not name skipped, as transformers skips them.
 #include <cstring>
 
@@ -36,6 +37,8 @@ constexpr std::pair<const char*, const char*> kNames[] = {
     {".norm2.", ".output.LayerNorm."},
     {".mlp.fc1.", ".intermediate.dense."},
     {".mlp.fc2.", ".output.dense."},
+    {".mlp.weights_in.", ".intermediate.dense."},  // DINOv2's SwiGLU FFN
+    {".mlp.weights_out.", ".output.dense."},
     {".layer_scale1.lambda1", ".layer_scale1"},
     {".layer_scale2.lambda1", ".layer_scale2"},
     {"embeddings.patch_embeddings.projection.", "embeddings.patch_embeddings.proj."},

@@ -13,6 +13,7 @@ one out (config.json, model.safetensors, preprocessor_config.json):
   deit_model/      DeiTModel with its pooler
   dinov2_model/    Dinov2Model, layerscale_value 0.5 (then randomised), BitImageProcessor shortest edge 32, crop 32
   dinov2_classifier/  Dinov2ForImageClassification, 3 labels: classifier(cat(x[:, 0], mean(x[:, 1:])))
+  dinov2_swiglu/   Dinov2Model with use_swiglu_ffn (the giant model's FFN): hidden_features 48 from mlp_ratio 2
 hidden 32, 2 layers, 4 heads, intermediate 64 (DINOv2: mlp_ratio 2), patch 8, 3 channels. Every parameter is drawn
 again from N(0, 0.3) (LayerNorm weights 1 + N(0, 0.3)) so that no layer is near the identity.
 
@@ -110,6 +111,7 @@ def make_models():
     deitm = C.DeiTConfig(intermediate_size=64, **COMMON)
     dino = C.Dinov2Config(mlp_ratio=2, layerscale_value=0.5, **COMMON)
     dinoc = C.Dinov2Config(mlp_ratio=2, layerscale_value=0.5, id2label=id2label3, label2id=label2id3, **COMMON)
+    dinos = C.Dinov2Config(mlp_ratio=2, layerscale_value=0.5, use_swiglu_ffn=True, **COMMON)
     vit_proc = {'image_processor_type': 'ViTImageProcessor', 'do_resize': True, 'size': {'height': 32, 'width': 32},
                 'resample': 2, 'do_rescale': True, 'rescale_factor': 1 / 255, 'do_normalize': True,
                 'image_mean': [0.5, 0.5, 0.5], 'image_std': [0.5, 0.5, 0.5]}
@@ -129,6 +131,7 @@ def make_models():
         ('deit_model', C.DeiTModel(deitm, add_pooling_layer=True), deit_proc),
         ('dinov2_model', C.Dinov2Model(dino), dino_proc),
         ('dinov2_classifier', C.Dinov2ForImageClassification(dinoc), dino_proc),
+        ('dinov2_swiglu', C.Dinov2Model(dinos), dino_proc),
     ]
 
 

@@ -141,7 +141,8 @@ test('configs the family cannot run exactly are refused by key', async () => {
       ['model.safetensors', readFileSync(join(base, 'model.safetensors'))]]);
   };
   for (const [patch, key] of [[{ hidden_act: 'gelu_new' }, 'hidden_act'], [{ qkv_bias: false }, 'qkv_bias'],
-    [{ architectures: ['ViTForMaskedImageModeling'] }, 'architectures'], [{ patch_size: 64 }, 'patch_size']]) {
+    [{ architectures: ['ViTForMaskedImageModeling'] }, 'architectures'], [{ patch_size: 64 }, 'patch_size'],
+    [{ use_swiglu_ffn: true }, 'use_swiglu_ffn']]) {
     await assert.rejects(aw.loadModel(files(patch)), (e) => e.message.includes(key), key);
   }
   await assert.rejects(aw.loadModel(files({ model_type: 'swin' })), (e) => /swin/.test(e.message));
