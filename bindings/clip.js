@@ -45,6 +45,12 @@ export class CLIPModel extends Model {
     /** @readonly the text embeddings' size */ this.textEmbedDim = info.textEmbedDim ?? null;
     /** @readonly tokens a text may have (max_position_embeddings) */ this.maxPositions = info.maxPositions ?? null;
     /** @readonly the side of the images the vision tower takes (config.image_size) */ this.imageSize = info.imageSize ?? null;
+    /** @readonly the vision tower's patch side */ this.patchSize = info.patchSize ?? null;
+    /** @readonly tokens before the patches in the vision tower: CLIP's class token (1), none for SigLIP (0) */
+    this.extraTokens = info.extraTokens ?? null;
+    /** @readonly the vision tower's layers and heads (what visionForward's attentions hold) */
+    this.visionNumLayers = info.visionNumLayers ?? null;
+    /** @readonly */ this.visionNumHeads = info.visionNumHeads ?? null;
     /** @readonly the parsed preprocessor_config.json, or null (then pass pixelValues to forward()) */
     this.preprocessorConfig = preprocessorConfig ?? null;
     /** @readonly the folder's tokenizer, or null (then pass inputIds to forward()) */ this.tokenizer = tokenizer ?? null;

@@ -1135,6 +1135,11 @@ export interface CLIPModel {
   /** Tokens a text may have (the text tower's max_position_embeddings). */
   readonly maxPositions: number | null;
   readonly imageSize: number | null;
+  readonly patchSize: number | null;
+  /** Tokens before the patches in the vision tower: CLIP's class token (1), none for SigLIP (0). */
+  readonly extraTokens: number | null;
+  readonly visionNumLayers: number | null;
+  readonly visionNumHeads: number | null;
   /** exp(logit_scale), and logit_bias (0 for CLIP). */
   readonly logitScale: number;
   readonly logitBias: number;

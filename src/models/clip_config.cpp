@@ -181,7 +181,9 @@ std::string ClipConfigJson(const ClipConfig& c) {
          ", \"eosTokenId\": " + n(c.text.eos_id);
   if (c.has_vision)
     j += ", \"imageEmbedDim\": " + n(image_dim) + ", \"visionHiddenSize\": " + n(c.vision.hidden) + ", \"imageSize\": " +
-         n(c.vision.image_size) + ", \"patchSize\": " + n(c.vision.patch_size) + ", \"numChannels\": " + n(c.vision.channels);
+         n(c.vision.image_size) + ", \"patchSize\": " + n(c.vision.patch_size) + ", \"numChannels\": " + n(c.vision.channels) +
+         ", \"extraTokens\": " + n(c.vision.extra_tokens) + ", \"visionNumLayers\": " + n(c.vision.layers) +
+         ", \"visionNumHeads\": " + n(c.vision.heads);
   return j;
 }
 

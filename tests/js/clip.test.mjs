@@ -64,7 +64,8 @@ for (const c of x.cases.filter((k) => !k.zero_shot)) {
         check('logitsPerImage', out.logitsPerImage.data, c.logits_per_image);
         if (c.vision_attentions) {
           const v = m.visionForward({ pixelValues: pixelsOf(c), outputAttentions: true });
-          assert.deepEqual(v.attentions.shape, [nI, 2, 4, 17, 17]);
+          assert.deepEqual(v.attentions.shape, [nI, m.visionNumLayers, m.visionNumHeads, 17, 17]);
+          assert.deepEqual([m.patchSize, m.extraTokens, m.imageSize], [8, 1, 32]);
           assert.deepEqual(v.lastHiddenState.shape, [nI, 17, 32]);
           check('vision attentions', v.attentions.data, c.vision_attentions);
           check('visionForward imageEmbeds', v.imageEmbeds.data, c.image_embeds);

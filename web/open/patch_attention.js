@@ -15,10 +15,9 @@ let shown = null;  // the image on show: { i, pixels: canvas, attentions, grid: 
 let seq = 0;
 
 /**
- * The patch size and the tokens before the patches: a ViT / DeiT / DINOv2's own (patchSize, extraTokens); CLIP and
- * SigLIP say neither (and a config saved by transformers leaves a default patch_size out), so they are read off the
- * attentions' T for the input's H × W: the fewest extra tokens (0 … 2) for which T − extra patches of one whole
- * size tile it.
+ * The patch size and the tokens before the patches: the model's own (patchSize, extraTokens: a VisionModel's, a
+ * CLIPModel's); else they are read off the attentions' T for the input's H × W: the fewest extra tokens (0 … 2) for
+ * which T − extra patches of one whole size tile it.
  */
 function patchesOf(model, H, W, T) {
   if (model.patchSize && model.extraTokens !== undefined) return { patch: model.patchSize, extra: model.extraTokens };
