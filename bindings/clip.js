@@ -8,6 +8,7 @@ import { checkInteger, checkOptions, checkTensor } from './checks.js';
 import { nextTask } from './next_task.js';
 import { Model } from './model.js';
 import { preprocessImages, imageProcessor } from './image/index.js';
+import { imageBatches } from './vision.js';
 import * as boundary from './boundary.js';
 
 const MAX_BATCH = 1 << 20;
@@ -155,27 +156,9 @@ export class CLIPModel extends Model {
     this._handle();
     if (!this.hasVision) throw noTower('images', this.modelType);
     const normalize = checkNormalize(o.normalize);
-    const list = Array.isArray(images) ? images : [images];
-    if (list.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'images: expected at least one image, got an empty array');
-    const batchSize = o.batchSize === undefined ? 8 : checkInteger(o.batchSize, 'batchSize', { min: 1, max: MAX_BATCH });
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
-    const D = this.imageEmbedDim, out = new Float32Array(list.length * D);
-    for (let i = 0; i < list.length; i += batchSize) {
-      let pixelValues;
-      try {
-        pixelValues = await this.preprocess(list.slice(i, i + batchSize));
-      } catch (e) {
-        if (e && typeof e === 'object' && typeof e.index === 'number' && i > 0) {
-          e.index += i;
-          e.message = e.message.replace(/^images\[(\d+)\]/, (_, k) => `images[${Number(k) + i}]`);
-        }
-        throw e;
-      }
-      out.set(this._imageFeatures(this._handle(), pixelValues).data, i * D);
-      o.onProgress?.({ done: Math.min(i + batchSize, list.length), total: list.length });
-      if (i + batchSize < list.length) await nextTask();
-    }
-    return { data: normalize ? normalizeRows(out, D) : out, shape: [list.length, D] };
+    const D = this.imageEmbedDim;
+    const out = await imageBatches(this, images, o, (pixelValues) => this._imageFeatures(this._handle(), pixelValues).data);
+    return { data: normalize ? normalizeRows(out, D) : out, shape: [out.length / D, D] };
   }
 
   /**
@@ -193,7 +176,7 @@ export class CLIPModel extends Model {
       out.set(this._textFeatures(this._handle(), inputIds, attentionMask).data, i * D);
       if (i + batchSize < list.length) await nextTask();
     }
-    return { data: normalize ? normalizeRows(out, D) : out, shape: [list.length, D] };
+    return { data: normalize ? normalizeRows(out, D) : out, shape: [out.length / D, D] };
   }
 
   /**

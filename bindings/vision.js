@@ -118,35 +118,45 @@ export class VisionModel extends Model {
   /** Images preprocessed and run batchSize at a time; pick(forward's output) → that batch's rows, concatenated. */
   async _batches(images, o, pick) {
     this._handle();
-    const list = Array.isArray(images) ? images : [images];
-    if (list.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'images: expected at least one image, got an empty array');
-    const batchSize = o.batchSize === undefined ? 8 : checkInteger(o.batchSize, 'batchSize', { min: 1, max: MAX_BATCH });
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
-    const parts = [];
-    let total = 0;
-    for (let i = 0; i < list.length; i += batchSize) {
-      const chunk = list.slice(i, i + batchSize);
-      let pixelValues;
-      try {
-        pixelValues = await this.preprocess(chunk);
-      } catch (e) {
-        if (e && typeof e === 'object' && typeof e.index === 'number' && i > 0) {
-          e.index += i;
-          e.message = e.message.replace(/^images\[(\d+)\]/, (_, k) => `images[${Number(k) + i}]`);
-        }
-        throw e;
-      }
-      const part = pick(this.forward({ pixelValues }));
-      parts.push(part);
-      total += part.length;
-      o.onProgress?.({ done: Math.min(i + batchSize, list.length), total: list.length });
-      if (i + batchSize < list.length) await nextTask();
-    }
-    const out = new Float32Array(total);
-    let at = 0;
-    for (const p of parts) { out.set(p, at); at += p.length; }
-    return out;
+    return imageBatches(this, images, o, (pixelValues) => pick(this.forward({ pixelValues })));
   }
+}
+
+/**
+ * images (one or a list) through model.preprocess and run(pixelValues) → that batch's rows, batchSize (default 8)
+ * at a time, concatenated; onProgress({ done, total }) after each batch, the next task between batches. An image
+ * that cannot be read is refused naming its index in the whole list. VisionModel's and CLIPModel's batches.
+ * @returns {Promise<Float32Array>}
+ */
+export async function imageBatches(model, images, o, run) {
+  const list = Array.isArray(images) ? images : [images];
+  if (list.length === 0) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'images: expected at least one image, got an empty array');
+  const batchSize = o.batchSize === undefined ? 8 : checkInteger(o.batchSize, 'batchSize', { min: 1, max: MAX_BATCH });
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
+  const parts = [];
+  let total = 0;
+  for (let i = 0; i < list.length; i += batchSize) {
+    const chunk = list.slice(i, i + batchSize);
+    let pixelValues;
+    try {
+      pixelValues = await model.preprocess(chunk);
+    } catch (e) {
+      if (e && typeof e === 'object' && typeof e.index === 'number' && i > 0) {
+        e.index += i;
+        e.message = e.message.replace(/^images\[(\d+)\]/, (_, k) => `images[${Number(k) + i}]`);
+      }
+      throw e;
+    }
+    const part = run(pixelValues);
+    parts.push(part);
+    total += part.length;
+    o.onProgress?.({ done: Math.min(i + batchSize, list.length), total: list.length });
+    if (i + batchSize < list.length) await nextTask();
+  }
+  const out = new Float32Array(total);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
 }
 
 /**

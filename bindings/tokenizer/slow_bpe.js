@@ -2,6 +2,42 @@
 // `bpe()`): rounds, each merging every occurrence of the lowest-ranked adjacent pair, left to right,
 // until no pair has a rank. A heap of (rank, position) keeps a long word at n log n; the Python
 // rescans the word each round. Not here: the tokenizer.json BPE (bpe.js, the Rust library's rules).
+// Also what both classes share around it: the word cache and the byte symbols back to text.
+import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
+
+const utf8 = new TextEncoder();
+const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * bpe(token) through the class's cache (the Python's self.cache, bounded here: words under 256 characters, 10 000
+ * of them): `symbols(token)` gives the starting symbols when the word is not cached.
+ */
+export function cachedBpe(cache, token, ranks, symbols) {
+  const cached = cache.get(token);
+  if (cached) return cached;
+  const out = bpeRounds(symbols(token), ranks);
+  if (token.length < 256 && cache.size < 10000) cache.set(token, out);
+  return out;
+}
+
+/** A piece of text as byte-level symbols: its UTF-8 bytes, each as its symbol (the Python's byte_encoder). */
+export function byteSymbols(piece) {
+  let symbols = '';
+  for (const b of utf8.encode(piece)) symbols += BYTE_SYMBOL[b];
+  return symbols;
+}
+
+/** Byte-level symbols as the UTF-8 text they spell (errors="replace"); a symbol that is no byte's, as itself. */
+export function byteSymbolsText(text) {
+  const bytes = [];
+  for (const c of text) {
+    const code = c.codePointAt(0);
+    const b = code < SYMBOL_BYTE.length ? SYMBOL_BYTE[code] : -1;
+    if (b >= 0) bytes.push(b);
+    else bytes.push(...utf8.encode(c)); // not a byte symbol (the Python raises KeyError)
+  }
+  return lossy.decode(Uint8Array.from(bytes));
+}
 
 /**
  * The merged symbols of one word.

@@ -8,9 +8,8 @@
 import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, PY_SPACE, pyStrip } from './slow_added.js';
-import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
 import { basicTokenize } from './slow_bert.js';
-import { bpeRounds } from './slow_bpe.js';
+import { byteSymbols, byteSymbolsText, cachedBpe } from './slow_bpe.js';
 
 // `regex`'s \s is Unicode White_Space (with U+0085, without U+FEFF); IGNORECASE as the Python's (simple case folding: 'ſ' matches 's').
 const S = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -19,8 +18,6 @@ const PY_SPLIT = new RegExp(`[${PY_SPACE}]+`);
 /** The Python reads this many merges at most (49152 - 256 - 2: CLIP's vocabulary less the bytes and the two specials). */
 const MAX_MERGES = 49152 - 256 - 2;
 const SUFFIX = '</w>';
-const utf8 = new TextEncoder();
-const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * CLIP's merges.txt as the Python reads it: the text stripped, its lines after the first, at most
@@ -68,22 +65,18 @@ export class CLIPTokenizer extends SlowTokenizer {
     const clean = basicTokenize(text, { doLowerCase: true, stripAccents: false, splitOnPunc: false }).join(' ');
     const out = [];
     for (const [piece] of clean.matchAll(PATTERN)) {
-      let symbols = '';
-      for (const b of utf8.encode(piece)) symbols += BYTE_SYMBOL[b];
-      for (const t of this._bpe(symbols)) out.push(t);
+      for (const t of this._bpe(byteSymbols(piece))) out.push(t);
     }
     return out;
   }
 
   /** bpe(token): the merged symbols of one piece, '</w>' on its last. */
   _bpe(token) {
-    const cached = this.cache.get(token);
-    if (cached) return cached;
-    const sym = [...token];
-    sym[sym.length - 1] += SUFFIX;
-    const out = bpeRounds(sym, this.ranks);
-    if (token.length < 256 && this.cache.size < 10000) this.cache.set(token, out);
-    return out;
+    return cachedBpe(this.cache, token, this.ranks, (t) => {
+      const sym = [...t];
+      sym[sym.length - 1] += SUFFIX;
+      return sym;
+    });
   }
 
   _convertTokenToId(token) {
@@ -96,14 +89,7 @@ export class CLIPTokenizer extends SlowTokenizer {
 
   /** The tokens' byte symbols as UTF-8 (errors="replace"), each '</w>' a space, stripped. */
   convertTokensToString(tokens) {
-    const bytes = [];
-    for (const c of tokens.join('')) {
-      const code = c.codePointAt(0);
-      const b = code < SYMBOL_BYTE.length ? SYMBOL_BYTE[code] : -1;
-      if (b >= 0) bytes.push(b);
-      else bytes.push(...utf8.encode(c)); // not a byte symbol (the Python raises KeyError)
-    }
-    return pyStrip(lossy.decode(Uint8Array.from(bytes)).replaceAll(SUFFIX, ' '));
+    return pyStrip(byteSymbolsText(tokens.join('')).replaceAll(SUFFIX, ' '));
   }
 
   _specials() {

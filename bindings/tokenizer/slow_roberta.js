@@ -5,15 +5,12 @@
 import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, pyIsSpace } from './slow_added.js';
-import { BYTE_SYMBOL, SYMBOL_BYTE } from './byte_level.js';
 import { convertedOnce, robertaJson } from './slow_converters.js';
-import { bpeRounds } from './slow_bpe.js';
+import { byteSymbols, byteSymbolsText, cachedBpe } from './slow_bpe.js';
 
 // `regex`'s \s is Unicode White_Space (with U+0085, without U+FEFF: JS's \s differs in both).
 const S = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PATTERN = new RegExp(`'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^${S}\\p{L}\\p{N}]+|[${S}]+(?![^${S}])|[${S}]+`, 'gu');
-const utf8 = new TextEncoder();
-const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** merges.txt as the Python reads it: lines after the first, the last (after the final newline) dropped; a pair given twice keeps its last rank. */
 export function readMerges(text) {
@@ -67,20 +64,14 @@ export class RobertaTokenizer extends SlowTokenizer {
   _tokenize(text) {
     const out = [];
     for (const [piece] of text.matchAll(PATTERN)) {
-      let symbols = '';
-      for (const b of utf8.encode(piece)) symbols += BYTE_SYMBOL[b];
-      for (const t of this._bpe(symbols)) out.push(t);
+      for (const t of this._bpe(byteSymbols(piece))) out.push(t);
     }
     return out;
   }
 
   /** bpe(token): the merged symbols of one piece. */
   _bpe(token) {
-    const cached = this.cache.get(token);
-    if (cached) return cached;
-    const out = bpeRounds([...token], this.ranks);
-    if (token.length < 256 && this.cache.size < 10000) this.cache.set(token, out);
-    return out;
+    return cachedBpe(this.cache, token, this.ranks, (t) => [...t]);
   }
 
   _convertTokenToId(token) {
@@ -92,15 +83,7 @@ export class RobertaTokenizer extends SlowTokenizer {
   }
 
   convertTokensToString(tokens) {
-    const text = tokens.join('');
-    const bytes = [];
-    for (const c of text) {
-      const code = c.codePointAt(0);
-      const b = code < SYMBOL_BYTE.length ? SYMBOL_BYTE[code] : -1;
-      if (b >= 0) bytes.push(b);
-      else bytes.push(...utf8.encode(c)); // not a byte symbol (the Python raises KeyError)
-    }
-    return lossy.decode(Uint8Array.from(bytes));
+    return byteSymbolsText(tokens.join(''));
   }
 
   _specials() {
