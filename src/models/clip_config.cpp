@@ -123,6 +123,9 @@ Status ReadClipConfig(const JsonValue& hf, const std::string& root, ClipConfig* 
   s.visual_projection = !s.siglip && s.has_vision && (both || arch == model + "WithProjection");
   s.logits = both;
   if (both) {
+    for (const char* key : {"text_config", "vision_config", "text_config_dict", "vision_config_dict"})
+      if (const JsonValue* v = c.Get(key); v && !v->is_object() && v->type != JsonType::kNull)
+        return c.FailAt(key, "an object or null (a tower's config)");
     const JsonValue *td = c.Get("text_config_dict"), *vd = c.Get("vision_config_dict");
     s.text_json = TowerObject(c.Get("text_config"), td);
     s.vision_json = TowerObject(c.Get("vision_config"), vd);

@@ -153,6 +153,7 @@ test('a config the family cannot run exactly is refused by key; inspect names th
   await assert.rejects(aw.loadModel(files({ ...base, vision_config: { ...base.vision_config, num_attention_heads: 5 } })),
     /config\.vision_config\.num_attention_heads: expected a divisor of hidden_size \(32\)/);
   await assert.rejects(aw.loadModel(files({ ...base, model_type: 'siglip2' })), /siglip2/);
+  await assert.rejects(aw.loadModel(files({ ...base, text_config: 'quick_gelu' })), /config\.text_config: expected an object or null \(a tower's config\), got "quick_gelu"/);
   assert.equal((await aw.inspect(join(DIR, 'siglip_model'))).family.className, 'CLIPModel');
 });
 
