@@ -20,6 +20,15 @@ Usage:
       per input line: the translation, or an empty line for a phrase that
       fails (its line number and error go to stderr). Blank lines stay blank.
       e.g. attnwasm translate --to de < phrases.txt > german.txt
+  attnwasm translate "<text>" --model DIR|HUB_ID [--src LANG] [--tgt LANG]
+          [--beams N] [--max-new-tokens N] [--dtype TYPE] [--input FILE] [--json]
+      Translates with a hub encoder-decoder (Marian opus-mt, M2M100 / NLLB,
+      BART, mBART, T5) as transformers' generate() does with the folder's
+      generation_config.json; one text per line of --input (or stdin)
+      without text, progress on stderr. --src / --tgt: language codes of a
+      multilingual model (NLLB 'fra_Latn', M2M100 'fr', Marian's >>fr<<
+      target as 'fr').
+      e.g. attnwasm translate "How are you?" --model Helsinki-NLP/opus-mt-en-de
   attnwasm classify <image> [--model FILE] [--probs]
       Classifies a handwritten digit: a PNG (8-bit), a PGM (P2/P5) or a raw
       28×28 file of 784 bytes (255 = ink). Prints the digit (and with --probs
@@ -103,7 +112,10 @@ Usage:
 
 Options:
   --to LANG        target language of translate: fr (French) or de (German)
-  --beam N         beam size (1 = greedy, the default)
+  --beam N         beam size (1 = greedy, the default; a hub translator: its
+                   generation_config.json's num_beams); --beams is the same
+  --src LANG, --tgt LANG
+                   translate --model: the source and target languages
   --model FILE     a model file other than the one shipped in the package, a
                    folder, or a hub id 'organisation/name' (cached)
   --revision REV   with a hub id: a branch, tag or commit (default main)
@@ -179,7 +191,7 @@ const COMMANDS = {
 };
 
 // The flags of the commands that share the entry's parse: those that take a value, and those that set a key.
-const LINE_VALUED = ['--to', '--beam', '--model', '--revision', '--input', '--max-tokens', '--max-new-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config',
+const LINE_VALUED = ['--to', '--beam', '--beams', '--src', '--tgt', '--model', '--revision', '--input', '--max-tokens', '--max-new-tokens', '--temperature', '--top-k', '--top-p', '--seed', '--config',
   '--tokenizer', '--tokenizer-config', '--dtype', '--chat-template', '--chat-template-kwargs', '--system'];
 const LINE_FLAGS = {
   '--help': ['help', true], '-h': ['help', true], '--version': ['version', true], '-v': ['version', true],

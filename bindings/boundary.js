@@ -189,6 +189,14 @@ export const models = Object.freeze({
   clipTextEmbeds: callOn((c, h, a) => c.clipTextEmbeds(h, a)),
   /** → { data: [exp(logit_scale), logit_bias] } */
   clipLogitScale: (rt, h) => take(mod(rt).clipLogitScale(h))[0],
+  /** The encoder run on { ids, mask? } into a decoding state of { beams, capacity } (a handle the caller deletes). */
+  seq2seqBegin: (rt, h, tensors, extra) => withArgs(rt, tensors, extra, (a) => own(rt, checked(mod(rt).seq2seqBegin(h, a)))),
+  /** { tokens (rows, T) } with { all } → [logits]. */
+  seq2seqStep: (rt, h, state, tensors, extra = {}) => withArgs(rt, tensors, extra, (a) => take(mod(rt).seq2seqStep(h, state, a))),
+  /** { parents (rows) }. */
+  seq2seqReorder: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
+  /** { ids, mask?, dec } → [logits, encoderLastHiddenState]. */
+  seq2seqForward: callOn((c, h, a) => c.seq2seqForward(h, a)),
 });
 
 // ---- files ----

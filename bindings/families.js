@@ -18,6 +18,7 @@ import { CrossEncoder } from './cross_encoder.js';
 import { TokenClassifier } from './token_classifier.js';
 import { VisionModel, ImageClassifier } from './vision.js';
 import { CLIPModel } from './clip.js';
+import { Seq2SeqLM } from './seq2seq.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
@@ -172,6 +173,35 @@ export const ROWS = Object.freeze({
       const preprocessorConfig = await preprocessorOf(read);
       if (info.hasText) checkVocabulary(tokenizer, info.vocabSize);
       return new CLIPModel(rt, handle, { hfConfig, preprocessorConfig, tokenizer: info.hasText ? tokenizer : null }, fileBytes);
+    },
+  },
+  // Marian, BART, mBART and M2M100 / NLLB hub folders (seq2seq_family.cpp): a Seq2SeqLM; texts through the folder's
+  // tokenizer (tokenizer.json, else its slow files: source.spm / target.spm / vocab.json, sentencepiece.bpe.model),
+  // generation_config.json's defaults for generate() and translate().
+  seq2seq: {
+    loader: 'loadSeq2SeqLM',
+    face: Seq2SeqLM,
+    faces: [],
+    owner: 'an encoder-decoder translator',
+    reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
+    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
+      checkVocabulary(tokenizer, info.vocabSize);
+      return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);
+    },
+  },
+  // T5, Flan-T5 and mT5 hub folders (t5_family.cpp): a Seq2SeqLM as the others; T5's tokenizer is spiece.model's
+  // T5Tokenizer (or tokenizer.json).
+  t5: {
+    loader: 'loadSeq2SeqLM',
+    face: Seq2SeqLM,
+    faces: [],
+    owner: 'an encoder-decoder translator',
+    reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
+    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
+      checkVocabulary(tokenizer, info.vocabSize);
+      return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);
     },
   },
   vit: {

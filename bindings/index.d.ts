@@ -1170,6 +1170,90 @@ export interface CLIPModel {
   [Symbol.dispose](): void;
 }
 
+/** Ids for Seq2SeqLM: a tensor [batch, tokens], one row (an Int32Array or number[]), or rows of one length. */
+export type Seq2SeqIds = { data: Int32Array; shape: number[] } | Int32Array | number[] | (Int32Array | number[])[];
+
+/** Seq2SeqLM#generate's and #translate's options: transformers' generate() names in camelCase (docs/seq2seq.md). */
+export interface Seq2SeqGenerateOptions {
+  maxLength?: number;
+  maxNewTokens?: number;
+  minLength?: number;
+  minNewTokens?: number;
+  numBeams?: number;
+  lengthPenalty?: number;
+  earlyStopping?: boolean | 'never';
+  numReturnSequences?: number;
+  noRepeatNgramSize?: number;
+  repetitionPenalty?: number;
+  badWordsIds?: number[][];
+  forcedBosTokenId?: number | null;
+  forcedEosTokenId?: number | number[] | null;
+  decoderStartTokenId?: number;
+  eosTokenId?: number | number[] | null;
+  padTokenId?: number | null;
+  doSample?: boolean;
+  temperature?: number;
+  topK?: number | null;
+  topP?: number;
+  seed?: number;
+  signal?: AbortSignal;
+  /** The source language (M2M100 / NLLB: its language token) */
+  srcLang?: string;
+  /** The target language (M2M100 / NLLB / mBART: the forced first token; Marian: the >>xx<< token) */
+  tgtLang?: string;
+}
+
+/** One source's greedy or sampled generation, token by token. */
+export interface Seq2SeqStream extends AsyncIterableIterator<{ id: number; index: number; text?: string }> {
+  readonly ids: number[];
+  /** transformers' sequences row so far: the start token first, the eos when it stopped on one. */
+  readonly sequence: Int32Array;
+  readonly text: string;
+  readonly seed: number;
+  readonly stopReason: 'stop' | 'length' | 'aborted' | 'error' | null;
+  /** Runs it to the end: the text. */
+  finalText(): Promise<string>;
+}
+
+/**
+ * An encoder–decoder from a hub folder (Marian opus-mt, M2M100 / NLLB-200, BART, mBART, T5 / Flan-T5 / mT5), run as
+ * transformers' …ForConditionalGeneration with generate()'s search (docs/seq2seq.md).
+ */
+export interface Seq2SeqLM {
+  readonly config: Record<string, unknown>;
+  readonly generationConfig: Record<string, unknown> | null;
+  readonly tokenizer: import('./tokenizer.js').Tokenizer | import('./tokenizer.js').SlowTokenizer | null;
+  /** marian, bart, mbart, m2m_100, t5 or mt5 */
+  readonly modelType: string;
+  readonly vocabSize: number;
+  /** The logits' width. */
+  readonly outputVocabSize: number;
+  readonly dModel: number;
+  readonly encoderLayers: number;
+  readonly decoderLayers: number;
+  /** Tokens a source or a target may have. */
+  readonly maxPositions: number;
+  readonly padTokenId: number | null;
+  readonly eosTokenId: number | null;
+  readonly decoderStartTokenId: number | null;
+  readonly fileBytes: number;
+  readonly weightBytes: number;
+  /** Sources as the tokenizer prepares them, right-padded. */
+  tokenize(texts: string | string[], options?: { srcLang?: string; tgtLang?: string }): { inputIds: { data: Int32Array; shape: number[] }; attentionMask: { data: Int32Array; shape: number[] } };
+  /** Teacher forcing: logits [B, T, V] and the encoder's states [B, S, dModel]. */
+  forward(inputs: { inputIds: Seq2SeqIds; attentionMask?: Seq2SeqIds; decoderInputIds: Seq2SeqIds }): { logits: Tensor; encoderLastHiddenState: Tensor };
+  /**
+   * One source with greedy search or sampling: a stream of tokens; beam search or several sources: a Promise of
+   * transformers' sequences and sequences_scores (beams), with their texts.
+   */
+  generate(input: string | string[] | Seq2SeqIds | { inputIds: Seq2SeqIds; attentionMask?: Seq2SeqIds }, options?: Seq2SeqGenerateOptions & { decoderInputIds?: number[] }): Seq2SeqStream | Promise<{ sequences: Int32Array[]; scores: Float32Array | null; texts: string[] | null }>;
+  /** Each text's translation (the best sequence, special tokens skipped). */
+  translate(texts: string, options?: Seq2SeqGenerateOptions): Promise<string>;
+  translate(texts: string[], options?: Seq2SeqGenerateOptions): Promise<string[]>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 /** A reranked document. */
 export interface RankedDocument {
   /** The document's index in the list given. */
@@ -1290,9 +1374,11 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier | CLIPModel>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier | CLIPModel | Seq2SeqLM>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
+  /** A hub encoder-decoder (Marian, M2M100 / NLLB, BART, mBART, T5, mT5); another family is ERR_INVALID_ARGUMENT. */
+  loadSeq2SeqLM(source: ModelSource, options?: LoadOptions): Promise<Seq2SeqLM>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
   loadClassifier(source: ModelSource, options?: LoadOptions): Promise<Classifier>;
   /** Loads a causal LM: a "causal_lm" file, or a Hugging Face checkpoint with `config` (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT. */
@@ -1326,6 +1412,7 @@ export interface AttnWasm {
   readonly VisionModel: abstract new (...args: never[]) => VisionModel;
   readonly ImageClassifier: abstract new (...args: never[]) => ImageClassifier;
   readonly CLIPModel: abstract new (...args: never[]) => CLIPModel;
+  readonly Seq2SeqLM: abstract new (...args: never[]) => Seq2SeqLM;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

@@ -60,7 +60,7 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
 }
 
 /** The files that make a folder's slow tokenizer (tokenizer/folder.js reads the one its class needs). */
-const SLOW_FILES = ['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
+const SLOW_FILES = ['source.spm', 'target.spm', 'target_vocab.json', 'vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
 
 /** A folder's slow tokenizer, or null when it has none of the files one needs. */
 async function slowTokenizer(readFileBytes, configText) {
@@ -69,7 +69,7 @@ async function slowTokenizer(readFileBytes, configText) {
     const bytes = await readFileBytes(name);
     if (bytes !== undefined) files.set(name, name.endsWith('.json') || name.endsWith('.txt') ? new TextDecoder().decode(bytes) : bytes);
   }
-  if (!['vocab.txt', 'vocab.json', 'sentencepiece.bpe.model', 'spiece.model'].some((f) => files.has(f))) return null;
+  if (!['vocab.txt', 'vocab.json', 'sentencepiece.bpe.model', 'spiece.model', 'source.spm'].some((f) => files.has(f))) return null;
   const { tokenizerFromFolder } = await import('./tokenizer.js');
   return tokenizerFromFolder((name) => (name === 'config.json' ? configText || undefined : files.get(name)), { slow: true });
 }

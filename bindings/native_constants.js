@@ -25,4 +25,6 @@ export const FAMILIES = Object.freeze([
   Object.freeze({"kind":"modernbert","className":"Embedder","noun":"a ModernBERT encoder","ownModel":null, "modelTypes": Object.freeze(["modernbert"]) }),
   Object.freeze({"kind":"vision","className":"VisionModel","noun":"a vision encoder","ownModel":null, "modelTypes": Object.freeze(["vit","deit","dinov2"]) }),
   Object.freeze({"kind":"clip","className":"CLIPModel","noun":"an image-text model","ownModel":null, "modelTypes": Object.freeze(["clip","clip_text_model","clip_vision_model","siglip","siglip_text_model","siglip_vision_model"]) }),
+  Object.freeze({"kind":"seq2seq","className":"Seq2SeqLM","noun":"an encoder-decoder translator","ownModel":null, "modelTypes": Object.freeze(["marian","bart","mbart","m2m_100"]) }),
+  Object.freeze({"kind":"t5","className":"Seq2SeqLM","noun":"a T5 encoder-decoder","ownModel":null, "modelTypes": Object.freeze(["t5","mt5"]) }),
 ]);

@@ -1,9 +1,11 @@
-// attnwasm translate: English number words to French or German with the package's translator (or --model's).
+// attnwasm translate: English number words to French or German with the package's translator, or any text with a
+// hub translator (--model: a Marian, M2M100 / NLLB, BART, mBART or T5 folder or hub id, a Seq2SeqLM).
 //   attnwasm translate "forty-two" [--to fr|de] [--beam N]     one phrase: its translation, errors end the process
 //   attnwasm translate [--input FILE] [--json]                 one phrase per line (stdin by default), one line out each
+//   attnwasm translate "Hello" --model DIR [--src en --tgt fr] [--beams N] [--max-new-tokens N]
 // The flags are the entry's (../attnwasm.mjs); many phrases run through batch.mjs.
 import { init } from '../../bindings/index.js';
-import { UsageError, THREADS, errorJson, round } from './shared.mjs';
+import { UsageError, THREADS, errorJson, round, loadOptions } from './shared.mjs';
 import { inputLines, runBatch, summary } from './batch.mjs';
 
 const MODEL = new URL('../../models/translator/translator.safetensors', import.meta.url);
@@ -30,7 +32,16 @@ export async function translateCommand(args, rest) {
   const text = rest[0];
   if (text !== undefined && args.input !== undefined) throw new UsageError('translate: give the text or --input, not both');
   const aw = await init({ threads: THREADS });
-  const tr = await aw.loadTranslator(args.model ?? MODEL);
+  const tr = args.model === undefined ? await aw.loadTranslator(MODEL) : await aw.loadModel(args.model, await loadOptions(args));
+  if (tr instanceof aw.Seq2SeqLM) return hubTranslate(tr, args, text);
+  if (!(tr instanceof aw.Translator)) {
+    const name = tr.constructor.name;
+    tr.dispose();
+    throw new UsageError(`--model: expected a translator (a hub Marian, M2M100 / NLLB, BART, mBART or T5 folder, or attnwasm's own translator file), got a ${name}`);
+  }
+  for (const flag of ['src', 'tgt', 'beams', 'max-new-tokens']) {
+    if (args[flag] !== undefined) throw new UsageError(`--${flag}: only a hub translator (--model DIR) takes it; the number-words translator takes --to and --beam`);
+  }
   const to = args.to ?? tr.languages[0];
   if (!tr.languages.includes(to)) throw new UsageError(`--to: expected one of ${tr.languages.join(', ')}, got '${to}'`);
   const beamSize = args.beam === undefined ? 1 : Number(args.beam);
@@ -60,4 +71,50 @@ export async function translateCommand(args, rest) {
   tr.dispose();
   if (batch) process.stderr.write(`${summary(result, 'phrases', 'translated', (it) => `line ${it.line}`)}\n`);
   return result.failed.length ? 1 : 0;
+}
+
+/** A whole number >= min from a flag, or a usage error naming it. */
+function wholeFlag(name, v, min) {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name}: expected a whole number >= ${min}, got '${v}'`);
+  return n;
+}
+
+/**
+ * translate with a hub Seq2SeqLM: the text (one argument) or one text per line of --input / stdin, each translated
+ * with --src / --tgt (--to is --tgt), --beams (--beam) and --max-new-tokens; the folder's generation_config.json
+ * decides the rest. Progress on stderr as for the other batches. Returns the exit code.
+ */
+async function hubTranslate(m, args, text) {
+  if (args.beams !== undefined && args.beam !== undefined) throw new UsageError('give --beams or --beam, not both');
+  if (args.to !== undefined && args.tgt !== undefined) throw new UsageError('give --tgt or --to, not both');
+  const options = {};
+  if (args.src !== undefined) options.srcLang = args.src;
+  if ((args.tgt ?? args.to) !== undefined) options.tgtLang = args.tgt ?? args.to;
+  const beams = args.beams ?? args.beam;
+  if (beams !== undefined) options.numBeams = wholeFlag(args.beams !== undefined ? 'beams' : 'beam', beams, 1);
+  if (args['max-new-tokens'] !== undefined) options.maxNewTokens = wholeFlag('max-new-tokens', args['max-new-tokens'], 1);
+  const out = (s) => process.stdout.write(`${s}\n`);
+  try {
+    if (text !== undefined && !args.json) {
+      out(await m.translate(text, options));
+      return 0;
+    }
+    const batch = text === undefined;
+    const { items, total } = batch ? await inputLines(args) : { items: [{ line: 1, input: text }], total: 1 };
+    const result = await runBatch(items, {
+      total, noun: 'texts', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
+      skip: (it) => !it.input.trim(),
+      work: async (it) => m.translate(it.input, options),
+      write: (it, r, ms) => {
+        if (!args.json) out(r ?? '');
+        else if (r !== undefined) out(JSON.stringify({ line: it.line, input: it.input, text: r, ms: round(ms) }));
+      },
+      writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, input: it.input, error: errorJson(e) }) : ''),
+    });
+    if (batch) process.stderr.write(`${summary(result, 'texts', 'translated', (it) => `line ${it.line}`)}\n`);
+    return result.failed.length ? 1 : 0;
+  } finally {
+    m.dispose();
+  }
 }

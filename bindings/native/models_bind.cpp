@@ -7,6 +7,7 @@
 #include "models/causal_lm.h"
 #include "models/clip_model.h"
 #include "models/encoder.h"
+#include "models/seq2seq.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
 
@@ -200,6 +201,69 @@ std::unique_ptr<CallResult> LmAppend(ModuleHandle& h, KvCacheHandle& c, val a) {
   return res;
 }
 
+// A batch of sources being decoded (models/seq2seq.h Seq2SeqState). Owner: the JS generation (deleted when it ends,
+// or by close()).
+class Seq2SeqStateHandle {
+ public:
+  int code() const { return int(status_.code()); }
+  std::string message() const { return status_.message(); }
+  double length() const { return double(state_.self.len); }
+  aw::Seq2SeqState& state() { return state_; }
+  aw::Status status_;
+
+ private:
+  aw::Seq2SeqState state_;
+};
+
+// {ids: {ptr, shape (B, S)}, mask?, beams, capacity} → a state (its code() says whether the encoder ran).
+std::unique_ptr<Seq2SeqStateHandle> Seq2SeqBegin(ModuleHandle& h, val a) {
+  auto st = std::make_unique<Seq2SeqStateHandle>();
+  const aw::Shape shape = ShapeFrom(a["ids"]["shape"]);
+  if (shape.size() != 2) {
+    st->status_ = aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape));
+    return st;
+  }
+  st->status_ = h.as<aw::Seq2SeqModel>().Begin(Ids(a["ids"]), a["mask"].isUndefined() ? nullptr : Ids(a["mask"]), shape[0],
+                                            shape[1], Int(a, "beams"), Int(a, "capacity"), &st->state());
+  return st;
+}
+
+// {tokens: {ptr, shape (rows, T)}, all} → logits (rows, V), or (rows, T, V) when all.
+std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
+  const aw::Shape shape = ShapeFrom(a["tokens"]["shape"]);
+  auto& m = h.as<aw::Seq2SeqModel>();
+  if (shape.size() != 2 || size_t(shape[0]) != st.state().rows)
+    return std::make_unique<CallResult>(aw::ShapeError("decoderInputIds: expected (" + std::to_string(st.state().rows) +
+                                                       ", tokens), got " + aw::ShapeStr(shape)));
+  const bool all = Flag(a, "all");
+  aw::Buffer logits;
+  aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
+  const int64_t V = m.out_vocab();
+  return One(s, std::move(logits), all ? aw::Shape{shape[0], shape[1], V} : aw::Shape{shape[0], V});
+}
+
+// {parents: {ptr, shape (rows)}} → nothing.
+std::unique_ptr<CallResult> Seq2SeqReorder(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
+  const aw::Shape shape = ShapeFrom(a["parents"]["shape"]);
+  return std::make_unique<CallResult>(h.as<aw::Seq2SeqModel>().Reorder(&st.state(), Ids(a["parents"]), shape.empty() ? 0 : shape[0]));
+}
+
+// {ids: (B, S), mask?, dec: (B, T)} → logits (B, T, V), encoderLastHiddenState (B, S, E).
+std::unique_ptr<CallResult> Seq2SeqForward(ModuleHandle& h, val a) {
+  const aw::Shape shape = ShapeFrom(a["ids"]["shape"]), dshape = ShapeFrom(a["dec"]["shape"]);
+  if (shape.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("inputIds: expected (batch, tokens), got " + aw::ShapeStr(shape)));
+  if (dshape.size() != 2 || dshape[0] != shape[0])
+    return std::make_unique<CallResult>(aw::ShapeError("decoderInputIds: expected (" + std::to_string(shape[0]) +
+                                                       ", tokens) (inputIds' batch), got " + aw::ShapeStr(dshape)));
+  auto& m = h.as<aw::Seq2SeqModel>();
+  aw::Buffer logits, hidden;
+  aw::Status s = m.Forward(Ids(a["ids"]), a["mask"].isUndefined() ? nullptr : Ids(a["mask"]), shape[0], shape[1],
+                           Ids(a["dec"]), dshape[1], &logits, &hidden);
+  auto res = One(s, std::move(logits), {dshape[0], dshape[1], m.out_vocab()});
+  if (s.ok()) res->Add(std::move(hidden), {shape[0], shape[1], m.hidden_size()});
+  return res;
+}
+
 // The attention window rule (models/causal_lm.h CheckAttentionWindow), for generate()'s option before it runs.
 std::unique_ptr<CallResult> CheckAttentionWindow(double window) {
   return std::make_unique<CallResult>(aw::CheckAttentionWindow(int64_t(window)));
@@ -228,4 +292,12 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
   emscripten::function("lmBegin", &LmBegin);
   emscripten::function("lmAppend", &LmAppend);
   emscripten::function("checkAttentionWindow", &CheckAttentionWindow);
+  emscripten::class_<Seq2SeqStateHandle>("Seq2SeqStateHandle")
+      .function("code", &Seq2SeqStateHandle::code)
+      .function("message", &Seq2SeqStateHandle::message)
+      .function("length", &Seq2SeqStateHandle::length);
+  emscripten::function("seq2seqBegin", &Seq2SeqBegin);
+  emscripten::function("seq2seqStep", &Seq2SeqStep);
+  emscripten::function("seq2seqReorder", &Seq2SeqReorder);
+  emscripten::function("seq2seqForward", &Seq2SeqForward);
 }

@@ -16,11 +16,13 @@ const Family& VitFamily();
 const Family& ModernBertFamily();
 const Family& VisionFamily();
 const Family& ClipFamily();
+const Family& Seq2SeqFamily();
+const Family& T5Family();
 
 FamilyTable Families() {
   static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily(),
                                       &ModernBertFamily(), &VisionFamily(),
-                                      &ClipFamily()};
+                                      &ClipFamily(), &Seq2SeqFamily(), &T5Family()};
   return {all, sizeof(all) / sizeof(all[0])};
 }
 

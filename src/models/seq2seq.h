@@ -1,0 +1,163 @@
+// Seq2SeqLm: the hub's encoder–decoder translators of the BART lineage, as transformers v4.40 runs them
+// (modeling_marian.py, modeling_bart.py, modeling_mbart.py, modeling_m2m_100.py): MarianMTModel,
+// BartForConditionalGeneration, MBartForConditionalGeneration, M2M100ForConditionalGeneration (NLLB-200 too).
+// docs/seq2seq.md is the reference; tests/data/make_seq2seq_goldens.py the goldens.
+//
+//   encoder  x = embed_tokens(ids) · embed_scale + positions   [layernorm_embedding(x): BART, mBART]
+//            per layer  x = x + attn(…) and x = x + fc2(act(fc1(…)))  post-norm (Marian, BART) or pre-norm
+//                       (mBART, M2M100) with self_attn_layer_norm / final_layer_norm; key padding from the mask
+//            [layer_norm(x) at the end: mBART, M2M100]                           → encoder_last_hidden_state
+//   decoder  the same with a causal self-attention, then a cross-attention over the encoder's states (its own
+//            encoder_attn_layer_norm) between the two; logits = lm_head(x) [+ final_logits_bias]
+//   positions  Marian: sinusoidal, sin in the first half of the columns and cos in the second, computed in
+//              float64 as MarianSinusoidalPositionalEmbedding; BART / mBART: learned, row position + 2;
+//              M2M100: sinusoidal of fairseq (float32 arithmetic, as torch forms it), the row from the ids:
+//              padding_idx + 1 + the count of non-pad ids so far, pad ids at row padding_idx (zeros)
+//   q is scaled by head_dim^-0.5; the attention is softmax(q kᵀ + mask) v (ops/attention.h).
+//
+// state_dict keys: transformers' — model.shared.weight (or, with separate vocabularies, model.encoder.embed_tokens /
+// model.decoder.embed_tokens), model.{encoder,decoder}.embed_positions.weight (learned only),
+// model.{encoder,decoder}.layernorm_embedding.*, model.{encoder,decoder}.layers.{i}.{self_attn.{q,k,v,out}_proj,
+// self_attn_layer_norm, fc1, fc2, final_layer_norm}.*, decoder layers' encoder_attn.{q,k,v,out}_proj.* and
+// encoder_attn_layer_norm.*, model.{encoder,decoder}.layer_norm.*, lm_head.weight (tied: a copy of the decoder's
+// table, or absent), final_logits_bias (1, V). The family row (seq2seq_family.cpp) maps older saves' names.
+//
+// Decoding keeps, per batch of sources, one state (Seq2SeqState): the encoder's states, the cross-attention keys
+// and values of every decoder layer computed once per source (beams index their source's: no copies), and the
+// self-attention KV cache of every row (rows = sources × beams), reordered in place when beams are chosen.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/module.h"
+#include "core/rng.h"
+#include "io/json.h"
+#include "io/json_fields.h"
+#include "layers/activation.h"
+#include "layers/embedding.h"
+#include "layers/kv_cache.h"
+#include "layers/layer_norm.h"
+#include "layers/linear.h"
+
+namespace aw {
+
+enum class S2sPositions { kMarian = 0, kLearned = 1, kFairseq = 2 };
+
+struct Seq2SeqConfig {
+  std::string model_type;  // marian, bart, mbart, m2m_100
+  int64_t vocab = 0;           // the encoder's table (and the decoder's when shared)
+  int64_t decoder_vocab = 0;   // the head's rows (Marian's decoder_vocab_size; else vocab)
+  int64_t d_model = 0;
+  int64_t encoder_layers = 0, decoder_layers = 0;
+  int64_t encoder_heads = 0, decoder_heads = 0;
+  int64_t encoder_ffn = 0, decoder_ffn = 0;
+  int64_t max_positions = 0;   // max_position_embeddings
+  Activation act = Activation::kGelu;
+  bool pre_norm = false;       // mBART, M2M100
+  bool final_norm = false;     // layer_norm at the end of both stacks (mBART, M2M100)
+  bool embed_norm = false;     // layernorm_embedding (BART, mBART)
+  bool logits_bias = false;    // final_logits_bias (Marian, BART, mBART)
+  bool shared = true;          // one table for encoder and decoder (model.shared)
+  bool tied = true;            // lm_head is the decoder's table (tie_word_embeddings)
+  S2sPositions positions = S2sPositions::kLearned;
+  double embed_scale = 1.0;    // sqrt(d_model) when scale_embedding
+  int64_t pad = 1, eos = 2, bos = -1, decoder_start = 2;  // -1: none
+  double eps = 1e-5;
+  // The longest source or target (positions): the learned and Marian tables' rows; M2M100's sinusoid has no end
+  // (transformers widens it) and is bounded here by kMaxSeq2SeqPositions.
+  int64_t position_limit() const;
+  // The logits' width: the decoder's table when tied, else lm_head's rows (decoder_vocab).
+  int64_t out_vocab() const { return tied ? vocab : decoder_vocab; }
+};
+
+Status ReadSeq2SeqConfig(const io::JsonValue& hf, const std::string& root, Seq2SeqConfig* out);
+// The range rules (sizes, ids in the vocabulary), worded from the config.json when src is given.
+Status CheckSeq2SeqConfig(const Seq2SeqConfig& c, const io::ConfigSource* src);
+// The resolved config as a JSON object (modelType, vocabSize, dModel, …): the JS face's info.
+std::string Seq2SeqConfigJson(const Seq2SeqConfig& c);
+
+// One batch of sources being decoded, owned by the caller (the JS generation's handle); freed with it.
+struct Seq2SeqState {
+  size_t B = 0, S = 0, beams = 0, rows = 0;  // sources, padded source length, rows per source, B · beams
+  Buffer memory;                // (B, S, E): encoder_last_hidden_state
+  std::vector<float> key_add;   // (B, S): 0 or -inf per source key (the attention mask)
+  std::vector<Buffer> cross_k, cross_v;  // per decoder layer, (B, S, E)
+  KvCache self;                 // (rows, capacity, width) per decoder layer: allocated for a few positions, grown
+                                // (doubled, copied) as the target grows, up to `limit`
+  size_t limit = 0;             // the most target positions (Begin's capacity: the generation's maxLength)
+};
+
+// Sizes st->self for `layers` layers of st->rows rows of `width` floats and up to `limit` positions, allocating
+// for the first few (kSeq2SeqFirstPositions); EnsureTarget grows it to hold `need` positions (<= limit).
+constexpr size_t kSeq2SeqFirstPositions = 64;
+Status BeginTarget(Seq2SeqState* st, size_t layers, size_t width, size_t limit);
+Status EnsureTarget(Seq2SeqState* st, size_t need);
+
+// What the decoding calls see of an encoder–decoder (this family's Seq2SeqLm, and T5's: models/t5.h).
+class Seq2SeqModel : public Module {
+ public:
+  // Encodes the sources (ids (B, S), mask (B, S) of 0s and 1s, null: all ones) into a new state for `beams` rows
+  // per source and targets of up to `capacity` tokens.
+  virtual Status Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
+                       Seq2SeqState* st) = 0;
+  // Appends T tokens to every row (tokens (rows, T)) at positions len … len+T−1: logits (rows, T, V) when all,
+  // else (rows, V) of each row's last new token.
+  virtual Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) = 0;
+  virtual int64_t out_vocab() const = 0;  // V
+  virtual int64_t hidden_size() const = 0;  // the encoder's states' width
+  // Row r continues the history of row parents[r]; a parent must be a row of the same source.
+  Status Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n);
+  // Teacher forcing: the sources and decoder inputs (B, T) → logits (B, T, V) and the encoder's states (B, S, E).
+  Status Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
+                 Buffer* logits, Buffer* hidden);
+};
+
+// The checks every family's sources pass: a mask of 0s and 1s with a 1 in every row.
+Status CheckSourceMask(const int32_t* mask, int64_t B, int64_t S);
+constexpr int64_t kMaxSeq2SeqRows = 4096;  // sources × beams decoded together
+
+class Seq2SeqLayer : public Module {
+ public:
+  Status Init(const Seq2SeqConfig& c, bool decoder, Rng& rng);
+  Linear q_proj, k_proj, v_proj, out_proj, cq_proj, ck_proj, cv_proj, cout_proj, fc1, fc2;
+  LayerNorm self_attn_layer_norm, encoder_attn_layer_norm, final_layer_norm;
+
+ private:
+  ModuleList self_attn_, encoder_attn_;
+};
+
+class Seq2SeqLm : public Seq2SeqModel {
+ public:
+  Status Init(const Seq2SeqConfig& c, Rng& rng, const io::ConfigSource* src = nullptr);
+  const Seq2SeqConfig& config() const { return cfg_; }
+
+  // ids (B, S) with mask (B, S) of 0s and 1s (null: all ones) → encoder_last_hidden_state (B, S, E).
+  Status Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden);
+  Status Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
+               Seq2SeqState* st) override;
+  Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) override;
+  int64_t out_vocab() const override { return cfg_.out_vocab(); }
+  int64_t hidden_size() const override { return cfg_.d_model; }
+
+ private:
+  // Embeddings of n rows of `len` ids each (positions start .. start+len−1 in row terms, `past` tokens before) into
+  // x (n·len, E): table lookup · scale + positions [+ layernorm_embedding].
+  Status Embed(bool decoder, const int32_t* ids, size_t n, size_t len, size_t past, float* x) const;
+  void Positions(const int32_t* ids, size_t len, size_t past, float* out) const;
+  const PackedWeight& Head() const;
+
+  Seq2SeqConfig cfg_;
+  ModuleList model_, encoder_, decoder_;
+  ModuleList enc_list_, dec_list_;
+  Embedding shared_, enc_embed_, dec_embed_;
+  Embedding enc_pos_, dec_pos_;  // learned positions (BART, mBART): max_positions + 2 rows
+  LayerNorm enc_embed_norm_, dec_embed_norm_, enc_norm_, dec_norm_;
+  std::vector<std::unique_ptr<Seq2SeqLayer>> enc_layers_, dec_layers_;
+  Linear lm_head_;
+  float* final_logits_bias_ = nullptr;
+};
+
+}  // namespace aw
