@@ -131,12 +131,13 @@ export class Seq2SeqLM extends Model {
     const rt = this._rt;
     return {
       vocabSize: this.outputVocabSize,
+      logSoftmax: true,  // beam search's log_softmax natively (double, rounded to float32)
       begin: (rows, capacity) => {
         const beams = rows / ids.shape[0];
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
-      step: (state, tokens) => {
-        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false });
+      step: (state, tokens, o) => {
+        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true });
         return logits.data;
       },
       reorder: (state, parents) => {

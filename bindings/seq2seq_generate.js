@@ -23,10 +23,12 @@ export { logSoftmaxF32, softmaxF32, topkLargest, expf, logf } from './torch_f32.
  * holding up to `capacity` decoder positions. `step` feeds one token per row and returns the logits of the next
  * position, (rows, vocabSize) float32, which generate reads before its next call. `reorder` (beam search only) makes
  * row r continue the history of row parents[r] (a row of the same source). `free` releases the state; generate calls
- * it exactly once for every state it began, on every path (end, error, abort).
- * @typedef {{vocabSize: number, begin: (rows: number, capacity: number) => object,
- *   step: (state: object, tokens: Int32Array) => Float32Array, reorder?: (state: object, parents: Int32Array) => void,
- *   free: (state: object) => void}} Seq2SeqStepper
+ * it exactly once for every state it began, on every path (end, error, abort). A stepper with `logSoftmax: true`
+ * gives beam search each row's log-probabilities when step's third argument asks ({ logSoftmax: true }): the model's
+ * own log_softmax (the native one, in double, rounded to float32) instead of torch's float32 arithmetic here.
+ * @typedef {{vocabSize: number, logSoftmax?: boolean, begin: (rows: number, capacity: number) => object,
+ *   step: (state: object, tokens: Int32Array, options?: {logSoftmax: boolean}) => Float32Array,
+ *   reorder?: (state: object, parents: Int32Array) => void, free: (state: object) => void}} Seq2SeqStepper
  */
 
 // transformers 4.40 GenerationConfig's fields and their defaults (configuration_utils.py GenerationConfig.__init__).
@@ -475,7 +477,7 @@ function prepareRun(stepper, settings, inputs, where) {
 }
 
 function callStep(stepper, state, tokens, run) {
-  const logits = stepper.step(state, tokens);
+  const logits = run.logSoftmax ? stepper.step(state, tokens, { logSoftmax: true }) : stepper.step(state, tokens);
   if (!(logits instanceof Float32Array) || logits.length !== run.rows * run.V) {
     throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${run.rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
   }
@@ -658,13 +660,17 @@ async function beamSearch(stepper, s, run) {
   const nextScores = new Float32Array(rows), nextTokens = new Int32Array(rows), nextIndices = new Int32Array(rows);
   const fround = Math.fround;
 
+  // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
+  // gives them; else log_softmax here, as torch computes it in float32.
+  run.logSoftmax = stepper.logSoftmax === true;
   if (s.signal?.aborted) throw s.signal.reason;
   const state = stepper.begin(rows, L);
   try {
     let logits = await feedPrompt(stepper, state, ids, run, s.signal);
     for (;;) {
       // scores = log_softmax(logits) → processors → + beam_scores, all float32
-      logSoftmaxF32(logits, V, scores);
+      if (run.logSoftmax) scores.set(logits);
+      else logSoftmaxF32(logits, V, scores);
       for (let r = 0; r < rows; r++) {
         const row = scores.subarray(r * V, (r + 1) * V), history = ids.subarray(r * L, r * L + len);
         for (const p of run.processors) p.apply(history, len, row);

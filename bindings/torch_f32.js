@@ -355,9 +355,14 @@ export function topkLargest(x, k) {
     const p = new Pairs(new Float64Array(k), new Int32Array(k));
     for (let i = 0; i < k; i++) { p.v[i] = x[i]; p.ix[i] = i; }
     makeHeap(p, 0, k);
+    const v = p.v;
+    let top = v[0];  // the heap's root: the k-th largest so far (before(), inlined: NaN first)
     for (let i = k; i < n; i++) {
       const xi = x[i];
-      if (before(xi, p.v[0])) popHeapInto(p, 0, k, xi, i);
+      if (xi > top || (xi !== xi && top === top)) {
+        popHeapInto(p, 0, k, xi, i);
+        top = v[0];
+      }
     }
     sortHeap(p, 0, k);
     return { values: p.v, indices: p.ix };
