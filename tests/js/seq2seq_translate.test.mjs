@@ -1,0 +1,69 @@
+// translate() end to end (issue 40): a hub-like folder of a small random checkpoint beside a real slow tokenizer's
+// files (the golden folders of tests/data/goldens/spm/: MarianTokenizer's source.spm / target.spm / vocab.json,
+// M2M100Tokenizer, NllbTokenizer, T5Tokenizer), against transformers v4.40.2's tokenizer(texts, padding=True) →
+// generate() → batch_decode(skip_special_tokens=True) (tests/data/make_seq2seq_translate_goldens.py): the same ids
+// in, the same sequences out, the same strings. srcLang / tgtLang as the tokenizers take them (tgtLang forces the
+// first token of M2M100 and NLLB); an unknown language is refused by name.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { init } from '../../bindings/index.js';
+
+const DIR = new URL('../data/goldens/seq2seq_translate/', import.meta.url);
+const SPM = new URL('../data/goldens/spm/', import.meta.url);
+const x = JSON.parse(readFileSync(new URL('expected.json', DIR), 'utf8'));
+const manifest = JSON.parse(readFileSync(new URL('manifest.json', SPM), 'utf8'));
+const aw = await init({ threads: 1 });
+after(() => aw.close());
+
+/** The model's folder with its tokenizer's files beside it, as a files object (a hub folder's layout). */
+function folder(c) {
+  const files = {};
+  const add = (dir) => { for (const f of readdirSync(fileURLToPath(dir))) files[f] = readFileSync(new URL(f, dir)); };
+  add(new URL(`${c.folder}/`, DIR));
+  add(new URL(`folders/${c.tokenizer}/`, SPM));
+  for (const [f, src] of Object.entries(manifest[c.tokenizer])) files[f] = readFileSync(new URL(src, SPM));
+  return files;
+}
+
+for (const c of x.cases) {
+  test(`${c.folder}: translate() as tokenizer → generate() → batch_decode`, async () => {
+    const m = await aw.loadModel(folder(c));
+    try {
+      assert.ok(m instanceof aw.Seq2SeqLM);
+      const lang = {};
+      if (c.options.srcLang) lang.srcLang = c.options.srcLang;
+      const t = m.tokenize(c.texts, lang);
+      assert.deepEqual(Array.from(t.inputIds.data), c.input_ids.flat(), 'the tokenizer\'s ids');
+      assert.deepEqual(Array.from(t.attentionMask.data), c.attention_mask.flat(), 'the padding mask');
+      const g = await m.generate(c.texts, c.options);
+      assert.deepEqual(g.sequences.map((s) => Array.from(s)), c.sequences, 'generate()\'s sequences');
+      assert.deepEqual(await m.translate(c.texts, c.options), c.translations);
+      assert.equal(await m.translate(c.texts[0], c.options), c.translations[0], 'one text: one string');
+    } finally {
+      m.dispose();
+    }
+  });
+}
+
+test('languages: an unknown code is refused by name; Marian\'s tgtLang is its >>xx<< token and it takes no srcLang', async () => {
+  const m2m = await aw.loadModel(folder(x.cases.find((c) => c.folder === 'm2m100')));
+  try {
+    await assert.rejects(m2m.translate('Hello', { srcLang: 'en', tgtLang: 'xx' }), /language: expected one of .*got 'xx'|tgtLang.*'xx'/);
+    await assert.rejects(m2m.translate('Hello', { srcLang: 'zz', tgtLang: 'fr' }), /srcLang.*'zz'/);
+    assert.equal(typeof await m2m.translate('Hello', { srcLang: 'en', tgtLang: 'de', maxNewTokens: 3 }), 'string', 'still works');
+  } finally {
+    m2m.dispose();
+  }
+  const marian = await aw.loadModel(folder(x.cases.find((c) => c.folder === 'marian')));
+  try {
+    await assert.rejects(marian.translate('Hello', { srcLang: 'en' }), /srcLang: this model's tokenizer \(MarianTokenizer\) takes no language option/);
+    await assert.rejects(marian.translate('Hello', { tgtLang: 'it' }), /tgtLang: expected one of this model's 3 target languages \(de, fr, es\), got 'it'/);
+    assert.equal(await marian.translate('Hello', { tgtLang: 'fr', maxNewTokens: 6 }), await marian.translate('>>fr<< Hello', { maxNewTokens: 6 }));
+    await assert.rejects(marian.translate(['Hello', 3]), /texts\[1\]: expected a string, got number/);
+    assert.deepEqual(await marian.translate([]), []);
+  } finally {
+    marian.dispose();
+  }
+});
