@@ -108,7 +108,7 @@ async function hubTranslate(m, args, text) {
       work: async (it) => m.translate(it.input, options),
       write: (it, r, ms) => {
         if (!args.json) out(r ?? '');
-        else if (r !== undefined) out(JSON.stringify({ line: it.line, input: it.input, text: r, ms: round(ms) }));
+        else if (r != null) out(JSON.stringify({ line: it.line, input: it.input, text: r, ms: round(ms) }));
       },
       writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, input: it.input, error: errorJson(e) }) : ''),
     });

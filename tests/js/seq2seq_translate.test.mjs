@@ -67,3 +67,47 @@ test('languages: an unknown code is refused by name; Marian\'s tgtLang is its >>
     marian.dispose();
   }
 });
+
+test('attnwasm translate --model DIR: the API\'s translations, from the line, --input and stdin; --json; usage errors', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const CLI = fileURLToPath(new URL('../../bin/attnwasm.mjs', import.meta.url));
+  const tmp = mkdtempSync(join(tmpdir(), 'attnwasm-cli-translate-'));
+  try {
+    const c = x.cases.find((k) => k.folder === 'm2m100');
+    for (const [name, bytes] of Object.entries(folder(c))) writeFileSync(join(tmp, name), bytes);
+    const cli = (args, input) => spawnSync(process.execPath, [CLI, 'translate', '--model', tmp, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+    const flags = ['--src', 'en', '--tgt', 'fr'];
+    const m = await aw.loadModel(tmp);
+    const want = await m.translate(c.texts, { srcLang: 'en', tgtLang: 'fr' });
+    const one = cli([c.texts[0], ...flags]);
+    assert.equal(one.status, 0, one.stderr);
+    assert.equal(one.stdout, `${want[0]}\n`);
+    writeFileSync(join(tmp, 'in.txt'), `${c.texts[0]}\n\n${c.texts[1]}\n`);
+    const many = cli(['--input', join(tmp, 'in.txt'), ...flags, '--json', '--no-progress']);
+    assert.equal(many.status, 0, many.stderr);
+    const rows = many.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(rows.map((r) => [r.line, r.text]), [[1, want[0]], [3, want[1]]]);
+    assert.match(many.stderr, /2 texts in .*: 2 translated/);
+    const piped = cli([...flags], `${c.texts[1]}\n`);
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.equal(piped.stdout, `${want[1]}\n`);
+    const beams = cli([c.texts[0], ...flags, '--beams', '2', '--max-new-tokens', '4']);
+    assert.equal(beams.status, 0, beams.stderr);
+    assert.equal(beams.stdout, `${await m.translate(c.texts[0], { srcLang: 'en', tgtLang: 'fr', numBeams: 2, maxNewTokens: 4 })}\n`);
+    m.dispose();
+    const bad = cli([c.texts[0], ...flags, '--beams', '0']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--beams: expected a whole number >= 1, got '0'/);
+    const lang = cli([c.texts[0], '--src', 'en', '--tgt', 'xx']);
+    assert.equal(lang.status, 1);
+    assert.match(lang.stderr, /'xx'/);
+    const digits = spawnSync(process.execPath, [CLI, 'translate', 'forty-two', '--src', 'en'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(digits.status, 2);
+    assert.match(digits.stderr, /--src: only a hub translator/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
