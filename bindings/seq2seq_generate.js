@@ -94,7 +94,7 @@ const LEGACY_KEYS = ['max_length', 'min_length', 'do_sample', 'early_stopping', 
  */
 export const SEQ2SEQ_OPTIONS = Object.freeze(['maxLength', 'maxNewTokens', 'minLength', 'minNewTokens', 'numBeams',
   'lengthPenalty', 'earlyStopping', 'numReturnSequences', 'noRepeatNgramSize', 'repetitionPenalty', 'badWordsIds',
-  'forcedBosTokenId', 'forcedEosTokenId', 'decoderStartTokenId', 'eosTokenId', 'padTokenId', 'doSample',
+  'forcedBosTokenId', 'forcedEosTokenId', 'renormalizeLogits', 'decoderStartTokenId', 'eosTokenId', 'padTokenId', 'doSample',
   'temperature', 'topK', 'topP', 'seed', 'signal']);
 
 const OPTION_KEYS = Object.freeze({
@@ -102,7 +102,7 @@ const OPTION_KEYS = Object.freeze({
   numBeams: 'num_beams', lengthPenalty: 'length_penalty', earlyStopping: 'early_stopping',
   numReturnSequences: 'num_return_sequences', noRepeatNgramSize: 'no_repeat_ngram_size',
   repetitionPenalty: 'repetition_penalty', badWordsIds: 'bad_words_ids', forcedBosTokenId: 'forced_bos_token_id',
-  forcedEosTokenId: 'forced_eos_token_id', decoderStartTokenId: 'decoder_start_token_id', eosTokenId: 'eos_token_id',
+  forcedEosTokenId: 'forced_eos_token_id', renormalizeLogits: 'renormalize_logits', decoderStartTokenId: 'decoder_start_token_id', eosTokenId: 'eos_token_id',
   padTokenId: 'pad_token_id', doSample: 'do_sample', temperature: 'temperature', topK: 'top_k', topP: 'top_p',
 });
 
@@ -120,7 +120,6 @@ const UNSUPPORTED = [
   ['encoder_no_repeat_ngram_size', (v) => v != null && v > 0, 'EncoderNoRepeatNGramLogitsProcessor'],
   ['force_words_ids', (v) => v != null, 'constrained beam search'],
   ['constraints', (v) => v != null, 'constrained beam search'],
-  ['renormalize_logits', (v) => v === true, 'LogitNormalization'],
   ['remove_invalid_values', (v) => v === true, 'InfNanRemoveLogitsProcessor'],
   ['exponential_decay_length_penalty', (v) => v != null, 'ExponentialDecayLengthPenalty'],
   ['suppress_tokens', (v) => v != null, 'SuppressTokensLogitsProcessor'],
@@ -281,6 +280,7 @@ export function resolveGenerationConfig(generationConfig, config, options) {
     throw settingError(src.early_stopping, typeof es === 'boolean' || typeof es === 'string' ? 'range' : 'type', "true, false or 'never'", es);
   }
   if (typeof c.do_sample !== 'boolean') throw settingError(src.do_sample, 'type', 'a boolean', c.do_sample);
+  if (typeof c.renormalize_logits !== 'boolean') throw settingError(src.renormalize_logits, 'type', 'a boolean', c.renormalize_logits);
   const numBeams = integerValue(c.num_beams, src.num_beams, 1, false);
   const doSample = c.do_sample;
   const maxNewTokens = integerValue(c.max_new_tokens, src.max_new_tokens, 1, true);
@@ -363,6 +363,7 @@ export function resolveGenerationConfig(generationConfig, config, options) {
   const settings = {
     mode, maxLength, maxNewTokens, minLength, minNewTokens, numBeams, lengthPenalty, earlyStopping: es,
     numReturnSequences, noRepeatNgramSize, repetitionPenalty, badWordsIds, forcedBosTokenId, forcedEosTokenIds,
+    renormalizeLogits: c.renormalize_logits,
     decoderStartTokenId, eosTokenIds, stopTokenIds, padTokenId, doSample, temperature, topK, topP, seed,
     signal: o.signal ?? null,
   };
@@ -471,6 +472,9 @@ function prepareRun(stepper, settings, inputs, where) {
   }
   const k = s.mode === 'beam' ? s.numBeams : s.mode === 'sample' ? s.numReturnSequences : 1;
   const run = { V, vocabSize: V, batchSize, k, rows: batchSize * k, prompts, promptLength, maxLength, minLength };
+  // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
+  // gives them to beam search; else log_softmax here, as torch computes it in float32.
+  run.logSoftmax = s.mode === 'beam' && stepper.logSoftmax === true;
   run.processors = logitsProcessors(s, run);
   run.warpers = s.mode === 'sample' ? logitsWarpers(s) : [];
   return run;
@@ -660,9 +664,6 @@ async function beamSearch(stepper, s, run) {
   const nextScores = new Float32Array(rows), nextTokens = new Int32Array(rows), nextIndices = new Int32Array(rows);
   const fround = Math.fround;
 
-  // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
-  // gives them; else log_softmax here, as torch computes it in float32.
-  run.logSoftmax = stepper.logSoftmax === true;
   if (s.signal?.aborted) throw s.signal.reason;
   const state = stepper.begin(rows, L);
   try {

@@ -45,7 +45,7 @@ Status T5Block::Init(const T5Config& c, bool decoder, bool relative_bias, Rng& r
   self_attn_.Add("v", &v);
   self_attn_.Add("o", &o);
   if (relative_bias) {
-    AW_RETURN_IF_ERROR(relative_attention_bias.Init(c.buckets, c.heads, 0, false, rng));
+    AW_RETURN_IF_ERROR(relative_attention_bias.Init(c.buckets, c.heads));
     self_attn_.Add("relative_attention_bias", &relative_attention_bias);
   }
   AW_RETURN_IF_ERROR(self_norm.Init({E}, c.eps, true));
@@ -118,12 +118,10 @@ Status T5Lm::Init(const T5Config& c, Rng& rng, const io::ConfigSource* src) {
 
 void T5Lm::PositionBias(bool decoder, size_t q0, size_t L, size_t S, float* out) const {
   const size_t H = size_t(cfg_.heads);
-  const Embedding& table = (decoder ? dec_ : enc_)[0]->relative_attention_bias;
-  std::vector<float> row(H);
+  const float* table = (decoder ? dec_ : enc_)[0]->relative_attention_bias.w;
   for (size_t i = 0; i < L; ++i)
     for (size_t j = 0; j < S; ++j) {
-      const int32_t b = T5Bucket(int64_t(j) - int64_t(q0 + i), !decoder, cfg_.buckets, cfg_.max_distance);
-      table.Lookup(1, &b, row.data(), H);
+      const float* row = table + size_t(T5Bucket(int64_t(j) - int64_t(q0 + i), !decoder, cfg_.buckets, cfg_.max_distance)) * H;
       for (size_t h = 0; h < H; ++h) out[(h * L + i) * S + j] = row[h];
     }
 }

@@ -52,12 +52,20 @@ std::string T5ConfigJson(const T5Config& c);
 // The relative position's bucket (T5Attention._relative_position_bucket), rel = key − query.
 int32_t T5Bucket(int64_t rel, bool bidirectional, int64_t buckets, int64_t max_distance);
 
+// relative_attention_bias: (buckets, heads) kept as float32 whatever the dtype (a few hundred values read per
+// position pair; quantizing them would move every score).
+class T5BiasTable : public Module {
+ public:
+  Status Init(int64_t buckets, int64_t heads) { return AddParam("weight", {buckets, heads}, &w); }
+  float* w = nullptr;
+};
+
 class T5Block : public Module {
  public:
   Status Init(const T5Config& c, bool decoder, bool relative_bias, Rng& rng);
   Linear q, k, v, o, cq, ck, cv, co, wi, wi_0, wi_1, wo;
   RMSNorm self_norm, cross_norm, ff_norm;
-  Embedding relative_attention_bias;
+  T5BiasTable relative_attention_bias;
 
  private:
   ModuleList layer_, l0_, l1_, l2_, self_attn_, cross_attn_, ff_;

@@ -206,6 +206,9 @@ def cases():
                                          'max_length': 14, 'num_return_sequences': 4})
     add('beams 4 forced bos and eos', opts={'num_beams': 4, 'forced_bos_token_id': 9, 'forced_eos_token_id': 1,
                                             'max_length': 9, 'num_return_sequences': 2})
+    add('beams 4 renormalize_logits, bad words, forced eos (opus-mt)', opts={
+        'num_beams': 4, 'renormalize_logits': True, 'bad_words_ids': [[4]], 'forced_eos_token_id': 1, 'max_length': 12})
+    add('greedy renormalize_logits', opts={'num_beams': 1, 'renormalize_logits': True, 'bad_words_ids': [[4]], 'max_length': 10})
     add('beams 3 min_length', opts={'num_beams': 3, 'min_length': 8, 'max_length': 16})
     add('beams 3 min_new_tokens', opts={'num_beams': 3, 'min_new_tokens': 6, 'max_length': 16})
     add('beams 4 max_new_tokens over max_length', opts={'num_beams': 4, 'max_new_tokens': 6, 'max_length': 30})

@@ -9,7 +9,8 @@ Each folder holds a small random checkpoint (config.json, generation_config.json
 4 heads, 2 + 2 layers) whose vocabulary is the size of a golden tokenizer of tests/data/goldens/spm/ (its folder's
 files and the .model files its manifest names; not copied here: the test puts them beside the model, as a hub folder
 has them):
-  marian   MarianMTModel + spm folder marian_hub (MarianTokenizer: source.spm, target.spm, vocab.json); beams 3
+  marian   MarianMTModel + spm folder marian_hub (MarianTokenizer: source.spm, target.spm, vocab.json); beams 3,
+           renormalize_logits as opus-mt's generation_config.json
   m2m100   M2M100ForConditionalGeneration + m2m_hub (M2M100Tokenizer, src_lang en); forced_bos = get_lang_id(tgt)
   nllb     M2M100ForConditionalGeneration + nllb_hub (NllbTokenizer, eng_Latn); forced_bos = the id of tgt's code
   t5       T5ForConditionalGeneration + t5_hub (T5Tokenizer: spiece.model, extra ids); greedy
@@ -73,7 +74,7 @@ def build(case, tmp):
                                      activation_function='swish', scale_embedding=True))
         m = T.MarianMTModel(cfg)
         gen = T.GenerationConfig(bad_words_ids=[[pad]], decoder_start_token_id=pad, eos_token_id=eos, forced_eos_token_id=eos,
-                                 max_length=16, num_beams=3, pad_token_id=pad)
+                                 max_length=16, num_beams=3, pad_token_id=pad, renormalize_logits=True)
         kwargs = {}
     elif case['folder'] in ('m2m100', 'nllb'):
         tok = T.AutoTokenizer.from_pretrained(tmp, use_fast=False)

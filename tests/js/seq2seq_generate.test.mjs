@@ -321,12 +321,12 @@ test('the event loop gets a turn between steps (beam search and greedy)', async 
 // ---- settings and their errors ------------------------------------------------------------------------------------
 
 test('resolveGenerationConfig: defaults, the option table, null clears, files read as transformers reads them', () => {
-  assert.equal(SEQ2SEQ_OPTIONS.length, 22);
+  assert.equal(SEQ2SEQ_OPTIONS.length, 23);
   const s = resolveGenerationConfig(null, { decoder_start_token_id: 0, eos_token_id: 1 }, { seed: 5 });
   assert.deepEqual({ ...s }, {
     mode: 'greedy', maxLength: 20, maxNewTokens: null, minLength: 0, minNewTokens: null, numBeams: 1, lengthPenalty: 1,
     earlyStopping: false, numReturnSequences: 1, noRepeatNgramSize: 0, repetitionPenalty: 1, badWordsIds: null,
-    forcedBosTokenId: null, forcedEosTokenIds: null, decoderStartTokenId: 0, eosTokenIds: [1], stopTokenIds: [1], padTokenId: 1,
+    forcedBosTokenId: null, forcedEosTokenIds: null, renormalizeLogits: false, decoderStartTokenId: 0, eosTokenIds: [1], stopTokenIds: [1], padTokenId: 1,
     doSample: false, temperature: 1, topK: 50, topP: 1, seed: 5, signal: null,
   });
   assert.ok(Object.isFrozen(s));
