@@ -4,13 +4,14 @@
 // model then chats or completes a text, streaming, with the newest token's attention for every layer and head; a
 // sentence embedder embeds sentences, compares them, and shows where each token looks; a text classifier labels
 // texts, a reranker ranks documents for a query; an image classifier labels images, CLIP / SigLIP (or a bare vision
-// encoder) search them, and a patch's attention shows. What the runtime cannot
+// encoder) search them, and a patch's attention shows; an encoder–decoder translates texts (greedy streamed, beams
+// when done). What the runtime cannot
 // run is refused with its error's text. Imports the package the way a user would (the import map).
 // This file wires the page: its elements, the modules, the start-up and window.openDemo; it draws nothing.
 // source.js, fits.js: the checkpoint and what fits · loading.js: the load and the model's facts ·
 // generation.js, lm_attention.js: a causal LM at work · embedder.js, token_attention.js: a sentence embedder ·
 // text_tasks.js: a classifier or a reranker · image_inputs.js, image_tasks.js, image_search.js, patch_attention.js:
-// images dropped, labelled, searched, and a patch's attention ·
+// images dropped, labelled, searched, and a patch's attention · translate.js: an encoder–decoder translating ·
 // paint.js: the attention grids' pixels · cache_view.js: the hub cache · state.js, dom.js: what they share.
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel } from '../shared/panel.js';
@@ -25,6 +26,7 @@ import { mountTokenAttention } from './token_attention.js';
 import { mountTextTask, last as textTask } from './text_tasks.js';
 import { mountImageTask } from './image_tasks.js';
 import { mountPatchAttention } from './patch_attention.js';
+import { mountTranslate, last as translation } from './translate.js';
 import { mountCacheView, looksLikeHubId } from './cache_view.js';
 
 page.panel = mountPanel($('panel'), { models: ['Model weights'] });
@@ -71,6 +73,7 @@ mountTokenAttention();
 mountTextTask();
 mountImageTask();
 mountPatchAttention();
+mountTranslate();
 
 // ------------------------------------------------------------------ start-up
 try {
@@ -106,6 +109,7 @@ window.openDemo = {
       tokenAttention: emb.pick ? { sentence: emb.pick.sentence, token: emb.pick.token, row: emb.pick.row } : null,
       textTask: textTask.run,
       imageTask: img.run ? { ...img.run, patch: img.patch ? { ...img.patch } : null } : null,
+      translate: translation.run ? { ...translation.run, running: !!translation.active, seq: translation.seq } : null,
       checkpoint: page.chosen?.report ?? null,
     };
   },
