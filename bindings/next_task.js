@@ -2,10 +2,13 @@
 // responsive and paints while a model writes.
 
 /**
- * Gives the event loop a turn between tokens: scheduler.yield() where the
- * browser has it (input runs at once), setImmediate in Node, else a
- * MessageChannel message — not setTimeout, whose 4 ms clamp would cap a fast
- * model at 250 tokens/s. In a page, yielded turns do not make Chromium paint
+ * Gives the event loop a turn between tokens: scheduler.yield() in a page that
+ * has it (input runs at once), setImmediate in Node, else a MessageChannel
+ * message — not setTimeout, whose 4 ms clamp would cap a fast model at 250
+ * tokens/s. Not scheduler.yield() in a worker: Chromium runs its continuations
+ * ahead of the worker's incoming messages, so a search running there (a
+ * Seq2SeqLM's beam search: one call, many steps) would not see the page's
+ * abort until it ended; a MessageChannel turn is a task, queued behind them. In a page, yielded turns do not make Chromium paint
  * (its continuations run ahead of a due frame: 1 000 tokens painted 10–12
  * frames, up to 180 ms apart), so after FRAME_SHARE_MS of generating since the
  * last frame it waits for the next animation frame instead (or 100 ms, when a
@@ -14,7 +17,7 @@
 const FRAME_SHARE_MS = 40;
 export const nextTask = (() => {
   let turn;
-  if (typeof globalThis.scheduler?.yield === 'function') turn = () => globalThis.scheduler.yield();
+  if (typeof globalThis.scheduler?.yield === 'function' && typeof document === 'object') turn = () => globalThis.scheduler.yield();
   else if (typeof setImmediate === 'function') turn = () => new Promise((r) => setImmediate(r));
   else if (typeof MessageChannel === 'function') {
     const ch = new MessageChannel();

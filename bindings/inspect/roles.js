@@ -2,7 +2,8 @@
 // index names, or model.safetensors), the shard index, config.json, the tokenizer's files, the chat template
 // files, generation_config.json, an image processor's preprocessor_config.json, and sentence-transformers'
 // files (modules.json, its config files and the folders modules.json names: 1_Pooling/, 2_Normalize/, …).
-// A slow tokenizer's own files (vocab.txt, vocab.json + merges.txt, a SentencePiece model: what the loader reads
+// A slow tokenizer's own files (vocab.txt, vocab.json + merges.txt, a SentencePiece model, Marian's source.spm /
+// target.spm / target_vocab.json: what the loader reads
 // when the folder has no tokenizer.json) are the tokenizer's too. Everything else is 'other' (a README, another
 // .safetensors). Not here: reading any of them.
 
@@ -29,7 +30,7 @@ const BY_NAME = Object.freeze({
 export const SIDE_NAMES = Object.freeze(Object.keys(BY_NAME).filter((n) => n !== 'model.safetensors.index.json'));
 
 /** A slow tokenizer's files (tokenizer/folder.js reads them when there is no tokenizer.json); not probed for. */
-const SLOW_TOKENIZER = new Set(['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'special_tokens_map.json', 'added_tokens.json']);
+const SLOW_TOKENIZER = new Set(['vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'source.spm', 'target.spm', 'target_vocab.json', 'special_tokens_map.json', 'added_tokens.json']);
 
 /**
  * The role of the file at `path` in its folder. `weights`: the weight files' paths; `modules`: the folders

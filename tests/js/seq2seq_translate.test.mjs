@@ -111,3 +111,11 @@ test('attnwasm translate --model DIR: the API\'s translations, from the line, --
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('attnwasm/inspect: a Marian folder\'s source.spm, target.spm and target_vocab.json are its tokenizer\'s (a picked folder passes them on)', async () => {
+  const { roleOf } = await import('../../bindings/inspect/roles.js');
+  for (const f of ['source.spm', 'target.spm', 'target_vocab.json', 'vocab.json', 'spiece.model', 'sentencepiece.bpe.model']) {
+    assert.equal(roleOf(f, new Set(['model.safetensors'])), 'tokenizer', f);
+  }
+  assert.equal(roleOf('README.md', new Set(['model.safetensors'])), 'other');
+});
