@@ -1,0 +1,125 @@
+// One run of the seq2seq search (seq2seq_generate.js, beam_search.js): the stepper checked, the decoder prompts, the
+// lengths and processors of the run, the stepper's calls, the event loop's turns between steps.
+import { AttnWasmError, typeError, rangeError, describe } from './errors.js';
+import { checkOptions } from './checks.js';
+import { nextTask } from './next_task.js';
+import { logitsProcessors, logitsWarpers } from './logits_process.js';
+import { SETTINGS, settingError, show } from './seq2seq_settings.js';
+
+// ---- one run: the stepper, the decoder prompt, the lengths ------------------------------------------------------
+
+function checkStepper(stepper, beams) {
+  if (stepper === null || typeof stepper !== 'object') throw typeError(`stepper: expected an object { vocabSize, begin, step, reorder, free }, got ${describe(stepper)}`);
+  for (const f of beams ? ['begin', 'step', 'reorder', 'free'] : ['begin', 'step', 'free']) {
+    if (typeof stepper[f] !== 'function') throw typeError(`stepper.${f}: expected a function, got ${describe(stepper[f])}`);
+  }
+  const V = stepper.vocabSize;
+  if (typeof V !== 'number' || !Number.isInteger(V)) throw typeError(`stepper.vocabSize: expected an integer, got ${show(V)}`);
+  if (V < 1 || V > 2 ** 31 - 1) throw rangeError(`stepper.vocabSize: expected an integer in [1, 2^31 - 1], got ${V}`);
+  return V;
+}
+
+function checkIds(ids, src, V) {
+  for (const id of ids) {
+    if (id >= V) {
+      throw settingError(src, 'range', `token ids in [0, ${V}) (the stepper's vocabSize)`, id);
+    }
+  }
+}
+
+/** The decoder prompt of each source (decoderInputIds, with the start token put first as transformers does). */
+function decoderPrompts(s, given, batchSize, V) {
+  if (given === undefined) return Array.from({ length: batchSize }, () => [s.decoderStartTokenId]);
+  const asIds = (a, name) => {
+    if (!Array.isArray(a) && !(a instanceof Int32Array)) throw typeError(`${name}: expected an array or Int32Array of token ids, got ${describe(a)}`);
+    if (a.length === 0) throw rangeError(`${name}: expected at least one token id, got none`);
+    return Array.from(a, (x, i) => {
+      if (typeof x !== 'number' || !Number.isInteger(x)) throw typeError(`${name}[${i}]: expected an integer token id, got ${show(x)}`);
+      if (x < 0 || x >= V) throw rangeError(`${name}[${i}]: expected a token id in [0, ${V}), got ${x}`);
+      return x;
+    });
+  };
+  let rows;
+  if (Array.isArray(given) && given.length > 0 && (Array.isArray(given[0]) || given[0] instanceof Int32Array)) {
+    if (given.length !== batchSize) throw rangeError(`decoderInputIds: expected one prompt per source (${batchSize}), got ${given.length}`);
+    rows = given.map((a, b) => asIds(a, `decoderInputIds[${b}]`));
+    if (rows.some((r) => r.length !== rows[0].length)) throw rangeError(`decoderInputIds: the sources' prompts must have one length, got ${rows.map((r) => r.length).join(', ')}`);
+  } else {
+    const one = asIds(given, 'decoderInputIds');
+    rows = Array.from({ length: batchSize }, () => one.slice());
+  }
+  // _prepare_decoder_input_ids_for_generation: prepended when no row starts with it.
+  if (rows.every((r) => r[0] !== s.decoderStartTokenId)) rows = rows.map((r) => [s.decoderStartTokenId, ...r]);
+  return rows;
+}
+
+export function prepareRun(stepper, settings, inputs, where) {
+  if (settings === null || typeof settings !== 'object' || !settings[SETTINGS]) {
+    throw typeError(`settings: expected resolveGenerationConfig()'s result, got ${describe(settings)}`);
+  }
+  const s = settings, names = s[SETTINGS];
+  const V = checkStepper(stepper, s.mode === 'beam');
+  const o = checkOptions(inputs, ['batchSize', 'decoderInputIds'], where);
+  let batchSize = 1;
+  if (o.batchSize !== undefined) {
+    if (typeof o.batchSize !== 'number' || !Number.isInteger(o.batchSize)) throw typeError(`batchSize: expected an integer, got ${show(o.batchSize)}`);
+    if (o.batchSize < 1 || o.batchSize > 1 << 20) throw rangeError(`batchSize: expected an integer in [1, 2^20], got ${o.batchSize}`);
+    batchSize = o.batchSize;
+  }
+  checkIds([s.decoderStartTokenId], names.decoderStartTokenId, V);
+  if (s.padTokenId !== null) checkIds([s.padTokenId], names.padTokenId, V);
+  if (s.eosTokenIds) checkIds(s.eosTokenIds, names.eosTokenIds, V);
+  if (s.stopTokenIds) checkIds(s.stopTokenIds, names.stopTokenIds, V);
+  if (s.forcedBosTokenId !== null) checkIds([s.forcedBosTokenId], names.forcedBosTokenId, V);
+  if (s.forcedEosTokenIds) checkIds(s.forcedEosTokenIds, names.forcedEosTokenIds, V);
+  if (s.badWordsIds) checkIds(s.badWordsIds.flat(), names.badWordsIds, V);
+  const prompts = decoderPrompts(s, o.decoderInputIds, batchSize, V);
+  const promptLength = prompts[0].length;
+  // _prepare_generated_length: max_new_tokens and min_new_tokens count from the decoder prompt.
+  const maxLength = s.maxNewTokens !== null ? s.maxNewTokens + promptLength : s.maxLength;
+  const minLength = s.minNewTokens !== null ? s.minNewTokens + promptLength : s.minLength;
+  if (promptLength >= maxLength) {
+    throw settingError(names.maxLength, 'range', `a length past the decoder prompt's ${promptLength} tokens (start token included)`, s.maxNewTokens ?? s.maxLength);
+  }
+  const k = s.mode === 'beam' ? s.numBeams : s.mode === 'sample' ? s.numReturnSequences : 1;
+  const run = { V, vocabSize: V, batchSize, k, rows: batchSize * k, prompts, promptLength, maxLength, minLength };
+  // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
+  // gives them to beam search; else log_softmax here, as torch computes it in float32.
+  run.logSoftmax = s.mode === 'beam' && stepper.logSoftmax === true;
+  run.processors = logitsProcessors(s, run);
+  run.warpers = s.mode === 'sample' ? logitsWarpers(s) : [];
+  return run;
+}
+
+export function callStep(stepper, state, tokens, run) {
+  const logits = run.logSoftmax ? stepper.step(state, tokens, { logSoftmax: true }) : stepper.step(state, tokens);
+  if (!(logits instanceof Float32Array) || logits.length !== run.rows * run.V) {
+    throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${run.rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
+  }
+  return logits;
+}
+
+/** A turn for the event loop between steps; a signal that fired ends the run with its reason. */
+export async function turn(signal) {
+  await nextTask();
+  if (signal?.aborted) throw signal.reason;
+}
+
+/** The decoder ids of every row (rows, maxLength), each row's prompt first; row r holds source floor(r / k)'s. */
+export function promptBuffer(run) {
+  const ids = new Int32Array(run.rows * run.maxLength);
+  for (let r = 0; r < run.rows; r++) ids.set(run.prompts[Math.floor(r / run.k)], r * run.maxLength);
+  return ids;
+}
+
+/** Feeds the prompt, one position per step (the stepper takes one token per row); the logits after its last token. */
+export async function feedPrompt(stepper, state, ids, run, signal) {
+  const tokens = new Int32Array(run.rows);
+  let logits;
+  for (let p = 0; p < run.promptLength; p++) {
+    if (p > 0) await turn(signal);
+    for (let r = 0; r < run.rows; r++) tokens[r] = ids[r * run.maxLength + p];
+    logits = callStep(stepper, state, tokens, run);
+  }
+  return logits;
+}
