@@ -1,6 +1,7 @@
 // T5's config (t5.h): config.json of T5ForConditionalGeneration and MT5ForConditionalGeneration (T5, T5 v1.1,
 // Flan-T5, mT5), with transformers v4.40's defaults for absent keys (T5Config, MT5Config). feed_forward_proj is read
-// as T5Config reads it ("gated-gelu" runs gelu_new); refused by key: an activation the kernels do not run, other
+// as T5Config reads it ("gated-gelu" runs gelu_new), then dense_act_fn / is_gated_act where the file has them (they win,
+// as PretrainedConfig sets them after T5Config derived them); refused by key: an activation the kernels do not run, other
 // heads (T5EncoderModel, T5ForSequenceClassification), repository code (auto_map).
 #include <cmath>
 
@@ -50,14 +51,22 @@ Status ReadT5Config(const JsonValue& hf, const std::string& root, T5Config* out)
     ff = f->str;
   }
   s.gated = ff.rfind("gated-", 0) == 0;
-  const std::string act = s.gated ? ff.substr(6) : ff;
-  if (ff == "gated-gelu") s.act = Activation::kGeluTanh;  // T5Config: "gated-gelu" runs gelu_new
-  else if (act == "relu") s.act = Activation::kRelu;
+  std::string act = s.gated ? ff.substr(6) : ff;
+  if (ff == "gated-gelu") act = "gelu_new";  // T5Config: "gated-gelu" runs gelu_new
+  // Configs saved by transformers also carry the derived dense_act_fn and is_gated_act, which PretrainedConfig sets
+  // after T5Config derived them: they win.
+  if (const JsonValue* d = c.Get("dense_act_fn"); d && d->type != JsonType::kNull) {
+    if (!d->is_string()) return c.FailAt("dense_act_fn", "a string (\"relu\", \"gelu_new\", …)");
+    act = d->str;
+  }
+  AW_RETURN_IF_ERROR(c.OptionalBool("is_gated_act", &s.gated));
+  if (act == "relu") s.act = Activation::kRelu;
   else if (act == "gelu") s.act = Activation::kGelu;
   else if (act == "gelu_new" || act == "gelu_pytorch_tanh") s.act = Activation::kGeluTanh;
   else if (act == "silu" || act == "swish") s.act = Activation::kSilu;
   else
-    return c.FailAt("feed_forward_proj", "\"relu\", \"gelu\", \"gelu_new\", \"silu\" or one of them after \"gated-\" (the activations attnwasm runs)");
+    return c.FailAt(c.Missing("dense_act_fn") ? "feed_forward_proj" : "dense_act_fn",
+                    "\"relu\", \"gelu\", \"gelu_new\", \"silu\" (or one of them after \"gated-\" in feed_forward_proj): the activations attnwasm runs");
   AW_RETURN_IF_ERROR(c.OptionalBool("tie_word_embeddings"));
   const JsonValue* tie = c.Get("tie_word_embeddings");
   s.tied = tie && tie->type == JsonType::kBool ? tie->boolean : !mt5;

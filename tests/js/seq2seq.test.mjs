@@ -1,0 +1,154 @@
+// The hub's encoder–decoders (issue 40): Marian (shared, separate and old-style vocabularies), BART, mBART,
+// M2M100 / NLLB, T5, T5 v1.1 and mT5 folders written by transformers v4.40.2 itself
+// (tests/data/make_seq2seq_goldens.py), against transformers run in float64:
+//   forward: encoder_last_hidden_state and teacher-forced logits on right-padded batches, within 1e-4 + 1e-4·|x|;
+//   generate: sequences equal to transformers' generate() (greedy and beam search under the folder's
+//     generation_config.json and each case's options: lengths, length penalties, early stopping, several returned
+//     sequences, n-gram blocking, repetition penalty, forced first and last tokens, bad words), one source at a
+//     time and as a padded batch; sequences_scores within 1e-4.
+// Then what a user meets: errors by name with the model still working, the decoding state freed on every path
+// (end, break, abort, error), the stream of one source, translate() with a tokenizer.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { init } from '../../bindings/index.js';
+
+const DIR = fileURLToPath(new URL('../data/goldens/seq2seq/', import.meta.url));
+const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
+const aw = await init({ threads: 1 });
+after(() => aw.close());
+
+const ints = (rows) => ({ data: Int32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+/** The worst |got − want| / (atol + rtol·|want|). */
+function worst(got, want) {
+  assert.equal(got.length, want.length);
+  let w = 0;
+  for (let i = 0; i < want.length; i++) w = Math.max(w, Math.abs(got[i] - want[i]) / (x.atol + x.rtol * Math.abs(want[i])));
+  return w;
+}
+
+/** transformers' generate kwargs as Seq2SeqLM#generate options. */
+const optionsOf = (kwargs) => Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [camel(k), v]));
+
+/** A folder's goldens: its own, or those of the folder it must equal (marian_old: marian's). */
+const goldensOf = (f) => (f.same_goldens_as ? x.folders.find((g) => g.folder === f.same_goldens_as) : f);
+
+for (const f of x.folders) {
+  const g = goldensOf(f);
+  test(`${f.folder}: forward as transformers' ${f.class}`, async () => {
+    const m = await aw.loadModel(join(DIR, f.folder));
+    try {
+      assert.ok(m instanceof aw.Seq2SeqLM);
+      assert.equal(m.modelType, f.model_type);
+      for (const c of g.forward) {
+        const out = m.forward({ inputIds: ints(c.input_ids), attentionMask: ints(c.attention_mask), decoderInputIds: ints(c.decoder_input_ids) });
+        assert.deepEqual(out.logits.shape, c.logits_shape, c.name);
+        assert.deepEqual(out.encoderLastHiddenState.shape, c.encoder_shape, c.name);
+        const wl = worst(out.logits.data, c.logits), wh = worst(out.encoderLastHiddenState.data, c.encoder_last_hidden_state);
+        assert.ok(wl <= 1, `${c.name}: logits off by ${wl} tolerances`);
+        assert.ok(wh <= 1, `${c.name}: encoder states off by ${wh} tolerances`);
+      }
+    } finally {
+      m.dispose();
+    }
+  });
+
+  if (!g.generate) continue;
+  test(`${f.folder}: generate as transformers' generate()`, async () => {
+    const m = await aw.loadModel(join(DIR, f.folder));
+    try {
+      const inp = g.generate_inputs;
+      for (const c of g.generate) {
+        const o = optionsOf(c.kwargs);
+        const runs = [...inp.sources.map((src, i) => [`${c.name}, source ${i} alone`, { inputIds: ints([src]) }, c.single[i]]),
+          [`${c.name}, the padded batch`, { inputIds: ints(inp.input_ids), attentionMask: ints(inp.attention_mask) }, c.batch]];
+        for (const [what, input, run] of runs) {
+          const gen = m.generate(input, o);
+          let sequences, scores;
+          if (typeof gen.then === 'function') ({ sequences, scores } = await gen);
+          else {  // one source, greedy: the stream
+            while (!(await gen.next()).done);
+            sequences = [gen.sequence];
+            scores = null;
+          }
+          assert.deepEqual(sequences.map((q) => Array.from(q)), run.sequences, `${what}: sequences`);
+          if (run.sequences_scores === null) assert.equal(scores, null, what);
+          else {
+            assert.equal(scores.length, run.sequences_scores.length, what);
+            scores.forEach((q, j) => assert.ok(Math.abs(q - run.sequences_scores[j]) <= 1e-4, `${what}: score ${j}: ${q} vs ${run.sequences_scores[j]}`));
+          }
+        }
+      }
+    } finally {
+      m.dispose();
+    }
+  });
+}
+
+test('the layouts tested: an old save\'s tied copies and position tables; separate vocabularies', () => {
+  const keys = (name) => Object.keys(x.folders.find((f) => f.folder === name).keys);
+  for (const k of ['model.shared.weight', 'model.encoder.embed_tokens.weight', 'model.decoder.embed_tokens.weight', 'lm_head.weight',
+    'model.encoder.embed_positions.weight', 'model.decoder.embed_positions.weight']) assert.ok(keys('marian_old').includes(k), k);
+  assert.ok(!keys('marian').includes('model.encoder.embed_positions.weight') && !keys('marian').includes('lm_head.weight'));
+  assert.ok(keys('marian_tied_dec').includes('model.decoder.embed_tokens.weight') && !keys('marian_tied_dec').includes('lm_head.weight'));
+  assert.deepEqual(x.folders.find((f) => f.folder === 'marian_separate').keys['lm_head.weight'], [80, 16]);
+});
+
+test('the decoding state is freed: at the end, on break, on abort, on a step\'s error', async () => {
+  const m = await aw.loadModel(join(DIR, 'marian'));
+  try {
+    const src = { inputIds: ints([[5, 6, 7, 8, 0]]) };
+    await (await m.generate(src, { numBeams: 2, maxNewTokens: 4 }));  // warm: the allocator's first blocks
+    const base = aw.memory().inUseBytes;
+    await m.generate(src, { numBeams: 4, maxNewTokens: 6 });
+    await m.generate({ inputIds: ints([[5, 6, 7, 0], [9, 10, 0, 95]]), attentionMask: ints([[1, 1, 1, 1], [1, 1, 1, 0]]) }, { numBeams: 1, maxNewTokens: 6 });
+    const g = m.generate(src, { numBeams: 1, maxNewTokens: 8 });
+    for await (const t of g) if (t.index === 1) break;
+    assert.equal(g.stopReason, 'aborted');
+    const ac = new AbortController();
+    const p = m.generate(src, { numBeams: 3, maxNewTokens: 8, signal: ac.signal });
+    ac.abort(new Error('stop'));
+    await assert.rejects(p, /stop/);
+    // A step that fails (a target past max_position_embeddings): the state is freed with the error.
+    await assert.rejects(m.generate(src, { numBeams: 2, maxLength: 200, minLength: 199 }), (e) => /decoder positions|maxLength/.test(e.message));
+    assert.equal(aw.memory().inUseBytes, base, 'every decoding state freed');
+  } finally {
+    m.dispose();
+  }
+});
+
+test('bad input: a clear error naming it, and the model keeps working', async () => {
+  const m = await aw.loadModel(join(DIR, 'marian'));
+  try {
+    const src = { inputIds: ints([[5, 6, 7, 0]]) };
+    const want = await m.generate(src, { numBeams: 2, maxNewTokens: 5 });
+    const cases = [
+      [() => m.generate(src, { numBeams: 0 }), /numBeams: expected an integer >= 1, got 0/],
+      [() => m.generate(src, { numBeams: 2, numReturnSequences: 3 }), /numReturnSequences/],
+      [() => m.generate(src, { maxLength: 1 }), /maxLength/],
+      [() => m.generate(src, { numBeams: 2, decoderInputIds: [95, 5, 6, 7], maxLength: 3 }), /maxLength: expected a length past the decoder prompt's 4 tokens \(start token included\), got 3/],
+      [() => m.generate(src, { nmBeams: 2 }), /nmBeams/],
+      [() => m.generate(src, { forcedBosTokenId: 96 }), /forcedBosTokenId|forced_bos_token_id/],
+      [() => m.generate({ inputIds: ints([[5, 6, 96]]) }, { numBeams: 2 }), /inputIds: id 96/],
+      [() => m.generate({ inputIds: ints([[5, 6, 7]]), attentionMask: ints([[0, 0, 0]]) }, { numBeams: 2 }), /attentionMask: row 0 has no 1/],
+      [() => m.generate({ inputIds: ints([[5, 6, 7]]), attentionMask: ints([[1, 1]]) }), /attentionMask: expected the shape of inputIds/],
+      [() => m.generate(42), /input: expected a text/],
+      [() => m.generate('a text'), /no tokenizer/],
+      [() => m.forward({ inputIds: ints([[5, 6]]) }), /decoderInputIds/],
+      [() => m.forward({ inputIds: ints([[5, 6]]), decoderInputIds: ints([[95], [95]]) }), /decoderInputIds: expected \(1, tokens\)/],
+      [() => m.forward({ inputIds: ints([[5, 6]]), decoderInputIds: ints([[95, 200]]) }), /decoderInputIds: id 200/],
+      [() => m.forward({ inputIds: { data: new Int32Array(65 * 1).fill(5), shape: [1, 65] }, decoderInputIds: ints([[95]]) }), /inputIds.shape\[1\] \(tokens\): expected an integer in \[1, 64\]/],
+    ];
+    for (const [fn, re] of cases) {
+      await assert.rejects(async () => fn(), re);
+    }
+    assert.deepEqual(await m.generate(src, { numBeams: 2, maxNewTokens: 5 }), want, 'still works');
+  } finally {
+    m.dispose();
+  }
+  await assert.rejects(async () => m.generate({ inputIds: ints([[5]]) }), /Seq2SeqLM: used after dispose\(\)/);
+});
