@@ -411,7 +411,7 @@ Status Seq2SeqModel::Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n
 Status Seq2SeqModel::Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
                           Buffer* logits, Buffer* hidden) {
   Seq2SeqState st;
-  AW_RETURN_IF_ERROR(IntInRange("decoderInputIds.shape[1] (tokens)", T, 1, kMaxSeq2SeqRows * 16));
+  AW_RETURN_IF_ERROR(IntInRange("decoderInputIds.shape[1] (tokens)", T, 1, target_limit()));
   AW_RETURN_IF_ERROR(Begin(ids, mask, B, S, 1, T, &st));
   AW_RETURN_IF_ERROR(Append(&st, dec, T, true, logits));
   *hidden = std::move(st.memory);

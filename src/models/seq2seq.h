@@ -108,6 +108,7 @@ class Seq2SeqModel : public Module {
   virtual Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) = 0;
   virtual int64_t out_vocab() const = 0;  // V
   virtual int64_t hidden_size() const = 0;  // the encoder's states' width
+  virtual int64_t target_limit() const = 0;  // the most decoder positions (a target's tokens)
   // Row r continues the history of row parents[r]; a parent must be a row of the same source.
   Status Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n);
   // Teacher forcing: the sources and decoder inputs (B, T) → logits (B, T, V) and the encoder's states (B, S, E).
@@ -141,6 +142,7 @@ class Seq2SeqLm : public Seq2SeqModel {
   Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) override;
   int64_t out_vocab() const override { return cfg_.out_vocab(); }
   int64_t hidden_size() const override { return cfg_.d_model; }
+  int64_t target_limit() const override { return cfg_.position_limit(); }
 
  private:
   // Embeddings of n rows of `len` ids each (positions start .. start+len−1 in row terms, `past` tokens before) into

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/rms_norm.h"
@@ -80,6 +81,7 @@ class T5Lm : public Seq2SeqModel {
   Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) override;
   int64_t out_vocab() const override { return cfg_.vocab; }
   int64_t hidden_size() const override { return cfg_.d_model; }
+  int64_t target_limit() const override { return kMaxSequence; }
 
  private:
   // The bias (heads, L, S) of queries at positions q0 … q0+L−1 over keys 0 … S−1, from block 0 of a stack.

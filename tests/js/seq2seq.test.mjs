@@ -142,6 +142,7 @@ test('bad input: a clear error naming it, and the model keeps working', async ()
       [() => m.forward({ inputIds: ints([[5, 6]]), decoderInputIds: ints([[95], [95]]) }), /decoderInputIds: expected \(1, tokens\)/],
       [() => m.forward({ inputIds: ints([[5, 6]]), decoderInputIds: ints([[95, 200]]) }), /decoderInputIds: id 200/],
       [() => m.forward({ inputIds: { data: new Int32Array(65 * 1).fill(5), shape: [1, 65] }, decoderInputIds: ints([[95]]) }), /inputIds.shape\[1\] \(tokens\): expected an integer in \[1, 64\]/],
+      [() => m.forward({ inputIds: ints([[5, 6]]), decoderInputIds: { data: new Int32Array(65).fill(5), shape: [1, 65] } }), /decoderInputIds.shape\[1\] \(tokens\): expected an integer in \[1, 64\]/],
     ];
     for (const [fn, re] of cases) {
       await assert.rejects(async () => fn(), re);
