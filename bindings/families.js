@@ -26,6 +26,20 @@ import { encoderTask } from './encoder_task.js';
 /** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
 const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task' };
 
+/** The encoder–decoder rows' one face (the seq2seq and t5 families). */
+const SEQ2SEQ = {
+  loader: 'loadSeq2SeqLM',
+  face: Seq2SeqLM,
+  faces: [],
+  owner: 'an encoder-decoder translator',
+  reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
+  options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
+  async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
+    checkVocabulary(tokenizer, info.vocabSize);
+    return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);
+  },
+};
+
 /** The encoder's tasks: what loadModel's `task` may ask of a checkpoint (its head decides by default). */
 export const ENCODER_TASKS = ['embed', 'classify', 'rerank'];
 /** info().head: EncoderHead in src/models/encoder_config.h. */
@@ -175,35 +189,12 @@ export const ROWS = Object.freeze({
       return new CLIPModel(rt, handle, { hfConfig, preprocessorConfig, tokenizer: info.hasText ? tokenizer : null }, fileBytes);
     },
   },
-  // Marian, BART, mBART and M2M100 / NLLB hub folders (seq2seq_family.cpp): a Seq2SeqLM; texts through the folder's
-  // tokenizer (tokenizer.json, else its slow files: source.spm / target.spm / vocab.json, sentencepiece.bpe.model),
-  // generation_config.json's defaults for generate() and translate().
-  seq2seq: {
-    loader: 'loadSeq2SeqLM',
-    face: Seq2SeqLM,
-    faces: [],
-    owner: 'an encoder-decoder translator',
-    reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
-    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
-    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
-      checkVocabulary(tokenizer, info.vocabSize);
-      return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);
-    },
-  },
-  // T5, Flan-T5 and mT5 hub folders (t5_family.cpp): a Seq2SeqLM as the others; T5's tokenizer is spiece.model's
-  // T5Tokenizer (or tokenizer.json).
-  t5: {
-    loader: 'loadSeq2SeqLM',
-    face: Seq2SeqLM,
-    faces: [],
-    owner: 'an encoder-decoder translator',
-    reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
-    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
-    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
-      checkVocabulary(tokenizer, info.vocabSize);
-      return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);
-    },
-  },
+  // The hub's encoder–decoders: Marian, BART, mBART and M2M100 / NLLB (seq2seq_family.cpp), T5, Flan-T5 and mT5
+  // (t5_family.cpp): a Seq2SeqLM; texts through the folder's tokenizer (tokenizer.json, else its slow files:
+  // source.spm / target.spm / vocab.json, sentencepiece.bpe.model, spiece.model), generation_config.json's defaults
+  // for generate() and translate().
+  seq2seq: { ...SEQ2SEQ },
+  t5: { ...SEQ2SEQ },
   vit: {
     loader: 'loadClassifier',
     face: Classifier,

@@ -277,16 +277,18 @@ Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int
   return Status::OK();
 }
 
-Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
-                        Seq2SeqState* st) {
+Status CheckBegin(int64_t B, int64_t beams, int64_t capacity, int64_t limit) {
   AW_RETURN_IF_ERROR(IntInRange("numBeams", beams, 1, kMaxSeq2SeqRows));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxSeq2SeqRows));
   if (B * beams > kMaxSeq2SeqRows)
     return OutOfRangeError("numBeams: batch × numBeams is at most " + std::to_string(kMaxSeq2SeqRows) + ", got " +
                            std::to_string(B) + " × " + std::to_string(beams));
-  AW_RETURN_IF_ERROR(IntInRange("maxLength (decoder positions)", capacity, 1, cfg_.position_limit()));
-  AW_RETURN_IF_ERROR(Encode(ids, mask, B, S, &st->memory));
-  const size_t E = size_t(cfg_.d_model), n = size_t(B * S);
+  return IntInRange("maxLength (decoder positions)", capacity, 1, limit);
+}
+
+Status BeginState(Seq2SeqState* st, const int32_t* mask, int64_t B, int64_t S, int64_t beams, size_t layers, size_t width,
+                  const std::function<void(size_t l, float* k, float* v)>& project) {
+  const size_t n = size_t(B * S);
   st->B = size_t(B);
   st->S = size_t(S);
   st->beams = size_t(beams);
@@ -296,14 +298,25 @@ Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int6
     for (size_t i = 0; i < n; ++i) st->key_add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
   st->cross_k.clear();
   st->cross_v.clear();
-  st->cross_k.resize(dec_layers_.size());
-  st->cross_v.resize(dec_layers_.size());
-  for (size_t l = 0; l < dec_layers_.size(); ++l) {
-    AW_RETURN_IF_ERROR(st->cross_k[l].Resize(n * E, "cross-attention keys"));
-    AW_RETURN_IF_ERROR(st->cross_v[l].Resize(n * E, "cross-attention values"));
-    dec_layers_[l]->ck_proj.Apply(n, st->memory.data(), E, st->cross_k[l].data(), E);
-    dec_layers_[l]->cv_proj.Apply(n, st->memory.data(), E, st->cross_v[l].data(), E);
+  st->cross_k.resize(layers);
+  st->cross_v.resize(layers);
+  for (size_t l = 0; l < layers; ++l) {
+    AW_RETURN_IF_ERROR(st->cross_k[l].Resize(n * width, "cross-attention keys"));
+    AW_RETURN_IF_ERROR(st->cross_v[l].Resize(n * width, "cross-attention values"));
+    project(l, st->cross_k[l].data(), st->cross_v[l].data());
   }
+  return Status::OK();
+}
+
+Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
+                        Seq2SeqState* st) {
+  AW_RETURN_IF_ERROR(CheckBegin(B, beams, capacity, cfg_.position_limit()));
+  AW_RETURN_IF_ERROR(Encode(ids, mask, B, S, &st->memory));
+  const size_t E = size_t(cfg_.d_model), n = size_t(B * S);
+  AW_RETURN_IF_ERROR(BeginState(st, mask, B, S, beams, dec_layers_.size(), E, [&](size_t l, float* k, float* v) {
+    dec_layers_[l]->ck_proj.Apply(n, st->memory.data(), E, k, E);
+    dec_layers_[l]->cv_proj.Apply(n, st->memory.data(), E, v, E);
+  }));
   return BeginTarget(st, dec_layers_.size(), E, size_t(capacity));
 }
 
@@ -330,11 +343,23 @@ Status EnsureTarget(Seq2SeqState* st, size_t need) {
   return Status::OK();
 }
 
-Status Seq2SeqLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) {
+Status AppendTarget(Seq2SeqState* st, int64_t T) {
   if (st->rows == 0) return ArgError("the decoding state is not begun");
-  KvCache& cache = st->self;
   AW_RETURN_IF_ERROR(IntInRange("tokens per row", T, 1, int64_t(st->limit)));
-  AW_RETURN_IF_ERROR(EnsureTarget(st, cache.len + size_t(T)));
+  return EnsureTarget(st, st->self.len + size_t(T));
+}
+
+void StoreTarget(KvCache* c, size_t l, size_t rows, size_t T, const float* k, const float* v) {
+  const size_t w = c->width, len = c->len;
+  for (size_t r = 0; r < rows; ++r) {
+    std::memcpy(c->keys(l, r, len), k + r * T * w, T * w * sizeof(float));
+    std::memcpy(c->values(l, r, len), v + r * T * w, T * w * sizeof(float));
+  }
+}
+
+Status Seq2SeqLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) {
+  AW_RETURN_IF_ERROR(AppendTarget(st, T));
+  KvCache& cache = st->self;
   const size_t R = st->rows, n = R * size_t(T), len = cache.len, Tn = size_t(T);
   AW_RETURN_IF_ERROR((cfg_.shared ? shared_ : dec_embed_).CheckIds(tokens, int64_t(n), "decoderInputIds"));
   const size_t E = size_t(cfg_.d_model), H = size_t(cfg_.decoder_heads), D = E / H, F = size_t(cfg_.decoder_ffn);
@@ -359,10 +384,7 @@ Status Seq2SeqLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, boo
       ly.q_proj.Apply(n, h, E, q, E);
       ly.k_proj.Apply(n, h, E, k, E);
       ly.v_proj.Apply(n, h, E, v, E);
-      for (size_t r = 0; r < R; ++r) {
-        std::memcpy(cache.keys(l, r, len), k + r * Tn * E, Tn * E * sizeof(float));
-        std::memcpy(cache.values(l, r, len), v + r * Tn * E, Tn * E * sizeof(float));
-      }
+      StoreTarget(&cache, l, R, Tn, k, v);
       AW_RETURN_IF_ERROR(RunAttention({R, Tn, len + Tn, H, D, E, q, cache.keys(l, 0, 0), cache.values(l, 0, 0),
                                        cache.seq_stride(), nullptr, Tn > 1, int64_t(len), ctx}));
       ly.out_proj.Apply(n, ctx, E, y, E);

@@ -27,6 +27,7 @@
 // self-attention KV cache of every row (rows = sources × beams), reordered in place when beams are chosen.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,11 +91,23 @@ struct Seq2SeqState {
   size_t limit = 0;             // the most target positions (Begin's capacity: the generation's maxLength)
 };
 
-// Sizes st->self for `layers` layers of st->rows rows of `width` floats and up to `limit` positions, allocating
-// for the first few (kSeq2SeqFirstPositions); EnsureTarget grows it to hold `need` positions (<= limit).
+// The pieces every family's Begin and Append share:
+//   CheckBegin     the batch, numBeams and capacity (<= limit) rules
+//   BeginState     st's sizes, the source mask as additive −inf, every decoder layer's cross keys and values
+//                  (B·S rows of `width`) projected from the encoder's states by project(l, k, v)
+//   BeginTarget    the self-attention cache for `layers` layers of st->rows rows of `width` floats and up to `limit`
+//                  positions, allocated for the first few (kSeq2SeqFirstPositions)
+//   EnsureTarget   grows it to hold `need` positions (<= limit)
+//   AppendTarget   Append's checks (the state begun, T tokens that fit) and the growth
+//   StoreTarget    layer l's new keys and values, (rows, T, width) each, at positions len …
 constexpr size_t kSeq2SeqFirstPositions = 64;
+Status CheckBegin(int64_t B, int64_t beams, int64_t capacity, int64_t limit);
+Status BeginState(Seq2SeqState* st, const int32_t* mask, int64_t B, int64_t S, int64_t beams, size_t layers, size_t width,
+                  const std::function<void(size_t l, float* k, float* v)>& project);
 Status BeginTarget(Seq2SeqState* st, size_t layers, size_t width, size_t limit);
 Status EnsureTarget(Seq2SeqState* st, size_t need);
+Status AppendTarget(Seq2SeqState* st, int64_t T);
+void StoreTarget(KvCache* c, size_t l, size_t rows, size_t T, const float* k, const float* v);
 
 // What the decoding calls see of an encoder–decoder (this family's Seq2SeqLm, and T5's: models/t5.h).
 class Seq2SeqModel : public Module {

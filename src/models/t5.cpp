@@ -179,27 +179,18 @@ Status T5Attend(size_t groups, size_t H, size_t D, size_t I, size_t L, size_t S,
 
 Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
                    Seq2SeqState* st) {
-  AW_RETURN_IF_ERROR(IntInRange("numBeams", beams, 1, kMaxSeq2SeqRows));
-  AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxSeq2SeqRows));
-  if (B * beams > kMaxSeq2SeqRows)
-    return OutOfRangeError("numBeams: batch × numBeams is at most " + std::to_string(kMaxSeq2SeqRows) + ", got " +
-                           std::to_string(B) + " × " + std::to_string(beams));
+  AW_RETURN_IF_ERROR(CheckBegin(B, beams, capacity, kMaxSequence));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", S, 1, kMaxSequence));
-  AW_RETURN_IF_ERROR(IntInRange("maxLength (decoder positions)", capacity, 1, kMaxSequence));
   AW_RETURN_IF_ERROR(shared_.CheckIds(ids, B * S, "inputIds"));
   AW_RETURN_IF_ERROR(CheckSourceMask(mask, B, S));
   const size_t E = size_t(cfg_.d_model), H = size_t(cfg_.heads), D = size_t(cfg_.d_kv), I = size_t(cfg_.inner());
   const size_t F = size_t(cfg_.d_ff), n = size_t(B * S), Sn = size_t(S);
   if (NumelChecked({B, S, cfg_.d_model}) < 0 || NumelChecked({int64_t(H), S, S}) < 0)
     return ShapeError("inputIds: the encoder's states (B, S, dModel) or its position bias (heads, S, S) exceed 2^29 elements");
-  st->B = size_t(B);
-  st->S = Sn;
-  st->beams = size_t(beams);
-  st->rows = size_t(B * beams);
   AW_RETURN_IF_ERROR(st->memory.Resize(n * E, "encoderLastHiddenState"));
-  st->key_add.assign(n, 0.0f);
+  std::vector<float> key_add(n, 0.0f);
   if (mask)
-    for (size_t i = 0; i < n; ++i) st->key_add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+    for (size_t i = 0; i < n; ++i) key_add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
   float* x = st->memory.data();
   shared_.Lookup(n, ids, x, E);
   {
@@ -220,7 +211,7 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
         b.q.Apply(n, h, E, q, I);
         b.k.Apply(n, h, E, k, I);
         b.v.Apply(n, h, E, v, I);
-        AW_RETURN_IF_ERROR(T5Attend(size_t(B), H, D, I, Sn, Sn, q, k, v, Sn * I, bias, mask ? st->key_add.data() : nullptr,
+        AW_RETURN_IF_ERROR(T5Attend(size_t(B), H, D, I, Sn, Sn, q, k, v, Sn * I, bias, mask ? key_add.data() : nullptr,
                                     false, 0, ctx));
         b.o.Apply(n, ctx, I, y, E);
         return Status::OK();
@@ -229,24 +220,16 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
     }
     enc_final_.Apply(n, x, E, x, E);
   }
-  st->cross_k.clear();
-  st->cross_v.clear();
-  st->cross_k.resize(dec_.size());
-  st->cross_v.resize(dec_.size());
-  for (size_t l = 0; l < dec_.size(); ++l) {
-    AW_RETURN_IF_ERROR(st->cross_k[l].Resize(n * I, "cross-attention keys"));
-    AW_RETURN_IF_ERROR(st->cross_v[l].Resize(n * I, "cross-attention values"));
-    dec_[l]->ck.Apply(n, x, E, st->cross_k[l].data(), I);
-    dec_[l]->cv.Apply(n, x, E, st->cross_v[l].data(), I);
-  }
+  AW_RETURN_IF_ERROR(BeginState(st, mask, B, S, beams, dec_.size(), I, [&](size_t l, float* k, float* v) {
+    dec_[l]->ck.Apply(n, x, E, k, I);
+    dec_[l]->cv.Apply(n, x, E, v, I);
+  }));
   return BeginTarget(st, dec_.size(), I, size_t(capacity));
 }
 
 Status T5Lm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) {
-  if (st->rows == 0) return ArgError("the decoding state is not begun");
+  AW_RETURN_IF_ERROR(AppendTarget(st, T));
   KvCache& cache = st->self;
-  AW_RETURN_IF_ERROR(IntInRange("tokens per row", T, 1, int64_t(st->limit)));
-  AW_RETURN_IF_ERROR(EnsureTarget(st, cache.len + size_t(T)));
   const size_t R = st->rows, Tn = size_t(T), n = R * Tn, len = cache.len, Sk = len + Tn;
   AW_RETURN_IF_ERROR(shared_.CheckIds(tokens, int64_t(n), "decoderInputIds"));
   const size_t E = size_t(cfg_.d_model), H = size_t(cfg_.heads), D = size_t(cfg_.d_kv), I = size_t(cfg_.inner());
@@ -273,10 +256,7 @@ Status T5Lm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all
       b.q.Apply(n, h, E, q, I);
       b.k.Apply(n, h, E, k, I);
       b.v.Apply(n, h, E, v, I);
-      for (size_t r = 0; r < R; ++r) {
-        std::memcpy(cache.keys(l, r, len), k + r * Tn * I, Tn * I * sizeof(float));
-        std::memcpy(cache.values(l, r, len), v + r * Tn * I, Tn * I * sizeof(float));
-      }
+      StoreTarget(&cache, l, R, Tn, k, v);
       AW_RETURN_IF_ERROR(T5Attend(R, H, D, I, Tn, Sk, q, cache.keys(l, 0, 0), cache.values(l, 0, 0), cache.seq_stride(),
                                   bias, nullptr, Tn > 1, int64_t(len), ctx));
       b.o.Apply(n, ctx, I, y, E);
