@@ -235,7 +235,7 @@ export function rowOfKind(kind) {
 export function optionRefusal(row, given, modelType) {
   const opt = FAMILY_OPTIONS.find((k) => given[k] !== undefined && !row.options.includes(k));
   if (!opt) return null;
-  const owners = Object.values(ROWS).filter((r) => r.options.includes(opt)).map((r) => r.owner);
+  const owners = [...new Set(Object.values(ROWS).filter((r) => r.options.includes(opt)).map((r) => r.owner))];
   const also = owners.length > 1 ? ` (${owners.slice(1).join(', ')} too)` : '';
   const type = modelType ? ` (model_type "${modelType}")` : '';
   return new AttnWasmError('ERR_INVALID_ARGUMENT', `${opt}: only ${owners[0]} takes ${OPTION_WHAT[opt] ?? opt}${also}; this checkpoint is ${row.noun}${type}`);
