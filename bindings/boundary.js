@@ -197,6 +197,10 @@ export const models = Object.freeze({
   seq2seqReorder: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
   /** { ids, mask?, dec } → [logits, encoderLastHiddenState]. */
   seq2seqForward: callOn((c, h, a) => c.seq2seqForward(h, a)),
+  /** Whisper's encoder on { features (B, n_mels, frames) } into a decoding state of { beams, capacity } (seq2seq's). */
+  speechBegin: (rt, h, tensors, extra) => withArgs(rt, tensors, extra, (a) => own(rt, checked(mod(rt).speechBegin(h, a)))),
+  /** { features, dec } → [logits, encoderLastHiddenState]. */
+  speechForward: callOn((c, h, a) => c.speechForward(h, a)),
 });
 
 // ---- files ----

@@ -19,6 +19,7 @@ import { TokenClassifier } from './token_classifier.js';
 import { VisionModel, ImageClassifier } from './vision.js';
 import { CLIPModel } from './clip.js';
 import { Seq2SeqLM } from './seq2seq.js';
+import { SpeechRecognizer } from './speech_recognizer.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
@@ -195,6 +196,22 @@ export const ROWS = Object.freeze({
   // for generate() and translate().
   seq2seq: { ...SEQ2SEQ },
   t5: { ...SEQ2SEQ },
+  // Whisper hub folders (whisper_family.cpp): a SpeechRecognizer; audio through the folder's
+  // preprocessor_config.json (attnwasm/audio's feature extractor), text through its tokenizer.json,
+  // generation_config.json's languages, tasks and suppressed tokens.
+  whisper: {
+    loader: 'loadSpeechRecognizer',  // aw.loadModel gives it; no loader of its own on the runtime
+    face: SpeechRecognizer,
+    faces: [],
+    owner: 'a speech recognizer',
+    reads: { tokenizer: true, generationConfig: true },
+    options: ['tokenizer', 'tokenizerConfig', 'generationConfig'],
+    async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation, read }) {
+      const preprocessorConfig = await preprocessorOf(read);
+      checkVocabulary(tokenizer, info.vocabSize);
+      return new SpeechRecognizer(rt, handle, { hfConfig, tokenizer, generationConfig: generation, preprocessorConfig }, fileBytes);
+    },
+  },
   vit: {
     loader: 'loadClassifier',
     face: Classifier,

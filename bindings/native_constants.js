@@ -27,4 +27,5 @@ export const FAMILIES = Object.freeze([
   Object.freeze({"kind":"clip","className":"CLIPModel","noun":"an image-text model","ownModel":null, "modelTypes": Object.freeze(["clip","clip_text_model","clip_vision_model","siglip","siglip_text_model","siglip_vision_model"]) }),
   Object.freeze({"kind":"seq2seq","className":"Seq2SeqLM","noun":"an encoder-decoder translator","ownModel":null, "modelTypes": Object.freeze(["marian","bart","mbart","m2m_100"]) }),
   Object.freeze({"kind":"t5","className":"Seq2SeqLM","noun":"a T5 encoder-decoder","ownModel":null, "modelTypes": Object.freeze(["t5","mt5"]) }),
+  Object.freeze({"kind":"whisper","className":"SpeechRecognizer","noun":"a speech recognizer","ownModel":null, "modelTypes": Object.freeze(["whisper"]) }),
 ]);

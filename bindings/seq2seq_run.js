@@ -48,8 +48,9 @@ function decoderPrompts(s, given, batchSize, V) {
     const one = asIds(given, 'decoderInputIds');
     rows = Array.from({ length: batchSize }, () => one.slice());
   }
-  // _prepare_decoder_input_ids_for_generation: prepended when no row starts with it.
-  if (rows.every((r) => r[0] !== s.decoderStartTokenId)) rows = rows.map((r) => [s.decoderStartTokenId, ...r]);
+  // _prepare_decoder_input_ids_for_generation: prepended when no row starts with it (not for Whisper, whose prompt
+  // may start with <|startofprev|>: settings.promptAsGiven).
+  if (!s.promptAsGiven && rows.every((r) => r[0] !== s.decoderStartTokenId)) rows = rows.map((r) => [s.decoderStartTokenId, ...r]);
   return rows;
 }
 
@@ -86,7 +87,9 @@ export function prepareRun(stepper, settings, inputs, where) {
   // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
   // gives them to beam search; else log_softmax here, as torch computes it in float32.
   run.logSoftmax = s.mode === 'beam' && stepper.logSoftmax === true;
-  run.processors = logitsProcessors(s, run);
+  // A model's own processors (Whisper's: speech_generate.js) come after generate()'s, as transformers merges a
+  // custom logits_processor list after the default one.
+  run.processors = s.extraProcessors ? [...logitsProcessors(s, run), ...s.extraProcessors(run)] : logitsProcessors(s, run);
   run.warpers = s.mode === 'sample' ? logitsWarpers(s) : [];
   return run;
 }

@@ -356,6 +356,17 @@ export function resolveGenerationConfig(generationConfig, config, options) {
 }
 
 /**
+ * A model's own additions to resolveGenerationConfig's settings (Whisper's: speech_generate.js), in a new frozen
+ * settings object: `promptAsGiven` (the decoder prompt is not given the start token in front) and
+ * `extraProcessors(run)` (processors after generate()'s own).
+ */
+export function withModelSettings(settings, { promptAsGiven = false, extraProcessors = null } = {}) {
+  const out = { ...settings, promptAsGiven, extraProcessors };
+  Object.defineProperty(out, SETTINGS, { value: settings[SETTINGS] });
+  return Object.freeze(out);
+}
+
+/**
  * resolveGenerationConfig's result: the options' fields (eosTokenIds and forcedEosTokenIds as arrays), the search
  * (`mode`), the ids the search stops at (`stopTokenIds`: eosTokenIds, else the model's own), the pad it fills with
  * (`padTokenId`: pad_token_id, else the first eos id, else the model's own pad) and the decoder's start token

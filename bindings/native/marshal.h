@@ -120,6 +120,7 @@ class ModuleHandle {
   T& as() { return static_cast<T&>(*module_); }
   aw::Module* module() { return module_.get(); }
   const char* kind() const { return kind_; }
+  const aw::Family* family() const { return family_; }  // a loaded model's registry row, else null
 
  private:
   aw::Status status_;

@@ -8,7 +8,9 @@
 #include "models/clip_model.h"
 #include "kernels/softmax.h"
 #include "models/encoder.h"
+#include "models/family.h"
 #include "models/seq2seq.h"
+#include "models/whisper.h"
 #include "models/translator.h"
 #include "models/vit_classifier.h"
 
@@ -274,6 +276,44 @@ std::unique_ptr<CallResult> Seq2SeqForward(ModuleHandle& h, val a) {
   return res;
 }
 
+// Whisper (models/whisper.h). {features: (B, n_mels, frames) float32, beams, capacity} → a state, as seq2seqBegin
+// (then stepped, reordered and freed by the seq2seq functions).
+aw::Status NotWhisper(const ModuleHandle& h) {
+  if (h.family() && std::string(h.family()->kind) == "whisper") return aw::Status::OK();
+  return aw::ArgError("inputFeatures: only a Whisper checkpoint takes input features");
+}
+
+std::unique_ptr<Seq2SeqStateHandle> SpeechBegin(ModuleHandle& h, val a) {
+  auto st = std::make_unique<Seq2SeqStateHandle>();
+  if (!(st->status_ = NotWhisper(h)).ok()) return st;
+  const aw::TensorView x = TensorArg(a["features"]);
+  if (x.shape.size() != 3) {
+    st->status_ = aw::ShapeError("inputFeatures: expected (batch, num_mel_bins, frames), got " + aw::ShapeStr(x.shape));
+    return st;
+  }
+  st->status_ = h.as<aw::WhisperLm>().BeginFeatures(x.data, x.shape[0], x.shape[1], x.shape[2], Int(a, "beams"),
+                                                    Int(a, "capacity"), &st->state());
+  return st;
+}
+
+// {features: (B, n_mels, frames), dec: (B, T)} → logits (B, T, V), encoderLastHiddenState (B, max_source, E).
+std::unique_ptr<CallResult> SpeechForward(ModuleHandle& h, val a) {
+  if (aw::Status s = NotWhisper(h); !s.ok()) return std::make_unique<CallResult>(s);
+  const aw::TensorView x = TensorArg(a["features"]);
+  const aw::Shape dshape = ShapeFrom(a["dec"]["shape"]);
+  if (x.shape.size() != 3)
+    return std::make_unique<CallResult>(aw::ShapeError("inputFeatures: expected (batch, num_mel_bins, frames), got " + aw::ShapeStr(x.shape)));
+  if (dshape.size() != 2 || dshape[0] != x.shape[0])
+    return std::make_unique<CallResult>(aw::ShapeError("decoderInputIds: expected (" + std::to_string(x.shape[0]) +
+                                                       ", tokens) (inputFeatures' batch), got " + aw::ShapeStr(dshape)));
+  auto& m = h.as<aw::WhisperLm>();
+  aw::Buffer logits, hidden;
+  aw::Status s = m.ForwardFeatures(x.data, x.shape[0], x.shape[1], x.shape[2], Ids(a["dec"]), dshape[1], &logits, &hidden);
+  auto res = One(s, std::move(logits), {dshape[0], dshape[1], m.out_vocab()});
+  if (s.ok()) res->Add(std::move(hidden), {x.shape[0], m.config().max_source, m.hidden_size()});
+  return res;
+}
+
 // The attention window rule (models/causal_lm.h CheckAttentionWindow), for generate()'s option before it runs.
 std::unique_ptr<CallResult> CheckAttentionWindow(double window) {
   return std::make_unique<CallResult>(aw::CheckAttentionWindow(int64_t(window)));
@@ -310,4 +350,6 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
   emscripten::function("seq2seqStep", &Seq2SeqStep);
   emscripten::function("seq2seqReorder", &Seq2SeqReorder);
   emscripten::function("seq2seqForward", &Seq2SeqForward);
+  emscripten::function("speechBegin", &SpeechBegin);
+  emscripten::function("speechForward", &SpeechForward);
 }

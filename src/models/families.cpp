@@ -18,11 +18,12 @@ const Family& VisionFamily();
 const Family& ClipFamily();
 const Family& Seq2SeqFamily();
 const Family& T5Family();
+const Family& WhisperFamily();
 
 FamilyTable Families() {
   static const Family* const all[] = {&TranslatorFamily(), &VitFamily(), &CausalLmFamily(), &EncoderFamily(),
                                       &ModernBertFamily(), &VisionFamily(),
-                                      &ClipFamily(), &Seq2SeqFamily(), &T5Family()};
+                                      &ClipFamily(), &Seq2SeqFamily(), &T5Family(), &WhisperFamily()};
   return {all, sizeof(all) / sizeof(all[0])};
 }
 

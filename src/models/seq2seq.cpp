@@ -17,7 +17,8 @@ namespace aw {
 
 Status Seq2SeqLayer::Init(const Seq2SeqConfig& c, bool decoder, Rng& rng) {
   const int64_t E = c.d_model, F = decoder ? c.decoder_ffn : c.encoder_ffn;
-  for (Linear* l : {&q_proj, &k_proj, &v_proj, &out_proj}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
+  for (Linear* l : {&q_proj, &v_proj, &out_proj}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
+  AW_RETURN_IF_ERROR(k_proj.Init(E, E, c.k_bias, rng));
   self_attn_.Add("q_proj", &q_proj);
   self_attn_.Add("k_proj", &k_proj);
   self_attn_.Add("v_proj", &v_proj);
@@ -26,7 +27,8 @@ Status Seq2SeqLayer::Init(const Seq2SeqConfig& c, bool decoder, Rng& rng) {
   AW_RETURN_IF_ERROR(self_attn_layer_norm.Init(E, c.eps, true, true));
   AddChild("self_attn_layer_norm", &self_attn_layer_norm);
   if (decoder) {
-    for (Linear* l : {&cq_proj, &ck_proj, &cv_proj, &cout_proj}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
+    for (Linear* l : {&cq_proj, &cv_proj, &cout_proj}) AW_RETURN_IF_ERROR(l->Init(E, E, true, rng));
+    AW_RETURN_IF_ERROR(ck_proj.Init(E, E, c.k_bias, rng));
     encoder_attn_.Add("q_proj", &cq_proj);
     encoder_attn_.Add("k_proj", &ck_proj);
     encoder_attn_.Add("v_proj", &cv_proj);
@@ -232,47 +234,109 @@ Status RunAttention(const AttnCall& c) {
 
 }  // namespace
 
+Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
+                        size_t S, const float* key_add, float* x) {
+  const size_t E = size_t(c.d_model), H = size_t(c.encoder_heads), D = E / H, F = size_t(c.encoder_ffn);
+  const size_t rows = B * S;
+  ScratchScope scope;
+  float *q, *k, *v, *ctx, *ff;
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "queries", &q));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "keys", &k));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "values", &v));
+  AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
+  AW_RETURN_IF_ERROR(scope.Take(rows * F, "feed-forward rows", &ff));
+  ResidualBlocks res;
+  AW_RETURN_IF_ERROR(res.Begin(&scope, c.pre_norm, rows, E));
+  for (auto& lp : layers) {
+    Seq2SeqLayer& ly = *lp;
+    AW_RETURN_IF_ERROR(res.Block(ly.self_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
+      ly.q_proj.Apply(rows, h, E, q, E);
+      ly.k_proj.Apply(rows, h, E, k, E);
+      ly.v_proj.Apply(rows, h, E, v, E);
+      AW_RETURN_IF_ERROR(RunAttention({B, S, S, H, D, E, q, k, v, S * E, key_add, false, 0, ctx}));
+      ly.out_proj.Apply(rows, ctx, E, y, E);
+      return Status::OK();
+    }));
+    AW_RETURN_IF_ERROR(res.Block(ly.final_layer_norm, x, [&](const float* h, float* y) -> Status {
+      ly.fc1.Apply(rows, h, E, ff, F);
+      ApplyActivation(c.act, rows * F, ff);
+      ly.fc2.Apply(rows, ff, F, y, E);
+      return Status::OK();
+    }));
+  }
+  return Status::OK();
+}
+
+Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
+                        Seq2SeqState* st, size_t T, float* x) {
+  KvCache& cache = st->self;
+  const size_t R = st->rows, n = R * T, len = cache.len;
+  const size_t E = size_t(c.d_model), H = size_t(c.decoder_heads), D = E / H, F = size_t(c.decoder_ffn);
+  ScratchScope scope;
+  float *q, *k, *v, *ctx, *ff;
+  AW_RETURN_IF_ERROR(scope.Take(n * E, "queries", &q));
+  AW_RETURN_IF_ERROR(scope.Take(n * E, "keys", &k));
+  AW_RETURN_IF_ERROR(scope.Take(n * E, "values", &v));
+  AW_RETURN_IF_ERROR(scope.Take(n * E, "attention output", &ctx));
+  AW_RETURN_IF_ERROR(scope.Take(n * F, "feed-forward rows", &ff));
+  ResidualBlocks res;
+  AW_RETURN_IF_ERROR(res.Begin(&scope, c.pre_norm, n, E));
+  for (size_t l = 0; l < layers.size(); ++l) {
+    Seq2SeqLayer& ly = *layers[l];
+    AW_RETURN_IF_ERROR(res.Block(ly.self_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
+      ly.q_proj.Apply(n, h, E, q, E);
+      ly.k_proj.Apply(n, h, E, k, E);
+      ly.v_proj.Apply(n, h, E, v, E);
+      StoreTarget(&cache, l, R, T, k, v);
+      AW_RETURN_IF_ERROR(RunAttention({R, T, len + T, H, D, E, q, cache.keys(l, 0, 0), cache.values(l, 0, 0),
+                                       cache.seq_stride(), nullptr, T > 1, int64_t(len), ctx}));
+      ly.out_proj.Apply(n, ctx, E, y, E);
+      return Status::OK();
+    }));
+    AW_RETURN_IF_ERROR(res.Block(ly.encoder_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
+      ly.cq_proj.Apply(n, h, E, q, E);
+      // A source's rows (its beams × T) are contiguous and read the same keys: one group per source.
+      AW_RETURN_IF_ERROR(RunAttention({st->B, st->beams * T, st->S, H, D, E, q, st->cross_k[l].data(),
+                                       st->cross_v[l].data(), st->S * E, st->key_add.data(), false, 0, ctx}));
+      ly.cout_proj.Apply(n, ctx, E, y, E);
+      return Status::OK();
+    }));
+    AW_RETURN_IF_ERROR(res.Block(ly.final_layer_norm, x, [&](const float* h, float* y) -> Status {
+      ly.fc1.Apply(n, h, E, ff, F);
+      ApplyActivation(c.act, n * F, ff);
+      ly.fc2.Apply(n, ff, F, y, E);
+      return Status::OK();
+    }));
+  }
+  cache.len += T;
+  return Status::OK();
+}
+
+size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x) {
+  if (all) return R * T;
+  if (T > 1)
+    for (size_t r = 0; r < R; ++r) std::memmove(x + r * E, x + (r * T + T - 1) * E, E * sizeof(float));
+  return R;
+}
+
 Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden) {
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxSeq2SeqRows));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", S, 1, cfg_.position_limit()));
   AW_RETURN_IF_ERROR((cfg_.shared ? shared_ : enc_embed_).CheckIds(ids, B * S, "inputIds"));
   AW_RETURN_IF_ERROR(CheckSourceMask(mask, B, S));
-  const size_t E = size_t(cfg_.d_model), H = size_t(cfg_.encoder_heads), D = E / H, F = size_t(cfg_.encoder_ffn);
+  const size_t E = size_t(cfg_.d_model);
   const size_t rows = size_t(B * S);
   if (NumelChecked({B, S, cfg_.d_model}) < 0) return ShapeError("encoderLastHiddenState (B, S, dModel) exceeds 2^29 elements");
   AW_RETURN_IF_ERROR(hidden->Resize(rows * E, "encoderLastHiddenState"));
   float* x = hidden->data();
   AW_RETURN_IF_ERROR(Embed(false, ids, size_t(B), size_t(S), 0, x));
   ScratchScope scope;
-  float *q, *k, *v, *ctx, *ff, *add = nullptr;
-  AW_RETURN_IF_ERROR(scope.Take(rows * E, "queries", &q));
-  AW_RETURN_IF_ERROR(scope.Take(rows * E, "keys", &k));
-  AW_RETURN_IF_ERROR(scope.Take(rows * E, "values", &v));
-  AW_RETURN_IF_ERROR(scope.Take(rows * E, "attention output", &ctx));
-  AW_RETURN_IF_ERROR(scope.Take(rows * F, "feed-forward rows", &ff));
+  float* add = nullptr;
   if (mask) {
     AW_RETURN_IF_ERROR(scope.Take(rows, "key masks", &add));
     for (size_t i = 0; i < rows; ++i) add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
   }
-  ResidualBlocks res;
-  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.pre_norm, rows, E));
-  for (auto& lp : enc_layers_) {
-    Seq2SeqLayer& ly = *lp;
-    AW_RETURN_IF_ERROR(res.Block(ly.self_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
-      ly.q_proj.Apply(rows, h, E, q, E);
-      ly.k_proj.Apply(rows, h, E, k, E);
-      ly.v_proj.Apply(rows, h, E, v, E);
-      AW_RETURN_IF_ERROR(RunAttention({size_t(B), size_t(S), size_t(S), H, D, E, q, k, v, size_t(S) * E, add, false, 0, ctx}));
-      ly.out_proj.Apply(rows, ctx, E, y, E);
-      return Status::OK();
-    }));
-    AW_RETURN_IF_ERROR(res.Block(ly.final_layer_norm, x, [&](const float* h, float* y) -> Status {
-      ly.fc1.Apply(rows, h, E, ff, F);
-      ApplyActivation(cfg_.act, rows * F, ff);
-      ly.fc2.Apply(rows, ff, F, y, E);
-      return Status::OK();
-    }));
-  }
+  AW_RETURN_IF_ERROR(RunEncoderLayers(enc_layers_, cfg_, size_t(B), size_t(S), add, x));
   if (cfg_.final_norm) enc_norm_.Apply(rows, x, E, x, E);
   return Status::OK();
 }
@@ -359,57 +423,19 @@ void StoreTarget(KvCache* c, size_t l, size_t rows, size_t T, const float* k, co
 
 Status Seq2SeqLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) {
   AW_RETURN_IF_ERROR(AppendTarget(st, T));
-  KvCache& cache = st->self;
-  const size_t R = st->rows, n = R * size_t(T), len = cache.len, Tn = size_t(T);
+  const size_t R = st->rows, n = R * size_t(T), len = st->self.len, Tn = size_t(T);
   AW_RETURN_IF_ERROR((cfg_.shared ? shared_ : dec_embed_).CheckIds(tokens, int64_t(n), "decoderInputIds"));
-  const size_t E = size_t(cfg_.d_model), H = size_t(cfg_.decoder_heads), D = E / H, F = size_t(cfg_.decoder_ffn);
-  const size_t V = size_t(cfg_.out_vocab());
+  const size_t E = size_t(cfg_.d_model), V = size_t(cfg_.out_vocab());
   const size_t out_rows = all ? n : R;
   if (NumelChecked({int64_t(out_rows), int64_t(V)}) < 0) return ShapeError("logits (rows, tokens, vocab) exceed 2^29 elements");
   AW_RETURN_IF_ERROR(logits->Resize(out_rows * V, "logits"));
   ScratchScope scope;
-  float *x, *q, *k, *v, *ctx, *ff;
+  float* x;
   AW_RETURN_IF_ERROR(scope.Take(n * E, "decoder rows", &x));
-  AW_RETURN_IF_ERROR(scope.Take(n * E, "queries", &q));
-  AW_RETURN_IF_ERROR(scope.Take(n * E, "keys", &k));
-  AW_RETURN_IF_ERROR(scope.Take(n * E, "values", &v));
-  AW_RETURN_IF_ERROR(scope.Take(n * E, "attention output", &ctx));
-  AW_RETURN_IF_ERROR(scope.Take(n * F, "feed-forward rows", &ff));
   AW_RETURN_IF_ERROR(Embed(true, tokens, R, Tn, len, x));
-  ResidualBlocks res;
-  AW_RETURN_IF_ERROR(res.Begin(&scope, cfg_.pre_norm, n, E));
-  for (size_t l = 0; l < dec_layers_.size(); ++l) {
-    Seq2SeqLayer& ly = *dec_layers_[l];
-    AW_RETURN_IF_ERROR(res.Block(ly.self_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
-      ly.q_proj.Apply(n, h, E, q, E);
-      ly.k_proj.Apply(n, h, E, k, E);
-      ly.v_proj.Apply(n, h, E, v, E);
-      StoreTarget(&cache, l, R, Tn, k, v);
-      AW_RETURN_IF_ERROR(RunAttention({R, Tn, len + Tn, H, D, E, q, cache.keys(l, 0, 0), cache.values(l, 0, 0),
-                                       cache.seq_stride(), nullptr, Tn > 1, int64_t(len), ctx}));
-      ly.out_proj.Apply(n, ctx, E, y, E);
-      return Status::OK();
-    }));
-    AW_RETURN_IF_ERROR(res.Block(ly.encoder_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
-      ly.cq_proj.Apply(n, h, E, q, E);
-      // A source's rows (its beams × T) are contiguous and read the same keys: one group per source.
-      AW_RETURN_IF_ERROR(RunAttention({st->B, st->beams * Tn, st->S, H, D, E, q, st->cross_k[l].data(),
-                                       st->cross_v[l].data(), st->S * E, st->key_add.data(), false, 0, ctx}));
-      ly.cout_proj.Apply(n, ctx, E, y, E);
-      return Status::OK();
-    }));
-    AW_RETURN_IF_ERROR(res.Block(ly.final_layer_norm, x, [&](const float* h, float* y) -> Status {
-      ly.fc1.Apply(n, h, E, ff, F);
-      ApplyActivation(cfg_.act, n * F, ff);
-      ly.fc2.Apply(n, ff, F, y, E);
-      return Status::OK();
-    }));
-  }
-  cache.len += Tn;
+  AW_RETURN_IF_ERROR(RunDecoderLayers(dec_layers_, cfg_, st, Tn, x));
+  LastRows(R, Tn, all, E, x);
   float* last = x;
-  if (!all && Tn > 1) {  // each row's last token, packed
-    for (size_t r = 0; r < R; ++r) std::memmove(x + r * E, x + (r * Tn + Tn - 1) * E, E * sizeof(float));
-  }
   if (cfg_.final_norm) dec_norm_.Apply(out_rows, last, E, last, E);
   Head().Product(out_rows, last, E, logits->data(), V, nullptr, 1.0f);
   if (final_logits_bias_)

@@ -67,6 +67,7 @@ struct Seq2SeqConfig {
   double embed_scale = 1.0;    // sqrt(d_model) when scale_embedding
   int64_t pad = 1, eos = 2, bos = -1, decoder_start = 2;  // -1: none
   double eps = 1e-5;
+  bool k_bias = true;          // the attentions' k_proj has a bias (Whisper's has none)
   // The longest source or target (positions): the learned and Marian tables' rows; M2M100's sinusoid has no end
   // (transformers widens it) and is bounded here by kMaxSeq2SeqPositions.
   int64_t position_limit() const;
@@ -142,6 +143,17 @@ class Seq2SeqLayer : public Module {
  private:
   ModuleList self_attn_, encoder_attn_;
 };
+
+// The stacks every BART-lineage family runs (Seq2SeqLm, WhisperLm: models/whisper.h), on x in place:
+//   RunEncoderLayers  B sources of S rows (x (B·S, E)), key_add (B, S) of 0 / −inf or null
+//   RunDecoderLayers  T new tokens of every row of st (x (rows·T, E)) at positions len …: stores their keys and values
+//                     and advances the cache's len (AppendTarget made room)
+//   LastRows          with !all, each row's last token's x packed to the front; the rows that then hold logits
+Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
+                        size_t S, const float* key_add, float* x);
+Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
+                        Seq2SeqState* st, size_t T, float* x);
+size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x);
 
 class Seq2SeqLm : public Seq2SeqModel {
  public:

@@ -35,10 +35,10 @@ for (const { file, relaxed, threads } of BUILDS) {
   });
 }
 
-test('each .wasm stays at or under 480 000 bytes', (t) => {
+test('each .wasm stays at or under 500 000 bytes', (t) => {
   for (const { file } of BUILDS) {
     const size = statSync(path(file)).size;
     t.diagnostic(`${file}: ${size} bytes`);
-    assert.ok(size <= 480000, `${file}: ${size} bytes, over the 480 000-byte line (docs/architecture.md, "Sizes")`);
+    assert.ok(size <= 500000, `${file}: ${size} bytes, over the 500 000-byte line (docs/architecture.md, "Sizes")`);
   }
 });

@@ -123,7 +123,7 @@ TEST(ModelConfigTest, ModelKind) {
   ExpectInvalid(Json(Set(kMinVit, "model", "7")), "vit", "attnwasm.config: expected a \"vit\" model, got 7");
   ExpectInvalid(Json(Set(kMinVit, "model", "\"VIT\"")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got \"VIT\"");
   ExpectInvalid(Json(Without(kMinVit, "model")), "", "attnwasm.config.model: expected \"translator\", \"vit\" or \"causal_lm\", got nothing");
-  ExpectInvalid(Json(kMinVit), "bert", "expected: a family's kind (\"translator\", \"vit\", \"causal_lm\", \"encoder\", \"modernbert\", \"vision\", \"clip\", \"seq2seq\" or \"t5\") or \"\", got \"bert\"");
+  ExpectInvalid(Json(kMinVit), "bert", "expected: a family's kind (\"translator\", \"vit\", \"causal_lm\", \"encoder\", \"modernbert\", \"vision\", \"clip\", \"seq2seq\", \"t5\" or \"whisper\") or \"\", got \"bert\"");
   // An encoder is never a file's own config.
   ExpectInvalid(Json(kMinVit), "encoder", "attnwasm.config: expected a \"encoder\" model, got \"vit\"");
 }

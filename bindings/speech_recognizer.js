@@ -1,0 +1,126 @@
+// Whisper's face (src/models/whisper.h: WhisperForConditionalGeneration from hub folders): SpeechRecognizer computes
+// the folder's log-mel features (attnwasm/audio's WhisperFeatureExtractor, exact to transformers'), runs the
+// teacher-forced forward, detects the spoken language and generates as transformers' WhisperForConditionalGeneration
+// .generate does (speech_generate.js), and transcribes: text and timestamped chunks (speech_transcribe.js). Each
+// 30-second window is encoded once; the decoder steps against a native state (the cross-attention keys and values
+// of every layer, each row's KV cache), freed when the call ends.
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { checkOptions, checkTensor, DTYPE } from './checks.js';
+import { Model } from './model.js';
+import * as boundary from './boundary.js';
+import { WhisperFeatureExtractor } from './audio/feature_extractor.js';
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+/**
+ * A Whisper checkpoint loaded by aw.loadModel from a hub folder (config.json model_type whisper). Owns native
+ * memory: dispose().
+ */
+export class SpeechRecognizer extends Model {
+  /** Internal: built by loadModel (families.js). */
+  constructor(rt, handle, { hfConfig, tokenizer, generationConfig, preprocessorConfig }, fileBytes) {
+    super(rt, handle, 'SpeechRecognizer', fileBytes);
+    const info = this._info;
+    /** @readonly the Hugging Face config (config.json's keys, as given) */ this.config = hfConfig;
+    /** @readonly generation_config.json's keys, or null */ this.generationConfig = generationConfig ?? null;
+    /** @readonly the folder's tokenizer (tokenizer.json), or null: then ids only */ this.tokenizer = tokenizer ?? null;
+    /** @readonly the feature extractor of preprocessor_config.json (transformers' defaults for the model's mel bins without one) */
+    this.featureExtractor = new WhisperFeatureExtractor(preprocessorConfig ?? { feature_size: info.numMelBins });
+    if (this.featureExtractor.config.featureSize !== info.numMelBins) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', `preprocessor_config.json: feature_size is ${this.featureExtractor.config.featureSize} but config.json's num_mel_bins is ${info.numMelBins}; they must agree`);
+    }
+    /** @readonly */ this.modelType = info.modelType;
+    /** @readonly the logits' width */ this.vocabSize = info.vocabSize;
+    /** @readonly */ this.dModel = info.dModel;
+    /** @readonly */ this.encoderLayers = info.encoderLayers;
+    /** @readonly */ this.decoderLayers = info.decoderLayers;
+    /** @readonly mel bins per frame (80; 128 for large-v3) */ this.numMelBins = info.numMelBins;
+    /** @readonly frames one window holds (2 · max_source_positions: 3000 = 30 s) */ this.frames = info.frames;
+    /** @readonly tokens a target may have (max_target_positions) */ this.maxTargetPositions = info.maxTargetPositions;
+    /** @readonly */ this.eosTokenId = info.eosTokenId;
+    /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
+  }
+
+  /**
+   * Whisper's input features of audio (attnwasm/audio's WhisperFeatureExtractor#features with the folder's
+   * preprocessor_config.json): samples (a Float32Array at 16 kHz, or { data, samplingRate }) → { data, shape: [1,
+   * numMelBins, 3000] }.
+   */
+  features(audio, options) {
+    return this.featureExtractor.features(audio, options);
+  }
+
+  /** inputFeatures (B, numMelBins, frames) from features, a features tensor, or audio. */
+  _inputFeatures(input, what) {
+    let t = input;
+    if (isObject(input) && 'inputFeatures' in input) t = input.inputFeatures;
+    else if (!(isObject(input) && 'shape' in input && 'data' in input) || (isObject(input) && 'samplingRate' in input)) t = this.features(input);
+    const f = checkTensor(t, what, 'float', this._rt);
+    const [B, M, T] = f.shape;
+    if (f.shape.length !== 3 || M !== this.numMelBins || T !== this.frames) {
+      throw new AttnWasmError('ERR_SHAPE', `${what}: expected (batch, ${this.numMelBins}, ${this.frames}) (num_mel_bins, 30 s of frames), got [${f.shape.join(', ')}]`);
+    }
+    if (B < 1) throw new AttnWasmError('ERR_SHAPE', `${what}: expected at least one input, got a batch of 0`);
+    return f;
+  }
+
+  /**
+   * Teacher forcing, as transformers' model(input_features, decoder_input_ids=…): { inputFeatures (B, numMelBins,
+   * 3000) or audio, decoderInputIds (B, T) } → { logits (B, T, V), encoderLastHiddenState (B, 1500, dModel) }, each
+   * { data: Float32Array, shape }.
+   */
+  forward(inputs) {
+    this._handle();
+    if (!isObject(inputs)) throw typeError(`inputs: expected { inputFeatures | audio, decoderInputIds }, got ${describe(inputs)}`);
+    const o = checkOptions(inputs, ['inputFeatures', 'audio', 'decoderInputIds'], 'forward');
+    if ((o.inputFeatures === undefined) === (o.audio === undefined)) {
+      throw typeError(`inputs: expected one of inputFeatures or audio, got ${o.inputFeatures === undefined ? 'neither' : 'both'}`);
+    }
+    const features = o.inputFeatures !== undefined ? this._inputFeatures({ inputFeatures: o.inputFeatures }, 'inputFeatures') : this._inputFeatures(o.audio, 'audio');
+    const dec = idRows(o.decoderInputIds, 'decoderInputIds', this._rt);
+    const [logits, hidden] = boundary.models.speechForward(this._rt, this._handle(), { features, dec }, {});
+    return { logits, encoderLastHiddenState: hidden };
+  }
+
+  /** The native decoding state for a generation over `features` (B, M, T): encoded once, stepped, reordered, freed. */
+  _stepper(features) {
+    const rt = this._rt;
+    return {
+      vocabSize: this.vocabSize,
+      logSoftmax: true,  // beam search's log_softmax natively (double, rounded to float32)
+      begin: (rows, capacity) => {
+        const beams = rows / features.shape[0];
+        return boundary.models.speechBegin(rt, this._handle(), { features }, { beams, capacity });
+      },
+      step: (state, tokens, o) => {
+        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true });
+        return logits.data;
+      },
+      reorder: (state, parents) => {
+        boundary.models.seq2seqReorder(rt, this._handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
+      },
+      free: (state) => boundary.release(rt, state),
+    };
+  }
+}
+
+/** Decoder ids (B, T): a tensor, an Int32Array / array (one row) or rows of one length. */
+function idRows(v, what, rt) {
+  if (v === undefined) throw typeError(`${what}: expected an ids tensor (batch, tokens), got undefined`);
+  if (v instanceof Int32Array || (Array.isArray(v) && v.every((x) => typeof x === 'number'))) {
+    const data = Int32Array.from(v);
+    return checkTensor({ data, shape: [1, data.length] }, what, 'ids', rt);
+  }
+  if (Array.isArray(v) && v.length && v.every((r) => Array.isArray(r) || r instanceof Int32Array)) {
+    const T = v[0].length;
+    v.forEach((r, i) => {
+      if (r.length !== T) throw new AttnWasmError('ERR_SHAPE', `${what}[${i}]: expected ${T} ids (rows of one length), got ${r.length}`);
+    });
+    const data = new Int32Array(v.length * T);
+    v.forEach((r, i) => data.set(r, i * T));
+    return checkTensor({ data, shape: [v.length, T] }, what, 'ids', rt);
+  }
+  const t = checkTensor(v, what, 'ids', rt);
+  if (t.shape.length !== 2) throw new AttnWasmError('ERR_SHAPE', `${what}: expected (batch, tokens), got [${t.shape.join(', ')}]`);
+  return t;
+}
