@@ -3,7 +3,7 @@
 // the list generation_whisper.py's _retrieve_logit_processors builds. Not here: WhisperNoSpeechDetection (it runs the
 // model again on the prompt when begin_index > 1, so it belongs to the generation loop), the standard processors
 // (../logits_process.js), the search.
-import { AttnWasmError } from '../errors.js';
+import { AttnWasmError, describe } from '../errors.js';
 import { logSoftmaxF32 } from '../torch_f32.js';
 import { logsumexpF32 } from './logsumexp_f32.js';
 
@@ -11,7 +11,7 @@ import { logsumexpF32 } from './logsumexp_f32.js';
 
 function idList(tokens, name) {
   if (!Array.isArray(tokens) && !ArrayBuffer.isView(tokens)) {
-    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${name}: expected an array of token ids, got ${typeof tokens}`);
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${name}: expected an array of token ids, got ${describe(tokens)}`);
   }
   const out = Array.from(tokens);
   out.forEach((t, i) => {
