@@ -99,6 +99,11 @@ Usage:
       One vector per image: the pooler output, or DINOv2's class token
       (attnwasm embed-image --help).
       e.g. attnwasm embed-image --model ./dinov2-small a.png b.jpg > vectors.txt
+  attnwasm transcribe --model <folder> <audio>... [--language xx] [--task translate]
+          [--timestamps] [--chunk-length S] [--json]
+      Speech to text with a Whisper checkpoint, as transformers' ASR pipeline
+      (WAV, FLAC; attnwasm transcribe --help).
+      e.g. attnwasm transcribe --model openai/whisper-tiny --language en talk.wav
   attnwasm inspect <folder|url|file|organisation/name> [--json]
       What a checkpoint holds, read from its headers only: its files, the
       model family and model_type (or why attnwasm refuses it), tensors,
@@ -186,6 +191,7 @@ const COMMANDS = {
   entities: { line: false, run: async (argv) => (await import('./commands/text_tasks.mjs')).entitiesCommand(argv) },
   'classify-image': { line: false, run: async (argv) => (await import('./commands/image_tasks.mjs')).classifyImageCommand(argv) },
   'embed-image': { line: false, run: async (argv) => (await import('./commands/image_tasks.mjs')).embedImageCommand(argv) },
+  transcribe: { line: false, run: async (argv) => (await import('./commands/transcribe.mjs')).transcribeCommand(argv) },
   cache: { line: false, run: async (argv) => (await import('./commands/cache.mjs')).cacheCommand(argv) },
   inspect: { line: false, run: async (argv) => (await import('./commands/inspect.mjs')).inspectCommand(argv) },
 };

@@ -9,6 +9,10 @@ import { checkOptions, checkTensor, DTYPE } from './checks.js';
 import { Model } from './model.js';
 import * as boundary from './boundary.js';
 import { WhisperFeatureExtractor } from './audio/feature_extractor.js';
+import { speechGeneration, detectLanguages, SPEECH_OPTIONS } from './speech_generate.js';
+import { transcribeAudio, streamSegments } from './speech_transcribe.js';
+import { whisperVocab, whisperDecode } from './speech/whisper_text.js';
+import { getPromptIds } from './speech/init_tokens.js';
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
@@ -36,6 +40,7 @@ export class SpeechRecognizer extends Model {
     /** @readonly */ this.decoderLayers = info.decoderLayers;
     /** @readonly mel bins per frame (80; 128 for large-v3) */ this.numMelBins = info.numMelBins;
     /** @readonly frames one window holds (2 · max_source_positions: 3000 = 30 s) */ this.frames = info.frames;
+    /** @readonly the encoder's states per window (max_source_positions) */ this.maxSourcePositions = info.maxSourcePositions;
     /** @readonly tokens a target may have (max_target_positions) */ this.maxTargetPositions = info.maxTargetPositions;
     /** @readonly */ this.eosTokenId = info.eosTokenId;
     /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
@@ -80,6 +85,75 @@ export class SpeechRecognizer extends Model {
     const dec = idRows(o.decoderInputIds, 'decoderInputIds', this._rt);
     const [logits, hidden] = boundary.models.speechForward(this._rt, this._handle(), { features, dec }, {});
     return { logits, encoderLastHiddenState: hidden };
+  }
+
+  _tokenizerOf(what) {
+    if (!this.tokenizer) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${what}: this model has no tokenizer (the folder has no tokenizer.json); use generate() for ids`);
+    return this.tokenizer;
+  }
+
+  /**
+   * Generation over windows of up to 30 s, as transformers' WhisperForConditionalGeneration.generate(input_features,
+   * …) runs its short form: `input` is audio (one window, padded to 30 s), a features tensor (B, numMelBins, 3000),
+   * or { inputFeatures }. Options: language ('en', 'english' or '<|en|>'; detected from the first step when not
+   * given, on a multilingual model), task ('transcribe' | 'translate'), returnTimestamps, promptIds (getPromptIds),
+   * isMultilingual, and the search's (numBeams, maxNewTokens, maxLength, lengthPenalty, noRepeatNgramSize,
+   * repetitionPenalty, doSample, temperature, topK, topP, seed, signal, …: Seq2SeqLM#generate's). Resolves to {
+   * sequences (Int32Array rows: the decoder prompt, then the tokens, as transformers returns them), scores
+   * (sequences_scores with beams, else null), texts (decoded, special tokens and the prompt skipped), language (the
+   * detected language's token, or null) }.
+   */
+  async generate(input, options) {
+    this._handle();
+    const features = this._inputFeatures(input, 'input');
+    const g = speechGeneration(this, features, options ?? {});
+    const r = await g.run();
+    const v = this.tokenizer ? whisperVocab(this.tokenizer) : null;
+    return {
+      sequences: r.sequences,
+      scores: r.scores,
+      texts: v ? r.sequences.map((q) => whisperDecode(v, q, { skipSpecialTokens: true })) : null,
+      language: g.plan.language === null ? null : this.tokenizer ? this.tokenizer.idToToken(g.plan.language) : g.plan.language,
+    };
+  }
+
+  /**
+   * The spoken language of each input: transformers' detect_language (the first step's logits after
+   * <|startoftranscript|>, every non-language token masked), as probabilities: per input, [{ language (code),
+   * name, token, id, probability }] sorted, most likely first. `input` as generate's; a batch of B > 1 gives B lists.
+   */
+  detectLanguage(input) {
+    this._handle();
+    const features = this._inputFeatures(input, 'input');
+    const lists = detectLanguages(this, features);
+    return features.shape[0] > 1 ? lists : lists[0];
+  }
+
+  /**
+   * Transcribes (or translates, task 'translate') audio as transformers' automatic-speech-recognition pipeline
+   * does: up to 30 s in one window; longer audio by long-form generation (30-second windows moved by the
+   * timestamps), or in the pipeline's overlapping chunks with chunkLengthS (and strideLengthS, default a sixth).
+   * Options: generate()'s, returnTimestamps (true: chunks with [start, end] seconds), returnLanguage, chunkLengthS,
+   * strideLengthS, onProgress({ done, total, seconds }), signal. Resolves to { text, chunks? }.
+   */
+  async transcribe(audio, options) {
+    this._handle();
+    return transcribeAudio(this, audio, options);
+  }
+
+  /**
+   * The segments of a transcription as they are decoded: an async iterator of { timestamp: [start, end], text }
+   * (long-form generation's segments; the windows of up to 30 s run one at a time, the state freed after each).
+   * Options as transcribe's, but chunkLengthS.
+   */
+  stream(audio, options) {
+    this._handle();
+    return streamSegments(this, audio, options);
+  }
+
+  /** The tokenizer's get_prompt_ids(text): <|startofprev|> and " " + text.trim()'s ids, for generate's promptIds. */
+  getPromptIds(text) {
+    return getPromptIds(this._tokenizerOf('getPromptIds'), text);
   }
 
   /** The native decoding state for a generation over `features` (B, M, T): encoded once, stepped, reordered, freed. */

@@ -1,0 +1,151 @@
+// Transcription as transformers v4.40.2's automatic-speech-recognition pipeline runs Whisper
+// (pipelines/automatic_speech_recognition.py), on SpeechRecognizer's generation (speech_generate.js):
+//   up to 30 s        one window: the features padded to 30 s, generate, _decode_asr
+//   chunkLengthS set  the pipeline's chunks (attnwasm/audio's chunkFeatures: chunk_iter's arithmetic), each
+//                     generated alone, their token rows merged over the strides by _decode_asr
+//   over 30 s         long-form generation as WhisperForConditionalGeneration.generate runs it
+//                     (generation_whisper.py): the whole input's features (padding 'longest'), 30-second windows
+//                     from `seek`, each window's tokens cut into segments at its timestamp pairs
+//                     (speech/long_form.js), `seek` moved to the last segment's end; the segments' tokens
+//                     concatenated, then _decode_asr
+// Each window's decoding state is freed when its generation ends: memory is returned after every window.
+import { AttnWasmError, typeError, describe } from './errors.js';
+import { checkOptions } from './checks.js';
+import { toMono } from './audio/audio_input.js';
+import { chunkSizes, chunkIter } from './audio/chunks.js';
+import { speechGeneration, SPEECH_OPTIONS } from './speech_generate.js';
+import { decodeAsr, asrVocab } from './speech/asr_decode.js';
+import { whisperVocab, whisperDecode } from './speech/whisper_text.js';
+import { timeOffset, retrieveSegment } from './speech/long_form.js';
+import { turn } from './seq2seq_run.js';
+
+/** transcribe()'s options: generate()'s (but returnTimestamps, which may also be 'word'), the pipeline's own. */
+export const TRANSCRIBE_OPTIONS = Object.freeze([...SPEECH_OPTIONS, 'returnLanguage', 'chunkLengthS', 'strideLengthS', 'onProgress']);
+
+function checkTranscribeOptions(options, what) {
+  const o = checkOptions(options, TRANSCRIBE_OPTIONS, what);
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
+  if (o.returnLanguage !== undefined && typeof o.returnLanguage !== 'boolean') throw typeError(`returnLanguage: expected true or false, got ${describe(o.returnLanguage)}`);
+  if (o.returnTimestamps === 'word') {
+    throw new AttnWasmError('ERR_UNSUPPORTED', "returnTimestamps: 'word' (word-level timestamps from the cross-attention alignment heads) is not run by attnwasm yet; pass true for segment timestamps");
+  }
+  if (o.chunkLengthS !== undefined && !(typeof o.chunkLengthS === 'number' && o.chunkLengthS > 0 && Number.isFinite(o.chunkLengthS))) {
+    throw typeError(`chunkLengthS: expected a number of seconds > 0, got ${describe(o.chunkLengthS)}`);
+  }
+  if (o.strideLengthS !== undefined && o.chunkLengthS === undefined) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'strideLengthS: the strides of chunked transcription need chunkLengthS');
+  }
+  const { returnLanguage, chunkLengthS, strideLengthS, onProgress, signal, ...generate } = o;
+  return { returnLanguage: returnLanguage ?? false, chunkLengthS, strideLengthS, onProgress, signal, generate: { ...generate, ...(signal ? { signal } : {}) } };
+}
+
+/** One window's generation: the best sequence of source 0 (the decoder prompt included), and the plan. */
+async function generateWindow(model, features, options) {
+  const g = speechGeneration(model, features, options);
+  const r = await g.run();
+  return { sequence: Array.from(r.sequences[0]), plan: g.plan };
+}
+
+function progress(o, done, total, seconds) {
+  if (o.onProgress) o.onProgress({ done, total, seconds });
+}
+
+/** The whole transcription: { text, chunks? } as the pipeline returns it (chunks with timestamps or languages). */
+export async function transcribeAudio(model, audio, options) {
+  const o = checkTranscribeOptions(options, 'transcribe');
+  const fe = model.featureExtractor;
+  const vocab = asrVocab(model._tokenizerOf('transcribe'), whisperVocab(model.tokenizer).timestampBegin);
+  const asr = { returnTimestamps: o.generate.returnTimestamps ?? false, returnLanguage: o.returnLanguage, timePrecision: fe.config.chunkLength / model.maxSourcePositions };
+  const sr = fe.samplingRate;
+  if (o.chunkLengthS !== undefined) {
+    const x = toMono(audio, { samplingRate: sr, name: 'audio', finite: false });
+    const outputs = [];
+    const total = [...chunkIter(x.length, chunkSizes({ chunkLengthS: o.chunkLengthS, strideLengthS: o.strideLengthS, samplingRate: sr }))].length;
+    let done = 0;
+    for (const chunk of fe.chunkFeatures(x, { chunkLengthS: o.chunkLengthS, strideLengthS: o.strideLengthS })) {
+      if (done > 0) await turn(o.signal);
+      const { sequence } = await generateWindow(model, chunk, o.generate);
+      outputs.push({ tokens: sequence, stride: chunk.stride.map((v) => v / sr) });
+      done++;
+      progress(o, done, total, (chunk.start + chunk.stride[0]) / sr);
+    }
+    return decodeAsr(vocab, outputs, asr);
+  }
+  const x = toMono(audio, { samplingRate: sr, name: 'audio', finite: false });
+  if (x.length <= fe.config.nSamples) {
+    const { sequence } = await generateWindow(model, fe.features(x), o.generate);
+    progress(o, 1, 1, x.length / sr);
+    return decodeAsr(vocab, [{ tokens: sequence }], asr);
+  }
+  const tokens = [];
+  for await (const w of longForm(model, x, o)) tokens.push(...w.segments.flatMap((s) => s.tokens));
+  return decodeAsr(vocab, [{ tokens }], { ...asr, returnTimestamps: asr.returnTimestamps });
+}
+
+/**
+ * Long-form generation's windows (generation_whisper.py, batch of one, temperature fallback and conditioning on
+ * previous text off — its defaults): yields { seek, segments: [{ start, end, tokens }] } per window, times in seconds.
+ */
+export async function* longForm(model, samples, o) {
+  const fe = model.featureExtractor;
+  const all = fe.features(samples, { padding: 'longest', truncation: false });
+  const M = model.numMelBins, F = all.shape[2], W = model.frames;
+  const { timestampBegin, eos } = whisperVocab(model._tokenizerOf('transcribe'));
+  const pad = model.config.pad_token_id ?? model.generationConfig?.pad_token_id ?? eos;
+  const gen = { ...o.generate };
+  if (gen.returnTimestamps === false) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'returnTimestamps: You have passed more than 3000 mel input features (> 30 seconds) which automatically enables long-form generation which requires the model to predict timestamp tokens. Please either pass `return_timestamps=True` or make sure to pass no more than 3000 mel input features.');
+  }
+  gen.returnTimestamps = true;
+  let seek = 0, window = 0, lang = gen.language;
+  const total = Math.ceil(F / W);
+  while (seek < F) {
+    if (window > 0) await turn(o.signal);
+    const n = Math.min(F - seek, W);
+    const data = new Float32Array(M * W);
+    for (let m = 0; m < M; m++) data.set(all.data.subarray(m * F + seek, m * F + seek + n), m * W);
+    const g = speechGeneration(model, { data, shape: [1, M, W] }, { ...gen, ...(lang !== undefined ? { language: lang } : {}) });
+    // transformers detects the language once, on the first window, and keeps its init tokens.
+    if (lang === undefined && g.plan.language !== null) lang = model.tokenizer.idToToken(g.plan.language);
+    const r = await g.run();
+    let seq = Array.from(r.sequences[0]).slice(g.plan.prompt.length);
+    if (seek + W < F && seq.length > 0 && seq[seq.length - 1] === eos) seq = seq.slice(0, -1);
+    if (seq.length > 0 && seq[seq.length - 1] === pad) {
+      const count = seq.filter((t) => t === pad).length;
+      seq = seq.slice(0, seq.length - count);
+    }
+    const { segments, segmentOffset } = retrieveSegment(seq, { timestampBegin, timeOffset: timeOffset(seek), seekNumFrames: n });
+    seek += segmentOffset;
+    window++;
+    progress(o, window, total, Math.min(seek, F) * fe.config.hopLength / fe.samplingRate);
+    yield { seek, segments };
+  }
+}
+
+/**
+ * Segments as they are decoded: each window's { timestamp: [start, end], text } (long-form's segments; one window
+ * for up to 30 s), the text decoded with special tokens skipped.
+ */
+export async function* streamSegments(model, audio, options) {
+  const o = checkTranscribeOptions(options, 'stream');
+  if (o.chunkLengthS !== undefined) {
+    throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'chunkLengthS: stream() decodes windows in order (long-form); the chunked pipeline merges its chunks at the end: use transcribe() for it');
+  }
+  const v = whisperVocab(model._tokenizerOf('stream'));
+  const fe = model.featureExtractor;
+  const x = toMono(audio, { samplingRate: fe.samplingRate, name: 'audio', finite: false });
+  const text = (tokens) => whisperDecode(v, tokens.filter((t) => t < v.timestampBegin), { skipSpecialTokens: true });
+  const gen = { ...o.generate, returnTimestamps: true };
+  if (x.length <= fe.config.nSamples) {  // one window, as transcribe() runs it: the audio padded to 30 s
+    const { sequence, plan } = await generateWindow(model, fe.features(x), gen);
+    const seq = sequence.slice(plan.prompt.length).filter((t) => t !== v.eos);
+    progress(o, 1, 1, x.length / fe.samplingRate);
+    for (const s of retrieveSegment(seq, { timestampBegin: v.timestampBegin, timeOffset: 0, seekNumFrames: model.frames }).segments) {
+      yield { timestamp: [s.start, s.end], text: text(s.tokens) };
+    }
+    return;
+  }
+  for await (const w of longForm(model, x, { ...o, generate: gen })) {
+    for (const s of w.segments) yield { timestamp: [s.start, s.end], text: text(s.tokens) };
+  }
+}
