@@ -1254,6 +1254,89 @@ export interface Seq2SeqLM {
   [Symbol.dispose](): void;
 }
 
+/** Audio for SpeechRecognizer: mono samples at 16 kHz, or samples at another rate (mixed to mono, resampled). */
+export type SpeechAudio = Float32Array | { data: Float32Array | Float32Array[]; samplingRate: number } | { channels: Float32Array[]; samplingRate: number };
+/** Audio or a file for transcribe() and stream(): also a path or URL, bytes or a Blob (WAV, FLAC; in a page what the browser decodes). */
+export type SpeechInput = SpeechAudio | string | URL | Uint8Array | ArrayBuffer | Blob;
+/** Whisper's input features: [batch, numMelBins, 3000]. */
+export type SpeechFeatures = { data: Float32Array; shape: number[] };
+
+/** SpeechRecognizer#generate's options: transformers' WhisperForConditionalGeneration.generate names in camelCase (docs/speech.md). */
+export interface SpeechGenerateOptions extends Omit<Seq2SeqGenerateOptions, 'srcLang' | 'tgtLang' | 'decoderStartTokenId'> {
+  /** The spoken language: a code ('en'), a name ('english') or a token ('<|en|>'); detected when not given (multilingual models). */
+  language?: string;
+  /** 'transcribe' (default) or 'translate' (to English). */
+  task?: 'transcribe' | 'translate';
+  /** Timestamp tokens (WhisperTimeStampLogitsProcessor). */
+  returnTimestamps?: boolean;
+  /** Previous text as <|startofprev|> … ids (getPromptIds). */
+  promptIds?: number[] | Int32Array;
+  isMultilingual?: boolean;
+}
+
+/** SpeechRecognizer#transcribe's and #stream's options: generate()'s and the ASR pipeline's. */
+export interface TranscribeOptions extends SpeechGenerateOptions {
+  returnLanguage?: boolean;
+  /** The pipeline's chunked mode: chunks of this many seconds (transcribe only). */
+  chunkLengthS?: number;
+  /** Their overlap each side (default chunkLengthS / 6), or [left, right]. */
+  strideLengthS?: number | [number, number];
+  onProgress?: (p: { done: number; total: number | null; seconds: number }) => void;
+}
+
+/** A transcription as transformers' ASR pipeline returns it. */
+export interface Transcription {
+  text: string;
+  /** With returnTimestamps (segments' [start, end] in seconds; null where a chunk ends without one) or returnLanguage. */
+  chunks?: { text: string; timestamp?: [number | null, number | null]; language?: string | null }[];
+}
+
+/** A language's probability (detectLanguage). */
+export interface LanguageProbability { language: string; name: string; token: string; id: number; probability: number }
+
+/**
+ * Whisper from a hub folder (tiny, base, small, medium, large-v3, distil-whisper), run as transformers'
+ * WhisperForConditionalGeneration with its generate() and the automatic-speech-recognition pipeline (docs/speech.md).
+ */
+export interface SpeechRecognizer {
+  readonly config: Record<string, unknown>;
+  readonly generationConfig: Record<string, unknown> | null;
+  readonly tokenizer: import('./tokenizer.js').Tokenizer | null;
+  readonly featureExtractor: import('./audio/index.js').WhisperFeatureExtractor;
+  /** whisper */
+  readonly modelType: string;
+  readonly vocabSize: number;
+  readonly dModel: number;
+  readonly encoderLayers: number;
+  readonly decoderLayers: number;
+  /** 80, or 128 (large-v3). */
+  readonly numMelBins: number;
+  /** Frames of one window: 3000 (30 s). */
+  readonly frames: number;
+  readonly maxSourcePositions: number;
+  readonly maxTargetPositions: number;
+  readonly eosTokenId: number | null;
+  readonly decoderStartTokenId: number | null;
+  readonly fileBytes: number;
+  readonly weightBytes: number;
+  /** The log-mel input features of audio (padded or trimmed to 30 s): [1, numMelBins, 3000]. */
+  features(audio: SpeechAudio, options?: { padding?: 'max_length' | 'longest'; truncation?: boolean }): SpeechFeatures;
+  /** Teacher forcing: logits [B, T, V] and the encoder's states [B, 1500, dModel]. */
+  forward(inputs: { inputFeatures?: SpeechFeatures; audio?: SpeechAudio; decoderInputIds: Seq2SeqIds }): { logits: Tensor; encoderLastHiddenState: Tensor };
+  /** Whisper's short-form generate: the decoder prompt and tokens, sequences_scores with beams, the texts. */
+  generate(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }, options?: SpeechGenerateOptions): Promise<{ sequences: Int32Array[]; scores: Float32Array | null; texts: string[] | null; language: string | null }>;
+  /** The spoken language's probabilities, most likely first (a batch of features: one list each). */
+  detectLanguage(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }): LanguageProbability[] | LanguageProbability[][];
+  /** Text (and timestamped chunks) as the ASR pipeline gives it; long audio by long-form generation or in chunks. */
+  transcribe(audio: SpeechInput, options?: TranscribeOptions): Promise<Transcription>;
+  /** The segments as they are decoded. */
+  stream(audio: SpeechInput, options?: Omit<TranscribeOptions, 'chunkLengthS' | 'strideLengthS'>): AsyncIterableIterator<{ timestamp: [number, number]; text: string }>;
+  /** <|startofprev|> and the text's ids, for promptIds. */
+  getPromptIds(text: string): number[];
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 /** A reranked document. */
 export interface RankedDocument {
   /** The document's index in the list given. */
@@ -1374,11 +1457,13 @@ export interface AttnWasm {
   loadModel(source: ModelSource, options?: LoadOptions & { config: LoadOptions['config'] }): Promise<CausalLM | Embedder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'rerank' }): Promise<CrossEncoder>;
   loadModel(source: ModelSource, options: LoadOptions & { task: 'classify' }): Promise<TextClassifier>;
-  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier | CLIPModel | Seq2SeqLM>;
+  loadModel(source: ModelSource, options?: LoadOptions): Promise<Translator | Classifier | CausalLM | Embedder | DecoderEmbedder | TextClassifier | CrossEncoder | TokenClassifier | VisionModel | ImageClassifier | CLIPModel | Seq2SeqLM | SpeechRecognizer>;
   /** Loads the translation demo model from a URL, a Node path or bytes. */
   loadTranslator(source: ModelSource, options?: LoadOptions): Promise<Translator>;
   /** A hub encoder-decoder (Marian, M2M100 / NLLB, BART, mBART, T5, mT5); another family is ERR_INVALID_ARGUMENT. */
   loadSeq2SeqLM(source: ModelSource, options?: LoadOptions): Promise<Seq2SeqLM>;
+  /** A Whisper hub folder; another family is ERR_INVALID_ARGUMENT. */
+  loadSpeechRecognizer(source: ModelSource, options?: LoadOptions): Promise<SpeechRecognizer>;
   /** Loads the digit classifier demo model from a URL, a Node path or bytes. */
   loadClassifier(source: ModelSource, options?: LoadOptions): Promise<Classifier>;
   /** Loads a causal LM: a "causal_lm" file, or a Hugging Face checkpoint with `config` (and `tokenizer`); another kind is ERR_INVALID_ARGUMENT. */
@@ -1413,6 +1498,7 @@ export interface AttnWasm {
   readonly ImageClassifier: abstract new (...args: never[]) => ImageClassifier;
   readonly CLIPModel: abstract new (...args: never[]) => CLIPModel;
   readonly Seq2SeqLM: abstract new (...args: never[]) => Seq2SeqLM;
+  readonly SpeechRecognizer: abstract new (...args: never[]) => SpeechRecognizer;
   /** torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x semantics). */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: SdpaOptions): AttentionResult;
   /** torch.nn.Transformer.generate_square_subsequent_mask: -Infinity above the diagonal. */

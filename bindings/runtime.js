@@ -59,6 +59,10 @@ export class AttnWasm {
     this.loadCausalLM = models.loadCausalLM;
     /** Loads a sentence embedder: a BERT / RoBERTa / XLM-R checkpoint (a sentence-transformers folder, or { config }). */
     this.loadEmbedder = models.loadEmbedder;
+    /** Loads a hub encoder–decoder translator (Marian, M2M100 / NLLB, BART, mBART, T5): a Seq2SeqLM. */
+    this.loadSeq2SeqLM = models.loadSeq2SeqLM;
+    /** Loads a Whisper hub folder: a SpeechRecognizer. */
+    this.loadSpeechRecognizer = models.loadSpeechRecognizer;
     /** Cosine similarity of vectors (a number) or of embedding matrices (n, d) and (m, d) → (n, m) (embedder.js). */
     this.cosineSimilarity = cosineSimilarity;
     /** The models downloaded by hub id, kept for the next load: list(), delete(id) (hub/cache.js). */

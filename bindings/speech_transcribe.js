@@ -12,10 +12,11 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkOptions } from './checks.js';
 import { toMono } from './audio/audio_input.js';
+import { readAudio } from './audio/decode.js';
 import { chunkSizes, chunkIter } from './audio/chunks.js';
 import { speechGeneration, SPEECH_OPTIONS } from './speech_generate.js';
 import { decodeAsr, asrVocab } from './speech/asr_decode.js';
-import { whisperVocab, whisperDecode } from './speech/whisper_text.js';
+import { whisperVocab, whisperDecode, pyRound2 } from './speech/whisper_text.js';
 import { timeOffset, retrieveSegment } from './speech/long_form.js';
 import { turn } from './seq2seq_run.js';
 
@@ -39,6 +40,16 @@ function checkTranscribeOptions(options, what) {
   return { returnLanguage: returnLanguage ?? false, chunkLengthS, strideLengthS, onProgress, signal, generate: { ...generate, ...(signal ? { signal } : {}) } };
 }
 
+/**
+ * Samples from what transcribe() and stream() take: samples as the feature extractor takes them, or a file (a path
+ * or URL, bytes, a Blob: readAudio's WAV and FLAC, and in a page the formats the browser decodes) read to 16 kHz mono.
+ */
+async function samplesOf(audio, samplingRate) {
+  const file = typeof audio === 'string' || audio instanceof URL || audio instanceof ArrayBuffer || audio instanceof Uint8Array
+    || (typeof Blob === 'function' && audio instanceof Blob);
+  return file ? readAudio(audio, { samplingRate }) : audio;
+}
+
 /** One window's generation: the best sequence of source 0 (the decoder prompt included), and the plan. */
 async function generateWindow(model, features, options) {
   const g = speechGeneration(model, features, options);
@@ -57,6 +68,7 @@ export async function transcribeAudio(model, audio, options) {
   const vocab = asrVocab(model._tokenizerOf('transcribe'), whisperVocab(model.tokenizer).timestampBegin);
   const asr = { returnTimestamps: o.generate.returnTimestamps ?? false, returnLanguage: o.returnLanguage, timePrecision: fe.config.chunkLength / model.maxSourcePositions };
   const sr = fe.samplingRate;
+  audio = await samplesOf(audio, sr);
   if (o.chunkLengthS !== undefined) {
     const x = toMono(audio, { samplingRate: sr, name: 'audio', finite: false });
     const outputs = [];
@@ -124,7 +136,8 @@ export async function* longForm(model, samples, o) {
 
 /**
  * Segments as they are decoded: each window's { timestamp: [start, end], text } (long-form's segments; one window
- * for up to 30 s), the text decoded with special tokens skipped.
+ * for up to 30 s), times in seconds rounded to 0.01 as the pipeline rounds its chunks', the text decoded with
+ * special tokens skipped.
  */
 export async function* streamSegments(model, audio, options) {
   const o = checkTranscribeOptions(options, 'stream');
@@ -133,7 +146,7 @@ export async function* streamSegments(model, audio, options) {
   }
   const v = whisperVocab(model._tokenizerOf('stream'));
   const fe = model.featureExtractor;
-  const x = toMono(audio, { samplingRate: fe.samplingRate, name: 'audio', finite: false });
+  const x = toMono(await samplesOf(audio, fe.samplingRate), { samplingRate: fe.samplingRate, name: 'audio', finite: false });
   const text = (tokens) => whisperDecode(v, tokens.filter((t) => t < v.timestampBegin), { skipSpecialTokens: true });
   const gen = { ...o.generate, returnTimestamps: true };
   if (x.length <= fe.config.nSamples) {  // one window, as transcribe() runs it: the audio padded to 30 s
@@ -141,11 +154,11 @@ export async function* streamSegments(model, audio, options) {
     const seq = sequence.slice(plan.prompt.length).filter((t) => t !== v.eos);
     progress(o, 1, 1, x.length / fe.samplingRate);
     for (const s of retrieveSegment(seq, { timestampBegin: v.timestampBegin, timeOffset: 0, seekNumFrames: model.frames }).segments) {
-      yield { timestamp: [s.start, s.end], text: text(s.tokens) };
+      yield { timestamp: [pyRound2(s.start), pyRound2(s.end)], text: text(s.tokens) };
     }
     return;
   }
   for await (const w of longForm(model, x, { ...o, generate: gen })) {
-    for (const s of w.segments) yield { timestamp: [s.start, s.end], text: text(s.tokens) };
+    for (const s of w.segments) yield { timestamp: [pyRound2(s.start), pyRound2(s.end)], text: text(s.tokens) };
   }
 }
