@@ -110,10 +110,12 @@ function primedStepper(inner) {
     },
     step(st, tokens, o) {
       if (first !== null && st === state) {
-        const f = first;
+        const f = first.slice();
         first = null;
-        if (o?.logSoftmax) throw new AttnWasmError('ERR_INTERNAL', 'primedStepper: the reused first step was asked for log-probabilities');
-        return f.slice();
+        // Beam search asks every step for log-probabilities; this first one's are never read (the detected
+        // language's token follows it in the prompt), but they are given as the native step gives them.
+        if (o?.logSoftmax) for (let r = 0; r < f.length / inner.vocabSize; r++) logSoftmaxF64(f.subarray(r * inner.vocabSize, (r + 1) * inner.vocabSize));
+        return f;
       }
       return inner.step(st, tokens, o);
     },
@@ -121,6 +123,16 @@ function primedStepper(inner) {
     /** Frees a primed state the search never took. */
     release() { if (state !== null && !handed) { const st = state; state = null; inner.free(st); } },
   };
+}
+
+/** A row's log_softmax in double, rounded to float32 (the native step's: kernels f32_log_softmax_f64). */
+function logSoftmaxF64(x) {
+  let mx = -Infinity;
+  for (let j = 0; j < x.length; j++) mx = Math.max(mx, x[j]);
+  let sum = 0;
+  for (let j = 0; j < x.length; j++) sum += Math.exp(x[j] - mx);
+  const lse = mx + Math.log(sum);
+  for (let j = 0; j < x.length; j++) x[j] = x[j] - lse;
 }
 
 /**

@@ -100,15 +100,20 @@ export async function transcribeAudio(model, audio, options) {
  */
 export async function* longForm(model, samples, o) {
   const fe = model.featureExtractor;
-  const all = fe.features(samples, { padding: 'longest', truncation: false });
+  let all;
+  try {
+    all = fe.features(samples, { padding: 'longest', truncation: false });
+  } catch (e) {
+    if (e.code !== 'ERR_AUDIO_TOO_LONG') throw e;
+    // Long-form generation reads the whole input's features (their dynamic range is the whole input's).
+    throw new AttnWasmError('ERR_AUDIO_TOO_LONG', `${e.message.replace(/; use chunkFeatures.*$/, '')}: long-form transcription needs them all at once; pass chunkLengthS (e.g. 30) to transcribe in the pipeline's chunks, one at a time`);
+  }
   const M = model.numMelBins, F = all.shape[2], W = model.frames;
   const { timestampBegin, eos } = whisperVocab(model._tokenizerOf('transcribe'));
   const pad = model.config.pad_token_id ?? model.generationConfig?.pad_token_id ?? eos;
-  const gen = { ...o.generate };
-  if (gen.returnTimestamps === false) {
-    throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'returnTimestamps: You have passed more than 3000 mel input features (> 30 seconds) which automatically enables long-form generation which requires the model to predict timestamp tokens. Please either pass `return_timestamps=True` or make sure to pass no more than 3000 mel input features.');
-  }
-  gen.returnTimestamps = true;
+  // Long-form generation predicts timestamps whatever returnTimestamps says (the pipeline passes a false one to
+  // generate as None, which long-form turns true); returnTimestamps only shapes the pipeline's output.
+  const gen = { ...o.generate, returnTimestamps: true };
   let seek = 0, window = 0, lang = gen.language;
   const total = Math.ceil(F / W);
   while (seek < F) {

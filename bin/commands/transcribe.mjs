@@ -47,6 +47,8 @@ function seconds(args, flag) {
   return n;
 }
 
+/** A text on one line: its line breaks (a model may write them) as spaces. */
+const oneLine = (s) => s.trim().replace(/\s*[\r\n]+\s*/g, ' ');
 const stamp = (t) => (t === null || t === undefined ? '?' : t.toFixed(2));
 
 /** transcribe: each file's text. Returns the exit code: 1 when a file failed. */
@@ -88,8 +90,8 @@ export async function transcribeCommand(argv) {
         if (tty) process.stderr.write('\n');
         if (args.json) process.stdout.write(`${JSON.stringify({ file, ...r })}\n`);
         else {
-          process.stdout.write(`${file}\t${r.text.trim()}\n`);
-          for (const c of args.timestamps ? r.chunks ?? [] : []) process.stdout.write(`\t[${stamp(c.timestamp[0])} - ${stamp(c.timestamp[1])}]\t${c.text.trim()}\n`);
+          process.stdout.write(`${file}\t${oneLine(r.text)}\n`);
+          for (const c of args.timestamps ? r.chunks ?? [] : []) process.stdout.write(`\t[${stamp(c.timestamp[0])} - ${stamp(c.timestamp[1])}]\t${oneLine(c.text)}\n`);
         }
       } catch (e) {
         failed++;
