@@ -63,6 +63,7 @@ function wavBlob(x) {
 
 /** Starts recording from the microphone; resolves once it records (throws when the browser refuses it). */
 async function startRecording(onTick) {
+  if (!navigator.mediaDevices?.getUserMedia) throw new Error('this browser gives no microphone here (it needs a secure context: https or localhost)');
   const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1 } });
   const controller = new AbortController();
   const chunks = [];
