@@ -18,6 +18,7 @@ import { speechGeneration, SPEECH_OPTIONS } from './speech_generate.js';
 import { decodeAsr, asrVocab } from './speech/asr_decode.js';
 import { whisperVocab, whisperDecode, pyRound2 } from './speech/whisper_text.js';
 import { timeOffset, retrieveSegment } from './speech/long_form.js';
+import { LANGUAGES } from './speech/languages.js';
 import { turn } from './seq2seq_run.js';
 
 /** transcribe()'s options: generate()'s (but returnTimestamps, which may also be 'word'), the pipeline's own. */
@@ -135,14 +136,27 @@ export async function* longForm(model, samples, o) {
     seek += segmentOffset;
     window++;
     progress(o, window, total, Math.min(seek, F) * fe.config.hopLength / fe.samplingRate);
-    yield { seek, segments };
+    yield { seek, segments, plan: g.plan };
   }
+}
+
+/**
+ * The language of a window's decoder prompt as the pipeline names a chunk's (return_language: 'english'), or null
+ * (an English-only model's prompt has no language token).
+ */
+function promptLanguage(model, plan) {
+  for (const id of plan.init) {
+    const name = LANGUAGES.get((model.tokenizer.idToToken(id) ?? '').slice(2, -2));
+    if (name) return name;
+  }
+  return null;
 }
 
 /**
  * Segments as they are decoded: each window's { timestamp: [start, end], text } (long-form's segments; one window
  * for up to 30 s), times in seconds rounded to 0.01 as the pipeline rounds its chunks', the text decoded with
- * special tokens skipped.
+ * special tokens skipped; with returnLanguage, each also has its window's language (the pipeline's chunks' name:
+ * 'english', or null).
  */
 export async function* streamSegments(model, audio, options) {
   const o = checkTranscribeOptions(options, 'stream');
@@ -154,16 +168,17 @@ export async function* streamSegments(model, audio, options) {
   const x = toMono(await samplesOf(audio, fe.samplingRate), { samplingRate: fe.samplingRate, name: 'audio', finite: false });
   const text = (tokens) => whisperDecode(v, tokens.filter((t) => t < v.timestampBegin), { skipSpecialTokens: true });
   const gen = { ...o.generate, returnTimestamps: true };
+  const segment = (s, plan) => ({
+    timestamp: [pyRound2(s.start), pyRound2(s.end)], text: text(s.tokens), ...(o.returnLanguage ? { language: promptLanguage(model, plan) } : {}),
+  });
   if (x.length <= fe.config.nSamples) {  // one window, as transcribe() runs it: the audio padded to 30 s
     const { sequence, plan } = await generateWindow(model, fe.features(x), gen);
     const seq = sequence.slice(plan.prompt.length).filter((t) => t !== v.eos);
     progress(o, 1, 1, x.length / fe.samplingRate);
-    for (const s of retrieveSegment(seq, { timestampBegin: v.timestampBegin, timeOffset: 0, seekNumFrames: model.frames }).segments) {
-      yield { timestamp: [pyRound2(s.start), pyRound2(s.end)], text: text(s.tokens) };
-    }
+    for (const s of retrieveSegment(seq, { timestampBegin: v.timestampBegin, timeOffset: 0, seekNumFrames: model.frames }).segments) yield segment(s, plan);
     return;
   }
   for await (const w of longForm(model, x, { ...o, generate: gen })) {
-    for (const s of w.segments) yield { timestamp: [pyRound2(s.start), pyRound2(s.end)], text: text(s.tokens) };
+    for (const s of w.segments) yield segment(s, w.plan);
   }
 }

@@ -2,13 +2,13 @@
 // Static server for the browser demos (npm run demo), with no dependencies.
 //
 // Serves only the repository's web/, bindings/, dist/ and models/ folders on
-// 127.0.0.1, and the packages the tokenizer, chat templates and image decoders
-// import (node_modules/@huggingface/jinja and @huggingface/tokenizers, fflate,
-// @jsquash/jpeg); everything
+// 127.0.0.1, and the packages the tokenizer, chat templates, image decoders and
+// FLAC decoder import (node_modules/@huggingface/jinja and @huggingface/tokenizers,
+// fflate, @jsquash/jpeg, @wasm-audio-decoders/flac and its own); everything
 // else is 404. Every response carries COOP/COEP/CORP headers so pages are
 // cross-origin isolated (SharedArrayBuffer, threads). A worker has no import
 // map, so the package's bare imports of those ('@huggingface/jinja') are
-// rewritten to their paths in the bindings/ files served (what a bundler or
+// rewritten to their paths in the bindings/ files (and the FLAC decoder's) served (what a bundler or
 // a CDN's ESM build does for a page). It is a development server, not a
 // production one: no caching, no gzip, no ranges.
 //
@@ -33,7 +33,16 @@ const PACKAGES = {
   // decoder (imported by its subpath, '@jsquash/jpeg/codec/dec/mozjpeg_dec.js', which fetches its .wasm beside it).
   fflate: '/node_modules/fflate/esm/browser.js',
   '@jsquash/jpeg': '/node_modules/@jsquash/jpeg/index.js',
+  // attnwasm/audio's FLAC decoder, which the worker runs on the open page's FLAC files, and its own bare imports
+  // (rewritten in its files too); @eshaz/web-worker's browser entry is the global Worker.
+  '@wasm-audio-decoders/flac': '/node_modules/@wasm-audio-decoders/flac/index.js',
+  '@wasm-audio-decoders/common': '/node_modules/@wasm-audio-decoders/common/index.js',
+  'codec-parser': '/node_modules/codec-parser/index.js',
+  'simple-yenc': '/node_modules/simple-yenc/dist/esm.js',
+  '@eshaz/web-worker': '/node_modules/@eshaz/web-worker/browser.js',
 };
+/** The served files whose bare imports of PACKAGES are rewritten: bindings/, and the FLAC decoder's packages. */
+const REWRITTEN = /^\/(bindings\/|node_modules\/(@wasm-audio-decoders\/|codec-parser\/))/;
 /**
  * A bare import of one of PACKAGES in a served bindings/ file: 'name' or "name" after from / import(, or a path in
  * it ('name/sub/file.js').
@@ -169,7 +178,7 @@ async function handle(root, req, res, { isolated, mounts }) {
     return;
   }
   const type = MIME[extname(found.file).toLowerCase()] ?? 'application/octet-stream';
-  if (url.pathname.startsWith('/bindings/') && extname(found.file) === '.js') {
+  if (REWRITTEN.test(url.pathname) && extname(found.file) === '.js') {
     const text = (await readFile(found.file, 'utf8')).replace(BARE, (_, lead, q, name, sub) => `${lead}${q}${sub ? `/node_modules/${name}${sub}` : PACKAGES[name]}${q}`);
     const body = Buffer.from(text, 'utf8');
     res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': body.byteLength });

@@ -2,7 +2,8 @@
 // (a hub id's bytes told apart: downloaded, and read from the cache), then the model's facts and the card that
 // runs it: chat and completion for a causal LM (generation.js), sentences for an embedder (embedder.js), texts
 // for a classifier or a reranker (text_tasks.js), images for an image classifier, CLIP / SigLIP or a bare vision
-// encoder (image_tasks.js), texts to translate for an encoder–decoder (translate.js), a link
+// encoder (image_tasks.js), texts to translate for an encoder–decoder (translate.js), audio to transcribe for
+// Whisper (transcribe.js), a link
 // to its own page for the demo translator and classifier. A refusal shows the runtime's own message.
 import { formatBytes } from '../shared/panel.js';
 import { $, show } from './dom.js';
@@ -12,6 +13,7 @@ import { showEmbedder } from './embedder.js';
 import { showTextTask } from './text_tasks.js';
 import { showImageTask } from './image_tasks.js';
 import { showTranslate, stopTranslation } from './translate.js';
+import { showTranscribe, stopTranscription } from './transcribe.js';
 import { hidePatches } from './patch_attention.js';
 
 /** Loads page.chosen with the dtype chosen; body[data-loaded] says 'loading', then 'true' or 'error'. */
@@ -20,8 +22,9 @@ export async function load() {
   if (!chosen || !rt) return;
   if (run.active) { run.active.controller.abort(); await run.active.finished; }
   await stopTranslation();
+  await stopTranscription();
   show($('load-error'), false);
-  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card', 'classify-card', 'image-card', 'translate-card']) show($(id), false);
+  for (const id of ['model-card', 'lm-card', 'attention-card', 'embed-card', 'token-card', 'classify-card', 'image-card', 'translate-card', 'transcribe-card']) show($(id), false);
   hidePatches();
   Object.assign(emb, { similarity: null, pick: null, seq: emb.seq + 1 });
   if (page.model) { await page.model.dispose(); page.model = null; }
@@ -98,6 +101,13 @@ function showModel(seconds) {
       ['languages', codes?.length ? `${codes.length}${model.tokenizer.srcLang ? `, ${model.tokenizer.srcLang} → ${model.tokenizer.tgtLang ?? '…'} by default` : ' target codes'}` : 'none to choose (one pair, or named in the text)'],
       ['generation', `${d?.num_beams ?? 1} beam(s), ${d?.max_new_tokens != null ? `${d.max_new_tokens} new tokens` : `max_length ${d?.max_length ?? 20}`} (${model.generationConfig ? 'generation_config.json' : 'config.json'})`],
       tokenizer);
+  } else if (model.kind === 'SpeechRecognizer') {
+    const g = model.generationConfig ?? {};
+    const langs = g.is_multilingual === false || !g.lang_to_id ? 0 : Object.keys(g.lang_to_id).length;
+    facts.push(['model_type', model.modelType], ['layers', `${model.encoderLayers} encoder + ${model.decoderLayers} decoder, width ${model.dModel}`],
+      ['audio', `30-second windows of ${model.numMelBins} mel bins × ${model.frames} frames`],
+      ['languages', langs ? `${langs}, detected or chosen; transcribe or translate to English` : 'English only'],
+      ['tokens a window', `at most ${model.maxTargetPositions}`], ['vocabulary', String(model.vocabSize)], tokenizer);
   }
   $('facts').replaceChildren(...facts.flatMap(([k, v]) => {
     const dt = document.createElement('dt');
@@ -115,9 +125,11 @@ function showModel(seconds) {
             : model.kind === 'ImageClassifier' ? `A ${model.modelType} image classifier`
               : model.kind === 'VisionModel' ? `A ${model.modelType} image encoder`
                 : model.kind === 'CLIPModel' ? `A ${model.modelType} ${model.siglip ? 'SigLIP' : 'CLIP'} model`
-                  : model.kind === 'Seq2SeqLM' ? `A ${model.modelType} translator (encoder–decoder)` : `A ${model.kind}`;
+                  : model.kind === 'Seq2SeqLM' ? `A ${model.modelType} translator (encoder–decoder)`
+                    : model.kind === 'SpeechRecognizer' ? `A ${model.modelType} speech recognizer` : `A ${model.kind}`;
   const card = { Embedder: showEmbedder, DecoderEmbedder: showEmbedder, TextClassifier: showTextTask, CrossEncoder: showTextTask, TokenClassifier: showTextTask,
-    ImageClassifier: showImageTask, VisionModel: showImageTask, CLIPModel: showImageTask, Seq2SeqLM: showTranslate }[model.kind];
+    ImageClassifier: showImageTask, VisionModel: showImageTask, CLIPModel: showImageTask, Seq2SeqLM: showTranslate,
+    SpeechRecognizer: showTranscribe }[model.kind];
   if (card) {
     $('other-note').textContent = '';
     show($('other-note'), false);
@@ -127,7 +139,7 @@ function showModel(seconds) {
   }
   const other = model.kind !== 'CausalLM';
   const [href, name] = model.kind === 'Translator' ? ['/web/translate/', 'Translate'] : ['/web/digits/', 'Digits'];
-  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers, rerankers, entity taggers, image models and hub translators; see this model at work on the <a href="${href}">${name} page</a>.` : '';
+  $('other-note').innerHTML = other ? `This page runs language models, sentence embedders, text classifiers, rerankers, entity taggers, image models, hub translators and Whisper; see this model at work on the <a href="${href}">${name} page</a>.` : '';
   show($('other-note'), other);
   show($('model-card'));
   if (other) return;

@@ -5,13 +5,14 @@
 // sentence embedder embeds sentences, compares them, and shows where each token looks; a text classifier labels
 // texts, a reranker ranks documents for a query; an image classifier labels images, CLIP / SigLIP (or a bare vision
 // encoder) search them, and a patch's attention shows; an encoder–decoder translates texts (greedy streamed, beams
-// when done). What the runtime cannot
+// when done); Whisper transcribes audio (a file or the microphone), its segments streamed. What the runtime cannot
 // run is refused with its error's text. Imports the package the way a user would (the import map).
 // This file wires the page: its elements, the modules, the start-up and window.openDemo; it draws nothing.
 // source.js, fits.js: the checkpoint and what fits · loading.js: the load and the model's facts ·
 // generation.js, lm_attention.js: a causal LM at work · embedder.js, token_attention.js: a sentence embedder ·
 // text_tasks.js: a classifier or a reranker · image_inputs.js, image_tasks.js, image_search.js, patch_attention.js:
 // images dropped, labelled, searched, and a patch's attention · translate.js: an encoder–decoder translating ·
+// speech_input.js, transcribe.js: audio given to Whisper, transcribed ·
 // paint.js: the attention grids' pixels · cache_view.js: the hub cache · state.js, dom.js: what they share.
 import { createWorker } from 'attnwasm/worker';
 import { mountPanel } from '../shared/panel.js';
@@ -27,6 +28,7 @@ import { mountTextTask, last as textTask } from './text_tasks.js';
 import { mountImageTask } from './image_tasks.js';
 import { mountPatchAttention } from './patch_attention.js';
 import { mountTranslate, last as translation } from './translate.js';
+import { mountTranscribe, last as transcription } from './transcribe.js';
 import { mountCacheView, looksLikeHubId } from './cache_view.js';
 
 page.panel = mountPanel($('panel'), { models: ['Model weights'] });
@@ -74,6 +76,7 @@ mountTextTask();
 mountImageTask();
 mountPatchAttention();
 mountTranslate();
+mountTranscribe();
 
 // ------------------------------------------------------------------ start-up
 try {
@@ -110,6 +113,7 @@ window.openDemo = {
       textTask: textTask.run,
       imageTask: img.run ? { ...img.run, patch: img.patch ? { ...img.patch } : null } : null,
       translate: translation.run ? { ...translation.run, running: !!translation.active, seq: translation.seq } : null,
+      transcribe: transcription.run ? { ...transcription.run, running: !!transcription.active, seq: transcription.seq } : null,
       checkpoint: page.chosen?.report ?? null,
     };
   },
