@@ -1,6 +1,7 @@
 // Seq2SeqLm (seq2seq.h): the encoder, the decoder's appends against the state's caches, teacher forcing.
 #include "models/seq2seq.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -297,7 +298,7 @@ Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers
       ly.cq_proj.Apply(n, h, E, q, E);
       // A source's rows (its beams × T) are contiguous and read the same keys: one group per source.
       AW_RETURN_IF_ERROR(RunAttention({st->B, st->beams * T, st->S, H, D, E, q, st->cross_k[l].data(),
-                                       st->cross_v[l].data(), st->S * E, st->key_add.data(), false, 0, ctx}));
+                                       st->cross_v[l].data(), st->S * E, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx}));
       ly.cout_proj.Apply(n, ctx, E, y, E);
       return Status::OK();
     }));
@@ -357,9 +358,13 @@ Status BeginState(Seq2SeqState* st, const int32_t* mask, int64_t B, int64_t S, i
   st->S = size_t(S);
   st->beams = size_t(beams);
   st->rows = size_t(B * beams);
-  st->key_add.assign(n, 0.0f);
-  if (mask)
+  // The source mask as additive −inf, kept only when it masks a key: an all-zero mask would cost every step's
+  // attention a scan of the cross keys and values for NaN (ops/attention.h) and change no bit.
+  st->key_add.clear();
+  if (mask && std::find(mask, mask + n, 0) != mask + n) {
+    st->key_add.assign(n, 0.0f);
     for (size_t i = 0; i < n; ++i) st->key_add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+  }
   st->cross_k.clear();
   st->cross_v.clear();
   st->cross_k.resize(layers);

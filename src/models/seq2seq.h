@@ -85,7 +85,7 @@ std::string Seq2SeqConfigJson(const Seq2SeqConfig& c);
 struct Seq2SeqState {
   size_t B = 0, S = 0, beams = 0, rows = 0;  // sources, padded source length, rows per source, B · beams
   Buffer memory;                // (B, S, E): encoder_last_hidden_state
-  std::vector<float> key_add;   // (B, S): 0 or -inf per source key (the attention mask)
+  std::vector<float> key_add;   // (B, S): 0 or -inf per source key (the attention mask); empty when none is masked
   std::vector<Buffer> cross_k, cross_v;  // per decoder layer, (B, S, E)
   KvCache self;                 // (rows, capacity, width) per decoder layer: allocated for a few positions, grown
                                 // (doubled, copied) as the target grows, up to `limit`

@@ -265,7 +265,7 @@ Status T5Lm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all
     AW_RETURN_IF_ERROR(res.Block(b.cross_norm, x, [&](const float* h, float* y) -> Status {
       b.cq.Apply(n, h, E, q, I);
       AW_RETURN_IF_ERROR(T5Attend(st->B, H, D, I, st->beams * Tn, st->S, q, st->cross_k[l].data(), st->cross_v[l].data(),
-                                  st->S * I, nullptr, st->key_add.data(), false, 0, ctx));
+                                  st->S * I, nullptr, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx));
       b.co.Apply(n, ctx, I, y, E);
       return Status::OK();
     }));
