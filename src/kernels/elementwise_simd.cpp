@@ -25,4 +25,45 @@ void f32_mul(size_t n, float* y, const float* x) {
   apply<xsimd::default_arch>(n, y, x, [](auto a, auto b) { return a * b; });
 }
 
+void f32_dot_rows(size_t n, size_t k, const float* a, size_t lda, const float* x, float* y) {
+  using batch = xsimd::batch<float, xsimd::default_arch>;
+  constexpr size_t W = batch::size;
+  for (size_t i = 0; i < n; ++i) {
+    const float* row = a + i * lda;
+    batch s0(0.0f), s1(0.0f);
+    size_t j = 0;
+    for (; j + 2 * W <= k; j += 2 * W) {
+      s0 += batch::load_unaligned(row + j) * batch::load_unaligned(x + j);
+      s1 += batch::load_unaligned(row + j + W) * batch::load_unaligned(x + j + W);
+    }
+    for (; j + W <= k; j += W) s0 += batch::load_unaligned(row + j) * batch::load_unaligned(x + j);
+    float acc = xsimd::hadd(s0 + s1);
+    for (; j < k; ++j) acc += row[j] * x[j];
+    y[i] = acc;
+  }
+}
+
+void f32_axpy_rows(size_t n, size_t k, const float* a, size_t lda, const float* p, size_t ps, float* y) {
+  using batch = xsimd::batch<float, xsimd::default_arch>;
+  constexpr size_t W = batch::size, V = 8;  // columns of V vectors at a time, each summed over every row
+  size_t j = 0;
+  for (; j + V * W <= k; j += V * W) {
+    batch acc[V];
+    for (size_t v = 0; v < V; ++v) acc[v] = batch::load_unaligned(y + j + v * W);
+    for (size_t i = 0; i < n; ++i) {
+      const batch w(p[i * ps]);
+      const float* row = a + i * lda + j;
+      for (size_t v = 0; v < V; ++v) acc[v] += w * batch::load_unaligned(row + v * W);
+    }
+    for (size_t v = 0; v < V; ++v) acc[v].store_unaligned(y + j + v * W);
+  }
+  for (; j + W <= k; j += W) {
+    batch acc = batch::load_unaligned(y + j);
+    for (size_t i = 0; i < n; ++i) acc += batch(p[i * ps]) * batch::load_unaligned(a + i * lda + j);
+    acc.store_unaligned(y + j);
+  }
+  for (; j < k; ++j)
+    for (size_t i = 0; i < n; ++i) y[j] += p[i * ps] * a[i * lda + j];
+}
+
 }  // namespace aw::kernels

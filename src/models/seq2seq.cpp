@@ -221,6 +221,7 @@ Status RunAttention(const AttnCall& c) {
   sh.masked_keys = c.S;
   sh.causal = c.causal;
   sh.causal_offset = c.causal_offset;
+  sh.direct = true;  // a step's few rows (L <= kAttnDirectRows): K and V read in place, not packed
   auto head = [&](size_t g, size_t h) {
     AttnHead a;
     a.q = c.q + g * c.L * c.E + h * c.D;

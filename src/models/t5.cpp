@@ -162,6 +162,7 @@ Status T5Attend(size_t groups, size_t H, size_t D, size_t I, size_t L, size_t S,
   sh.causal_offset = offset;
   sh.add_ld = S;
   sh.add_cs = 1;
+  sh.direct = true;  // a step's few rows (L <= kAttnDirectRows): K and V read in place, not packed
   auto head = [&](size_t g, size_t h) {
     AttnHead a;
     a.q = q + g * L * I + h * D;

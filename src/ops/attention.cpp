@@ -265,6 +265,39 @@ AW_TIER_ENTRY void RunPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1,
   }
 }
 
+// The direct path (AttnShape::direct): query rows [r0, r1) of heads [h0, h1) of group g, each on its own: the
+// scores of its live keys as dot products with K's rows in place, the masks, the online softmax over them all at
+// once, the probabilities times V's rows in place, divided by the sum. The same rules as RunPiece: keys outside the
+// live range are skipped only when the head's inputs are finite; a row with no live key gives zeros.
+AW_TIER_ENTRY void DirectPiece(const AttnShape& sh, size_t g, size_t h0, size_t h1, AttnHeadFn head_of, const void* ctx,
+                               size_t r0, size_t r1, float* w) {
+  float* qs = w;            // hd: the row times scale, as f32_gemm_pack_a scales it
+  float* s = qs + sh.hd;    // S: its scores
+  float* p = s + sh.S;      // S · MR: its probabilities (f32_softmax_online's packed-A layout: p[j · MR])
+  for (size_t hh = h0; hh < h1; ++hh) {
+    const AttnHead h = head_of(ctx, g, hh);
+    const bool skip = HasMasks(sh, h) && (sh.masked_unread || InputsFinite(sh, h, r0, r1));
+    for (size_t i = r0; i < r1; ++i) {
+      float* out = h.out + i * sh.ldo;
+      size_t lo = 0, hi = sh.S;
+      if (skip) LiveKeys(sh, h, i, &lo, &hi);
+      if (lo >= hi) {
+        kernels::f32_fill(sh.hdv, out, 0.0f);
+        continue;
+      }
+      const size_t n = hi - lo;
+      for (size_t t = 0; t < sh.hd; ++t) qs[t] = sh.scale * h.q[i * sh.ldq + t];
+      kernels::f32_dot_rows(n, sh.hd, h.k + lo * sh.ldk, sh.ldk, qs, s);
+      ApplyMasks(sh, h, i, 1, lo, n, s, n);
+      float m = kNegInf, l = 0.0f, alpha = 1.0f;
+      kernels::f32_softmax_online(1, n, s, n, &m, &l, &alpha, p);
+      kernels::f32_fill(sh.hdv, out, 0.0f);
+      kernels::f32_axpy_rows(n, sh.hdv, h.v + lo * sh.ldv, sh.ldv, p, kGemmMR, out);
+      Normalize(1, sh.hdv, out, sh.ldo, &l);
+    }
+  }
+}
+
 }  // namespace
 
 int64_t AttnScratchFloats(const AttnShape& sh) { return Layout(sh).total; }
@@ -286,7 +319,10 @@ Status Attend(const AttnShape& sh, size_t groups, size_t heads, AttnHeadFn head_
   // A piece's work in multiply-adds, to hand each thread at least ~2^16.
   const size_t piece = per_unit * std::min(sh.L, kAttnRowBlock) * std::max<size_t>(sh.S, 1) * (sh.hd + sh.hdv + 1);
   const size_t grain = sh.serial ? SIZE_MAX : (size_t(1) << 16) / std::max<size_t>(piece, 1) + 1;
-  const auto run_piece = TierEntry<&RunPiece>();
+  // The direct path's scratch (hd + S + S·MR floats) fits in the packed path's (K and V packed, at least S · (hd +
+  // NR), and a Q block).
+  const bool direct = sh.direct && !sh.weights && sh.masked_keys == sh.S && sh.L <= kAttnDirectRows;
+  const auto run_piece = direct ? TierEntry<&DirectPiece>() : TierEntry<&RunPiece>();
   ParallelForRowBlocks(units, sh.L, kAttnRowBlock, grain, [&](size_t u, size_t r0, size_t r1, int tid) {
     const size_t g = sh.average ? u : u / heads, h0 = sh.average ? 0 : u % heads;
     run_piece(sh, g, h0, h0 + per_unit, head_of, ctx, r0, r1, base + size_t(tid) * size_t(per_thread));

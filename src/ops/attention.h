@@ -72,7 +72,15 @@ struct AttnShape {
   bool average = false;     // with weights: every head of a group gives the same weights pointer, and the
                             // group's weights are the mean over its heads (MultiheadAttention's default)
   bool serial = false;      // run on one thread (groups share output or weights rows)
+  bool direct = false;      // a decoding step's few query rows (L <= kAttnDirectRows, no weights, masked_keys = S):
+                            // each row's scores as dot products with the keys where they lie, then its weighted sum
+                            // of the values, nothing packed (kernels f32_dot_rows, f32_axpy_rows). The same masks
+                            // and NaN rules; another order of summation in the scores (a few ulps). Per head it reads
+                            // K and V once instead of packing them first: the encoder–decoders' cross-attention
+                            // over a 30-second Whisper window, every step.
 };
+
+constexpr size_t kAttnDirectRows = 4;  // the most query rows the direct path takes
 
 // One head. Pointers may be null where the shape has no such data.
 struct AttnHead {

@@ -251,6 +251,58 @@ TEST(Attention, NonFiniteInputsPropagateLikeThePlainMath) {
         }
 }
 
+// The direct path (AttnShape::direct: a decoding step's L <= kAttnDirectRows rows, K and V read in place):
+// against the plain math with every mask kind, at key counts around the chunk and up to a Whisper window's 1500,
+// head widths that fill no vector, causal offsets and sliding windows as decoding steps use them, NaN and inf in
+// Q, K or V, rows that see no key (zeros); and asked for weights or for more rows, the packed path runs instead.
+TEST(Attention, DirectPathForDecodingSteps) {
+  std::mt19937 rng(12);
+  double worst = 0;
+  size_t n = 0;
+  for (size_t L : {1, 2, 3, 4})
+    for (size_t S : {1, 5, 63, 64, 65, 200, 1500})
+      for (MaskKind mk : kAllMasks) {
+        const size_t hd = (n % 3 == 0) ? 64 : (n % 3 == 1) ? 4 : 33, hdv = (n % 2) ? 64 : 5;
+        Problem p = Make(L, S, hd, hdv, mk, false, false, 3, rng);
+        p.sh.direct = true;
+        SCOPED_TRACE(Describe(L, S, hd, hdv, mk, false, false) + " direct");
+        EXPECT_TRUE(Compare(p, &worst));
+        if (::testing::Test::HasFailure()) return;
+        ++n;
+      }
+  for (size_t S : {9, 70, 300})
+    for (int64_t off : {int64_t(S) - 1, int64_t(S) - 4, int64_t(-1), int64_t(-5), int64_t(2)})
+      for (size_t window : {size_t(0), size_t(1), size_t(7), size_t(100)}) {
+        Problem p = Make(4, S, 16, 8, n % 2 ? MaskKind::kKeyPadding : MaskKind::kCausal, false, false, 2, rng);
+        p.sh.causal = true;
+        p.sh.causal_offset = off;
+        p.sh.window = window;
+        p.sh.direct = true;
+        SCOPED_TRACE("direct causal S " + std::to_string(S) + " offset " + std::to_string(off) + " window " + std::to_string(window));
+        EXPECT_TRUE(Compare(p, &worst));
+        ++n;
+      }
+  for (MaskKind mk : {MaskKind::kNone, MaskKind::kKeyPadding, MaskKind::kAdd, MaskKind::kKeep})
+    for (int where = 0; where < 3; ++where)
+      for (float bad : {kNaN, kInf, -kInf}) {
+        Problem p = Make(2, 150, 8, 8, mk, false, false, 2, rng);
+        p.sh.direct = true;
+        std::vector<float>& x = where == 0 ? p.q : where == 1 ? p.k : p.v;
+        const size_t ld = where == 0 ? p.sh.ldq : where == 1 ? p.sh.ldk : p.sh.ldv;
+        x[(where == 0 ? 1 : 140) * ld + 3] = bad;  // a padded key (key-padding masks the last keys) or row 1
+        SCOPED_TRACE(std::string("direct, a bad value in ") + "qkv"[where] + " mask " + Name(mk));
+        EXPECT_TRUE(Compare(p));
+        ++n;
+      }
+  // Weights, or more rows than kAttnDirectRows: the flag is a hint, the packed path answers.
+  for (size_t L : {size_t(2), kAttnDirectRows + 1, size_t(40)}) {
+    Problem p = Make(L, 100, 16, 16, MaskKind::kKeyPadding, L == 2, false, 2, rng);
+    p.sh.direct = true;
+    EXPECT_TRUE(Compare(p, &worst)) << "L " << L;
+  }
+  std::printf("[  worst   ] direct path vs reference: max |diff| = %.3g over %zu calls\n", worst, n);
+}
+
 // Causal with a diagonal offset: key j masked for query i when j > i + offset.
 // torch's causal_lower_right(L, S) is offset S - L (negative for L > S: the
 // first L - S rows see no key and give zeros), causal_upper_left offset 0;
