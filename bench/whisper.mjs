@@ -30,14 +30,15 @@
 //
 // Needs bench/onnx/whisper (/usr/bin/python3 bench/export_whisper_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/whisper.mjs [--rounds 3] [--json] [--model tiny|base] [--max-new-tokens 100] [--no-memory]
-//        [--no-first-call] [--no-rtf]
+//        [--no-first-call] [--no-rtf]; node bench/whisper.mjs --render saved.json (the report of a --json run);
+//        node bench/whisper.mjs --profile [--model tiny|base] (the encoder's parts through the public layers)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData, parentPort, Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { BENCH_DIR, describeMachine, median, peakProbe } from './lib.mjs';
+import { BENCH_DIR, describeMachine, median, peakProbe, readBandwidth } from './lib.mjs';
 import { generateSeq2Seq } from '../bindings/seq2seq_generate.js';
 import { planSpeechGeneration } from '../bindings/speech_generate.js';
 import { WhisperFeatureExtractor } from '../bindings/audio/index.js';
@@ -60,10 +61,11 @@ function args() {
   return {
     rounds, maxNewTokens, models: model ? [model] : MODELS, json: a.includes('--json'),
     memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), rtf: !a.includes('--no-rtf'),
-    child: value('--child', null), engine: value('--engine', null), threads: Number(value('--threads', 1)),
+    render: value('--render', null), profile: a.includes('--profile'), child: value('--child', null), engine: value('--engine', null), threads: Number(value('--threads', 1)),
   };
 }
 
+const f1g = (x) => x.toFixed(1);
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
 
 /** 30 s of speech-like audio number k: a chirp and noise (k shifts the chirp's range and the noise's seed). */
@@ -430,7 +432,12 @@ function shapeOf(c) {
   const E = c.d_model, F = c.encoder_ffn_dim, Le = c.encoder_layers, Ld = c.decoder_layers, M = c.num_mel_bins, S = SOURCE;
   const stem = 2 * FRAMES * M * E * 3 + 2 * S * E * E * 3;
   const layers = Le * (2 * S * (4 * E * E + 2 * E * F) + 4 * S * S * E);
-  return { encoderFlops: stem + layers, stemFlops: stem, attnFlops: Le * 4 * S * S * E, crossKvFlops: Ld * 2 * S * 2 * E * E };
+  const Fd = c.decoder_ffn_dim, V = c.vocab_size;
+  return {
+    encoderFlops: stem + layers, stemFlops: stem, attnFlops: Le * 4 * S * S * E, crossKvFlops: Ld * 2 * S * 2 * E * E,
+    // A one-row decoder step reads every decoder weight and the tied head once, and every layer's cross K/V.
+    stepWeightBytes: 4 * (Ld * (6 * E * E + 2 * E * Fd) + V * E), stepCrossBytes: 4 * Ld * 2 * S * E,
+  };
 }
 
 async function benchModel(name, aw, o) {
@@ -501,8 +508,72 @@ async function benchModel(name, aw, o) {
   return r;
 }
 
+/**
+ * Where an encoder pass's time goes, through the public layers at the encoder's shapes (each with its JS copies in
+ * and out): per layer the q/k/v projection (Linear E → 3E over 1500 rows), the output projection, fc1 and fc2, and
+ * the attention core (scaledDotProductAttention, (H, 1500, 64), not causal); the conv stem's two GEMMs as Linear
+ * (3·mels → E over 3000 rows, 3E → E over 1500); the cross-attention keys / values (E → 2E per decoder layer); and
+ * the decoder's head (E → V over 1 row: the largest weight a step reads). Medians of 5 calls after 2, the model's
+ * own begin (speechBegin) beside them; LayerNorm, GELU, the residuals and the stem's window gather are not timed
+ * apart (they are the difference).
+ */
+async function profile(name, aw) {
+  const c = readJson(join(DIR, name, 'model', 'config.json'));
+  const E = c.d_model, F = c.encoder_ffn_dim, H = c.encoder_attention_heads, hd = E / H, S = SOURCE, M = c.num_mel_bins;
+  const data = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
+  const time = (f, reps = 5) => { f(); f(); return median(Array.from({ length: reps }, () => { const t0 = performance.now(); f(); return performance.now() - t0; })); };
+  const linear = (k, n, rows) => {
+    const l = new aw.Linear(k, n);
+    const x = { data: data(rows * k), shape: [rows, k] };
+    try { return { ms: time(() => l.forward(x)), flops: 2 * rows * k * n }; } finally { l.dispose(); }
+  };
+  const q = { data: data(H * S * hd), shape: [H, S, hd] };
+  const parts = {
+    'q/k/v projection': linear(E, 3 * E, S),
+    'output projection': linear(E, E, S),
+    fc1: linear(E, F, S),
+    fc2: linear(F, E, S),
+    'attention core': { ms: time(() => aw.scaledDotProductAttention(q, q, q)), flops: 4 * H * S * S * hd },
+  };
+  const stem = { conv1: linear(3 * M, E, FRAMES), conv2: linear(3 * E, E, S) };
+  const cross = linear(E, 2 * E, S);
+  const head = linear(E, c.vocab_size, 1);
+  const m = await aw.loadModel(join(DIR, name, 'model'));
+  const features = m.features(audio(0));
+  const st = m._stepper(features);
+  const beginMs = time(() => st.free(st.begin(1, 8)));
+  m.dispose();
+  const layerMs = Object.values(parts).reduce((a, p) => a + p.ms, 0);
+  return {
+    model: name, parts, stem, cross, head, beginMs, layers: c.encoder_layers, decoderLayers: c.decoder_layers,
+    sumMs: c.encoder_layers * layerMs + stem.conv1.ms + stem.conv2.ms + c.decoder_layers * cross.ms,
+  };
+}
+
+function reportProfile(p) {
+  const f1 = (x) => x.toFixed(1), gf = (x) => `${f1(x.flops / x.ms / 1e6)} GFLOP/s`;
+  console.log(`\n${p.model}: the model's begin (speechBegin: stem, ${p.layers} encoder layers, ${p.decoderLayers} layers' cross K/V) ${f1(p.beginMs)} ms; the parts through the public layers sum to ${f1(p.sumMs)} ms:`);
+  for (const [k, x] of Object.entries(p.parts)) console.log(`  per layer ${k.padEnd(18)} ${f1(x.ms).padStart(7)} ms × ${p.layers} = ${f1(x.ms * p.layers).padStart(7)} ms  ${gf(x)}`);
+  for (const [k, x] of Object.entries(p.stem)) console.log(`  stem ${k} (as Linear)     ${f1(x.ms).padStart(7)} ms  ${gf(x)}`);
+  console.log(`  cross K/V per decoder layer   ${f1(p.cross.ms).padStart(7)} ms × ${p.decoderLayers} = ${f1(p.cross.ms * p.decoderLayers)} ms  ${gf(p.cross)}`);
+  console.log(`  decoder head (1 row, E → V)   ${f1(p.head.ms).padStart(7)} ms  (${f1(p.head.flops / 2 * 4 / p.head.ms / 1e6)} GB/s of float32 weights)`);
+}
+
 async function main() {
   const o = args();
+  if (o.profile) {
+    const aw = await initAttnwasm(1);
+    const probe = await peakProbe();
+    const peak = median(Array.from({ length: 5 }, () => probe(40)));
+    const out = { machine: describeMachine(), peakGflops: peak, profiles: [] };
+    for (const name of o.models) out.profiles.push(await profile(name, aw));
+    aw.close();
+    if (o.json) return console.log(JSON.stringify(out));
+    console.log(`${out.machine}\nthis run's SIMD peak ${f1g(peak)} GFLOP/s`);
+    out.profiles.forEach(reportProfile);
+    return;
+  }
+  if (o.render) { const saved = readJson(o.render); return report(saved, { ...o, rounds: saved.rounds, maxNewTokens: saved.maxNewTokens }); }
   if (o.child === 'first') return console.log(JSON.stringify(await childFirstCall(o)));
   if (o.child === 'rtf') return console.log(JSON.stringify(await childRealTime(o)));
   if (o.child === 'memory') return console.log(JSON.stringify(await childMemory(o)));
@@ -517,6 +588,7 @@ async function main() {
   aw.close();
   peaks.push(median(Array.from({ length: 5 }, () => probe(40))));
   result.peakGflops = median(peaks);
+  result.readGBs = (await readBandwidth()) / 1e9;
   const common = (name) => ['--model', name, '--max-new-tokens', String(o.maxNewTokens)];
   for (const name of o.models) {
     const r = result.models[name];
@@ -551,6 +623,8 @@ function report(result, o) {
     for (const [engine, s] of Object.entries(t.split)) {
       console.log(`    ${engine.padEnd(8)} ${f0(s.total)} ms: features ${f0(s.features)}, begin ${f0(s.begin)}, first step ${f1(s.first)}, later steps ${f0(s.next)} (${f2(s.next / s.nextSteps)} ms × ${s.nextSteps}), free ${f1(s.free)}, the search in JS ${f0(s.search)} = ${f1(100 * s.search / s.total)} %`);
     }
+    const sh = shapeOf(readJson(join(DIR, name, 'model', 'config.json'))), stepBytes = sh.stepWeightBytes + sh.stepCrossBytes;
+    console.log(`    a step reads ${MB(sh.stepWeightBytes)} of float32 weights + ${MB(sh.stepCrossBytes)} of cross K/V: attnwasm ${f1(stepBytes / (t.split.attnwasm.next / t.split.attnwasm.nextSteps) / 1e6)} GB/s, onnxruntime-web ${f1(stepBytes / (t.split.ort.next / t.split.ort.nextSteps) / 1e6)} GB/s${result.readGBs ? ` (this run's read bandwidth ${f1(result.readGBs)} GB/s)` : ''}`);
     const k = t.ortWorker;
     console.log(`    ort worker: encoder ${f0(k.encoderMs)}, decoder_model ${f1(k.firstMs)}, decoder_with_past ${f0(k.nextMs)} (${f2(k.nextMs / k.nextSteps)} ms × ${k.nextSteps}), logits copy ${f1(k.copyMs)} ms`);
     for (const d of r.disagreements) console.log(`  DISAGREE at ${d.at}: attnwasm ${d.attnwasm.join(' ')} | ort ${d.ort.join(' ')} (lengths ${d.lengths.join(' / ')})`);
