@@ -91,8 +91,12 @@ A signal record is {name, spec, samples, fnv1a}.
     timestamps; prompt_ids (get_prompt_ids('the sea shells')) without and with timestamps; no_repeat_ngram_size 2;
     max_new_tokens 5; batch of 2 (language en; with timestamps; language detected); refusals: language 'xx',
     'klingon', 'yue' (not in lang_to_id), task 'summarize', max_new_tokens 62 (+ the prompt > max_target_positions).
-    en: greedy and timestamps on the 3 inputs, beam 2, batch 2, and the refusal of language='en'. v3, distil: greedy
-    on the 3 inputs, language en, timestamps.
+    en: greedy and timestamps on the 3 inputs, beam 2, batch 2, and the refusal of language='en'. v3: greedy on the 3
+    inputs, language en, timestamps.
+  What these random models say: tiny and v3 run every generate case to max_length 40 (no eos; often a language
+    token or one text token repeated), en stops on eos (14-31 tokens; with timestamps at once: [sot, <|t|>, eos]).
+    Texts are mostly byte tokens that do not form UTF-8: decoded with errors='replace' (U+FFFD), as the slow
+    tokenizer does.
   longform cases: generate cases on the 75 s input (and 75 s + 40 s batched) with feature_kwargs padding='longest':
     tiny: language en with return_segments; the same without return_segments; language detected; no attention_mask;
     batch 2; num_beams 2; refusal of return_timestamps False. en: one case and the refusal.
@@ -1032,6 +1036,10 @@ def main():
         folders.append(folder_goldens(spec, path, tok, ids))
         print(spec['name'], 'ok', file=sys.stderr, flush=True)
     write_json(folders)
+    write_readme()
+
+
+def write_readme():
     with open(os.path.join(OUT, 'README.md'), 'w') as f:
         f.write('# Whisper goldens\n\nMade by tests/data/make_whisper_goldens.py; its docstring, repeated here.\n\n')
         f.write('```text\n' + __doc__.split('\n\n', 1)[1].strip() + '\n```\n')
