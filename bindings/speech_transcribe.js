@@ -12,7 +12,6 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkOptions } from './checks.js';
 import { toMono } from './audio/audio_input.js';
-import { readAudio } from './audio/decode.js';
 import { chunkSizes, chunkIter } from './audio/chunks.js';
 import { speechGeneration, SPEECH_OPTIONS } from './speech_generate.js';
 import { decodeAsr, asrVocab } from './speech/asr_decode.js';
@@ -48,7 +47,11 @@ function checkTranscribeOptions(options, what) {
 async function samplesOf(audio, samplingRate) {
   const file = typeof audio === 'string' || audio instanceof URL || audio instanceof ArrayBuffer || audio instanceof Uint8Array
     || (typeof Blob === 'function' && audio instanceof Blob);
-  return file ? readAudio(audio, { samplingRate }) : audio;
+  if (!file) return audio;
+  // attnwasm/audio's readAudio, loaded by URL where a file is given, so that a bundle of the main entry does not
+  // take in the FLAC decoder's package (a bundled app passes samples: readAudio from 'attnwasm/audio').
+  const { readAudio } = await import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./audio/decode.js', import.meta.url).href);
+  return readAudio(audio, { samplingRate });
 }
 
 /** One window's generation: the best sequence of source 0 (the decoder prompt included), and the plan. */

@@ -71,12 +71,15 @@ export async function decodeAudio(input, { samplingRate = 16000, name = 'audio' 
       : `${name}: not an audio file attnwasm recognises (the first bytes are neither WAV nor FLAC, nor another known container)`);
 }
 
+// Held in a variable so that bundlers do not resolve a Node built-in for the browser (as sources.js does).
+const NODE_FS = 'node:fs/promises';
+
 async function readSource(source, name) {
   const isUrl = source instanceof URL;
   const text = isUrl ? source.href : source;
   const node = typeof process === 'object' && process.versions?.node;
   if (node && (!isUrl || source.protocol === 'file:') && !/^https?:/.test(text)) {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
     try {
       return new Uint8Array(await readFile(source));
     } catch (e) {

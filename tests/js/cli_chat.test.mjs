@@ -138,7 +138,7 @@ test('usage errors (exit 2) and a model without a chat template (exit 1) fail be
     [['chat', '--model', join(folder, 'model.safetensors'), '--config', join(folder, 'config.json')], 2, /^attnwasm: chat: this model has no tokenizer: give --tokenizer/],
     [['chat', '--model', noTemplate], 1, /^attnwasm: chat: no chat template: tokenizer_config\.json has no chat_template \(newer repos keep it in chat_template\.jinja\); give --chat-template FILE \(a chat_template\.jinja\)$/],
     [['generate', 'hi', '--model', folder, '--system', 'x'], 2, /^attnwasm: --system is an option of chat, not of generate$/m],
-    [['nope'], 2, /^attnwasm: unknown command 'nope' \(expected translate, classify, generate, chat, embed, classify-text, rerank, entities, classify-image, embed-image, cache or inspect; see --help\)$/],
+    [['nope'], 2, /^attnwasm: unknown command 'nope' \(expected translate, classify, generate, chat, embed, classify-text, rerank, entities, classify-image, embed-image, transcribe, cache or inspect; see --help\)$/],
   ]) {
     const r = cli(args, 'Hello\n');
     assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);

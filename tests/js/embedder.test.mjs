@@ -471,7 +471,7 @@ test('cosineSimilarity: vectors → a number, matrices (n, d) × (m, d) → (n, 
 
 test('an encoder takes no generation_config.json: the option is refused by name, a folder\'s file is not read', async () => {
   await assert.rejects(loadFolder('gen-option', encoderFolder(), { generationConfig: { eos_token_id: 1 } }),
-    (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'generationConfig: only a causal LM takes a generation_config.json (an encoder-decoder translator too); this checkpoint is an encoder (model_type "bert")');
+    (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.message === 'generationConfig: only a causal LM takes a generation_config.json (an encoder-decoder translator, a speech recognizer too); this checkpoint is an encoder (model_type "bert")');
   // A broken generation_config.json beside an encoder does not matter: it is never read.
   const m = await loadFolder('gen-file', encoderFolder({ extra: { 'generation_config.json': 'not json' } }));
   assert.equal(m.constructor.name, 'Embedder');
