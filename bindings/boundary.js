@@ -201,6 +201,8 @@ export const models = Object.freeze({
   speechBegin: (rt, h, tensors, extra) => withArgs(rt, tensors, extra, (a) => own(rt, checked(mod(rt).speechBegin(h, a)))),
   /** { features, dec } → [logits, encoderLastHiddenState]. */
   speechForward: callOn((c, h, a) => c.speechForward(h, a)),
+  /** { tokens (rows, T), heads (n, 2) int32 } on a decoding state → [alignment weights (rows, n, T, S)]. */
+  speechAlignment: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).speechAlignment(h, state, a))),
 });
 
 // ---- files ----

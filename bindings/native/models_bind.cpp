@@ -278,9 +278,9 @@ std::unique_ptr<CallResult> Seq2SeqForward(ModuleHandle& h, val a) {
 
 // Whisper (models/whisper.h). {features: (B, n_mels, frames) float32, beams, capacity} → a state, as seq2seqBegin
 // (then stepped, reordered and freed by the seq2seq functions).
-aw::Status NotWhisper(const ModuleHandle& h) {
+aw::Status NotWhisper(const ModuleHandle& h, const char* what = "inputFeatures: only a Whisper checkpoint takes input features") {
   if (h.family() && std::string(h.family()->kind) == "whisper") return aw::Status::OK();
-  return aw::ArgError("inputFeatures: only a Whisper checkpoint takes input features");
+  return aw::ArgError(what);
 }
 
 std::unique_ptr<Seq2SeqStateHandle> SpeechBegin(ModuleHandle& h, val a) {
@@ -312,6 +312,24 @@ std::unique_ptr<CallResult> SpeechForward(ModuleHandle& h, val a) {
   auto res = One(s, std::move(logits), {dshape[0], dshape[1], m.out_vocab()});
   if (s.ok()) res->Add(std::move(hidden), {x.shape[0], m.config().max_source, m.hidden_size()});
   return res;
+}
+
+// {tokens: (rows, T), heads: (n, 2) int32 [layer, head] pairs} → the alignment heads' cross-attention probabilities
+// (rows, n, T, max_source) under teacher forcing against the state (models/whisper.h AlignmentWeights).
+std::unique_ptr<CallResult> SpeechAlignment(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
+  if (aw::Status s = NotWhisper(h, "alignmentHeads: only a Whisper checkpoint has cross-attention alignment heads"); !s.ok())
+    return std::make_unique<CallResult>(s);
+  const aw::Shape ts = ShapeFrom(a["tokens"]["shape"]), hs = ShapeFrom(a["heads"]["shape"]);
+  if (ts.size() != 2) return std::make_unique<CallResult>(aw::ShapeError("tokens: expected (rows, positions), got " + aw::ShapeStr(ts)));
+  if (hs.size() != 2 || hs[1] != 2)
+    return std::make_unique<CallResult>(aw::ShapeError("alignmentHeads: expected (pairs, 2) [layer, head] pairs, got " + aw::ShapeStr(hs)));
+  const int32_t* hp = Ids(a["heads"]);
+  std::vector<std::pair<int64_t, int64_t>> heads(size_t(hs[0]));
+  for (size_t i = 0; i < heads.size(); ++i) heads[i] = {hp[2 * i], hp[2 * i + 1]};
+  auto& m = h.as<aw::WhisperLm>();
+  aw::Buffer out;
+  aw::Status s = m.AlignmentWeights(&st.state(), Ids(a["tokens"]), ts[0], ts[1], heads, &out);
+  return One(s, std::move(out), {ts[0], hs[0], ts[1], m.config().max_source});
 }
 
 // The attention window rule (models/causal_lm.h CheckAttentionWindow), for generate()'s option before it runs.
@@ -352,4 +370,5 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
   emscripten::function("seq2seqForward", &Seq2SeqForward);
   emscripten::function("speechBegin", &SpeechBegin);
   emscripten::function("speechForward", &SpeechForward);
+  emscripten::function("speechAlignment", &SpeechAlignment);
 }

@@ -151,8 +151,12 @@ class Seq2SeqLayer : public Module {
 //   LastRows          with !all, each row's last token's x packed to the front; the rows that then hold logits
 Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
                         size_t S, const float* key_add, float* x);
+//   cross_queries     optional: called with each layer l's cross-attention queries q (rows·T, E) as encoder_attn.q_proj
+//                     gives them (before the head_dim^-0.5 scale); an error it returns stops the stack (WhisperLm's
+//                     alignment weights read them)
+using CrossQueryTap = std::function<Status(size_t l, const float* q)>;
 Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
-                        Seq2SeqState* st, size_t T, float* x);
+                        Seq2SeqState* st, size_t T, float* x, const CrossQueryTap& cross_queries = nullptr);
 size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x);
 
 class Seq2SeqLm : public Seq2SeqModel {

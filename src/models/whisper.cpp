@@ -1,7 +1,10 @@
 // WhisperLm (whisper.h): the convolutional stem, the encoder, the decoder's appends against the state's caches.
 #include "models/whisper.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/limits.h"
 #include "core/rules.h"
@@ -123,6 +126,19 @@ Status WhisperLm::ForwardFeatures(const float* features, int64_t B, int64_t M, i
   return Append(&st, dec, Tdec, true, logits);
 }
 
+Status WhisperLm::EmbedTargets(const int32_t* tokens, size_t R, size_t T, size_t len, float* x) const {
+  const size_t E = size_t(cfg_.s.d_model);
+  ScratchScope scope;
+  float* pos;
+  AW_RETURN_IF_ERROR(scope.Take(T * E, "positions", &pos));
+  dec_embed_.Lookup(R * T, tokens, x, E);
+  std::vector<int32_t> at(T);
+  for (size_t t = 0; t < T; ++t) at[t] = int32_t(len + t);
+  dec_pos_.Lookup(T, at.data(), pos, E);
+  for (size_t r = 0; r < R; ++r) kernels::f32_add(T * E, x + r * T * E, pos);
+  return Status::OK();
+}
+
 Status WhisperLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) {
   AW_RETURN_IF_ERROR(AppendTarget(st, T));
   const size_t R = st->rows, Tn = size_t(T), n = R * Tn, len = st->self.len;
@@ -131,20 +147,110 @@ Status WhisperLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, boo
   if (NumelChecked({int64_t(out_rows), int64_t(V)}) < 0) return ShapeError("logits (rows, tokens, vocab) exceed 2^29 elements");
   AW_RETURN_IF_ERROR(logits->Resize(out_rows * V, "logits"));
   ScratchScope scope;
-  float *x, *pos;
+  float* x;
   AW_RETURN_IF_ERROR(scope.Take(n * E, "decoder rows", &x));
-  AW_RETURN_IF_ERROR(scope.Take(Tn * E, "positions", &pos));
-  dec_embed_.Lookup(n, tokens, x, E);
-  std::vector<int32_t> at(Tn);
-  for (size_t t = 0; t < Tn; ++t) at[t] = int32_t(len + t);
-  dec_pos_.Lookup(Tn, at.data(), pos, E);
-  for (size_t r = 0; r < R; ++r) kernels::f32_add(Tn * E, x + r * Tn * E, pos);
+  AW_RETURN_IF_ERROR(EmbedTargets(tokens, R, Tn, len, x));
   AW_RETURN_IF_ERROR(RunDecoderLayers(dec_layers_, cfg_.s, st, Tn, x));
   LastRows(R, Tn, all, E, x);
   dec_norm_.Apply(out_rows, x, E, x, E);
   const PackedWeight& head = cfg_.s.tied ? dec_embed_.table() : proj_out_.packed();
   head.Product(out_rows, x, E, logits->data(), V, nullptr, 1.0f);
   return Status::OK();
+}
+
+namespace {
+
+// One query row's attention probabilities over S keys (rows `ld` floats apart), as transformers' eager
+// WhisperAttention forms them: q scaled in float32, then softmax(q kᵀ + mask). The dot products and the softmax in
+// double (rounded once): a plain reference, O(S·D) per row; only the few alignment heads run it.
+void CrossAttentionRow(const float* q, const float* k, size_t ld, size_t S, size_t D, float scale, const float* key_add,
+                       double* logit, float* p) {
+  double mx = -std::numeric_limits<double>::infinity();
+  for (size_t s = 0; s < S; ++s) {
+    double acc = 0.0;
+    for (size_t d = 0; d < D; ++d) acc += double(q[d] * scale) * double(k[s * ld + d]);
+    logit[s] = key_add ? acc + double(key_add[s]) : acc;
+    mx = std::max(mx, logit[s]);
+  }
+  double sum = 0.0;
+  for (size_t s = 0; s < S; ++s) sum += (logit[s] = std::exp(logit[s] - mx));
+  for (size_t s = 0; s < S; ++s) p[s] = float(logit[s] / sum);
+}
+
+// Lends a state's cross-attention keys and values to another for one call, and takes them back on every path.
+struct Lend {
+  Seq2SeqState* from;
+  Seq2SeqState* to;
+  Lend(Seq2SeqState* f, Seq2SeqState* t) : from(f), to(t) {
+    to->cross_k.swap(from->cross_k);
+    to->cross_v.swap(from->cross_v);
+    to->key_add.swap(from->key_add);
+  }
+  ~Lend() {
+    to->cross_k.swap(from->cross_k);
+    to->cross_v.swap(from->cross_v);
+    to->key_add.swap(from->key_add);
+  }
+};
+
+}  // namespace
+
+Status WhisperLm::AlignmentWeights(Seq2SeqState* st, const int32_t* tokens, int64_t rows, int64_t T,
+                                   const std::vector<std::pair<int64_t, int64_t>>& heads, Buffer* out) {
+  const size_t L = dec_layers_.size(), E = size_t(cfg_.s.d_model), H = size_t(cfg_.s.decoder_heads), D = E / H;
+  const size_t S = size_t(cfg_.max_source);
+  if (st->rows == 0) return ArgError("state: the decoding state is not begun");
+  if (st->S != S || st->cross_k.size() != L || st->cross_k[0].size() != st->B * S * E)
+    return ArgError("state: expected a decoding state of this Whisper model (" + std::to_string(L) + " decoder layers, " +
+                    std::to_string(S) + " encoder states of width " + std::to_string(E) + ")");
+  const int64_t B = int64_t(st->B);
+  if (rows < B || rows % B != 0 || rows > kMaxSeq2SeqRows)
+    return ShapeError("tokens: expected (rows, positions) with rows a multiple of the state's " + std::to_string(B) +
+                      " source(s), at most " + std::to_string(kMaxSeq2SeqRows) + ", got " + std::to_string(rows) + " rows");
+  AW_RETURN_IF_ERROR(IntInRange("tokens.shape[1] (positions)", T, 1, target_limit()));
+  if (heads.empty()) return ArgError("alignmentHeads: expected at least one [layer, head] pair, got none");
+  for (size_t i = 0; i < heads.size(); ++i)
+    if (heads[i].first < 0 || size_t(heads[i].first) >= L || heads[i].second < 0 || size_t(heads[i].second) >= H)
+      return OutOfRangeError("alignmentHeads[" + std::to_string(i) + "]: expected [layer, head] with layer in [0, " +
+                             std::to_string(L) + ") and head in [0, " + std::to_string(H) + "), got [" +
+                             std::to_string(heads[i].first) + ", " + std::to_string(heads[i].second) + "]");
+  AW_RETURN_IF_ERROR(dec_embed_.CheckIds(tokens, rows * T, "tokens"));
+  const int64_t nh = int64_t(heads.size());
+  if (NumelChecked({rows, nh, T, int64_t(S)}) < 0)
+    return ShapeError("alignment weights (rows, heads, positions, " + std::to_string(S) + ") exceed 2^29 elements");
+  const size_t R = size_t(rows), Tn = size_t(T), k = R / st->B;
+  AW_RETURN_IF_ERROR(out->Resize(R * size_t(nh) * Tn * S, "alignment weights"));
+  // A scratch state of R rows (k per source) with st's cross keys and values, and its own self-attention cache.
+  Seq2SeqState scratch;
+  scratch.B = st->B;
+  scratch.S = S;
+  scratch.beams = k;
+  scratch.rows = R;
+  Lend lend(st, &scratch);
+  AW_RETURN_IF_ERROR(BeginTarget(&scratch, L, E, Tn));
+  ScratchScope scope;
+  float* x;
+  double* logit;
+  AW_RETURN_IF_ERROR(scope.Take(R * Tn * E, "decoder rows", &x));
+  AW_RETURN_IF_ERROR(scope.Take(S, "attention logits", &logit));
+  AW_RETURN_IF_ERROR(EmbedTargets(tokens, R, Tn, 0, x));
+  const float scale = float(1.0 / std::sqrt(double(D)));
+  const float* add = scratch.key_add.empty() ? nullptr : scratch.key_add.data();
+  float* o = out->data();
+  return RunDecoderLayers(dec_layers_, cfg_.s, &scratch, Tn, x, [&](size_t l, const float* q) -> Status {
+    for (size_t i = 0; i < heads.size(); ++i) {
+      if (size_t(heads[i].first) != l) continue;
+      const size_t h = size_t(heads[i].second);
+      for (size_t r = 0; r < R; ++r) {
+        const size_t b = r / k;
+        const float* keys = scratch.cross_k[l].data() + b * S * E + h * D;
+        for (size_t t = 0; t < Tn; ++t)
+          CrossAttentionRow(q + (r * Tn + t) * E + h * D, keys, E, S, D, scale, add ? add + b * S : nullptr, logit,
+                            o + ((r * size_t(nh) + i) * Tn + t) * S);
+      }
+    }
+    return Status::OK();
+  });
 }
 
 }  // namespace aw

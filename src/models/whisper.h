@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "layers/conv1d.h"
@@ -56,6 +57,15 @@ class WhisperLm : public Seq2SeqModel {
   Status Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
                Seq2SeqState* st) override;
   Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) override;
+  // The cross-attention probabilities of the alignment heads under teacher forcing (word-level timestamps:
+  // transformers' _extract_token_timestamps reads them from generate's cross_attentions). tokens (rows, T) at
+  // positions 0 … T−1, rows = st->B · k (k rows per source: source b's are b·k … b·k + k − 1), against st's cross-
+  // attention keys → out (rows, heads.size(), T, S): softmax(q · head_dim^-0.5 · kᵀ) over the S encoder states of
+  // each (layer, head) in heads, rows in order. The cross attention of position t depends on tokens 0 … t only, so
+  // for a generated row (prompt and tokens, the last one left out) these are the rows transformers concatenates
+  // over its steps. st is borrowed for the call and left as it was (its own KV cache untouched). Owner: the caller.
+  Status AlignmentWeights(Seq2SeqState* st, const int32_t* tokens, int64_t rows, int64_t T,
+                          const std::vector<std::pair<int64_t, int64_t>>& heads, Buffer* out);
   int64_t out_vocab() const override { return cfg_.s.vocab; }
   int64_t hidden_size() const override { return cfg_.s.d_model; }
   int64_t target_limit() const override { return cfg_.s.max_positions; }
@@ -63,6 +73,8 @@ class WhisperLm : public Seq2SeqModel {
  private:
   Status CheckFeatures(int64_t B, int64_t M, int64_t T) const;
   Status BeginFrom(const float* hidden, int64_t B, int64_t beams, int64_t capacity, Seq2SeqState* st);
+  // x (R·T, E) = embed_tokens(tokens (R, T)) + embed_positions[len … len+T−1].
+  Status EmbedTargets(const int32_t* tokens, size_t R, size_t T, size_t len, float* x) const;
 
   WhisperConfig cfg_;
   ModuleList model_, encoder_, decoder_, enc_list_, dec_list_;
