@@ -324,7 +324,7 @@ std::unique_ptr<CallResult> SpeechAlignment(ModuleHandle& h, Seq2SeqStateHandle&
   if (hs.size() != 2 || hs[1] != 2)
     return std::make_unique<CallResult>(aw::ShapeError("alignmentHeads: expected (pairs, 2) [layer, head] pairs, got " + aw::ShapeStr(hs)));
   const int32_t* hp = Ids(a["heads"]);
-  std::vector<std::pair<int64_t, int64_t>> heads(size_t(hs[0]));
+  std::vector<std::pair<int64_t, int64_t>> heads(static_cast<size_t>(hs[0]));
   for (size_t i = 0; i < heads.size(); ++i) heads[i] = {hp[2 * i], hp[2 * i + 1]};
   auto& m = h.as<aw::WhisperLm>();
   aw::Buffer out;
