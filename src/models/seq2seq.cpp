@@ -270,7 +270,7 @@ Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers
 }
 
 Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
-                        Seq2SeqState* st, size_t T, float* x, const CrossQueryTap& cross_queries) {
+                        Seq2SeqState* st, size_t T, float* x, CrossQueryTap* cross_queries) {
   KvCache& cache = st->self;
   const size_t R = st->rows, n = R * T, len = cache.len;
   const size_t E = size_t(c.d_model), H = size_t(c.decoder_heads), D = E / H, F = size_t(c.decoder_ffn);
@@ -297,7 +297,7 @@ Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers
     }));
     AW_RETURN_IF_ERROR(res.Block(ly.encoder_attn_layer_norm, x, [&](const float* h, float* y) -> Status {
       ly.cq_proj.Apply(n, h, E, q, E);
-      if (cross_queries) AW_RETURN_IF_ERROR(cross_queries(l, q));
+      if (cross_queries) AW_RETURN_IF_ERROR(cross_queries->Queries(l, q));
       // A source's rows (its beams × T) are contiguous and read the same keys: one group per source.
       AW_RETURN_IF_ERROR(RunAttention({st->B, st->beams * T, st->S, H, D, E, q, st->cross_k[l].data(),
                                        st->cross_v[l].data(), st->S * E, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx}));

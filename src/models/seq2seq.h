@@ -144,19 +144,27 @@ class Seq2SeqLayer : public Module {
   ModuleList self_attn_, encoder_attn_;
 };
 
+// What RunDecoderLayers may show of its cross-attentions (WhisperLm's alignment weights): Queries(l, q) gets layer
+// l's queries q (rows·T, E) as encoder_attn.q_proj gives them (before the head_dim^-0.5 scale); an error it returns
+// stops the stack. A virtual call rather than a std::function: the .wasm has little room.
+class CrossQueryTap {
+ public:
+  virtual Status Queries(size_t l, const float* q) = 0;
+
+ protected:
+  ~CrossQueryTap() = default;
+};
+
 // The stacks every BART-lineage family runs (Seq2SeqLm, WhisperLm: models/whisper.h), on x in place:
 //   RunEncoderLayers  B sources of S rows (x (B·S, E)), key_add (B, S) of 0 / −inf or null
 //   RunDecoderLayers  T new tokens of every row of st (x (rows·T, E)) at positions len …: stores their keys and values
-//                     and advances the cache's len (AppendTarget made room)
+//                     and advances the cache's len (AppendTarget made room); cross_queries, when given, sees each
+//                     layer's cross-attention queries
 //   LastRows          with !all, each row's last token's x packed to the front; the rows that then hold logits
 Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
                         size_t S, const float* key_add, float* x);
-//   cross_queries     optional: called with each layer l's cross-attention queries q (rows·T, E) as encoder_attn.q_proj
-//                     gives them (before the head_dim^-0.5 scale); an error it returns stops the stack (WhisperLm's
-//                     alignment weights read them)
-using CrossQueryTap = std::function<Status(size_t l, const float* q)>;
 Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
-                        Seq2SeqState* st, size_t T, float* x, const CrossQueryTap& cross_queries = nullptr);
+                        Seq2SeqState* st, size_t T, float* x, CrossQueryTap* cross_queries = nullptr);
 size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x);
 
 class Seq2SeqLm : public Seq2SeqModel {

@@ -160,33 +160,53 @@ Status WhisperLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, boo
 
 namespace {
 
-// One query row's attention probabilities over S keys (rows `ld` floats apart), as transformers' eager
-// WhisperAttention forms them: q scaled in float32, then softmax(q kᵀ + mask). The dot products and the softmax in
-// double (rounded once): a plain reference, O(S·D) per row; only the few alignment heads run it.
-void CrossAttentionRow(const float* q, const float* k, size_t ld, size_t S, size_t D, float scale, const float* key_add,
-                       double* logit, float* p) {
-  double mx = -std::numeric_limits<double>::infinity();
-  for (size_t s = 0; s < S; ++s) {
-    double acc = 0.0;
-    for (size_t d = 0; d < D; ++d) acc += double(q[d] * scale) * double(k[s * ld + d]);
-    logit[s] = key_add ? acc + double(key_add[s]) : acc;
-    mx = std::max(mx, logit[s]);
-  }
-  double sum = 0.0;
-  for (size_t s = 0; s < S; ++s) sum += (logit[s] = std::exp(logit[s] - mx));
-  for (size_t s = 0; s < S; ++s) p[s] = float(logit[s] / sum);
-}
+// The alignment heads' probabilities, taken from each layer's cross-attention queries as the decoder runs: per
+// (layer, head) pair whose layer this is, per row (source row / k), per position, the softmax of q · head_dim^-0.5 · kᵀ
+// over the S keys, as transformers' eager WhisperAttention forms it (q scaled in float32), the dot products and the
+// softmax in double and rounded once: a plain reference, O(S·D) per row; only the few alignment heads run it.
+struct AlignmentTap final : CrossQueryTap {
+  const std::vector<std::pair<int64_t, int64_t>>* heads;
+  const Seq2SeqState* st;
+  size_t T, E, D, k;
+  float scale;
+  double* logit;  // S scratch
+  float* out;     // (rows, heads, T, S)
 
-// Lends a state's cross-attention keys and values to another for one call, and takes them back on every path.
+  Status Queries(size_t l, const float* q) override {
+    const size_t S = st->S, nh = heads->size();
+    const float* add = st->key_add.empty() ? nullptr : st->key_add.data();
+    for (size_t i = 0; i < nh; ++i) {
+      if (size_t((*heads)[i].first) != l) continue;
+      const size_t h = size_t((*heads)[i].second);
+      for (size_t r = 0; r < st->rows; ++r) {
+        const size_t b = r / k;
+        const float* keys = st->cross_k[l].data() + b * S * E + h * D;
+        for (size_t t = 0; t < T; ++t) {
+          const float* qr = q + (r * T + t) * E + h * D;
+          float* p = out + ((r * nh + i) * T + t) * S;
+          double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
+          for (size_t s = 0; s < S; ++s) {
+            double acc = add ? double(add[b * S + s]) : 0.0;
+            for (size_t d = 0; d < D; ++d) acc += double(qr[d] * scale) * double(keys[s * E + d]);
+            logit[s] = acc;
+            mx = std::max(mx, acc);
+          }
+          for (size_t s = 0; s < S; ++s) sum += (logit[s] = std::exp(logit[s] - mx));
+          for (size_t s = 0; s < S; ++s) p[s] = float(logit[s] / sum);
+        }
+      }
+    }
+    return Status::OK();
+  }
+};
+
+// Lends a state's cross-attention keys, values and key mask to another for one call; takes them back on every path.
 struct Lend {
   Seq2SeqState* from;
   Seq2SeqState* to;
-  Lend(Seq2SeqState* f, Seq2SeqState* t) : from(f), to(t) {
-    to->cross_k.swap(from->cross_k);
-    to->cross_v.swap(from->cross_v);
-    to->key_add.swap(from->key_add);
-  }
-  ~Lend() {
+  Lend(Seq2SeqState* f, Seq2SeqState* t) : from(f), to(t) { Swap(); }
+  ~Lend() { Swap(); }
+  void Swap() {
     to->cross_k.swap(from->cross_k);
     to->cross_v.swap(from->cross_v);
     to->key_add.swap(from->key_add);
@@ -197,60 +217,50 @@ struct Lend {
 
 Status WhisperLm::AlignmentWeights(Seq2SeqState* st, const int32_t* tokens, int64_t rows, int64_t T,
                                    const std::vector<std::pair<int64_t, int64_t>>& heads, Buffer* out) {
-  const size_t L = dec_layers_.size(), E = size_t(cfg_.s.d_model), H = size_t(cfg_.s.decoder_heads), D = E / H;
+  const size_t L = dec_layers_.size(), E = size_t(cfg_.s.d_model), H = size_t(cfg_.s.decoder_heads);
   const size_t S = size_t(cfg_.max_source);
   if (st->rows == 0) return ArgError("state: the decoding state is not begun");
   if (st->S != S || st->cross_k.size() != L || st->cross_k[0].size() != st->B * S * E)
-    return ArgError("state: expected a decoding state of this Whisper model (" + std::to_string(L) + " decoder layers, " +
-                    std::to_string(S) + " encoder states of width " + std::to_string(E) + ")");
-  const int64_t B = int64_t(st->B);
-  if (rows < B || rows % B != 0 || rows > kMaxSeq2SeqRows)
-    return ShapeError("tokens: expected (rows, positions) with rows a multiple of the state's " + std::to_string(B) +
-                      " source(s), at most " + std::to_string(kMaxSeq2SeqRows) + ", got " + std::to_string(rows) + " rows");
+    return ArgError("state: expected a decoding state of this Whisper model");
+  AW_RETURN_IF_ERROR(IntInRange("tokens.shape[0] (rows)", rows, 1, kMaxSeq2SeqRows));
+  if (rows % int64_t(st->B) != 0)
+    return ShapeError("tokens: expected rows a multiple of the state's sources (" + std::to_string(st->B) + "), got " +
+                      std::to_string(rows));
   AW_RETURN_IF_ERROR(IntInRange("tokens.shape[1] (positions)", T, 1, target_limit()));
   if (heads.empty()) return ArgError("alignmentHeads: expected at least one [layer, head] pair, got none");
-  for (size_t i = 0; i < heads.size(); ++i)
-    if (heads[i].first < 0 || size_t(heads[i].first) >= L || heads[i].second < 0 || size_t(heads[i].second) >= H)
-      return OutOfRangeError("alignmentHeads[" + std::to_string(i) + "]: expected [layer, head] with layer in [0, " +
-                             std::to_string(L) + ") and head in [0, " + std::to_string(H) + "), got [" +
-                             std::to_string(heads[i].first) + ", " + std::to_string(heads[i].second) + "]");
+  for (size_t i = 0; i < heads.size(); ++i) {
+    const std::string at = "alignmentHeads[" + std::to_string(i) + "]";
+    AW_RETURN_IF_ERROR(IntInRange(at + "[0] (decoder layer)", heads[i].first, 0, int64_t(L) - 1));
+    AW_RETURN_IF_ERROR(IntInRange(at + "[1] (head)", heads[i].second, 0, int64_t(H) - 1));
+  }
   AW_RETURN_IF_ERROR(dec_embed_.CheckIds(tokens, rows * T, "tokens"));
-  const int64_t nh = int64_t(heads.size());
-  if (NumelChecked({rows, nh, T, int64_t(S)}) < 0)
-    return ShapeError("alignment weights (rows, heads, positions, " + std::to_string(S) + ") exceed 2^29 elements");
-  const size_t R = size_t(rows), Tn = size_t(T), k = R / st->B;
-  AW_RETURN_IF_ERROR(out->Resize(R * size_t(nh) * Tn * S, "alignment weights"));
+  if (NumelChecked({rows, int64_t(heads.size()), T, int64_t(S)}) < 0)
+    return ShapeError("alignment weights (rows, heads, positions, encoder states) exceed 2^29 elements");
+  const size_t R = size_t(rows), Tn = size_t(T);
+  AW_RETURN_IF_ERROR(out->Resize(R * heads.size() * Tn * S, "alignment weights"));
   // A scratch state of R rows (k per source) with st's cross keys and values, and its own self-attention cache.
   Seq2SeqState scratch;
   scratch.B = st->B;
   scratch.S = S;
-  scratch.beams = k;
+  scratch.beams = R / st->B;
   scratch.rows = R;
   Lend lend(st, &scratch);
   AW_RETURN_IF_ERROR(BeginTarget(&scratch, L, E, Tn));
   ScratchScope scope;
   float* x;
-  double* logit;
+  AlignmentTap tap;
   AW_RETURN_IF_ERROR(scope.Take(R * Tn * E, "decoder rows", &x));
-  AW_RETURN_IF_ERROR(scope.Take(S, "attention logits", &logit));
+  AW_RETURN_IF_ERROR(scope.Take(S, "attention logits", &tap.logit));
   AW_RETURN_IF_ERROR(EmbedTargets(tokens, R, Tn, 0, x));
-  const float scale = float(1.0 / std::sqrt(double(D)));
-  const float* add = scratch.key_add.empty() ? nullptr : scratch.key_add.data();
-  float* o = out->data();
-  return RunDecoderLayers(dec_layers_, cfg_.s, &scratch, Tn, x, [&](size_t l, const float* q) -> Status {
-    for (size_t i = 0; i < heads.size(); ++i) {
-      if (size_t(heads[i].first) != l) continue;
-      const size_t h = size_t(heads[i].second);
-      for (size_t r = 0; r < R; ++r) {
-        const size_t b = r / k;
-        const float* keys = scratch.cross_k[l].data() + b * S * E + h * D;
-        for (size_t t = 0; t < Tn; ++t)
-          CrossAttentionRow(q + (r * Tn + t) * E + h * D, keys, E, S, D, scale, add ? add + b * S : nullptr, logit,
-                            o + ((r * size_t(nh) + i) * Tn + t) * S);
-      }
-    }
-    return Status::OK();
-  });
+  tap.heads = &heads;
+  tap.st = &scratch;
+  tap.T = Tn;
+  tap.E = E;
+  tap.D = E / H;
+  tap.k = scratch.beams;
+  tap.scale = float(1.0 / std::sqrt(double(tap.D)));
+  tap.out = out->data();
+  return RunDecoderLayers(dec_layers_, cfg_.s, &scratch, Tn, x, &tap);
 }
 
 }  // namespace aw

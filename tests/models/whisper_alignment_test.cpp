@@ -277,11 +277,10 @@ TEST(WhisperAlignment, BadArgumentsAreRefusedByName) {
   };
   EXPECT_EQ(message(tokens.data(), 2, 4, {}), "alignmentHeads: expected at least one [layer, head] pair, got none");
   EXPECT_EQ(message(tokens.data(), 2, 4, {{1, 0}, {2, 0}}),
-            "alignmentHeads[1]: expected [layer, head] with layer in [0, 2) and head in [0, 4), got [2, 0]");
-  EXPECT_EQ(message(tokens.data(), 2, 4, {{0, -1}}),
-            "alignmentHeads[0]: expected [layer, head] with layer in [0, 2) and head in [0, 4), got [0, -1]");
-  EXPECT_EQ(message(tokens.data(), 3, 4, {{1, 0}}),
-            "tokens: expected (rows, positions) with rows a multiple of the state's 2 source(s), at most 4096, got 3 rows");
+            "alignmentHeads[1][0] (decoder layer): expected an integer in [0, 1], got 2");
+  EXPECT_EQ(message(tokens.data(), 2, 4, {{0, -1}}), "alignmentHeads[0][1] (head): expected an integer in [0, 3], got -1");
+  EXPECT_EQ(message(tokens.data(), 3, 4, {{1, 0}}), "tokens: expected rows a multiple of the state's sources (2), got 3");
+  EXPECT_EQ(message(tokens.data(), 0, 4, {{1, 0}}), "tokens.shape[0] (rows): expected an integer in [1, 4096], got 0");
   EXPECT_NE(message(tokens.data(), 2, 0, {{1, 0}}).find("tokens.shape[1] (positions)"), std::string::npos);
   EXPECT_NE(message(tokens.data(), 2, c.s.max_positions + 1, {{1, 0}}).find("tokens.shape[1] (positions)"), std::string::npos);
   const std::vector<int32_t> bad = {372, 373, 473, int32_t(c.s.vocab), 372, 373, 473, 101};
