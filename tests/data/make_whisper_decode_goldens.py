@@ -32,6 +32,18 @@ SECTIONS (each a list of cases, one per line):
   lcs          _find_longest_common_sequence(sequences)
   segments     _retrieve_segment(seek_sequence, time_offset, seek_num_frames, ...) -> segments [{start, end (float32
                as torch gives them), tokens}], segment_offset; with time_offset = seek * 0.02 / 2 computed as generate
+  words        _decode_asr(..., return_timestamps='word') on rows of encoded texts (English with punctuation and
+               quotes, Chinese, Japanese, Thai, bytes that are no UTF-8, a tokenizer language) with token_timestamps
+               (float32 multiples of 0.02, as _extract_token_timestamps gives them), one row or stride-overlapping
+               chunks: {name, outputs: [{tokens, token_timestamps (float32 values), stride?}], language (the
+               tokenizer's), text, chunks: [{text, timestamp}]}
+  token_timestamps  _extract_token_timestamps on cross-attention weights made from the LCG (no torch RNG): one
+               decoding step of a 2-layer model of `model_heads` heads, weights (1, model_heads, T, S) per layer, value
+               of [layer][head][t][s] = lcg_row(seed + 7·layer + head, T·S) mapped by `kind` (float32 exact):
+                 uniform  (v + 4) / 8;  ties  floor(|v|) / 4 (many equal values);  near  float32(1/S) + v · 2^-22
+                 (nearly uniform rows, the normalisation's worst case);  path  (a diagonal band of 8 plus |v| / 4)
+               {T, S, model_heads, kind, seed, heads (alignment_heads), num_frames, width (median_filter_width),
+               timestamps (float32 values), matrix_fnv (FNV-1a of the float64 bytes _dynamic_time_warping was given)}
 """
 import copy
 import json
@@ -54,6 +66,7 @@ from transformers import GenerationConfig, WhisperTokenizer  # noqa: E402
 from transformers.generation import logits_process as lp  # noqa: E402
 from transformers.generation.utils import GenerationMixin  # noqa: E402
 from transformers.models.whisper import tokenization_whisper as tw  # noqa: E402
+from transformers.models.whisper import generation_whisper as hf_wg  # noqa: E402
 from transformers.models.whisper.generation_whisper import WhisperGenerationMixin  # noqa: E402
 from tokenizers import AddedToken  # noqa: E402  (tools/hf_env's stand-in)
 
@@ -417,12 +430,133 @@ def main():
                                        'tokens': s['tokens'].tolist()} for s in segs],
                          'segment_offset': int(off)})
 
+    # ---- word-level timestamps: _decode_asr's word branch -----------------------------------------------------------
+    lang_ids = {c: tok.convert_tokens_to_ids(f'<|{c}|>') for c in ('zh', 'ja', 'th')}
+    words_out = []
+
+    def times_of(n, start_frame, seed):  # nondecreasing float32 multiples of 0.02, as the DTW's jumps give them
+        r = random.Random(seed)
+        out, f = [0.0], start_frame
+        for _ in range(n - 1):
+            f += r.choice([0, 0, 1, 3, 7, 12])
+            out.append(float(np.float32(f * 0.02)))
+        return out
+
+    def word_case(name, outputs, language=None):
+        mo = []
+        for o in outputs:
+            m = {'tokens': torch.tensor([o['tokens']]),
+                 'token_timestamps': torch.tensor([o['token_timestamps']], dtype=torch.float32)}
+            if 'stride' in o:
+                m['stride'] = tuple(o['stride'])
+            mo.append(m)
+        tok.language = language
+        try:
+            text, optional = tok._decode_asr(mo, return_timestamps='word', return_language=False,
+                                             time_precision=30 / 1500)
+        finally:
+            tok.language = None
+        words_out.append({'name': name, 'outputs': outputs, 'language': language, 'text': text,
+                          'chunks': [{'text': c['text'], 'timestamp': list(c['timestamp'])} for c in optional['chunks']]})
+
+    def enc(text):
+        return tok(text, add_special_tokens=False)['input_ids']
+
+    english = enc(' Hello, world! This is (a) test: "quoted" words - and  3.14? ¿Qué? “Sí”, dijo.')
+    chinese = enc('你好，世界。我们在这里！')
+    japanese = enc('こんにちは、世界。「東京」へ行く！')
+    thai = enc('สวัสดีครับ โลก')
+    broken = [200, 201, 202] + enc(' ok') + [228, 189] + enc(' 你') + [160, 161]  # bytes that are no UTF-8
+    for name, lang, body in [('english', en, english), ('chinese', lang_ids['zh'], chinese),
+                             ('japanese', lang_ids['ja'], japanese), ('thai', lang_ids['th'], thai),
+                             ('broken bytes, english', en, broken), ('broken bytes, chinese', lang_ids['zh'], broken)]:
+        toks = [sot, lang, tr, ts(0)] + body + [ts(4.0), eos]
+        word_case(name, [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, len(words_out))}])
+    half = len(english) // 2
+    toks = [sot, en, tr, ts(0)] + english[:half] + [ts(2.0), ts(2.0)] + english[half:] + [ts(5.5), eos]
+    word_case('english, two segments', [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 41)}])
+    toks = [sot, en, tr, ts(0)] + english[:half] + [ts(2.0), ts(2.0)] + english[half:] + [eos]
+    word_case('english, no ending timestamp', [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 42)}])
+    toks = [sot, en, tr, nots] + english + [eos]
+    word_case('english, no timestamp tokens', [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 43)}])
+    toks = [sot, tr, ts(0)] + chinese + [ts(3.0), eos]   # no language token: the tokenizer's language, else english
+    word_case('no language token', [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 44)}])
+    word_case('no language token, tokenizer chinese', [{'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 44)}],
+              language='chinese')
+    toks = [sot, en, tr, ts(0)] + english + [eos]
+    word_case('times shorter than the row', [{'tokens': toks, 'token_timestamps': times_of(len(toks) - 2, 0, 45) + [
+        float(np.float32(6.0)), float(np.float32(6.1))]}])
+    # chunks overlapping by their strides, each with its own times (relative to the chunk), merged by the LCS
+    text = english + chinese + english
+    for name, lang, n_chunks, left_s, right_s in [('3 chunks, 5 s strides', en, 3, 5.0, 5.0),
+                                                  ('2 chunks, 4 s / 2 s, chinese', lang_ids['zh'], 2, 4.0, 2.0)]:
+        outputs, step = [], len(text) // n_chunks
+        for c in range(n_chunks):
+            lo = max(0, c * step - 4)
+            hi = len(text) if c == n_chunks - 1 else (c + 1) * step + 4
+            toks = [sot, lang, tr, ts(0)] + text[lo:hi] + [ts(25.0), eos]
+            outputs.append({'tokens': toks, 'token_timestamps': times_of(len(toks), 0, 50 + c),
+                            'stride': [30.0, 0.0 if c == 0 else left_s, 0.0 if c == n_chunks - 1 else right_s]})
+        word_case(name, outputs)
+
+    # ---- token-level timestamps: _extract_token_timestamps --------------------------------------------------------
+    token_ts = []
+    captured = []
+    orig_dtw = hf_wg._dynamic_time_warping
+
+    def dtw_spy(matrix):
+        captured.append(np.ascontiguousarray(matrix, dtype=np.float64))
+        return orig_dtw(matrix)
+    hf_wg._dynamic_time_warping = dtw_spy
+
+    def fnv(a):
+        h = 0x811C9DC5
+        for b in a.tobytes():
+            h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+        return f'{h:08x}'
+
+    def weights_of(kind, T, S, seed):
+        v = lcg_row(seed, T * S).reshape(T, S)
+        if kind == 'uniform':
+            w = (v + np.float32(4)) / np.float32(8)
+        elif kind == 'ties':
+            w = np.floor(np.abs(v)) / np.float32(4)
+        elif kind == 'near':
+            w = np.float32(1.0 / S) + v * np.float32(2.0 ** -22)
+        else:  # path: a diagonal band
+            band = np.abs(np.arange(S)[None, :] - (np.arange(T)[:, None] * S) // T) < 3
+            w = band.astype(np.float32) * np.float32(8) + np.abs(v) / np.float32(4)
+        return torch.from_numpy(np.ascontiguousarray(w, dtype=np.float32))
+
+    for T, S, model_heads, kind, seed, heads, num_frames, width in [
+            (1, 10, 2, 'uniform', 1, [[1, 0]], None, 7), (3, 25, 4, 'uniform', 2, [[1, 0], [1, 2], [1, 3]], None, 7),
+            (12, 200, 4, 'near', 3, [[1, 0], [1, 2], [1, 3]], None, 7),
+            (40, 1500, 4, 'near', 4, [[1, 0], [1, 2], [1, 3]], None, 7),
+            (40, 1500, 4, 'path', 5, [[1, 0], [1, 2], [1, 3]], 1000, 7),
+            (17, 300, 6, 'uniform', 6, [[0, 1], [1, 0], [1, 2], [1, 3], [1, 5], [0, 4]], None, 7),
+            (20, 100, 6, 'ties', 7, [[1, h] for h in range(6)] + [[0, h] for h in range(4)], None, 5),
+            (5, 3, 4, 'uniform', 8, [[1, 0], [1, 2]], None, 7), (8, 7, 4, 'near', 9, [[1, 0], [0, 1], [1, 2], [1, 3]], None, 7),
+            (9, 40, 4, 'ties', 10, [[1, 0], [1, 2], [1, 3]], 50, 3), (300, 64, 4, 'near', 11, [[1, 0], [1, 2], [1, 3]], None, 7),
+            (25, 1500, 4, 'path', 12, [[1, 1]], 2999, 9)]:
+        layers = tuple(torch.stack([weights_of(kind, T, S, seed + 7 * l + h) for h in range(model_heads)])[None]
+                       for l in range(2))
+        outputs = transformers.generation.utils.GenerateEncoderDecoderOutput(
+            sequences=torch.zeros((1, T + 1), dtype=torch.long), cross_attentions=(layers,))
+        fake = types.SimpleNamespace(config=types.SimpleNamespace(decoder_layers=2, median_filter_width=width))
+        captured.clear()
+        got = WhisperGenerationMixin._extract_token_timestamps(fake, outputs, heads, num_frames=num_frames)
+        token_ts.append({'T': T, 'S': S, 'model_heads': model_heads, 'kind': kind, 'seed': seed, 'heads': heads,
+                         'num_frames': num_frames, 'width': width,
+                         'timestamps': [float(np.float32(x)) for x in got[0].tolist()], 'matrix_fnv': fnv(captured[0])})
+    hf_wg._dynamic_time_warping = orig_dtw
+
     doc = {'transformers': transformers.__version__, 'torch': torch.__version__.split('+')[0], 'V': V,
            'vocab': vocab_tokens, 'merges': MERGES, 'specials': specials, 'langs': LANGS,
            'ids': {'eos': eos, 'sot': sot, 'notimestamps': nots, 'timestamp_begin': tb, 'startofprev': prev},
            'configs': configs_out,
            'processors': processors, 'order': order, 'init': init, 'detect': detect, 'prompt': prompt,
-           'decode': decode, 'asr': asr, 'lcs': lcs, 'segments': segments}
+           'decode': decode, 'asr': asr, 'lcs': lcs, 'segments': segments, 'words': words_out,
+           'token_timestamps': token_ts}
     os.makedirs(OUT, exist_ok=True)
     lines = ['{']
     keys = list(doc)

@@ -1,5 +1,6 @@
 // Whisper's init tokens, language detection, prompt ids, decoding with timestamps and offsets, the ASR pipeline's
-// _decode_asr (chunk merging), and long-form segments (bindings/speech/) against transformers v4.40.2 itself
+// _decode_asr (chunk merging; words with their times), long-form segments, and token-level timestamps
+// (_extract_token_timestamps on given weights: bit for bit) (bindings/speech/) against transformers v4.40.2 itself
 // (tests/data/make_whisper_decode_goldens.py). Text goes through the project's Tokenizer, built here from a
 // tokenizer.json twin of the golden script's slow WhisperTokenizer (its vocabulary, merges and Whisper's token layout).
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ import {
 import { whisperVocab, whisperDecode, stripPrompt, pyFixed2, pyRound2 } from '../../bindings/speech/whisper_text.js';
 import { decodeAsr, asrVocab, findLongestCommonSequence } from '../../bindings/speech/asr_decode.js';
 import { retrieveSegment, timeOffset } from '../../bindings/speech/long_form.js';
+import { extractTokenTimestamps, alignmentMatrix } from '../../bindings/speech/token_timestamps.js';
 
 const G = JSON.parse(readFileSync(new URL('../data/goldens/whisper_decode/goldens.json', import.meta.url), 'utf8'));
 const V = G.V;
@@ -128,7 +130,7 @@ test('_decode_asr: text, chunks, timestamps, languages, merged overlapping chunk
     if (c.outputs.length > 1) merged++;
   }
   assert.ok(merged >= 8);
-  assert.throws(() => decodeAsr(av, [], { returnTimestamps: 'word' }), (e) => e.code === 'ERR_UNSUPPORTED' && /'word'/.test(e.message));
+  assert.deepEqual(decodeAsr(av, [], { returnTimestamps: 'word' }), { text: '', chunks: [] });
 });
 
 test('_find_longest_common_sequence', () => {
@@ -142,5 +144,64 @@ test('_retrieve_segment and the time offset: segments, float32 times and the see
     const got = retrieveSegment(c.sequence, { timestampBegin: G.ids.timestamp_begin, timeOffset: off, seekNumFrames: c.seek_num_frames });
     assert.equal(got.segmentOffset, c.segment_offset, `${c.sequence}`);
     assert.deepEqual(got.segments, c.segments.map((s) => ({ start: f32(s.start), end: f32(s.end), tokens: s.tokens })), `${c.sequence}`);
+  }
+});
+
+test('_decode_asr with return_timestamps="word": the words and their times as the pipeline groups them', () => {
+  const av = asrVocab(tok, vocab.timestampBegin);
+  assert.ok(G.words.length >= 14);
+  for (const c of G.words) {
+    const outputs = c.outputs.map((o) => ({ tokens: o.tokens, tokenTimestamps: Float32Array.from(o.token_timestamps), ...(o.stride ? { stride: o.stride } : {}) }));
+    const got = decodeAsr(av, outputs, { returnTimestamps: 'word', language: c.language });
+    assert.equal(got.text, c.text, c.name);
+    assert.deepEqual(got.chunks, c.chunks, c.name);
+  }
+});
+
+/** FNV-1a over a typed array's bytes, as 8 hex digits. */
+function fnvHex(a) {
+  const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < b.length; i++) { h ^= b[i]; h = Math.imul(h, 0x01000193) >>> 0; }
+  return h.toString(16).padStart(8, '0');
+}
+
+/** The golden script's lcg_row(seed, n): float32 (k − 2^23) / 2^21. */
+function lcgRow(seed, n) {
+  let s = seed & 0x7fffffff;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = Number((BigInt(s) * 1103515245n + 12345n) & 0x7fffffffn);
+    out[i] = ((s >> 7) & 0xffffff) / 2 ** 21 - 4;
+  }
+  return out;
+}
+
+/** The script's weights_of(kind, T, S, seed) (float32 exact). */
+function weightsOf(kind, T, S, seed) {
+  const v = lcgRow(seed, T * S), w = new Float32Array(T * S), f = Math.fround;
+  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) {
+    const x = v[t * S + s];
+    let y;
+    if (kind === 'uniform') y = (x + 4) / 8;
+    else if (kind === 'ties') y = Math.floor(Math.abs(x)) / 4;
+    else if (kind === 'near') y = f(f(1 / S) + x * 2 ** -22);
+    else y = (Math.abs(s - Math.floor((t * S) / T)) < 3 ? 8 : 0) + Math.abs(x) / 4;
+    w[t * S + s] = y;
+  }
+  return w;
+}
+
+test('_extract_token_timestamps on given weights: the warped matrix bit for bit, the token times equal', () => {
+  assert.ok(G.token_timestamps.length >= 12);
+  for (const c of G.token_timestamps) {
+    const { T, S } = c, H = c.heads.length;
+    const weights = new Float32Array(H * T * S);
+    c.heads.forEach(([l, h], i) => weights.set(weightsOf(c.kind, T, S, c.seed + 7 * l + h), i * T * S));
+    const o = { numFrames: c.num_frames, medianFilterWidth: c.width };
+    const what = `T ${T} S ${S} ${c.kind} heads ${H} numFrames ${c.num_frames} width ${c.width}`;
+    assert.equal(fnvHex(alignmentMatrix(weights, { heads: H, T, S }, 0, o).matrix), c.matrix_fnv, `${what}: the matrix`);
+    const [ts] = extractTokenTimestamps(weights, { rows: 1, heads: H, T, S }, o);
+    assert.deepEqual(Array.from(ts), c.timestamps, what);
   }
 });
