@@ -13,6 +13,7 @@ import { resolveGenerationConfig, withModelSettings, SEQ2SEQ_OPTIONS } from './s
 import { generateSeq2Seq, streamSeq2Seq } from './seq2seq_generate.js';
 import { whisperInitTokens, needsLanguageDetection, detectLanguageId, languageProbabilities, decoderPrompt } from './speech/init_tokens.js';
 import { whisperLogitsProcessors } from './speech/whisper_processors.js';
+import { tokenTimestamps } from './speech/alignment.js';
 
 /** generate()'s options: GenerationMixin's (seq2seq's) and Whisper's own, camelCase of transformers' names. */
 export const SPEECH_OPTIONS = Object.freeze([...SEQ2SEQ_OPTIONS.filter((k) => k !== 'decoderStartTokenId'),
@@ -45,13 +46,15 @@ function promptIdsOf(v, V) {
 /**
  * Plans one generation over `B` windows: the settings, the decoder prompt, Whisper's processors. `detect(rows)` is
  * called when the language must be detected: it returns the first step's logits for every source (B × V).
- * @returns {{settings: object, init: number[], prompt: number[], language: number|null, returnTimestamps: boolean}}
+ * @returns {{settings: object, init: number[], prompt: number[], language: number|null, returnTimestamps: boolean | 'word'}}
  */
 export function planSpeechGeneration(model, B, options, detect) {
   const o = checkOptions(options, SPEECH_OPTIONS, 'generate');
   const { language, task, returnTimestamps, promptIds, isMultilingual, ...rest } = o;
-  if (returnTimestamps !== undefined && typeof returnTimestamps !== 'boolean') {
-    throw typeError(`returnTimestamps: expected true or false, got ${describe(returnTimestamps)}`);
+  // 'word' is what the ASR pipeline passes for word timestamps: truthy for the init tokens (no <|notimestamps|>),
+  // but not `True` for _retrieve_logit_processors, so no WhisperTimeStampLogitsProcessor (short form).
+  if (returnTimestamps !== undefined && typeof returnTimestamps !== 'boolean' && returnTimestamps !== 'word') {
+    throw typeError(`returnTimestamps: expected true, false or 'word', got ${describe(returnTimestamps)}`);
   }
   const gc = whisperGenerationConfig(model.generationConfig, model.config);
   const base = { ...gc, suppress_tokens: null, begin_suppress_tokens: null, forced_decoder_ids: null };
@@ -97,6 +100,7 @@ function primedStepper(inner) {
     vocabSize: inner.vocabSize,
     logSoftmax: inner.logSoftmax,
     reorder: inner.reorder,
+    alignment: inner.alignment,
     /** Begins the state now and steps <|startoftranscript|>: the logits (rows × V). */
     prime(rows, capacity, sot) {
       state = inner.begin(rows, capacity);
@@ -137,9 +141,11 @@ function logSoftmaxF64(x) {
 
 /**
  * One generation over input features (B, M, frames): { plan, run() } where run() is the search (beams or batches: a
- * Promise of { sequences, scores }; stream: an async iterator for one source greedy or sampled).
+ * Promise of { sequences, scores }; stream: an async iterator for one source greedy or sampled). With `times`
+ * (alignment.js's settings and numFrames) the search's state is held after it ends, the rows' token times computed
+ * against it (run() then also gives tokenTimestamps: a Float32Array per row), and freed.
  */
-export function speechGeneration(model, features, options, { stream = false } = {}) {
+export function speechGeneration(model, features, options, { stream = false, times = null } = {}) {
   const B = features.shape[0];
   const stepper = primedStepper(model._stepper(features));
   const gc = whisperGenerationConfig(model.generationConfig, model.config);
@@ -161,7 +167,19 @@ export function speechGeneration(model, features, options, { stream = false } = 
   }
   const inputs = { batchSize: B, decoderInputIds: plan.prompt };
   if (stream) return { plan, run: () => streamSeq2Seq(stepper, plan.settings, inputs), release: () => stepper.release() };
-  return { plan, run: () => generateSeq2Seq(stepper, plan.settings, inputs).finally(() => stepper.release()), release: () => stepper.release() };
+  let held = null;  // with `times`: the state the search freed, kept for the alignment until run() ends
+  const search = times ? { ...stepper, free: (st) => { held = st; } } : stepper;
+  const run = async () => {
+    try {
+      const r = await generateSeq2Seq(search, plan.settings, inputs);
+      if (times) r.tokenTimestamps = tokenTimestamps(stepper, held, r.sequences, times.settings, { numFrames: times.numFrames });
+      return r;
+    } finally {
+      if (held !== null) { const st = held; held = null; stepper.free(st); }
+      stepper.release();
+    }
+  };
+  return { plan, run, release: () => stepper.release() };
 }
 
 function pickSeq2Seq(options) {

@@ -13,6 +13,7 @@ import { speechGeneration, detectLanguages, SPEECH_OPTIONS } from './speech_gene
 import { transcribeAudio, streamSegments } from './speech_transcribe.js';
 import { whisperVocab, whisperDecode } from './speech/whisper_text.js';
 import { getPromptIds } from './speech/init_tokens.js';
+import { alignmentSettings } from './speech/alignment.js';
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
@@ -98,15 +99,29 @@ export class SpeechRecognizer extends Model {
    * or { inputFeatures }. Options: language ('en', 'english' or '<|en|>'; detected from the first step when not
    * given, on a multilingual model), task ('transcribe' | 'translate'), returnTimestamps, promptIds (getPromptIds),
    * isMultilingual, and the search's (numBeams, maxNewTokens, maxLength, lengthPenalty, noRepeatNgramSize,
-   * repetitionPenalty, doSample, temperature, topK, topP, seed, signal, …: Seq2SeqLM#generate's). Resolves to {
-   * sequences (Int32Array rows: the decoder prompt, then the tokens, as transformers returns them), scores
-   * (sequences_scores with beams, else null), texts (decoded, special tokens and the prompt skipped), language (the
-   * detected language's token, or null) }.
+   * repetitionPenalty, doSample, temperature, topK, topP, seed, signal, …: Seq2SeqLM#generate's), and
+   * returnTokenTimestamps (transformers' return_token_timestamps: each token's time from the cross-attention
+   * alignment heads; refused without generation_config.json's alignment_heads) with numFrames (the input's mel
+   * frames: the encoder states past numFrames / 2 are not looked at). Resolves to { sequences (Int32Array rows: the
+   * decoder prompt, then the tokens, as transformers returns them), scores (sequences_scores with beams, else null),
+   * texts (decoded, special tokens and the prompt skipped), language (the detected language's token, or null),
+   * tokenTimestamps (with returnTokenTimestamps: a Float32Array of seconds per row, one per token) }.
    */
   async generate(input, options) {
     this._handle();
+    const { returnTokenTimestamps, numFrames, ...rest } = checkOptions(options, [...SPEECH_OPTIONS, 'returnTokenTimestamps', 'numFrames'], 'generate');
+    if (returnTokenTimestamps !== undefined && typeof returnTokenTimestamps !== 'boolean') {
+      throw typeError(`returnTokenTimestamps: expected true or false, got ${describe(returnTokenTimestamps)}`);
+    }
+    if (numFrames !== undefined && numFrames !== null && !(Number.isInteger(numFrames) && numFrames >= 0)) {
+      throw typeError(`numFrames: expected a number of mel frames (an integer >= 0), got ${describe(numFrames)}`);
+    }
+    if (numFrames != null && !returnTokenTimestamps) {
+      throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'numFrames: it crops the alignment of returnTokenTimestamps, which is not set');
+    }
+    const times = returnTokenTimestamps ? { settings: alignmentSettings(this, 'returnTokenTimestamps'), numFrames: numFrames ?? null } : null;
     const features = this._inputFeatures(input, 'input');
-    const g = speechGeneration(this, features, options ?? {});
+    const g = speechGeneration(this, features, rest, { times });
     const r = await g.run();
     const v = this.tokenizer ? whisperVocab(this.tokenizer) : null;
     return {
@@ -114,6 +129,7 @@ export class SpeechRecognizer extends Model {
       scores: r.scores,
       texts: v ? r.sequences.map((q) => whisperDecode(v, q, { skipSpecialTokens: true })) : null,
       language: g.plan.language === null ? null : this.tokenizer ? this.tokenizer.idToToken(g.plan.language) : g.plan.language,
+      ...(times ? { tokenTimestamps: r.tokenTimestamps } : {}),
     };
   }
 
@@ -173,6 +189,10 @@ export class SpeechRecognizer extends Model {
       reorder: (state, parents) => {
         boundary.models.seq2seqReorder(rt, this._handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
       },
+      /** The alignment heads' cross-attention of tokens (rows, T) under teacher forcing: { data, shape (rows, n, T, S) }. */
+      alignment: (state, tokens, rows, T, heads) => boundary.models.speechAlignment(rt, this._handle(), state, {
+        tokens: { data: tokens, shape: [rows, T], dtype: DTYPE.I32 }, heads: { data: heads, shape: [heads.length / 2, 2], dtype: DTYPE.I32 },
+      })[0],
       free: (state) => boundary.release(rt, state),
     };
   }

@@ -8,6 +8,9 @@
 //                     from `seek`, each window's tokens cut into segments at its timestamp pairs
 //                     (speech/long_form.js), `seek` moved to the last segment's end; the segments' tokens
 //                     concatenated, then _decode_asr
+// returnTimestamps 'word' (the pipeline's word chunks): each window's token times from its alignment heads
+// (speech/alignment.js: teacher forcing against the window's own state, then _extract_token_timestamps), cropped to
+// the chunk's frames in chunked mode, through long-form's segments, grouped into words by _decode_asr.
 // Each window's decoding state is freed when its generation ends: memory is returned after every window.
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkOptions } from './checks.js';
@@ -16,7 +19,8 @@ import { chunkSizes, chunkIter } from './audio/chunks.js';
 import { speechGeneration, SPEECH_OPTIONS } from './speech_generate.js';
 import { decodeAsr, asrVocab } from './speech/asr_decode.js';
 import { whisperVocab, whisperDecode, pyRound2 } from './speech/whisper_text.js';
-import { timeOffset, retrieveSegment } from './speech/long_form.js';
+import { timeOffset, retrieveSegment, segmentTokenTimestamps } from './speech/long_form.js';
+import { alignmentSettings } from './speech/alignment.js';
 import { LANGUAGES } from './speech/languages.js';
 import { turn } from './seq2seq_run.js';
 
@@ -27,9 +31,6 @@ function checkTranscribeOptions(options, what) {
   const o = checkOptions(options, TRANSCRIBE_OPTIONS, what);
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(`onProgress: expected a function, got ${describe(o.onProgress)}`);
   if (o.returnLanguage !== undefined && typeof o.returnLanguage !== 'boolean') throw typeError(`returnLanguage: expected true or false, got ${describe(o.returnLanguage)}`);
-  if (o.returnTimestamps === 'word') {
-    throw new AttnWasmError('ERR_UNSUPPORTED', "returnTimestamps: 'word' (word-level timestamps from the cross-attention alignment heads) is not run by attnwasm yet; pass true for segment timestamps");
-  }
   if (o.chunkLengthS !== undefined && !(typeof o.chunkLengthS === 'number' && o.chunkLengthS > 0 && Number.isFinite(o.chunkLengthS))) {
     throw typeError(`chunkLengthS: expected a number of seconds > 0, got ${describe(o.chunkLengthS)}`);
   }
@@ -37,7 +38,10 @@ function checkTranscribeOptions(options, what) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'strideLengthS: the strides of chunked transcription need chunkLengthS');
   }
   const { returnLanguage, chunkLengthS, strideLengthS, onProgress, signal, ...generate } = o;
-  return { returnLanguage: returnLanguage ?? false, chunkLengthS, strideLengthS, onProgress, signal, generate: { ...generate, ...(signal ? { signal } : {}) } };
+  // 'word' goes on to generate as the pipeline passes it: timestamps in the prompt, no timestamp rule in short form
+  // (speech_generate.js); long-form sets it true.
+  const words = generate.returnTimestamps === 'word';
+  return { returnLanguage: returnLanguage ?? false, chunkLengthS, strideLengthS, onProgress, signal, words, generate: { ...generate, ...(signal ? { signal } : {}) } };
 }
 
 /**
@@ -54,11 +58,14 @@ async function samplesOf(audio, samplingRate) {
   return readAudio(audio, { samplingRate });
 }
 
-/** One window's generation: the best sequence of source 0 (the decoder prompt included), and the plan. */
-async function generateWindow(model, features, options) {
-  const g = speechGeneration(model, features, options);
+/**
+ * One window's generation: the best sequence of source 0 (the decoder prompt included), the plan, and with `times`
+ * the sequence's token times (Float32Array).
+ */
+async function generateWindow(model, features, options, times = null) {
+  const g = speechGeneration(model, features, options, { times });
   const r = await g.run();
-  return { sequence: Array.from(r.sequences[0]), plan: g.plan };
+  return { sequence: Array.from(r.sequences[0]), plan: g.plan, tokenTimestamps: times ? r.tokenTimestamps[0] : null };
 }
 
 function progress(o, done, total, seconds) {
@@ -70,7 +77,11 @@ export async function transcribeAudio(model, audio, options) {
   const o = checkTranscribeOptions(options, 'transcribe');
   const fe = model.featureExtractor;
   const vocab = asrVocab(model._tokenizerOf('transcribe'), whisperVocab(model.tokenizer).timestampBegin);
-  const asr = { returnTimestamps: o.generate.returnTimestamps ?? false, returnLanguage: o.returnLanguage, timePrecision: fe.config.chunkLength / model.maxSourcePositions };
+  const asr = { returnTimestamps: o.words ? 'word' : o.generate.returnTimestamps ?? false, returnLanguage: o.returnLanguage, timePrecision: fe.config.chunkLength / model.maxSourcePositions };
+  const settings = o.words ? alignmentSettings(model, "returnTimestamps: 'word'") : null;
+  // The pipeline's num_frames: a chunk's samples // hop_length (the states past its half are not looked at); none
+  // for a window of up to 30 s or long-form.
+  const times = (numFrames) => (settings ? { settings, numFrames } : null);
   const sr = fe.samplingRate;
   audio = await samplesOf(audio, sr);
   if (o.chunkLengthS !== undefined) {
@@ -80,8 +91,8 @@ export async function transcribeAudio(model, audio, options) {
     let done = 0;
     for (const chunk of fe.chunkFeatures(x, { chunkLengthS: o.chunkLengthS, strideLengthS: o.strideLengthS })) {
       if (done > 0) await turn(o.signal);
-      const { sequence } = await generateWindow(model, chunk, o.generate);
-      outputs.push({ tokens: sequence, stride: chunk.stride.map((v) => v / sr) });
+      const { sequence, tokenTimestamps } = await generateWindow(model, chunk, o.generate, times(Math.floor(chunk.stride[0] / fe.config.hopLength)));
+      outputs.push({ tokens: sequence, stride: chunk.stride.map((v) => v / sr), ...(settings ? { tokenTimestamps } : {}) });
       done++;
       progress(o, done, total, (chunk.start + chunk.stride[0]) / sr);
     }
@@ -89,20 +100,27 @@ export async function transcribeAudio(model, audio, options) {
   }
   const x = toMono(audio, { samplingRate: sr, name: 'audio', finite: false });
   if (x.length <= fe.config.nSamples) {
-    const { sequence } = await generateWindow(model, fe.features(x), o.generate);
+    const { sequence, tokenTimestamps } = await generateWindow(model, fe.features(x), o.generate, times(null));
     progress(o, 1, 1, x.length / sr);
-    return decodeAsr(vocab, [{ tokens: sequence }], asr);
+    return decodeAsr(vocab, [{ tokens: sequence, ...(settings ? { tokenTimestamps } : {}) }], asr);
   }
-  const tokens = [];
-  for await (const w of longForm(model, x, o)) tokens.push(...w.segments.flatMap((s) => s.tokens));
-  return decodeAsr(vocab, [{ tokens }], { ...asr, returnTimestamps: asr.returnTimestamps });
+  const tokens = [], tokenTimes = [];
+  for await (const w of longForm(model, x, o, settings)) {
+    for (const s of w.segments) {
+      tokens.push(...s.tokens);
+      if (settings) tokenTimes.push(...s.tokenTimestamps);
+    }
+  }
+  return decodeAsr(vocab, [{ tokens, ...(settings ? { tokenTimestamps: tokenTimes } : {}) }], asr);
 }
 
 /**
  * Long-form generation's windows (generation_whisper.py, batch of one, temperature fallback and conditioning on
  * previous text off — its defaults): yields { seek, segments: [{ start, end, tokens }] } per window, times in seconds.
+ * With `settings` (alignment.js's), each segment also has tokenTimestamps: its tokens' times (Float32Array, the
+ * window's time offset added), as generate gives them with return_token_timestamps.
  */
-export async function* longForm(model, samples, o) {
+export async function* longForm(model, samples, o, settings = null) {
   const fe = model.featureExtractor;
   let all;
   try {
@@ -125,17 +143,24 @@ export async function* longForm(model, samples, o) {
     const n = Math.min(F - seek, W);
     const data = new Float32Array(M * W);
     for (let m = 0; m < M; m++) data.set(all.data.subarray(m * F + seek, m * F + seek + n), m * W);
-    const g = speechGeneration(model, { data, shape: [1, M, W] }, { ...gen, ...(lang !== undefined ? { language: lang } : {}) });
+    const g = speechGeneration(model, { data, shape: [1, M, W] }, { ...gen, ...(lang !== undefined ? { language: lang } : {}) },
+      { times: settings ? { settings, numFrames: null } : null });
     // transformers detects the language once, on the first window, and keeps its init tokens.
     if (lang === undefined && g.plan.language !== null) lang = model.tokenizer.idToToken(g.plan.language);
     const r = await g.run();
     let seq = Array.from(r.sequences[0]).slice(g.plan.prompt.length);
+    let tt = settings ? r.tokenTimestamps[0].subarray(g.plan.prompt.length) : null;  // cut as the tokens are
     if (seek + W < F && seq.length > 0 && seq[seq.length - 1] === eos) seq = seq.slice(0, -1);
     if (seq.length > 0 && seq[seq.length - 1] === pad) {
       const count = seq.filter((t) => t === pad).length;
       seq = seq.slice(0, seq.length - count);
     }
-    const { segments, segmentOffset } = retrieveSegment(seq, { timestampBegin, timeOffset: timeOffset(seek), seekNumFrames: n });
+    const offset = timeOffset(seek);
+    const { segments, segmentOffset } = retrieveSegment(seq, { timestampBegin, timeOffset: offset, seekNumFrames: n });
+    if (settings) {
+      tt = tt.subarray(0, seq.length);
+      segmentTokenTimestamps(segments, tt, offset).forEach((t, k) => { segments[k].tokenTimestamps = t; });
+    }
     seek += segmentOffset;
     window++;
     progress(o, window, total, Math.min(seek, F) * fe.config.hopLength / fe.samplingRate);
@@ -163,6 +188,9 @@ function promptLanguage(model, plan) {
  */
 export async function* streamSegments(model, audio, options) {
   const o = checkTranscribeOptions(options, 'stream');
+  if (o.words) {
+    throw new AttnWasmError('ERR_UNSUPPORTED', "returnTimestamps: 'word' is transcribe()'s (the pipeline's word chunks); stream() yields segments: pass true, or use transcribe()");
+  }
   if (o.chunkLengthS !== undefined) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'chunkLengthS: stream() decodes windows in order (long-form); the chunked pipeline merges its chunks at the end: use transcribe() for it');
   }

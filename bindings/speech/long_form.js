@@ -53,3 +53,18 @@ export function retrieveSegment(sequence, o) {
   if (stamps.length > 0 && stamps[stamps.length - 1] !== tb) lastPos = stamps[stamps.length - 1] - tb;
   return { segments: [{ start: off, end: at(lastPos), tokens: seq }], segmentOffset: o.seekNumFrames };
 }
+
+/**
+ * The token times of retrieveSegment's segments (consecutive slices of the window's row, from its start), each time
+ * plus the window's offset in float32, as generate adds them (token_timestamps[a:b] + time_offset).
+ * @param {{tokens: number[]}[]} segments @param {Float32Array} times the row's token times @param {number} offset
+ * @returns {Float32Array[]} new, one per segment
+ */
+export function segmentTokenTimestamps(segments, times, offset) {
+  let at = 0;
+  return segments.map((s) => {
+    const t = Float32Array.from(times.subarray(at, at + s.tokens.length), (v) => v + offset);
+    at += s.tokens.length;
+    return t;
+  });
+}
