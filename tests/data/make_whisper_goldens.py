@@ -5,7 +5,8 @@ tests/data/goldens/whisper/, made by Hugging Face transformers v4.40.2 itself.
 Run: /usr/bin/python3 tests/data/make_whisper_goldens.py (Debian's torch 1.13; transformers through tools/hf_env).
 Deterministic: fixed seeds, one thread; two runs write identical bytes. This docstring is also written out as
 tests/data/goldens/whisper/README.md. `--search NAME [FIRST:]END EOS_SCALES TS_SCALES` (e.g. --search tiny 0:10 1,2
-1,0.5) prints how each seed / eos_scale / ts_scale behaves.
+1,0.5) prints how each seed / eos_scale / ts_scale behaves. `--words [FOLDER...]` writes only words.json / words.bin
+(word-level timestamps: make_whisper_word_goldens.py) from the folders as they are.
 
 FOLDERS: tiny random checkpoints saved by transformers (save_pretrained(..., safe_serialization=True), F32):
 config.json, generation_config.json, model.safetensors, preprocessor_config.json (WhisperFeatureExtractor's
@@ -1026,6 +1027,10 @@ def main():
         first, _, last = sys.argv[3].rpartition(':')
         return search(sys.argv[2], range(int(first or 0), int(last)), [float(v) for v in sys.argv[4].split(',')],
                       [float(v) for v in sys.argv[5].split(',')])
+    if sys.argv[1:2] == ['--words']:  # only words.json / words.bin, from the folders as they are
+        import make_whisper_word_goldens
+        make_whisper_word_goldens.run(sys.modules[__name__], sys.argv[2:])
+        return write_readme()
     only = sys.argv[1:]
     os.makedirs(OUT, exist_ok=True)
     folders = []
@@ -1036,6 +1041,8 @@ def main():
         folders.append(folder_goldens(spec, path, tok, ids))
         print(spec['name'], 'ok', file=sys.stderr, flush=True)
     write_json(folders)
+    import make_whisper_word_goldens  # words.json / words.bin (its docstring is in the README too)
+    make_whisper_word_goldens.run(sys.modules[__name__], only)
     write_readme()
 
 
@@ -1043,6 +1050,9 @@ def write_readme():
     with open(os.path.join(OUT, 'README.md'), 'w') as f:
         f.write('# Whisper goldens\n\nMade by tests/data/make_whisper_goldens.py; its docstring, repeated here.\n\n')
         f.write('```text\n' + __doc__.split('\n\n', 1)[1].strip() + '\n```\n')
+        import make_whisper_word_goldens
+        f.write('\nWord-level timestamps: tests/data/make_whisper_word_goldens.py (run by the script above, or by '
+                '`make_whisper_goldens.py --words`); its docstring:\n\n```text\n' + make_whisper_word_goldens.__doc__.strip() + '\n```\n')
 
 
 if __name__ == '__main__':
