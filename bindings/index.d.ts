@@ -1267,15 +1267,34 @@ export interface SpeechGenerateOptions extends Omit<Seq2SeqGenerateOptions, 'src
   language?: string;
   /** 'transcribe' (default) or 'translate' (to English). */
   task?: 'transcribe' | 'translate';
-  /** Timestamp tokens (WhisperTimeStampLogitsProcessor). */
-  returnTimestamps?: boolean;
+  /**
+   * Timestamp tokens (WhisperTimeStampLogitsProcessor). 'word' as the ASR pipeline passes it for word timestamps:
+   * no <|notimestamps|> in the prompt, but no timestamp rule either (short form).
+   */
+  returnTimestamps?: boolean | 'word';
   /** Previous text as <|startofprev|> … ids (getPromptIds). */
   promptIds?: number[] | Int32Array;
   isMultilingual?: boolean;
 }
 
+/** SpeechRecognizer#generate's options: SpeechGenerateOptions and the token times. */
+export interface SpeechGenerateCallOptions extends SpeechGenerateOptions {
+  /**
+   * transformers' return_token_timestamps: each token's time in seconds from the cross-attention alignment heads
+   * (generation_config.json alignment_heads; without them refused, ERR_UNSUPPORTED).
+   */
+  returnTokenTimestamps?: boolean;
+  /** The input's mel frames (with returnTokenTimestamps): the encoder states past numFrames / 2 are not looked at. */
+  numFrames?: number;
+}
+
 /** SpeechRecognizer#transcribe's and #stream's options: generate()'s and the ASR pipeline's. */
 export interface TranscribeOptions extends SpeechGenerateOptions {
+  /**
+   * true: segments with [start, end]; 'word': one chunk per word, its times from the cross-attention alignment heads
+   * (generation_config.json alignment_heads; without them refused, ERR_UNSUPPORTED; transcribe only).
+   */
+  returnTimestamps?: boolean | 'word';
   returnLanguage?: boolean;
   /** The pipeline's chunked mode: chunks of this many seconds (transcribe only). */
   chunkLengthS?: number;
@@ -1287,7 +1306,10 @@ export interface TranscribeOptions extends SpeechGenerateOptions {
 /** A transcription as transformers' ASR pipeline returns it. */
 export interface Transcription {
   text: string;
-  /** With returnTimestamps (segments' [start, end] in seconds; null where a chunk ends without one) or returnLanguage. */
+  /**
+   * With returnTimestamps (segments' [start, end] in seconds; null where a chunk ends without one) or returnLanguage;
+   * with returnTimestamps 'word', one per word: { text, timestamp }.
+   */
   chunks?: { text: string; timestamp?: [number | null, number | null]; language?: string | null }[];
 }
 
@@ -1323,14 +1345,17 @@ export interface SpeechRecognizer {
   features(audio: SpeechAudio, options?: { padding?: 'max_length' | 'longest'; truncation?: boolean }): SpeechFeatures;
   /** Teacher forcing: logits [B, T, V] and the encoder's states [B, 1500, dModel]. */
   forward(inputs: { inputFeatures?: SpeechFeatures; audio?: SpeechAudio; decoderInputIds: Seq2SeqIds }): { logits: Tensor; encoderLastHiddenState: Tensor };
-  /** Whisper's short-form generate: the decoder prompt and tokens, sequences_scores with beams, the texts. */
-  generate(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }, options?: SpeechGenerateOptions): Promise<{ sequences: Int32Array[]; scores: Float32Array | null; texts: string[] | null; language: string | null }>;
+  /**
+   * Whisper's short-form generate: the decoder prompt and tokens, sequences_scores with beams, the texts; with
+   * returnTokenTimestamps each token's time in seconds (a row per sequence).
+   */
+  generate(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }, options?: SpeechGenerateCallOptions): Promise<{ sequences: Int32Array[]; scores: Float32Array | null; texts: string[] | null; language: string | null; tokenTimestamps?: Float32Array[] }>;
   /** The spoken language's probabilities, most likely first (a batch of features: one list each). */
   detectLanguage(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }): LanguageProbability[] | LanguageProbability[][];
   /** Text (and timestamped chunks) as the ASR pipeline gives it; long audio by long-form generation or in chunks. */
   transcribe(audio: SpeechInput, options?: TranscribeOptions): Promise<Transcription>;
   /** The segments as they are decoded (with returnLanguage, each with its window's language, as the pipeline names a chunk's: 'english', or null). */
-  stream(audio: SpeechInput, options?: Omit<TranscribeOptions, 'chunkLengthS' | 'strideLengthS'>): AsyncIterableIterator<{ timestamp: [number, number]; text: string; language?: string | null }>;
+  stream(audio: SpeechInput, options?: Omit<TranscribeOptions, 'chunkLengthS' | 'strideLengthS' | 'returnTimestamps'> & { returnTimestamps?: boolean }): AsyncIterableIterator<{ timestamp: [number, number]; text: string; language?: string | null }>;
   /** <|startofprev|> and the text's ids, for promptIds. */
   getPromptIds(text: string): number[];
   dispose(): void;

@@ -10,10 +10,10 @@ const HELP = `attnwasm transcribe — speech to text with Whisper
 
 Usage:
   attnwasm transcribe --model <folder> <audio>... [--language xx] [--task translate]
-          [--timestamps] [--chunk-length S] [--beams N] [--json]
+          [--timestamps | --word-timestamps] [--chunk-length S] [--beams N] [--json]
       One line per file on stdout: "file<TAB>text" (--timestamps: then one
-      line per segment, "<TAB>[start - end]<TAB>text"; --json: {file, text,
-      chunks?, language?} per line). Files: WAV (PCM 8-32 bits, float) or FLAC,
+      line per segment, "<TAB>[start - end]<TAB>text"; --word-timestamps: one
+      per word; --json: {file, text, chunks?, language?} per line). Files: WAV (PCM 8-32 bits, float) or FLAC,
       any rate and channels (averaged, resampled to 16 kHz). The text is
       transformers' ASR pipeline's on the same audio and weights.
       e.g. attnwasm transcribe --model openai/whisper-tiny --language en talk.wav
@@ -27,6 +27,9 @@ Options:
                        from the first 30 s when not given (multilingual models)
   --task T             transcribe (default) or translate (to English)
   --timestamps         segment timestamps
+  --word-timestamps    word timestamps, from the cross-attention alignment heads
+                       (generation_config.json alignment_heads; without them the
+                       file fails, naming them)
   --chunk-length S     the pipeline's chunked mode: S-second chunks (e.g. 30)
   --stride-length S    their overlap each side (default a sixth of the chunk)
   --beams N            beam search with N beams (default: generation_config's)
@@ -37,7 +40,7 @@ Options:
 `;
 
 const VALUED = ['--model', '--revision', '--dtype', '--threads', '--language', '--task', '--chunk-length', '--stride-length', '--beams', '--max-new-tokens'];
-const FLAGS = { '--json': ['json', true], '--timestamps': ['timestamps', true], '--help': ['help', true], '-h': ['help', true] };
+const FLAGS = { '--json': ['json', true], '--timestamps': ['timestamps', true], '--word-timestamps': ['words', true], '--help': ['help', true], '-h': ['help', true] };
 
 function seconds(args, flag) {
   const v = args[flag];
@@ -64,7 +67,9 @@ export async function transcribeCommand(argv) {
   const options = {};
   if (args.language !== undefined) options.language = args.language;
   if (args.task !== undefined) options.task = args.task;
+  if (args.timestamps && args.words) throw new UsageError('--word-timestamps: give it or --timestamps, not both');
   if (args.timestamps) options.returnTimestamps = true;
+  if (args.words) options.returnTimestamps = 'word';
   const chunk = seconds(args, 'chunk-length'), stride = seconds(args, 'stride-length');
   if (stride !== undefined && chunk === undefined) throw new UsageError('--stride-length: needs --chunk-length');
   if (chunk !== undefined) options.chunkLengthS = chunk;
@@ -91,7 +96,7 @@ export async function transcribeCommand(argv) {
         if (args.json) process.stdout.write(`${JSON.stringify({ file, ...r })}\n`);
         else {
           process.stdout.write(`${file}\t${oneLine(r.text)}\n`);
-          for (const c of args.timestamps ? r.chunks ?? [] : []) process.stdout.write(`\t[${stamp(c.timestamp[0])} - ${stamp(c.timestamp[1])}]\t${oneLine(c.text)}\n`);
+          for (const c of args.timestamps || args.words ? r.chunks ?? [] : []) process.stdout.write(`\t[${stamp(c.timestamp[0])} - ${stamp(c.timestamp[1])}]\t${oneLine(c.text)}\n`);
         }
       } catch (e) {
         failed++;

@@ -64,14 +64,14 @@ test('bad audio and options: a clear error naming them, and the model keeps work
   await assert.rejects(m.transcribe(tone(1), { task: 'summarize', language: 'en' }), (e) => /^task: The `summarize`task is not supported/.test(e.message));
   await assert.rejects(m.transcribe(new Uint8Array([82, 73, 70, 70, 1, 2, 3, 4, 87, 65, 86, 69, 0, 0])), (e) => e.code === 'ERR_AUDIO_DECODE' && /no 'fmt ' chunk/.test(e.message));
   await assert.rejects(m.transcribe(wav(tone(1)).subarray(0, 100)), (e) => e.code === 'ERR_AUDIO_DECODE' && /truncated/.test(e.message));
-  await assert.rejects(m.transcribe(tone(1), { returnTimestamps: 'word' }), (e) => e.code === 'ERR_UNSUPPORTED' && /'word'/.test(e.message));
+  await assert.rejects(m.transcribe(tone(1), { returnTimestamps: 'words' }), (e) => e instanceof TypeError && /returnTimestamps: expected true, false or 'word'/.test(e.message));
   await assert.rejects(m.transcribe(tone(1), { beams: 2 }), (e) => /beams/.test(e.message));
   await assert.rejects(m.transcribe(tone(1), { strideLengthS: 5 }), (e) => /strideLengthS: .* need chunkLengthS/.test(e.message));
   await assert.rejects(m.transcribe(tone(1), { chunkLengthS: -1 }), (e) => /chunkLengthS: expected a number of seconds > 0/.test(e.message));
   await assert.rejects(m.transcribe(tone(1), { chunkLengthS: 10, strideLengthS: 6 }), (e) => /Chunk length must be superior to stride length/.test(e.message));
   // Over 30 s the pipeline passes returnTimestamps false to generate as None: long-form runs with timestamps.
   assert.equal((await m.transcribe(noise(40), { returnTimestamps: false, language: 'en', maxNewTokens: 4 })).chunks, undefined);
-  await assert.rejects(m.generate(noise(4), { returnTimestamps: 'yes' }), (e) => /returnTimestamps: expected true or false/.test(e.message));
+  await assert.rejects(m.generate(noise(4), { returnTimestamps: 'yes' }), (e) => /returnTimestamps: expected true, false or 'word'/.test(e.message));
   await assert.rejects(m.generate(tone(1), { language: 'en', maxNewTokens: 500 }), (e) => /maxNewTokens: The length of `decoder_input_ids` .* exceeds the `max_target_positions`/.test(e.message));
   await assert.rejects(m.generate(tone(1), { promptIds: [1, 2, 1e9] }), (e) => /promptIds\[2\]: expected a token id in \[0, \d+\), got 1000000000/.test(e.message));
   assert.throws(() => m.forward({ inputFeatures: { data: new Float32Array(80 * 2999), shape: [1, 80, 2999] }, decoderInputIds: [1] }),
@@ -98,6 +98,15 @@ test('every decoding state is freed, on every path', async () => {
   await m.transcribe(tone(2));                                    // language detected: the primed state
   await m.transcribe(noise(40), { maxNewTokens: 6 });             // long-form
   await m.transcribe(noise(40), { chunkLengthS: 15, numBeams: 2, maxNewTokens: 4 });
+  // Word timestamps: each window's state held past its search for the alignment, then freed.
+  await m.transcribe(tone(2), { language: 'en', returnTimestamps: 'word', maxNewTokens: 4 });
+  await m.transcribe(noise(40), { language: 'en', returnTimestamps: 'word', maxNewTokens: 6 });
+  await m.transcribe(noise(40), { chunkLengthS: 15, numBeams: 2, returnTimestamps: 'word', maxNewTokens: 4 });
+  await m.generate(tone(2), { numBeams: 3, maxNewTokens: 5, returnTokenTimestamps: true });
+  const stop = new AbortController();
+  const pw = m.transcribe(noise(40), { returnTimestamps: 'word', signal: stop.signal });
+  stop.abort(new Error('stop'));
+  await assert.rejects(pw, /stop/);
   await m.generate(tone(2), { numBeams: 3, maxNewTokens: 5, promptIds: m.getPromptIds('hello') });
   m.detectLanguage(tone(2));
   for await (const s of m.stream(noise(40))) { assert.equal(typeof s.text, 'string'); break; }
@@ -134,6 +143,11 @@ test('attnwasm transcribe: WAV files to text, --json, a bad file named with exit
   assert.equal(js[1].file, a);
   assert.ok(Array.isArray(js[1].chunks));
   assert.match(r.stderr, /bad\.wav: audio: not a valid WAV file/);
+  const w = JSON.parse(execFileSync(process.execPath, [CLI, 'transcribe', '--model', DIR, a, '--json', '--word-timestamps', '--language', 'en', '--max-new-tokens', '6'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  assert.ok(Array.isArray(w.chunks) && w.chunks.every((c) => typeof c.text === 'string' && c.timestamp.length === 2));
+  const both = spawnSync(process.execPath, [CLI, 'transcribe', '--model', DIR, a, '--timestamps', '--word-timestamps'], { encoding: 'utf8' });
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /--word-timestamps: give it or --timestamps, not both/);
   const u = spawnSync(process.execPath, [CLI, 'transcribe', '--model', DIR], { encoding: 'utf8' });
   assert.equal(u.status, 2);
   assert.match(u.stderr, /give one or more audio files/);

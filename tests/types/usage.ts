@@ -8,6 +8,7 @@ import type { StreamDecoder, TokenizerEncodeOptions, TokenizerDecodeOptions, Enc
 import { preprocessImages, loadImage, decodeImage, convertToRgb, exifTranspose, resize, centerCrop, imageProcessor, resizedSize, processImage, pixelTable, writePixelValues, RESAMPLE } from 'attnwasm/image';
 import type { PixelValues, RgbImage, DecodedImage, ImageProcessor, ImageInput } from 'attnwasm/image';
 import type { Embedder, Embeddings, EmbedOptions, PoolingMode } from 'attnwasm';
+import type { SpeechRecognizer, Transcription, SpeechGenerateCallOptions } from 'attnwasm';
 import { inspect, readHeader, headerLength, ROLES } from 'attnwasm/inspect';
 import type { CheckpointReport, NativeInspector, InspectedFile, FileRole, WeightMemory } from 'attnwasm/inspect';
 import type { AttnWasm, Tensor, MaskTensor, StateDict, ErrorCode, Capabilities, MemoryFigures, Translator, Translation, Classifier, Classification, CausalLM, Generation, GeneratedToken, GenerateOptions } from 'attnwasm';
@@ -281,6 +282,21 @@ async function main(): Promise<void> {
     console.log(h.tensors.length, h.dataStart, headerLength(new Uint8Array(8), 16));
     // @ts-expect-error probe is a boolean
     inspect('x/', { probe: 'no' });
+  }
+  // Whisper's word-level timestamps: transcribe's 'word' chunks, generate's token times.
+  {
+    const whisper = (await aw.loadModel('openai/whisper-tiny')) as unknown as SpeechRecognizer;
+    const words: Transcription = await whisper.transcribe('talk.wav', { language: 'en', returnTimestamps: 'word', chunkLengthS: 30 });
+    const first = words.chunks?.[0];
+    console.log(first?.text, first?.timestamp?.[0]);
+    const go: SpeechGenerateCallOptions = { returnTokenTimestamps: true, numFrames: 1000, returnTimestamps: true };
+    const g = await whisper.generate(new Float32Array(16000), go);
+    const t0: number | undefined = g.tokenTimestamps?.[0]?.[1];
+    console.log(t0);
+    // @ts-expect-error stream() yields segments: no 'word'
+    whisper.stream('talk.wav', { returnTimestamps: 'word' });
+    // @ts-expect-error returnTimestamps is true, false or 'word'
+    await whisper.transcribe('talk.wav', { returnTimestamps: 'words' });
   }
   // @ts-expect-error the tokenizer is not exported by the main entry (it is pure JS: attnwasm/tokenizer)
   import('attnwasm').then((m) => m.Tokenizer);
