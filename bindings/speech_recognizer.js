@@ -149,8 +149,10 @@ export class SpeechRecognizer extends Model {
    * Transcribes (or translates, task 'translate') audio as transformers' automatic-speech-recognition pipeline
    * does: up to 30 s in one window; longer audio by long-form generation (30-second windows moved by the
    * timestamps), or in the pipeline's overlapping chunks with chunkLengthS (and strideLengthS, default a sixth).
-   * Options: generate()'s, returnTimestamps (true: chunks with [start, end] seconds), returnLanguage, chunkLengthS,
-   * strideLengthS, onProgress({ done, total, seconds }), signal. Resolves to { text, chunks? }.
+   * Options: generate()'s, returnTimestamps (true: chunks with [start, end] seconds; 'word': a chunk per word, its
+   * times from the cross-attention alignment heads — refused without generation_config.json's alignment_heads),
+   * returnLanguage, chunkLengthS, strideLengthS, onProgress({ done, total, seconds }), signal. Resolves to { text,
+   * chunks? }.
    */
   async transcribe(audio, options) {
     this._handle();
