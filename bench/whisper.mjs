@@ -30,7 +30,8 @@
 //
 // Needs bench/onnx/whisper (/usr/bin/python3 bench/export_whisper_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/whisper.mjs [--rounds 3] [--json] [--model tiny|base] [--max-new-tokens 100] [--no-memory]
-//        [--no-first-call] [--no-rtf]; node bench/whisper.mjs --render saved.json (the report of a --json run);
+//        [--no-first-call] [--no-rtf] [--dtypes bf16,q8 (real time also for attnwasm with these weight types, against
+//        the same float32 onnxruntime-web: faster, not float32's numbers)]; node bench/whisper.mjs --render saved.json (the report of a --json run);
 //        node bench/whisper.mjs --profile [--model tiny|base] (the encoder's parts through the public layers)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
@@ -58,7 +59,10 @@ function args() {
   if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw new RangeError(`--max-new-tokens: expected an integer >= 1, got ${value('--max-new-tokens')}`);
   const model = value('--model', null);
   if (model !== null && !MODELS.includes(model)) throw new RangeError(`--model: expected ${MODELS.join(' or ')}, got ${model}`);
+  const dtypes = value('--dtypes', '').split(',').filter(Boolean);
+  for (const d of dtypes) if (!['bf16', 'f16', 'q8', 'q4'].includes(d)) throw new RangeError(`--dtypes: expected a list of bf16, f16, q8, q4, got ${d}`);
   return {
+    dtype: value('--dtype', 'f32'), dtypes,
     rounds, maxNewTokens, models: model ? [model] : MODELS, json: a.includes('--json'),
     memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), rtf: !a.includes('--no-rtf'),
     render: value('--render', null), profile: a.includes('--profile'), child: value('--child', null), engine: value('--engine', null), threads: Number(value('--threads', 1)),
@@ -262,7 +266,7 @@ function timed(stepper, split) {
  * The engines of one model: e.transcribe(engine, audio) → the sequence (features, then generate with language
  * 'en' and maxNewTokens), e.encode(engine, features) (the encoder alone), with their calls timed into e.split.
  */
-async function openEngines(name, aw, which, { threads = 1, maxNewTokens = 100 } = {}) {
+async function openEngines(name, aw, which, { threads = 1, maxNewTokens = 100, dtype = 'f32' } = {}) {
   const dir = join(DIR, name);
   const config = readJson(join(dir, 'model', 'config.json'));
   const generationConfig = readJson(join(dir, 'model', 'generation_config.json'));
@@ -272,7 +276,7 @@ async function openEngines(name, aw, which, { threads = 1, maxNewTokens = 100 } 
   const options = { language: 'en', maxNewTokens };
   if (which.includes('attnwasm')) {
     const t0 = performance.now();
-    const m = await aw.loadModel(join(dir, 'model'));
+    const m = await aw.loadModel(join(dir, 'model'), dtype === 'f32' ? {} : { dtype });
     e.loadMs.attnwasm = performance.now() - t0;
     // Time the calls of the model's own stepper (an instance property over SpeechRecognizer#_stepper).
     const own = m._stepper;
@@ -383,7 +387,7 @@ async function childFirstCall(o) {
 async function childRealTime(o) {
   const name = o.models[0];
   const aw = o.engine === 'attnwasm' ? await initAttnwasm(o.threads) : null;
-  const e = await openEngines(name, aw, [o.engine], { threads: o.threads, maxNewTokens: o.maxNewTokens });
+  const e = await openEngines(name, aw, [o.engine], { threads: o.threads, maxNewTokens: o.maxNewTokens, dtype: o.dtype });
   const samples = audio(0);
   const run = o.engine === 'attnwasm'
     ? () => e.model.transcribe(samples, { language: 'en', maxNewTokens: o.maxNewTokens })
@@ -398,7 +402,7 @@ async function childRealTime(o) {
   }
   await e.close();
   aw?.close();
-  return { engine: o.engine, model: name, threads: o.threads, ms, rtf: SECONDS / (median(ms) / 1000) };
+  return { engine: o.engine, model: name, threads: o.threads, dtype: o.dtype, ms, rtf: SECONDS / (median(ms) / 1000) };
 }
 
 /** attnwasm's heap and the process's RSS after each of 10 transcribe() calls on 10 different 30 s signals. */
@@ -597,7 +601,8 @@ async function main() {
     if (o.rtf) {
       r.realTime = [];
       const runs = [['attnwasm', 1], ['ort', 1], ['attnwasm', 2], ['ort', 2]];
-      for (const [engine, threads] of runs) r.realTime.push(child(['--child', 'rtf', '--engine', engine, '--threads', String(threads), '--rounds', String(o.rounds), ...common(name)]));
+      for (const dtype of o.dtypes) runs.push(['attnwasm', 1, dtype]);
+      for (const [engine, threads, dtype = 'f32'] of runs) r.realTime.push(child(['--child', 'rtf', '--engine', engine, '--threads', String(threads), '--dtype', dtype, '--rounds', String(o.rounds), ...common(name)]));
     }
     if (o.memory) r.memory = child(['--child', 'memory', ...common(name)]);
   }
@@ -633,7 +638,7 @@ function report(result, o) {
       const c0 = c.calls[0];
       console.log(`  first call in a fresh process, ${engine}: ${f0(c0.ms)} ms (features ${f0(c0.featuresMs)}, begin ${f0(c0.beginMs)}, first step ${f0(c0.firstStepMs)}, later steps ${f0(c0.laterStepsMs)}); the next calls ${c.calls.slice(1).map((x) => f0(x.ms)).join(', ')} ms; load ${f0(c.loadMs)} ms`);
     }
-    for (const x of r.realTime ?? []) console.log(`  real time, ${x.engine} ${x.threads} thread${x.threads > 1 ? 's' : ''}: ${f2(x.rtf)}x real time (${x.ms.map(f0).join(', ')} ms per 30 s)`);
+    for (const x of r.realTime ?? []) console.log(`  real time, ${x.engine}${(x.dtype ?? 'f32') === 'f32' ? '' : ` dtype ${x.dtype} (not float32's numbers)`} ${x.threads} thread${x.threads > 1 ? 's' : ''}: ${f2(x.rtf)}x real time (${x.ms.map(f0).join(', ')} ms per 30 s)`);
     const m = r.memory;
     if (m) {
       console.log(`  memory (a fresh process, 10 transcribe() of different 30 s signals): weights ${MB(m.weightBytes)}; after loadModel heap ${MB(m.loaded.heapBytes)}, in use ${MB(m.loaded.inUseBytes)}, RSS ${MB(m.loaded.rss)}`);

@@ -1347,10 +1347,12 @@ export interface SpeechRecognizer {
   forward(inputs: { inputFeatures?: SpeechFeatures; audio?: SpeechAudio; decoderInputIds: Seq2SeqIds }): { logits: Tensor; encoderLastHiddenState: Tensor };
   /**
    * Whisper's short-form generate: the decoder prompt and tokens, sequences_scores with beams, the texts; with
-   * returnTokenTimestamps each token's time in seconds (a row per sequence).
+   * returnTokenTimestamps each token's time in seconds (a row per sequence). One window: audio over 30 s is refused
+   * (ERR_AUDIO_TOO_LONG; transcribe() runs it).
    */
   generate(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }, options?: SpeechGenerateCallOptions): Promise<{ sequences: Int32Array[]; scores: Float32Array | null; texts: string[] | null; language: string | null; tokenTimestamps?: Float32Array[] }>;
-  /** The spoken language's probabilities, most likely first (a batch of features: one list each). */
+  /** The spoken language's probabilities, most likely first (a batch of features: one list each; audio over 30 s: its
+   * first 30 s). */
   detectLanguage(input: SpeechAudio | SpeechFeatures | { inputFeatures: SpeechFeatures }): LanguageProbability[] | LanguageProbability[][];
   /** Text (and timestamped chunks) as the ASR pipeline gives it; long audio by long-form generation or in chunks. */
   transcribe(audio: SpeechInput, options?: TranscribeOptions): Promise<Transcription>;

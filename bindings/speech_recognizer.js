@@ -57,10 +57,17 @@ export class SpeechRecognizer extends Model {
   }
 
   /** inputFeatures (B, numMelBins, frames) from features, a features tensor, or audio. */
-  _inputFeatures(input, what) {
+  _inputFeatures(input, what, firstWindow = false) {
     let t = input;
     if (isObject(input) && 'inputFeatures' in input) t = input.inputFeatures;
-    else if (!(isObject(input) && 'shape' in input && 'data' in input) || (isObject(input) && 'samplingRate' in input)) t = this.features(input);
+    else if (!(isObject(input) && 'shape' in input && 'data' in input) || (isObject(input) && 'samplingRate' in input)) {
+      // Audio: one window. Longer audio is refused, not cut to its first 30 s without a word.
+      t = this.features(input, { truncation: firstWindow });
+      if (t.shape[2] > this.frames) {
+        const s = (t.shape[2] * this.featureExtractor.config.hopLength / this.featureExtractor.samplingRate).toFixed(2);
+        throw new AttnWasmError('ERR_AUDIO_TOO_LONG', `${what}: expected audio of at most ${this.featureExtractor.config.chunkLength} s (one window), got ${s} s; transcribe() runs longer audio (long-form, or chunkLengthS), or pass features(audio) to use its first 30 s`);
+      }
+    }
     const f = checkTensor(t, what, 'float', this._rt);
     const [B, M, T] = f.shape;
     if (f.shape.length !== 3 || M !== this.numMelBins || T !== this.frames) {
@@ -95,7 +102,8 @@ export class SpeechRecognizer extends Model {
 
   /**
    * Generation over windows of up to 30 s, as transformers' WhisperForConditionalGeneration.generate(input_features,
-   * …) runs its short form: `input` is audio (one window, padded to 30 s), a features tensor (B, numMelBins, 3000),
+   * …) runs its short form: `input` is audio (one window of up to 30 s, padded to 30 s; longer audio is refused:
+   * transcribe() runs it), a features tensor (B, numMelBins, 3000),
    * or { inputFeatures }. Options: language ('en', 'english' or '<|en|>'; detected from the first step when not
    * given, on a multilingual model), task ('transcribe' | 'translate'), returnTimestamps, promptIds (getPromptIds),
    * isMultilingual, and the search's (numBeams, maxNewTokens, maxLength, lengthPenalty, noRepeatNgramSize,
@@ -136,11 +144,12 @@ export class SpeechRecognizer extends Model {
   /**
    * The spoken language of each input: transformers' detect_language (the first step's logits after
    * <|startoftranscript|>, every non-language token masked), as probabilities: per input, [{ language (code),
-   * name, token, id, probability }] sorted, most likely first. `input` as generate's; a batch of B > 1 gives B lists.
+   * name, token, id, probability }] sorted, most likely first. `input` as generate's (audio over 30 s: its first
+   * 30 s, the window long-form generation detects on); a batch of B > 1 gives B lists.
    */
   detectLanguage(input) {
     this._handle();
-    const features = this._inputFeatures(input, 'input');
+    const features = this._inputFeatures(input, 'input', true);
     const lists = detectLanguages(this, features);
     return features.shape[0] > 1 ? lists : lists[0];
   }

@@ -17,6 +17,7 @@ import { Model } from './model.js';
 import { reword } from './embedder.js';
 import { labelsOf, oneOf } from './text_classifier.js';
 import * as boundary from './boundary.js';
+import { symbolBytes } from './tokenizer/byte_level.js';
 
 const STRATEGIES = ['none', 'simple', 'first', 'average', 'max'];
 
@@ -60,10 +61,14 @@ export class TokenClassifier extends Model {
     if (!Array.isArray(ignore) || ignore.some((x) => typeof x !== 'string')) throw typeError(`ignoreLabels: expected an Array of strings, got ${describe(ignore)}`);
     const batchSize = o.batchSize === undefined ? 32 : checkInteger(o.batchSize, 'batchSize', { min: 1, max: 1 << 20 });
     if (!this.tokenizer) throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'classify: this model has no tokenizer; load it with its tokenizer.json');
-    // A slow tokenizer (vocab.txt) runs as the fast one transformers converts it to (its offsets, words and decoder).
-    const tok = this.tokenizer._converted?.() ?? this.tokenizer;
+    // A slow tokenizer (vocab.txt, vocab.json + merges.txt, sentencepiece.bpe.model) runs as the fast one
+    // transformers converts it to (its offsets, words and decoder).
+    const slow = this.tokenizer._converted ? this.tokenizer : null;
+    const tok = slow?._converted() ?? this.tokenizer;
     const wordAware = !!tok._model?.prefix;  // WordPiece's continuing_subword_prefix: the pipeline's word-aware path
-    const unk = tok.tokenToId(tok.config?.unk_token ?? '') ?? tok._model?.unk ?? -1;
+    // unk_token_id: the unknown token looked up in the fast vocabulary; a converted one's is the slow class's
+    // ('<unk>' for RoBERTa, whose byte-level model has none of its own but whose '<unk>' typed in a text is id 3).
+    const unk = tok.tokenToId((slow ? slow.specialToken('unk_token') : tok.config?.unk_token) ?? '') ?? tok._model?.unk ?? -1;
     const out = [];
     for (let b0 = 0; b0 < list.length; b0 += batchSize) {
       if (b0 > 0) await nextTask();
@@ -180,13 +185,12 @@ function tokensToString(tok, tokens) {
     const stage = tok._decoder();
     return tokens.map((t) => stage.push(t).join('')).join('') + stage.end().join('');
   }
-  // Byte-level: each token's byte symbols back to bytes (a raw word — an unknown token's text — as UTF-8).
+  // Byte-level, as the Rust ByteLevel decoder: a token whose characters are all byte symbols is those bytes, any
+  // other its UTF-8; the bytes read once, invalid sequences as U+FFFD. Whether the token is in the vocabulary does
+  // not matter: a word the pipeline decoded before ('Café') is decoded again when words are grouped, and its 'é'
+  // (U+00E9) is the byte symbol of 0xE9, so transformers gives 'Caf\uFFFD'.
   const bytes = [];
-  const utf8 = new TextEncoder();
-  for (const t of tokens) {
-    const id = tok.tokenToId(t);
-    bytes.push(...(id === undefined ? utf8.encode(t) : tok._tokenBytes(id)));
-  }
+  for (const t of tokens) bytes.push(...symbolBytes(t));
   return new TextDecoder().decode(Uint8Array.from(bytes));
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/limits.h"
 #include "io/json_fields.h"
+#include "models/s2s_config_fields.h"
 #include "models/seq2seq.h"
 
 namespace aw {
@@ -22,16 +23,47 @@ namespace {
 
 constexpr int64_t kMaxSeq2SeqPositions = 1 << 16;  // M2M100's sinusoid: positions a source or a target may have
 
-// An optional id (absent or null: -1).
-int64_t IdOr(const JsonValue* v, int64_t absent) {
+bool BoolOr(const JsonValue* v, bool absent) { return v && v->type == JsonType::kBool ? v->boolean : absent; }
+
+}  // namespace
+
+int64_t S2sIdOr(const JsonValue* v, int64_t absent) {
   if (!v) return absent;
   if (v->type == JsonType::kNull) return -1;
   return IntOr(v, io::kUnreadInt);
 }
 
-bool BoolOr(const JsonValue* v, bool absent) { return v && v->type == JsonType::kBool ? v->boolean : absent; }
+Status ReadS2sStacks(const FieldReader& c, const S2sStackDefaults& d, Seq2SeqConfig* s) {
+  std::string act = d.act;
+  AW_RETURN_IF_ERROR(c.OptionalEnum("activation_function", {"gelu", "relu", "swish", "silu", "gelu_new", "gelu_pytorch_tanh"}, &act));
+  s->act = act == "relu" ? Activation::kRelu : act == "gelu" ? Activation::kGelu
+         : act == "swish" || act == "silu" ? Activation::kSilu : Activation::kGeluTanh;
+  s->vocab = s->decoder_vocab = IntOr(c.Get("vocab_size"), d.vocab);
+  s->d_model = IntOr(c.Get("d_model"), d.d_model);
+  s->encoder_layers = IntOr(c.Get("encoder_layers"), d.layers);
+  s->decoder_layers = IntOr(c.Get("decoder_layers"), d.layers);
+  s->encoder_heads = IntOr(c.Get("encoder_attention_heads"), d.heads);
+  s->decoder_heads = IntOr(c.Get("decoder_attention_heads"), d.heads);
+  s->encoder_ffn = IntOr(c.Get("encoder_ffn_dim"), d.ffn);
+  s->decoder_ffn = IntOr(c.Get("decoder_ffn_dim"), d.ffn);
+  return Status::OK();
+}
 
-}  // namespace
+Status CheckS2sStacks(const io::ConfigRules& r, const Seq2SeqConfig& c) {
+  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
+  if (!c.shared) AW_RETURN_IF_ERROR(r.Int("decoder_vocab_size", c.decoder_vocab, 1, kMaxVocab));
+  AW_RETURN_IF_ERROR(r.Int("d_model", c.d_model, 1, kMaxLmWidth));
+  AW_RETURN_IF_ERROR(r.Int("encoder_layers", c.encoder_layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Int("decoder_layers", c.decoder_layers, 1, kMaxLayers));
+  AW_RETURN_IF_ERROR(r.Divisor("encoder_attention_heads", c.encoder_heads, "d_model", c.d_model));
+  AW_RETURN_IF_ERROR(r.Divisor("decoder_attention_heads", c.decoder_heads, "d_model", c.d_model));
+  AW_RETURN_IF_ERROR(r.Int("encoder_ffn_dim", c.encoder_ffn, 1, kMaxFeedforward));
+  return r.Int("decoder_ffn_dim", c.decoder_ffn, 1, kMaxFeedforward);
+}
+
+const char* S2sActivationName(Activation a) {
+  return a == Activation::kRelu ? "relu" : a == Activation::kGelu ? "gelu" : a == Activation::kSilu ? "swish" : "gelu_new";
+}
 
 int64_t Seq2SeqConfig::position_limit() const {
   return positions == S2sPositions::kFairseq ? kMaxSeq2SeqPositions : max_positions;
@@ -56,18 +88,7 @@ Status ReadSeq2SeqConfig(const JsonValue& hf, const std::string& root, Seq2SeqCo
   }
   Seq2SeqConfig s;
   s.model_type = type;
-  std::string act = m2m ? "relu" : "gelu";
-  AW_RETURN_IF_ERROR(c.OptionalEnum("activation_function", {"gelu", "relu", "swish", "silu", "gelu_new", "gelu_pytorch_tanh"}, &act));
-  s.act = act == "relu" ? Activation::kRelu : act == "gelu" ? Activation::kGelu
-        : act == "swish" || act == "silu" ? Activation::kSilu : Activation::kGeluTanh;
-  s.vocab = IntOr(c.Get("vocab_size"), marian ? 58101 : m2m ? 128112 : 50265);
-  s.d_model = IntOr(c.Get("d_model"), 1024);
-  s.encoder_layers = IntOr(c.Get("encoder_layers"), 12);
-  s.decoder_layers = IntOr(c.Get("decoder_layers"), 12);
-  s.encoder_heads = IntOr(c.Get("encoder_attention_heads"), 16);
-  s.decoder_heads = IntOr(c.Get("decoder_attention_heads"), 16);
-  s.encoder_ffn = IntOr(c.Get("encoder_ffn_dim"), 4096);
-  s.decoder_ffn = IntOr(c.Get("decoder_ffn_dim"), 4096);
+  AW_RETURN_IF_ERROR(ReadS2sStacks(c, {marian ? 58101 : m2m ? 128112 : 50265, 1024, 12, 16, 4096, m2m ? "relu" : "gelu"}, &s));
   s.max_positions = IntOr(c.Get("max_position_embeddings"), 1024);
   AW_RETURN_IF_ERROR(c.OptionalBool("scale_embedding"));
   AW_RETURN_IF_ERROR(c.OptionalBool("share_encoder_decoder_embeddings"));
@@ -85,25 +106,17 @@ Status ReadSeq2SeqConfig(const JsonValue& hf, const std::string& root, Seq2SeqCo
   s.embed_norm = type == "bart" || mbart;
   s.logits_bias = !m2m;
   s.positions = marian ? S2sPositions::kMarian : m2m ? S2sPositions::kFairseq : S2sPositions::kLearned;
-  s.pad = IdOr(c.Get("pad_token_id"), marian ? 58100 : 1);
-  s.eos = IdOr(c.Get("eos_token_id"), marian ? 0 : 2);
-  s.bos = IdOr(c.Get("bos_token_id"), marian ? -1 : 0);
-  s.decoder_start = IdOr(c.Get("decoder_start_token_id"), marian ? 58100 : mbart ? -1 : 2);
+  s.pad = S2sIdOr(c.Get("pad_token_id"), marian ? 58100 : 1);
+  s.eos = S2sIdOr(c.Get("eos_token_id"), marian ? 0 : 2);
+  s.bos = S2sIdOr(c.Get("bos_token_id"), marian ? -1 : 0);
+  s.decoder_start = S2sIdOr(c.Get("decoder_start_token_id"), marian ? 58100 : mbart ? -1 : 2);
   *out = std::move(s);
   return Status::OK();
 }
 
 Status CheckSeq2SeqConfig(const Seq2SeqConfig& c, const io::ConfigSource* src) {
   const io::ConfigRules r(src);
-  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
-  if (!c.shared) AW_RETURN_IF_ERROR(r.Int("decoder_vocab_size", c.decoder_vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(r.Int("d_model", c.d_model, 1, kMaxLmWidth));
-  AW_RETURN_IF_ERROR(r.Int("encoder_layers", c.encoder_layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Int("decoder_layers", c.decoder_layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Divisor("encoder_attention_heads", c.encoder_heads, "d_model", c.d_model));
-  AW_RETURN_IF_ERROR(r.Divisor("decoder_attention_heads", c.decoder_heads, "d_model", c.d_model));
-  AW_RETURN_IF_ERROR(r.Int("encoder_ffn_dim", c.encoder_ffn, 1, kMaxFeedforward));
-  AW_RETURN_IF_ERROR(r.Int("decoder_ffn_dim", c.decoder_ffn, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(CheckS2sStacks(r, c));
   AW_RETURN_IF_ERROR(r.Int("max_position_embeddings", c.max_positions, 1, kMaxPositions));
   if (c.positions == S2sPositions::kFairseq)  // the sinusoid's half width, less one, divides log(10000)
     AW_RETURN_IF_ERROR(r.Int("d_model", c.d_model, 4, kMaxLmWidth, " (M2M100's sinusoidal positions)"));
@@ -122,7 +135,7 @@ std::string Seq2SeqConfigJson(const Seq2SeqConfig& c) {
   auto n = [](int64_t v) { return std::to_string(v); };
   auto b = [](bool v) { return v ? "true" : "false"; };
   auto id = [&](int64_t v) { return v < 0 ? std::string("null") : n(v); };
-  const char* act = c.act == Activation::kRelu ? "relu" : c.act == Activation::kGelu ? "gelu" : c.act == Activation::kSilu ? "swish" : "gelu_new";
+  const char* act = S2sActivationName(c.act);
   const char* pos = c.positions == S2sPositions::kMarian ? "sinusoidal" : c.positions == S2sPositions::kFairseq ? "fairseq-sinusoidal" : "learned";
   return "\"modelType\": \"" + c.model_type + "\", \"vocabSize\": " + n(c.vocab) + ", \"decoderVocabSize\": " +
          n(c.decoder_vocab) + ", \"dModel\": " + n(c.d_model) + ", \"encoderLayers\": " + n(c.encoder_layers) +

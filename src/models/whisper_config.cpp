@@ -5,6 +5,7 @@
 // and SpecAugment's keys (training and the audio-classification head only). CheckWhisperConfig holds the range rules.
 #include "core/limits.h"
 #include "io/json_fields.h"
+#include "models/s2s_config_fields.h"
 #include "models/whisper.h"
 
 namespace aw {
@@ -17,13 +18,9 @@ using io::JsonValue;
 namespace {
 
 constexpr int64_t kMaxMelBins = 1024;
-constexpr int64_t kMaxSourcePositions = 1 << 16;
-
-int64_t IdOr(const JsonValue* v, int64_t absent) {
-  if (!v) return absent;
-  if (v->type == JsonType::kNull) return -1;
-  return IntOr(v, io::kUnreadInt);
-}
+// Every Whisper has 1500 (30 s); the encoder attends over all of them at once (quadratic), so a file asking for
+// more than 4096 (82 s windows) is refused rather than run for minutes.
+constexpr int64_t kMaxSourcePositions = 4096;
 
 }  // namespace
 
@@ -42,18 +39,7 @@ Status ReadWhisperConfig(const JsonValue& hf, const std::string& root, WhisperCo
   WhisperConfig w;
   Seq2SeqConfig& s = w.s;
   s.model_type = "whisper";
-  std::string act = "gelu";
-  AW_RETURN_IF_ERROR(c.OptionalEnum("activation_function", {"gelu", "relu", "swish", "silu", "gelu_new", "gelu_pytorch_tanh"}, &act));
-  s.act = act == "relu" ? Activation::kRelu : act == "gelu" ? Activation::kGelu
-        : act == "swish" || act == "silu" ? Activation::kSilu : Activation::kGeluTanh;
-  s.vocab = s.decoder_vocab = IntOr(c.Get("vocab_size"), 51865);
-  s.d_model = IntOr(c.Get("d_model"), 384);
-  s.encoder_layers = IntOr(c.Get("encoder_layers"), 4);
-  s.decoder_layers = IntOr(c.Get("decoder_layers"), 4);
-  s.encoder_heads = IntOr(c.Get("encoder_attention_heads"), 6);
-  s.decoder_heads = IntOr(c.Get("decoder_attention_heads"), 6);
-  s.encoder_ffn = IntOr(c.Get("encoder_ffn_dim"), 1536);
-  s.decoder_ffn = IntOr(c.Get("decoder_ffn_dim"), 1536);
+  AW_RETURN_IF_ERROR(ReadS2sStacks(c, {51865, 384, 4, 6, 1536, "gelu"}, &s));
   s.max_positions = IntOr(c.Get("max_target_positions"), 448);
   w.max_source = IntOr(c.Get("max_source_positions"), 1500);
   w.mel_bins = IntOr(c.Get("num_mel_bins"), 80);
@@ -67,10 +53,10 @@ Status ReadWhisperConfig(const JsonValue& hf, const std::string& root, WhisperCo
   s.k_bias = false;
   s.positions = S2sPositions::kLearned;
   s.embed_scale = 1.0;
-  s.pad = IdOr(c.Get("pad_token_id"), 50256);
-  s.eos = IdOr(c.Get("eos_token_id"), 50256);
-  s.bos = IdOr(c.Get("bos_token_id"), 50256);
-  s.decoder_start = IdOr(c.Get("decoder_start_token_id"), 50257);
+  s.pad = S2sIdOr(c.Get("pad_token_id"), 50256);
+  s.eos = S2sIdOr(c.Get("eos_token_id"), 50256);
+  s.bos = S2sIdOr(c.Get("bos_token_id"), 50256);
+  s.decoder_start = S2sIdOr(c.Get("decoder_start_token_id"), 50257);
   *out = std::move(w);
   return Status::OK();
 }
@@ -78,14 +64,7 @@ Status ReadWhisperConfig(const JsonValue& hf, const std::string& root, WhisperCo
 Status CheckWhisperConfig(const WhisperConfig& w, const io::ConfigSource* src) {
   const io::ConfigRules r(src);
   const Seq2SeqConfig& c = w.s;
-  AW_RETURN_IF_ERROR(r.Int("vocab_size", c.vocab, 1, kMaxVocab));
-  AW_RETURN_IF_ERROR(r.Int("d_model", c.d_model, 1, kMaxLmWidth));
-  AW_RETURN_IF_ERROR(r.Int("encoder_layers", c.encoder_layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Int("decoder_layers", c.decoder_layers, 1, kMaxLayers));
-  AW_RETURN_IF_ERROR(r.Divisor("encoder_attention_heads", c.encoder_heads, "d_model", c.d_model));
-  AW_RETURN_IF_ERROR(r.Divisor("decoder_attention_heads", c.decoder_heads, "d_model", c.d_model));
-  AW_RETURN_IF_ERROR(r.Int("encoder_ffn_dim", c.encoder_ffn, 1, kMaxFeedforward));
-  AW_RETURN_IF_ERROR(r.Int("decoder_ffn_dim", c.decoder_ffn, 1, kMaxFeedforward));
+  AW_RETURN_IF_ERROR(CheckS2sStacks(r, c));
   AW_RETURN_IF_ERROR(r.Int("max_target_positions", c.max_positions, 1, kMaxPositions));
   AW_RETURN_IF_ERROR(r.Int("max_source_positions", w.max_source, 1, kMaxSourcePositions));
   AW_RETURN_IF_ERROR(r.Int("num_mel_bins", w.mel_bins, 1, kMaxMelBins));
@@ -101,7 +80,7 @@ std::string WhisperConfigJson(const WhisperConfig& w) {
   const Seq2SeqConfig& c = w.s;
   auto n = [](int64_t v) { return std::to_string(v); };
   auto id = [&](int64_t v) { return v < 0 ? std::string("null") : n(v); };
-  const char* act = c.act == Activation::kRelu ? "relu" : c.act == Activation::kGelu ? "gelu" : c.act == Activation::kSilu ? "swish" : "gelu_new";
+  const char* act = S2sActivationName(c.act);
   return "\"modelType\": \"whisper\", \"vocabSize\": " + n(c.vocab) + ", \"dModel\": " + n(c.d_model) +
          ", \"encoderLayers\": " + n(c.encoder_layers) + ", \"decoderLayers\": " + n(c.decoder_layers) +
          ", \"encoderHeads\": " + n(c.encoder_heads) + ", \"decoderHeads\": " + n(c.decoder_heads) +

@@ -8,20 +8,38 @@ tools/hf_env/__init__.py) as real hub folders, and what transformers computes fo
   - sentence-transformers' CrossEncoder on top (predict / rank): its activation chosen as CrossEncoder 4.x chooses
     it (config.json "sentence_transformers".activation_fn, else the legacy "sbert_ce_default_activation_function",
     else Sigmoid for one label and Identity otherwise), scores sorted descending for rank (a stable sort);
-  - *ForTokenClassification: per-token logits.
+  - *ForTokenClassification: per-token logits, and the token-classification pipeline's entities for every
+    aggregation_strategy ('none', 'simple', 'first', 'average', 'max'): bert_ner with tokenizer.json (ner_golden);
+    roberta_ner (vocab.json + merges.txt) and xlmr_ner (a Unigram sentencepiece.bpe.model) with only the slow
+    tokenizer's files (ner_golden_converted), with ignore_labels default and [], on hard texts (NER_HARD_TEXTS).
 Token ids come from transformers' slow tokenizers (BertTokenizer on vocab.txt, RobertaTokenizer on vocab.json +
 merges.txt, XLMRobertaTokenizer on sentencepiece.bpe.model); pairs truncated 'only_second' to max_length as
 tokenizer(text, pair, truncation='only_second', max_length=...) gives them. A folder shipping tokenizer.json
 gets the same vocabulary as a vocab.txt for the slow tokenizer (the two agree on these texts; the test checks the
 JS tokenizer's ids against these).
 
-Run: /usr/bin/python3 tests/data/make_classifier_goldens.py   (deterministic: fixed seeds, one thread)
+The slow folders' entities are what pipeline('token-classification', model=folder) gives a user of transformers.
+The pipeline needs character offsets, which no slow tokenizer gives: AutoTokenizer (use_fast=True, the pipeline's
+default) builds RobertaTokenizerFast / XLMRobertaTokenizerFast by converting the slow files
+(convert_slow_tokenizer's RobertaConverter, XLMRobertaConverter). That converted tokenizer is made here by
+transformers' own converter (convert_slow_tokenizers.py) and run by the Rust library (ner_reference.mjs; the
+`tokenizers` Python package is not on this machine); its ids are checked equal to the slow class's on every text.
+Their random heads are rescaled and centred (center_head) so every tag wins somewhere, and every choice the pipeline
+makes is checked to be at least NER_MARGIN (in probability) from its runner-up (decision_margin): float-order
+differences cannot flip a tag, a word or a group. The seeds are ones that pass.
+
+Run: /usr/bin/python3 tests/data/make_classifier_goldens.py [folder …]   (deterministic: fixed seeds, one thread;
+  names: only those folders). The float32 pipeline scores depend on the CPU's float32 kernels: on another machine
+  they may move in their last bits (well inside the tolerance), so regenerate only the folders you change.
+  The Rust reference: build/tokenizer-ref (node tests/data/make_tokenizer_goldens.mjs installs it).
 expected.json: name, like, generator, tolerance {atol, rtol}, labels (id2label in id order), problemType,
   maxLength (tokenizer_config.json's model_max_length), singles [{text, ids, types}], pairs [{text, pair, ids, types}], logitsSingles (N, C), logitsPairs
   (P, C), pipeline [{input: 'singles' | 'pairs', inputs (texts, or [text, pair]s that fit max_length whole: the
   pipeline does not truncate), options: {top_k, function_to_apply}, output}], crossEncoder
   {activation, scores (P,), rank [{query, documents, top_k, output: [{corpus_id, score}]}]}, tokenLogits (per
-  single: (T, C)) for token classifiers.
+  single: (T, C)) for token classifiers, and ner {texts, encodings [{ids, offsets (code points), special}],
+  ignoreLabels, outputs {strategy: per text, the pipeline's entities}, and for the slow folders outputsIgnoreNone
+  (ignore_labels=[]) and decisionMargin}.
 """
 
 import json
@@ -83,6 +101,19 @@ def randomize(model, seed):
                 p.copy_(0.25 * torch.randn(p.shape, generator=g))
 
 
+def center_head(model, tok, scale, boost):
+    """A random encoder's token head favours one or two tags on every token (its tokens' hidden states differ
+    little): the head's weight is multiplied by `scale` (wider gaps between the tags, so no decision is within
+    float noise) and its bias set so that each tag's logit averages boost[tag] (0 when not given) over the tokens
+    of SINGLES. Every tag then wins somewhere, and 'O' more often when boosted."""
+    model.eval()
+    with torch.no_grad():
+        logits = torch.cat([model(input_ids=torch.tensor([tok(t)["input_ids"]])).logits[0] for t in SINGLES])
+        mean = logits.mean(0) - model.classifier.bias  # (C,) the weight's part
+        model.classifier.weight.mul_(scale)
+        model.classifier.bias.copy_(-scale * mean + torch.tensor([boost.get(k, 0.0) for k in range(mean.numel())]))
+
+
 def encode(tok, text, pair, max_length):
     e = tok(text, pair, truncation="only_second" if pair is not None else True, max_length=max_length)
     return e["input_ids"], e.get("token_type_ids")  # None where the tokenizer gives none (DistilBERT)
@@ -125,6 +156,8 @@ def write_folder(case):
     config = small_config(case["config_cls"], len(tok), **case["config"])
     model = case["model_cls"](config)
     randomize(model, SEED + case["seed"])
+    if "head" in case:
+        center_head(model, tok, **case["head"])
     model.eval()
     model.save_pretrained(folder, safe_serialization=True)
     # The references are what transformers computes for the folder as it loads it (from_pretrained).
@@ -149,7 +182,10 @@ def write_folder(case):
            "pairs": [{"text": a, "pair": b, "ids": i, "types": ty} for (a, b), (i, ty) in zip(PAIRS, pairs)]}
     if case["task"] == "token":
         exp["tokenLogits"] = [[f32(r) for r in lg] for lg in logits_of(model, singles)]
-        exp["ner"] = ner_golden(model, tok, os.path.join(folder, "tokenizer.json"))
+        if case.get("converted"):
+            exp["ner"] = ner_golden_converted(model, tok, folder, max_length)
+        else:
+            exp["ner"] = ner_golden(model, tok, os.path.join(folder, "tokenizer.json"))
     else:
         exp["logitsSingles"] = [f32(lg) for lg in logits_of(model, singles)]
         exp["logitsPairs"] = [f32(lg) for lg in logits_of(model, pairs)]
@@ -258,6 +294,154 @@ def ner_golden(model, tok, tokenizer_json):
                          "npm tokenizers 0.23.2 (Rust)"}
 
 
+# The hard texts for the folders whose fast tokenizer transformers converts from the slow files: accents (a word the
+# pipeline decodes twice, 'Café' → 'Caf\ufffd' by RoBERTa's ByteLevel decoder), digits, runs of spaces,
+# punctuation glued to words, one word in many sub-tokens, a leading space, non-Latin text (unknown pieces for the
+# small spm model), characters beyond U+FFFF, the special tokens typed in the text, the empty string, and a text
+# over model_max_length (cut by the pipeline's truncation=True).
+ROBERTA_TAGS = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC"]
+XLMR_TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "MISC"]
+NER_HARD_TEXTS = ["John Smith lives in New York and works for Acme Corporation.",
+                  "Café owners in São Paulo don't sleep.",
+                  "Call 555-0199 before 10:30, or visit Room 42B on the 3rd floor.",
+                  "Anna   and    Marie   met  in Rome  ",
+                  "(Berlin),Paris;Rome!Tokyo?Marie's \"Anna\"",
+                  "Supercalifragilisticexpialidocious Karenina",
+                  " Leading space before London",
+                  "Владимир живёт в Москве, 東京 too.",
+                  "",
+                  "\U0001F600 Emoji before Paris, then \U0001D53Eood Anna.",
+                  "Hello<unk>world and the <mask> here",
+                  " ".join(["Anna Karenina visited Saint Petersburg."] * 8)]
+NER_MARGIN = 1e-3  # in probability: ~1000× the scores' float error (the logits agree to ~1e-6)
+
+
+def converted_tokenizer(folder, texts, max_length, unk_token, token_lists=()):
+    """The fast tokenizer transformers converts `folder`'s slow files to (AutoTokenizer's use_fast=True, what
+    pipeline('token-classification', model=folder) runs): convert_slow_tokenizers.py records transformers' own
+    converter, ner_reference.mjs writes it as tokenizer.json and runs it with the Rust library (npm tokenizers
+    0.23.2, build/tokenizer-ref): each text's ids, offsets, special-tokens mask, id → token for the ids met, the
+    unknown token's id; token_lists joined by its decoder."""
+    import subprocess
+    files = {}
+    for f in sorted(os.listdir(folder)):
+        if f == "tokenizer_config.json":
+            files[f] = {"json": json.load(open(os.path.join(folder, f)))}
+        elif f in ("vocab.json", "merges.txt", "sentencepiece.bpe.model"):
+            files[f] = {"path": os.path.join(folder, f)}
+    req = {"texts": [], "folders": {"folder": files}}
+    res = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "convert_slow_tokenizers.py")],
+                         input=json.dumps(req).encode(), capture_output=True, check=True)
+    c = json.loads(res.stdout)["folders"]["folder"]
+    job = {"transcript": c["tokenizer"], "added": c["added_tokens"], "texts": texts, "maxLength": max_length,
+           "unkToken": unk_token, "tokenLists": [list(t) for t in token_lists]}
+    res = subprocess.run(["node", os.path.join(HERE, "ner_reference.mjs")], input=json.dumps(job).encode(),
+                         capture_output=True, check=True)
+    return json.loads(res.stdout)
+
+
+def decision_margin(pipe, text, e, logits):
+    """The smallest gap between the best and the second-best choice the pipeline makes on this text, from the
+    model's float32 logits: each token's label (none, simple, first), each word's label from its averaged scores
+    (average) and which of a word's tokens is the most confident (max, see below). A gap this wide cannot be closed
+    by the float-order differences between attnwasm's forward and torch's (~1e-6 in the scores)."""
+    import warnings
+    import numpy as np
+    from transformers.pipelines.token_classification import AggregationStrategy
+    scores = torch.softmax(logits.double(), -1).numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pre = pipe.gather_pre_entities(text, np.array(e["ids"]), scores, [tuple(o) for o in e["offsets"]],
+                                       np.array(e["special"]), AggregationStrategy.FIRST)
+    gap = lambda v: float(np.sort(v)[-1] - np.sort(v)[-2])  # noqa: E731
+    gaps = [gap(p["scores"]) for p in pre]
+    words = []
+    for p in pre:
+        if words and p["is_subword"]:
+            words[-1].append(p)
+        else:
+            words.append([p])
+    for w in words:
+        gaps.append(gap(np.mean([p["scores"] for p in w], axis=0)))
+        # max: the most confident token's scores. A rival within the margin is harmless when it has the same tag
+        # and a score within 1e-5 (the tolerance is 1e-4 + 1e-4·score): either choice gives the same entity.
+        best = max(w, key=lambda p: p["scores"].max())
+        for p in w:
+            d = float(best["scores"].max() - p["scores"].max())
+            if p is not best and not (d < 1e-5 and p["scores"].argmax() == best["scores"].argmax()):
+                gaps.append(d)
+    return min(gaps, default=1.0)
+
+
+def ner_golden_converted(model, tok, folder, max_length):
+    """transformers' TokenClassificationPipeline.postprocess on a folder with only the slow tokenizer's files. The
+    pipeline needs offsets, which only a fast tokenizer gives: pipeline('token-classification', model=folder) loads
+    AutoTokenizer with use_fast=True, which converts the slow files (RobertaConverter, XLMRobertaConverter). Its ids,
+    offsets, special-tokens mask, tokens (convert_ids_to_tokens), unk id and words (its decoder, for
+    convert_tokens_to_string) come from that converted tokenizer run by the Rust library (converted_tokenizer); the
+    slow class's ids are checked equal per text. Logits: the float32 model. Every strategy, with ignore_labels
+    default (['O']) and []."""
+    import types
+    from transformers.pipelines.token_classification import AggregationStrategy
+    ref = converted_tokenizer(folder, NER_HARD_TEXTS, max_length, tok.unk_token)
+    enc = ref["encodings"]
+    assert ref["unkId"] == tok.unk_token_id, (ref["unkId"], tok.unk_token_id)
+    pipe = pipeline("token-classification", model=model.float(), tokenizer=tok, framework="pt", device="cpu")
+    m = ref["tokenizer"]["model"]
+    # The word-aware path reads the Rust model's continuing_subword_prefix: '' (RoBERTa's BPE) and none (Unigram)
+    # both take the pipeline's heuristic.
+    prefix = {"continuing_subword_prefix": m["continuing_subword_prefix"]} if "continuing_subword_prefix" in m else {}
+    pipe.tokenizer._tokenizer = types.SimpleNamespace(model=types.SimpleNamespace(**prefix))
+    id_to_token = {int(k): v for k, v in ref["idToToken"].items()}
+    slow_ids_to_tokens = tok.convert_ids_to_tokens  # len(tok) and the slow class's own calls keep theirs
+    pipe.tokenizer.convert_ids_to_tokens = lambda i: id_to_token[i] if isinstance(i, int) else slow_ids_to_tokens(i)
+    asked = []
+    pipe.tokenizer.convert_tokens_to_string = lambda tokens: asked.append(list(tokens)) or f"\x00{len(asked) - 1}"
+    outputs, outputs_all, margins = {}, {}, []
+    logits_of_text = []
+    for text, e in zip(NER_HARD_TEXTS, enc):
+        slow = tok(text, truncation=True, max_length=max_length)["input_ids"]
+        assert slow == e["ids"], (text, slow, e["ids"])
+        with torch.no_grad():
+            logits_of_text.append(model(input_ids=torch.tensor([e["ids"]])).logits)
+        margins.append(decision_margin(pipe, text, e, logits_of_text[-1][0]))
+    worst = min(margins)
+    assert worst >= NER_MARGIN, f"{folder}: a choice within {worst:.2e} (text {margins.index(worst)}): another seed"
+    for strategy in ("none", "simple", "first", "average", "max"):
+        for ignore, into in ((None, outputs), ([], outputs_all)):
+            per_text = []
+            for text, e, logits in zip(NER_HARD_TEXTS, enc, logits_of_text):
+                mo = {"logits": logits, "sentence": text, "input_ids": torch.tensor([e["ids"]]),
+                      "offset_mapping": [[tuple(o) for o in e["offsets"]]],
+                      "special_tokens_mask": torch.tensor([e["special"]]), "is_last": True}
+                ents = pipe.postprocess([mo], aggregation_strategy=AggregationStrategy(strategy), ignore_labels=ignore)
+                per_text.append([{k: (float(v) if k == "score" else int(v) if k in ("index", "start", "end") else v)
+                                  for k, v in x.items()} for x in ents])
+            into[strategy] = per_text
+    # Words asked for are decoded by the converted tokenizer's decoder; a word made of words asked for before
+    # (group_sub_entities on aggregate_word's words) waits for those.
+    decoded = [None] * len(asked)
+    ref_of = lambda t: int(t[1:]) if t.startswith("\x00") else None  # noqa: E731
+    while None in decoded:
+        ready = [i for i, d in enumerate(decoded)
+                 if d is None and all(ref_of(t) is None or decoded[ref_of(t)] is not None for t in asked[i])]
+        lists = [[t if ref_of(t) is None else decoded[ref_of(t)] for t in asked[i]] for i in ready]
+        for i, d in zip(ready, converted_tokenizer(folder, [], max_length, tok.unk_token, lists)["decoded"]):
+            decoded[i] = d
+    for out in (outputs, outputs_all):
+        for per_text in out.values():
+            for ents in per_text:
+                for x in ents:
+                    if x["word"].startswith("\x00"):
+                        x["word"] = decoded[int(x["word"][1:])]
+    return {"texts": NER_HARD_TEXTS, "encodings": [{k: e[k] for k in ("ids", "offsets", "special")} for e in enc],
+            "ignoreLabels": ["O"], "outputs": outputs, "outputsIgnoreNone": outputs_all,
+            "decisionMargin": worst,
+            "reference": "transformers 4.40.2 TokenClassificationPipeline.postprocess; ids, offsets, tokens and words "
+                         "from the fast tokenizer transformers' converter makes of the slow files "
+                         "(convert_slow_tokenizers.py), run by npm tokenizers 0.23.2 (Rust)"}
+
+
 def vocab_from_tokenizer_json(path):
     t = json.load(open(path))
     vocab = sorted(t["model"]["vocab"].items(), key=lambda kv: kv[1])
@@ -275,6 +459,9 @@ def main():
     xlmr = os.path.join(SPM, "folders", "xlmr_saved")
     xlmr_model = os.path.join(SPM, "models", "bpe_rules.model")
     roberta = os.path.join(SPM, "folders", "roberta_hub")
+    # XLM-R's NER folder has a Unigram model: XLMRobertaConverter's BPE guesses merges and gives other ids than the
+    # slow class on most texts, so xlmr_reranker's BPE model would give no offsets (slow_converters.js).
+    xlmr_unigram = os.path.join(SPM, "models", "uni_nfkc.model")
     B = transformers
     cases = [
         {"name": "bert_sentiment", "like": "distilbert-sst2 / nlptown sentiment (a BERT with 3 labels), vocab.txt only",
@@ -333,8 +520,29 @@ def main():
          "config_cls": B.BertConfig, "model_cls": B.BertForTokenClassification,
          "config": {"id2label": {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"},
                     "label2id": {"O": 0, "B-PER": 1, "I-PER": 2, "B-LOC": 3, "I-LOC": 4}}},
+        {"name": "roberta_ner", "like": "a RoBERTa NER model (7 BIO tags), vocab.json + merges.txt only",
+         "seed": 38, "task": "token", "converted": True, "max_length": 64, "head": {"scale": 6.0, "boost": {0: 2.0}},
+         "tokenizer": lambda: B.RobertaTokenizer(os.path.join(roberta, "vocab.json"), os.path.join(roberta, "merges.txt")),
+         "files": {"vocab.json": os.path.join(roberta, "vocab.json"), "merges.txt": os.path.join(roberta, "merges.txt")},
+         "config_cls": B.RobertaConfig, "model_cls": B.RobertaForTokenClassification,
+         "config": {"id2label": dict(enumerate(ROBERTA_TAGS)), "label2id": {t: i for i, t in enumerate(ROBERTA_TAGS)},
+                    "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2}},
+        {"name": "xlmr_ner", "like": "an XLM-R NER model (5 BIO tags and a tag without prefix), a Unigram "
+         "sentencepiece.bpe.model only", "seed": 10, "task": "token", "converted": True, "max_length": 64,
+         "head": {"scale": 6.0, "boost": {0: 2.0}},
+         "tokenizer": lambda: B.XLMRobertaTokenizer(xlmr_unigram),
+         "files": {"sentencepiece.bpe.model": xlmr_unigram},
+         "config_cls": B.XLMRobertaConfig, "model_cls": B.XLMRobertaForTokenClassification,
+         "config": {"id2label": dict(enumerate(XLMR_TAGS)), "label2id": {t: i for i, t in enumerate(XLMR_TAGS)},
+                    "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2}},
     ]
+    only = set(sys.argv[1:])
+    unknown = only - {c["name"] for c in cases}
+    if unknown:
+        raise SystemExit(f"no such folder: {sorted(unknown)}")
     for case in cases:
+        if only and case["name"] not in only:
+            continue
         exp = write_folder(case)
         print(case["name"], "labels", len(exp["labels"]), "pairs", [len(p["ids"]) for p in exp["pairs"]])
 

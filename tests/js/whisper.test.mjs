@@ -14,6 +14,7 @@ import { init } from '../../bindings/index.js';
 import { signal } from '../data/whisper_signals.mjs';
 import { whisperVocab, whisperDecode } from '../../bindings/speech/whisper_text.js';
 import { decodeAsr, asrVocab } from '../../bindings/speech/asr_decode.js';
+import { longForm } from '../../bindings/speech_transcribe.js';
 
 /** A value as JSON holds it (undefined properties dropped), for deepEqual with the goldens. */
 const plain = (v) => JSON.parse(JSON.stringify(v));
@@ -141,6 +142,33 @@ for (const f of X.folders) {
         if (c.offsets) assert.deepEqual(plain(whisperDecode(v, q, { skipSpecialTokens: true, outputOffsets: true }).offsets), c.offsets[b]);
         if (c.asr) assert.deepEqual(plain(decodeAsr(asrVocab(m.tokenizer, v.timestampBegin), [{ tokens: Array.from(q) }], { returnTimestamps: true })), c.asr[b]);
       });
+    });
+  }
+
+  // Sequential long-form generation (inputs over 30 s, padding 'longest'): each input's windows through longForm
+  // (speech_transcribe.js, the loop generate_with_fallback runs for a batch of one) give transformers' segments —
+  // start and end as float32 values, tokens — and, concatenated, its sequences (a batch's rows padded after eos).
+  for (const c of f.longform ?? []) {
+    test(`${f.folder}: long-form generate ${c.name}`, async () => {
+      const m = await model(f.folder);
+      const o = options(c.kwargs);
+      if (c.error) {
+        // transformers refuses long-form without timestamps; the pipeline passes None (timestamps on), so the
+        // refusal is generate's own: SpeechRecognizer#generate takes one 30 s window and refuses longer features.
+        await assert.rejects(m.generate({ inputFeatures: m.featureExtractor.features(samples(c.inputs[0]), { padding: 'longest', truncation: false }) }, o));
+        return;
+      }
+      const pad = m.config.pad_token_id;
+      for (const [b, rec] of c.inputs.entries()) {
+        const segments = [];
+        for await (const w of longForm(m, samples(rec), { generate: o })) segments.push(...w.segments);
+        const tokens = segments.flatMap((sg) => sg.tokens);
+        const want = c.sequences[b];
+        let end = want.length;
+        while (end > tokens.length && want[end - 1] === pad) end--;
+        assert.deepEqual(tokens, want.slice(0, end), `input ${b} (${rec.name}): sequence`);
+        if (c.segments) assert.deepEqual(plain(segments), c.segments[b], `input ${b} (${rec.name}): segments`);
+      }
     });
   }
 

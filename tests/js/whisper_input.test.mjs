@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,40 @@ test('the folder loads as a SpeechRecognizer with its config\'s numbers', () => 
   assert.deepEqual(m.features(tone(0.5)).shape, [1, 80, 3000]);
 });
 
+test('a config asking for more than 4096 encoder positions (the encoder is quadratic in them) is refused by name', async () => {
+  const dir = join(tmp, 'long-source');
+  cpSync(DIR, dir, { recursive: true });
+  const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...cfg, max_source_positions: 5000 }));
+  await assert.rejects(aw.loadModel(dir), (e) => /max_source_positions: expected an integer in \[1, 4096\], got 5000/.test(e.message));
+  await stillWorks();
+});
+
+test("dtype 'bf16' and 'q8': the weights in fewer bytes, the logits near float32's, transcription runs", async () => {
+  const features = m.features(noise(5));
+  const dec = [m.decoderStartTokenId, 5, 6, 7];
+  const ref = m.forward({ inputFeatures: features, decoderInputIds: dec }).logits.data;
+  let big = 0;
+  for (const x of ref) big = Math.max(big, Math.abs(x));
+  // Measured on this folder: bf16 0.45 % of the largest logit, q8 1.2 %; the bounds are about twice that. Bytes:
+  // q8 keeps 0.59 of float32's here (d_model 16: each row of 16 inputs fills half a 32-input group), 0.29 at
+  // whisper-tiny's widths.
+  for (const [dtype, bound, bytes] of [['bf16', 0.01, 0.55], ['q8', 0.025, 0.65]]) {
+    const q = await aw.loadModel(DIR, { dtype });
+    try {
+      assert.ok(q.weightBytes < bytes * m.weightBytes, `${dtype}: ${q.weightBytes} bytes of weights against float32's ${m.weightBytes}`);
+      const got = q.forward({ inputFeatures: features, decoderInputIds: dec }).logits.data;
+      let worst = 0;
+      for (let i = 0; i < ref.length; i++) worst = Math.max(worst, Math.abs(got[i] - ref[i]));
+      assert.ok(worst > 0 && worst <= bound * big, `${dtype}: max |logits − float32's| ${worst} (bound ${bound * big})`);
+      const r = await q.transcribe(tone(2), { language: 'en', maxNewTokens: 8 });
+      assert.equal(typeof r.text, 'string');
+    } finally {
+      q.dispose();
+    }
+  }
+});
+
 test('bad audio and options: a clear error naming them, and the model keeps working', async () => {
   await assert.rejects(m.transcribe(new Float32Array(0)), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /audio: expected at least one sample/.test(e.message));
   const nan = tone(1);
@@ -71,6 +105,10 @@ test('bad audio and options: a clear error naming them, and the model keeps work
   await assert.rejects(m.transcribe(tone(1), { chunkLengthS: 10, strideLengthS: 6 }), (e) => /Chunk length must be superior to stride length/.test(e.message));
   // Over 30 s the pipeline passes returnTimestamps false to generate as None: long-form runs with timestamps.
   assert.equal((await m.transcribe(noise(40), { returnTimestamps: false, language: 'en', maxNewTokens: 4 })).chunks, undefined);
+  // generate() and forward() run one window: longer audio is refused, not cut to its first 30 s without a word.
+  await assert.rejects(m.generate(tone(31), { language: 'en' }), (e) => e.code === 'ERR_AUDIO_TOO_LONG' && /input: expected audio of at most 30 s \(one window\), got 31\.00 s; transcribe\(\) runs longer audio/.test(e.message));
+  assert.throws(() => m.forward({ audio: tone(45), decoderInputIds: [1] }), (e) => e.code === 'ERR_AUDIO_TOO_LONG' && /audio: .* got 45\.00 s/.test(e.message));
+  assert.deepEqual(m.detectLanguage(noise(31)), m.detectLanguage(noise(31).subarray(0, 30 * 16000)));
   await assert.rejects(m.generate(noise(4), { returnTimestamps: 'yes' }), (e) => /returnTimestamps: expected true, false or 'word'/.test(e.message));
   await assert.rejects(m.generate(tone(1), { language: 'en', maxNewTokens: 500 }), (e) => /maxNewTokens: The length of `decoder_input_ids` .* exceeds the `max_target_positions`/.test(e.message));
   await assert.rejects(m.generate(tone(1), { promptIds: [1, 2, 1e9] }), (e) => /promptIds\[2\]: expected a token id in \[0, \d+\), got 1000000000/.test(e.message));
