@@ -61,3 +61,18 @@ export function fnv1a(array) {
   for (let i = 0; i < b.length; i++) { h ^= b[i]; h = Math.imul(h, 0x01000193) >>> 0; }
   return h.toString(16).padStart(8, '0');
 }
+
+const goldenCache = new Map();
+/**
+ * A golden's signal record { name, spec, samples, fnv1a (hex) } → its samples, made once per name; throws when they
+ * are not the goldens' (length or hash).
+ */
+export function goldenSignal(rec, rate = 16000) {
+  if (!goldenCache.has(rec.name)) {
+    const s = signal(rec.spec, rate);
+    if (rec.samples !== undefined && s.length !== rec.samples) throw new Error(`signal ${rec.name}: ${s.length} samples, the goldens' ${rec.samples}`);
+    if (fnv1a(s) !== rec.fnv1a) throw new Error(`signal ${rec.name}: not the goldens' samples (FNV-1a ${fnv1a(s)}, the goldens' ${rec.fnv1a})`);
+    goldenCache.set(rec.name, s);
+  }
+  return goldenCache.get(rec.name);
+}

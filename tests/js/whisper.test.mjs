@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
-import { signal } from '../data/whisper_signals.mjs';
+import { goldenSignal } from '../data/whisper_signals.mjs';
 import { whisperVocab, whisperDecode } from '../../bindings/speech/whisper_text.js';
 import { decodeAsr, asrVocab } from '../../bindings/speech/asr_decode.js';
 import { longForm } from '../../bindings/speech_transcribe.js';
@@ -25,25 +25,8 @@ const aw = await init({ threads: 1 });
 const models = new Map();
 after(() => { for (const m of models.values()) m.dispose(); });
 
-/** FNV-1a over a Float32Array's bytes. */
-function fnv1a(x) {
-  const b = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < b.length; i++) { h ^= b[i]; h = Math.imul(h, 0x01000193) >>> 0; }
-  return h >>> 0;
-}
-
-const samplesCache = new Map();
-/** A golden's signal record { name, spec, samples, fnv1a (hex) } → its samples, checked against the hash. */
-function samples(rec) {
-  if (!samplesCache.has(rec.name)) {
-    const s = signal(rec.spec, X.sampling_rate ?? 16000);
-    assert.equal(s.length, rec.samples, `signal ${rec.name}: length`);
-    assert.equal(fnv1a(s).toString(16).padStart(8, '0'), rec.fnv1a, `signal ${rec.name}: not the goldens' samples`);
-    samplesCache.set(rec.name, s);
-  }
-  return samplesCache.get(rec.name);
-}
+/** A golden's signal record → its samples (checked against the goldens' length and hash). */
+const samples = (rec) => goldenSignal(rec, X.sampling_rate ?? 16000);
 
 async function model(folder) {
   if (!models.has(folder)) models.set(folder, await aw.loadModel(join(DIR, folder)));

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
-import { signal } from '../data/whisper_signals.mjs';
+import { goldenSignal } from '../data/whisper_signals.mjs';
 import { extractTokenTimestamps } from '../../bindings/speech/token_timestamps.js';
 
 const plain = (v) => JSON.parse(JSON.stringify(v));
@@ -45,21 +45,8 @@ async function model(folder) {
   return models.get(folder);
 }
 
-function fnv1a(x) {
-  const b = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < b.length; i++) { h ^= b[i]; h = Math.imul(h, 0x01000193) >>> 0; }
-  return h >>> 0;
-}
-const samplesCache = new Map();
-function samples(rec) {
-  if (!samplesCache.has(rec.name)) {
-    const s = signal(rec.spec, X.sampling_rate ?? 16000);
-    assert.equal(fnv1a(s).toString(16).padStart(8, '0'), rec.fnv1a, `signal ${rec.name}: not the goldens' samples`);
-    samplesCache.set(rec.name, s);
-  }
-  return samplesCache.get(rec.name);
-}
+/** A golden's signal record → its samples (checked against the goldens' length and hash). */
+const samples = (rec) => goldenSignal(rec, X.sampling_rate ?? 16000);
 
 /** transformers' generate kwargs → SpeechRecognizer#generate options. */
 function options(kwargs) {
