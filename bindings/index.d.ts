@@ -1357,7 +1357,7 @@ export interface SpeechRecognizer {
   /** Text (and timestamped chunks) as the ASR pipeline gives it; long audio by long-form generation or in chunks. */
   transcribe(audio: SpeechInput, options?: TranscribeOptions): Promise<Transcription>;
   /** The segments as they are decoded (with returnLanguage, each with its window's language, as the pipeline names a chunk's: 'english', or null). */
-  stream(audio: SpeechInput, options?: Omit<TranscribeOptions, 'chunkLengthS' | 'strideLengthS' | 'returnTimestamps'> & { returnTimestamps?: boolean }): AsyncIterableIterator<{ timestamp: [number, number]; text: string; language?: string | null }>;
+  stream(audio: SpeechInput, options?: Omit<TranscribeOptions, 'chunkLengthS' | 'strideLengthS' | 'returnTimestamps'> & { returnTimestamps?: boolean | 'word' }): AsyncIterableIterator<{ timestamp: [number, number]; text: string; language?: string | null }>;
   /** <|startofprev|> and the text's ids, for promptIds. */
   getPromptIds(text: string): number[];
   dispose(): void;

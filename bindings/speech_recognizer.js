@@ -170,8 +170,9 @@ export class SpeechRecognizer extends Model {
 
   /**
    * The segments of a transcription as they are decoded: an async iterator of { timestamp: [start, end], text }
-   * (long-form generation's segments; the windows of up to 30 s run one at a time, the state freed after each).
-   * Options as transcribe's, but chunkLengthS.
+   * (long-form generation's segments; the windows of up to 30 s run one at a time, the state freed after each);
+   * with returnTimestamps 'word', each window's words as transcribe() gives them. Options as transcribe's, but
+   * chunkLengthS.
    */
   stream(audio, options) {
     this._handle();

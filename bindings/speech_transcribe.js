@@ -188,15 +188,16 @@ function promptLanguage(model, plan) {
  */
 export async function* streamSegments(model, audio, options) {
   const o = checkTranscribeOptions(options, 'stream');
-  if (o.words) {
-    throw new AttnWasmError('ERR_UNSUPPORTED', "returnTimestamps: 'word' is transcribe()'s (the pipeline's word chunks); stream() yields segments: pass true, or use transcribe()");
-  }
   if (o.chunkLengthS !== undefined) {
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', 'chunkLengthS: stream() decodes windows in order (long-form); the chunked pipeline merges its chunks at the end: use transcribe() for it');
   }
   const v = whisperVocab(model._tokenizerOf('stream'));
   const fe = model.featureExtractor;
   const x = toMono(await samplesOf(audio, fe.samplingRate), { samplingRate: fe.samplingRate, name: 'audio', finite: false });
+  if (o.words) {
+    yield* streamWords(model, x, o, v);
+    return;
+  }
   const text = (tokens) => whisperDecode(v, tokens.filter((t) => t < v.timestampBegin), { skipSpecialTokens: true });
   const gen = { ...o.generate, returnTimestamps: true };
   const segment = (s, plan) => ({
@@ -211,5 +212,27 @@ export async function* streamSegments(model, audio, options) {
   }
   for await (const w of longForm(model, x, { ...o, generate: gen })) {
     for (const s of w.segments) yield segment(s, w.plan);
+  }
+}
+
+/**
+ * stream() with returnTimestamps 'word': each window's words as transcribe() gives them ({ text, timestamp }, with
+ * returnLanguage its window's language), yielded when the window is decoded; one window up to 30 s, long-form over.
+ * Words do not cross windows (a window ends at a timestamp), so the words streamed are transcribe()'s chunks.
+ */
+async function* streamWords(model, x, o, v) {
+  const fe = model.featureExtractor;
+  const settings = alignmentSettings(model, "returnTimestamps: 'word'");
+  const vocab = asrVocab(model.tokenizer, v.timestampBegin);
+  const asr = { returnTimestamps: 'word', returnLanguage: o.returnLanguage, timePrecision: fe.config.chunkLength / model.maxSourcePositions };
+  if (x.length <= fe.config.nSamples) {
+    const { sequence, tokenTimestamps } = await generateWindow(model, fe.features(x), o.generate, { settings, numFrames: null });
+    progress(o, 1, 1, x.length / fe.samplingRate);
+    yield* decodeAsr(vocab, [{ tokens: sequence, tokenTimestamps }], asr).chunks;
+    return;
+  }
+  for await (const w of longForm(model, x, o, settings)) {
+    const tokens = w.segments.flatMap((s) => s.tokens), tokenTimestamps = w.segments.flatMap((s) => Array.from(s.tokenTimestamps));
+    yield* decodeAsr(vocab, [{ tokens, tokenTimestamps }], asr).chunks;
   }
 }

@@ -146,6 +146,24 @@ for (const f of W.folders) {
   }
 }
 
+test("stream() with returnTimestamps 'word': each window's words as it is decoded, transcribe()'s word chunks in all", async () => {
+  for (const [folder, name] of [['tiny', 'short_word'], ['tiny', 'unchunked_word'], ['tiny', 'chinese_longform_word'], ['en', 'longform_word']]) {
+    const f = W.folders.find((x) => x.folder === folder);
+    const c = f.pipeline.find((x) => x.name === name);
+    const m = await model(folder);
+    const o = transcribeOptions(c.call_kwargs);
+    const words = [];
+    const progress = [];
+    for await (const w of m.stream(samples(c.input), { ...o, onProgress: (p) => progress.push(p.done) })) words.push(w);
+    assert.ok(c.output.chunks.length > 0, `${folder}/${name}: the golden has words`);
+    assert.deepEqual(plain(words), c.output.chunks, `${folder}/${name}`);
+    assert.ok(progress.length >= 1);
+  }
+  const m = await model('tiny');
+  await assert.rejects(async () => { for await (const s of m.stream(samples(W.folders[0].pipeline[0].input), { returnTimestamps: 'word', chunkLengthS: 10 })) void s; },
+    (e) => /chunkLengthS: stream\(\) decodes windows in order/.test(e.message));
+});
+
 test('the word goldens cover one window, chunks, long-form, unicode languages and beams', () => {
   const names = W.folders.flatMap((f) => f.pipeline.map((c) => `${f.folder}/${c.name}`));
   for (const n of ['tiny/short_word', 'tiny/chunk10_word', 'tiny/chunk15_stride4_2_word', 'tiny/unchunked_word', 'tiny/chinese_word',
@@ -199,8 +217,6 @@ test('bad alignment settings in the folder, bad options and bad native arguments
   const m = await model('tiny');
   const x = samples(W.folders[0].pipeline[0].input);
   await assert.rejects(m.transcribe(x, { returnTimestamps: 'words' }), (e) => e instanceof TypeError && /returnTimestamps: expected true, false or 'word'/.test(e.message));
-  await assert.rejects(async () => { for await (const s of m.stream(x, { returnTimestamps: 'word' })) void s; },
-    (e) => e.code === 'ERR_UNSUPPORTED' && /stream\(\) yields segments/.test(e.message));
   await assert.rejects(m.generate(x, { returnTokenTimestamps: 'yes' }), (e) => e instanceof TypeError && /returnTokenTimestamps/.test(e.message));
   await assert.rejects(m.generate(x, { numFrames: 100 }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && /numFrames/.test(e.message));
   // The native call: heads out of range, rows that are no multiple of the sources, ids outside the vocabulary.
