@@ -190,6 +190,20 @@ test('open page: a Whisper folder transcribes WAV files picked and dropped as No
   assert.deepEqual(c.options, { language: 'fr', task: 'translate' });
   assert.deepEqual(c.segments, (await nodeRun(wav[3], c)).segments);
   assert.equal(c.language, 'fr');
+  // Per word (the folder names alignment_heads): each window's words as rows, as Node's stream() gives them.
+  assert.equal(await page.isVisible('#speech-words-field'), true);
+  await page.selectOption('#speech-task', 'transcribe');
+  await page.check('#speech-words');
+  const w = await pick(page, wav[40]);
+  assert.deepEqual(w.options, { language: 'fr', task: 'transcribe', returnTimestamps: 'word' });
+  const wantWords = (await nodeRun(wav[40], w)).segments;
+  assert.ok(wantWords.length >= 1, `${wantWords.length} words`);
+  assert.deepEqual(w.segments, wantWords, '40 s: Node\'s words');
+  assert.deepEqual(await shownRows(page), wantWords.map((s) => [`[${s.timestamp[0].toFixed(2)} – ${s.timestamp[1].toFixed(2)}]`, s.text]));
+  t.diagnostic(`40 s per word: ${wantWords.length} words in ${w.ms.toFixed(0)} ms`);
+  await page.uncheck('#speech-words');
+  await page.selectOption('#speech-task', 'translate');
+  await pick(page, wav[3]);
   await page.uncheck('#speech-timestamps');
   const d = await press(page);
   assert.equal(d.mode, 'transcribe');

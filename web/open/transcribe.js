@@ -1,7 +1,8 @@
 // A Whisper checkpoint at work (the runtime's SpeechRecognizer): the audio given (speech_input.js: a file dropped or
 // picked, or a recording) transcribed in the worker, or translated to English, in the language chosen or the one
 // detected. With timestamps, stream() gives its segments as each 30-second window is decoded, a row each ([start –
-// end] text); without, transcribe() gives the text when it ends (over 30 s: the pipeline's 30-second chunks). Stop
+// end] text), or per word (the folder's generation_config.json naming alignment_heads) each window's words; without,
+// transcribe() gives the text when it ends (over 30 s: the pipeline's 30-second chunks). Stop
 // aborts it through its AbortSignal. The stats: the audio's length, the time, the real-time factor.
 import { formatMs } from '../shared/panel.js';
 import { $, show } from './dom.js';
@@ -52,6 +53,10 @@ export function showTranscribe() {
   $('speech-lang').replaceChildren(new Option('Auto-detect', ''), ...sorted);
   show($('speech-lang-field'), codes.length > 0);
   show($('speech-task-field'), codes.length > 0);  // an English-only model only transcribes
+  // Word timestamps need generation_config.json's alignment_heads (the checkpoints of openai/whisper-* have them).
+  const heads = model.generationConfig?.alignment_heads;
+  show($('speech-words-field'), Array.isArray(heads) && heads.length > 0);
+  $('speech-words').checked = false;
   $('speech-task').value = 'transcribe';
   const tok = !!model.tokenizer;
   showError(tok ? '' : 'No tokenizer files: nothing to write the text with.');
@@ -103,6 +108,8 @@ export async function runTranscribe() {
   if (!$('speech-task-field').classList.contains('hidden')) options.task = $('speech-task').value;
   const timestamps = $('speech-timestamps').checked;
   if (auto) options.returnLanguage = true;
+  // Per word: stream() yields each window's words as it is decoded (rows like the segments').
+  if (timestamps && $('speech-words').checked && !$('speech-words-field').classList.contains('hidden')) options.returnTimestamps = 'word';
   // Without timestamps, over 30 s: the pipeline's chunks (long-form generation needs the timestamp tokens).
   if (!timestamps && !(input.seconds !== null && input.seconds <= 30)) options.chunkLengthS = 30;
   const seq = ++last.seq;
