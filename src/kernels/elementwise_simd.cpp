@@ -28,7 +28,24 @@ void f32_mul(size_t n, float* y, const float* x) {
 void f32_dot_rows(size_t n, size_t k, const float* a, size_t lda, const float* x, float* y) {
   using batch = xsimd::batch<float, xsimd::default_arch>;
   constexpr size_t W = batch::size;
-  for (size_t i = 0; i < n; ++i) {
+  size_t i0 = 0;
+  // W rows at a time: each vector of x loaded once for the W rows, W independent chains of adds, and one
+  // transposing sum (haddp) for the W results, where a row alone pays a horizontal sum of its own.
+  if (k >= W) {
+    for (; i0 + W <= n; i0 += W) {
+      batch s[W];
+      for (size_t r = 0; r < W; ++r) s[r] = batch(0.0f);
+      size_t j = 0;
+      for (; j + W <= k; j += W) {
+        const batch xv = batch::load_unaligned(x + j);
+        for (size_t r = 0; r < W; ++r) s[r] += batch::load_unaligned(a + (i0 + r) * lda + j) * xv;
+      }
+      xsimd::haddp(s).store_unaligned(y + i0);
+      for (; j < k; ++j)
+        for (size_t r = 0; r < W; ++r) y[i0 + r] += a[(i0 + r) * lda + j] * x[j];
+    }
+  }
+  for (size_t i = i0; i < n; ++i) {
     const float* row = a + i * lda;
     batch s0(0.0f), s1(0.0f);
     size_t j = 0;

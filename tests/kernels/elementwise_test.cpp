@@ -128,7 +128,7 @@ TEST(RowsRef, DoubleSums) {
 TEST(RowsSimd, AgainstTheReferenceAtAwkwardSizes) {
   std::mt19937 rng(41);
   for (size_t k : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 80, 127}) {
-    for (size_t n : {0, 1, 2, 3, 5, 64, 65}) {
+    for (size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 64, 65}) {  // f32_dot_rows runs the vector width's rows at a time
       for (size_t extra : {0, 3}) {
         const size_t lda = k + extra;
         const std::vector<float> a = random_vec(rng, n * lda + 1, -2.0f, 2.0f), x = random_vec(rng, k + 1, -2.0f, 2.0f);
@@ -159,12 +159,16 @@ TEST(RowsSimd, AgainstTheReferenceAtAwkwardSizes) {
     }
   }
   // NaN and inf carried by the SIMD twins.
-  std::vector<float> a(2 * 40, 1.0f), x(40, 1.0f), y(2);
+  // Nine rows: in the groups of the vector width's rows and in the rows left after them.
+  std::vector<float> a(9 * 40, 1.0f), x(40, 1.0f), y(9);
   a[5] = kNaN;
   a[40 + 17] = kInf;
-  f32_dot_rows(2, 40, a.data(), 40, x.data(), y.data());
+  a[8 * 40 + 39] = kNaN;
+  f32_dot_rows(9, 40, a.data(), 40, x.data(), y.data());
   EXPECT_TRUE(std::isnan(y[0]));
   EXPECT_EQ(y[1], kInf);
+  for (size_t i = 2; i < 8; ++i) EXPECT_EQ(y[i], 40.0f);
+  EXPECT_TRUE(std::isnan(y[8]));
   std::vector<float> z(40, 0.0f);
   const float w[] = {1.0f, 1.0f};
   f32_axpy_rows(2, 40, a.data(), 40, w, 1, z.data());
