@@ -293,8 +293,10 @@ async function main(): Promise<void> {
     const g = await whisper.generate(new Float32Array(16000), go);
     const t0: number | undefined = g.tokenTimestamps?.[0]?.[1];
     console.log(t0);
-    // @ts-expect-error stream() yields segments: no 'word'
-    whisper.stream('talk.wav', { returnTimestamps: 'word' });
+    // stream() with 'word': each window's words as it is decoded.
+    for await (const w of whisper.stream('talk.wav', { returnTimestamps: 'word' })) console.log(w.text, w.timestamp[0]);
+    // @ts-expect-error stream() takes no chunkLengthS
+    whisper.stream('talk.wav', { chunkLengthS: 30 });
     // @ts-expect-error returnTimestamps is true, false or 'word'
     await whisper.transcribe('talk.wav', { returnTimestamps: 'words' });
   }
