@@ -61,12 +61,15 @@ export class SpeechRecognizer extends Model {
     let t = input;
     if (isObject(input) && 'inputFeatures' in input) t = input.inputFeatures;
     else if (!(isObject(input) && 'shape' in input && 'data' in input) || (isObject(input) && 'samplingRate' in input)) {
-      // Audio: one window. Longer audio is refused, not cut to its first 30 s without a word.
+      // Audio: one window. Longer audio is refused, not cut to its first 30 s without a word; one channel of samples
+      // is measured before any features are computed (10 minutes of them took 0.6 s only to be refused).
+      const fe = this.featureExtractor;
+      const tooLong = (seconds) => new AttnWasmError('ERR_AUDIO_TOO_LONG', `${what}: expected audio of at most ${fe.config.chunkLength} s (one window), got ${seconds.toFixed(2)} s; transcribe() runs longer audio (long-form, or chunkLengthS), or pass features(audio) to use its first 30 s`);
+      const samples = input instanceof Float32Array ? [input, fe.samplingRate]
+        : isObject(input) && input.data instanceof Float32Array && Number.isFinite(input.samplingRate) && input.samplingRate > 0 ? [input.data, input.samplingRate] : null;
+      if (!firstWindow && samples && samples[0].length / samples[1] > fe.config.chunkLength + 0.01) throw tooLong(samples[0].length / samples[1]);
       t = this.features(input, { truncation: firstWindow });
-      if (t.shape[2] > this.frames) {
-        const s = (t.shape[2] * this.featureExtractor.config.hopLength / this.featureExtractor.samplingRate).toFixed(2);
-        throw new AttnWasmError('ERR_AUDIO_TOO_LONG', `${what}: expected audio of at most ${this.featureExtractor.config.chunkLength} s (one window), got ${s} s; transcribe() runs longer audio (long-form, or chunkLengthS), or pass features(audio) to use its first 30 s`);
-      }
+      if (t.shape[2] > this.frames) throw tooLong(t.shape[2] * fe.config.hopLength / fe.samplingRate);
     }
     const f = checkTensor(t, what, 'float', this._rt);
     const [B, M, T] = f.shape;
