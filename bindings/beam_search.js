@@ -67,13 +67,14 @@ export async function beamSearch(stepper, s, run) {
   const scores = new Float32Array(rows * V);
   const nextScores = new Float32Array(rows), nextTokens = new Int32Array(rows), nextIndices = new Int32Array(rows);
 
+  if (run.logSoftmax) run.stepOut = scores;  // the stepper's log-probabilities straight into the scores
   if (s.signal?.aborted) throw s.signal.reason;
   const state = stepper.begin(rows, L);
   try {
     let logits = await feedPrompt(stepper, state, ids, run, s.signal);
     for (;;) {
       // scores = log_softmax(logits) → processors → + beam_scores, all float32
-      if (run.logSoftmax) scores.set(logits);
+      if (run.logSoftmax) { if (logits !== scores) scores.set(logits); }
       else logSoftmaxF32(logits, V, scores);
       for (let r = 0; r < rows; r++) {
         const row = scores.subarray(r * V, (r + 1) * V), history = ids.subarray(r * L, r * L + len);

@@ -137,7 +137,7 @@ export class Seq2SeqLM extends Model {
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
       step: (state, tokens, o) => {
-        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true });
+        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true }, o?.into ?? null);
         return logits.data;
       },
       reorder: (state, parents) => {

@@ -29,9 +29,11 @@ export { logSoftmaxF32, softmaxF32, topkLargest, expf, logf } from './torch_f32.
  * row r continue the history of row parents[r] (a row of the same source). `free` releases the state; generate calls
  * it exactly once for every state it began, on every path (end, error, abort). A stepper with `logSoftmax: true`
  * gives beam search each row's log-probabilities when step's third argument asks ({ logSoftmax: true }): the model's
- * own log_softmax (the native one, in double, rounded to float32) instead of torch's float32 arithmetic here.
+ * own log_softmax (the native one: float exps summed in double, x − lse in double rounded to float32) instead of
+ * torch's float32 arithmetic here. step's options also name `into`, the run's (rows, vocabSize) buffer, which the
+ * stepper may fill and return instead of a new array (the search reads it before the next step).
  * @typedef {{vocabSize: number, logSoftmax?: boolean, begin: (rows: number, capacity: number) => object,
- *   step: (state: object, tokens: Int32Array, options?: {logSoftmax: boolean}) => Float32Array,
+ *   step: (state: object, tokens: Int32Array, options?: {logSoftmax?: boolean, into?: Float32Array}) => Float32Array,
  *   reorder?: (state: object, parents: Int32Array) => void, free: (state: object) => void}} Seq2SeqStepper
  */
 

@@ -95,7 +95,10 @@ export function prepareRun(stepper, settings, inputs, where) {
 }
 
 export function callStep(stepper, state, tokens, run) {
-  const logits = run.logSoftmax ? stepper.step(state, tokens, { logSoftmax: true }) : stepper.step(state, tokens);
+  // `into`: the run's buffer for the step's output, reused every step (the search is done with the last one's
+  // values when it steps again); a stepper may fill and return it, or return an array of its own.
+  run.stepOut ??= new Float32Array(run.rows * run.V);
+  const logits = stepper.step(state, tokens, run.logSoftmax ? { logSoftmax: true, into: run.stepOut } : { into: run.stepOut });
   if (!(logits instanceof Float32Array) || logits.length !== run.rows * run.V) {
     throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${run.rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
   }

@@ -232,7 +232,7 @@ std::unique_ptr<Seq2SeqStateHandle> Seq2SeqBegin(ModuleHandle& h, val a) {
 }
 
 // {tokens: {ptr, shape (rows, T)}, all, logSoftmax} → logits (rows, V), or (rows, T, V) when all; with logSoftmax
-// each row's log-probabilities instead (log_softmax in double, rounded to float: beam search's scores).
+// each row's log-probabilities instead (kernels f32_log_softmax: beam search's scores).
 std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
   const aw::Shape shape = ShapeFrom(a["tokens"]["shape"]);
   auto& m = h.as<aw::Seq2SeqModel>();
@@ -243,14 +243,8 @@ std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st,
   aw::Buffer logits;
   aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
   const int64_t V = m.out_vocab();
-  if (s.ok() && Flag(a, "logSoftmax")) {
-    std::vector<double> row(static_cast<size_t>(V));
-    for (size_t r = 0; r < logits.size() / size_t(V); ++r) {
-      float* x = logits.data() + r * size_t(V);
-      aw::kernels::f32_log_softmax_f64(size_t(V), x, row.data());
-      for (int64_t j = 0; j < V; ++j) x[j] = float(row[size_t(j)]);
-    }
-  }
+  if (s.ok() && Flag(a, "logSoftmax"))
+    for (size_t r = 0; r < logits.size() / size_t(V); ++r) aw::kernels::f32_log_softmax(size_t(V), logits.data() + r * size_t(V));
   return One(s, std::move(logits), all ? aw::Shape{shape[0], shape[1], V} : aw::Shape{shape[0], V});
 }
 

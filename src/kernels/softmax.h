@@ -5,6 +5,7 @@
 //   f32_softmax_online:      the flash-attention update of running maxima and sums
 //   f32_softmax_finish:      a row's weights from its final maximum and sum
 //   f32_log_softmax_f64:     the model families' output rows as log-probabilities, in double (scalar only)
+//   f32_log_softmax:         a vocabulary row's log-probabilities in float, in place (beam search's scores)
 //
 // Deliberate deviation from torch.softmax: a row whose maximum is -inf (every
 // key masked) becomes all zeros instead of NaN. This is what PyTorch >= 2.5's
@@ -51,5 +52,13 @@ void f32_softmax_online(size_t rows, size_t n, const float* s, size_t lds, float
 // image, over a few thousand values at most: a scalar kernel with no SIMD
 // twin. A NaN or +inf logit makes every output NaN; n >= 1.
 void f32_log_softmax_f64(size_t n, const float* x, double* out);
+
+// A vocabulary's row of logits as log-probabilities in float, in place (beam search's scores, every step over
+// every beam's row): x[j] = float(x[j] − lse) in double, lse = max + log Σ exp(x[j] − max) with the sum in double
+// of float exps. The reference is f32_log_softmax_f64 rounded to float; the SIMD version's exps (exp_nonpos,
+// within 2 ulp, and x − max rounded to float) move lse by at most 3e-7 (softmax_test.cpp bounds it), the same
+// order as torch's own float32 log_softmax. NaN or +inf anywhere: every output NaN; n >= 1.
+void f32_log_softmax_ref(size_t n, float* x);
+void f32_log_softmax(size_t n, float* x);
 
 }  // namespace aw::kernels

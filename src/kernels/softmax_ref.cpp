@@ -83,4 +83,13 @@ void f32_log_softmax_f64(size_t n, const float* x, double* out) {
   for (size_t j = 0; j < n; ++j) out[j] = double(x[j]) - lse;
 }
 
+void f32_log_softmax_ref(size_t n, float* x) {  // f32_log_softmax_f64's values, rounded in place
+  double mx = -std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < n; ++j) mx = std::max(mx, double(x[j]));
+  double sum = 0;
+  for (size_t j = 0; j < n; ++j) sum += std::exp(double(x[j]) - mx);
+  const double lse = mx + std::log(sum);
+  for (size_t j = 0; j < n; ++j) x[j] = float(double(x[j]) - lse);
+}
+
 }  // namespace aw::kernels

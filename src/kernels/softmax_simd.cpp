@@ -214,7 +214,44 @@ void softmax_finish_impl(size_t n, float* x, float m, float l) {
   }
 }
 
+
+// log_softmax of one row in place (softmax.h f32_log_softmax): the maximum, Σ exp(x − max) by exp_nonpos with
+// each lane's terms added in double, then x − lse in double rounded to float.
+template <class Arch>
+void log_softmax_impl(size_t n, float* x) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  alignas(Arch::alignment()) float lanes[W];
+  batch vmax(neg_inf);
+  size_t j = 0;
+  for (; j + W <= n; j += W) vmax = fast_max(vmax, batch::load_unaligned(x + j));
+  vmax.store_aligned(lanes);
+  float mx = neg_inf;
+  for (size_t t = 0; t < W; ++t) mx = std::max(mx, lanes[t]);
+  for (size_t t = j; t < n; ++t) mx = std::max(mx, x[t]);
+  const batch vm(mx);
+  double acc[W] = {};
+  for (j = 0; j < n; j += W) {  // the tail through the same exp, padded with -inf (one copy of exp_nonpos)
+    batch v;
+    if (j + W <= n) {
+      v = batch::load_unaligned(x + j) - vm;
+    } else {
+      for (size_t t = 0; t < W; ++t) lanes[t] = j + t < n ? x[j + t] - mx : neg_inf;
+      v = batch::load_aligned(lanes);
+    }
+    exp_nonpos(v).store_aligned(lanes);
+    for (size_t t = 0; t < W; ++t) acc[t] += lanes[t];
+  }
+  double sum = 0;
+  for (size_t t = 0; t < W; ++t) sum += acc[t];
+  const double lse = double(mx) + std::log(sum);
+  for (j = 0; j < n; ++j) x[j] = float(double(x[j]) - lse);
+}
+
 }  // namespace
+
+void f32_log_softmax(size_t n, float* x) { log_softmax_impl<xsimd::default_arch>(n, x); }
 
 void f32_softmax_finish(size_t n, float* x, float m, float l) { softmax_finish_impl<xsimd::default_arch>(n, x, m, l); }
 

@@ -121,6 +121,51 @@ test('the decoding state is freed: at the end, on break, on abort, on a step\'s 
   }
 });
 
+test('a step fills the search\'s buffer (into) with what a fresh array holds; its log-probabilities are log_softmax\'s', async () => {
+  const m = await aw.loadModel(join(DIR, 'marian'));
+  try {
+    const st = m._stepper({ ...ints([[5, 6, 7, 8, 0]]), dtype: 'int32' }, null);
+    const V = m.outputVocabSize, rows = 3;
+    const a = st.begin(rows, 8), b = st.begin(rows, 8);
+    try {
+      const into = new Float32Array(rows * V).fill(NaN);
+      const fresh = st.step(a, Int32Array.of(1, 2, 3));
+      const got = st.step(b, Int32Array.of(1, 2, 3), { into });
+      assert.equal(got, into, 'the buffer given is the one returned');
+      assert.deepEqual(got, fresh);
+      // log-probabilities: log_softmax in double of the same logits, within 3e-7 + an ulp (softmax.h f32_log_softmax)
+      const lp = st.step(a, Int32Array.of(4, 5, 6), { logSoftmax: true, into });
+      const logits = st.step(b, Int32Array.of(4, 5, 6));
+      assert.equal(lp, into);
+      for (let r = 0; r < rows; r++) {
+        const row = logits.subarray(r * V, (r + 1) * V);
+        const mx = Math.max(...row);
+        let sum = 0;
+        for (const v of row) sum += Math.exp(v - mx);
+        const lse = mx + Math.log(sum);
+        let total = 0;
+        for (let j = 0; j < V; j++) {
+          const want = row[j] - lse;
+          assert.ok(Math.abs(lp[r * V + j] - want) <= 3e-7 + Math.abs(want) * 2 ** -23, `row ${r} token ${j}: ${lp[r * V + j]} vs ${want}`);
+          total += Math.exp(lp[r * V + j]);
+        }
+        assert.ok(Math.abs(total - 1) < 1e-5, `row ${r} sums to ${total}`);
+      }
+      // a buffer of another length is left alone: the step's own array
+      const other = new Float32Array(V);
+      const own = st.step(a, Int32Array.of(7, 8, 9), { into: other });
+      assert.notEqual(own, other);
+      assert.equal(own.length, rows * V);
+      assert.ok(other.every((v) => v === 0));
+    } finally {
+      st.free(a);
+      st.free(b);
+    }
+  } finally {
+    m.dispose();
+  }
+});
+
 test('bad input: a clear error naming it, and the model keeps working', async () => {
   const m = await aw.loadModel(join(DIR, 'marian'));
   try {

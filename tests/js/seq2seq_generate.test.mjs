@@ -120,6 +120,32 @@ test('golden: sequences_scores are bit-exact (float32) in every beam case', asyn
   assert.ok(cases > 60, `${cases} beam cases`);
 });
 
+test('golden: a stepper that fills the search\'s buffer (into) gives every case the same sequences and scores', async () => {
+  for (const c of golden.cases) {
+    const s = resolveGenerationConfig(c.generation_config, c.config, c.options);
+    const inputs = { batchSize: c.sources.length, ...(c.decoder_input_ids ? { decoderInputIds: c.decoder_input_ids } : {}) };
+    const inner = toyStepper(c.model, c.sources);
+    let buffer = null, steps = 0;
+    const filling = {
+      ...inner,
+      step(st, tokens, o) {
+        const out = inner.step(st, tokens);
+        assert.ok(o?.into instanceof Float32Array && o.into.length === out.length, 'into: the run\'s (rows, vocab) buffer');
+        if (buffer === null) buffer = o.into;
+        assert.equal(o.into, buffer, 'one buffer, reused every step');
+        o.into.fill(NaN).set(out);
+        steps++;
+        return o.into;
+      },
+    };
+    const want = await generateSeq2Seq(toyStepper(c.model, c.sources), s, inputs);
+    const got = await generateSeq2Seq(filling, s, inputs);
+    assert.deepEqual(got.sequences.map((q) => [...q]), want.sequences.map((q) => [...q]), c.name);
+    assert.deepEqual(got.scores && [...got.scores], want.scores && [...want.scores], c.name);
+    assert.ok(steps > 0, c.name);
+  }
+});
+
 // ---- torch_f32.js against torch -----------------------------------------------------------------------------------
 
 function lcgInts(seed, n, m, every, nanAt) {

@@ -503,5 +503,43 @@ TEST(LogSoftmaxF64, MatchesLongDoubleAndNormalises) {
   }
 }
 
+// f32_log_softmax (beam search's rows, in place): the reference is exactly f32_log_softmax_f64 rounded to float;
+// the SIMD version within 3e-7 + 1 ulp of it (its float exps move lse by at most ~3e-7), at awkward sizes (tails of
+// every lane count, a vocabulary's 58 101), on spreads that put the sum in one term or in thousands; the
+// arg-max kept; NaN / +inf poison the row; a row of -inf is NaN as in the reference.
+TEST(LogSoftmax, SimdWithinBoundOfDouble) {
+  std::mt19937 rng(47);
+  for (float spread : {3.0f, 30.0f}) {
+    std::uniform_real_distribution<float> dist(-spread, spread);
+    for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(5), size_t(7), size_t(9), size_t(17), size_t(98),
+                     size_t(1001), size_t(58101)}) {
+      std::vector<float> x(n);
+      for (float& v : x) v = dist(rng) + 12.0f;
+      std::vector<double> lp(n);
+      f32_log_softmax_f64(n, x.data(), lp.data());
+      std::vector<float> ref = x, got = x;
+      f32_log_softmax_ref(n, ref.data());
+      f32_log_softmax(n, got.data());
+      for (size_t j = 0; j < n; ++j) {
+        ASSERT_EQ(ref[j], float(lp[j])) << "n=" << n << " j=" << j;
+        ASSERT_NEAR(got[j], ref[j], 3e-7 + std::abs(ref[j]) * FLT_EPSILON) << "n=" << n << " j=" << j;
+      }
+      EXPECT_EQ(std::max_element(got.begin(), got.end()) - got.begin(), std::max_element(x.begin(), x.end()) - x.begin());
+    }
+  }
+  for (float poison : {std::numeric_limits<float>::quiet_NaN(), kInf}) {
+    for (size_t at : {size_t(0), size_t(5), size_t(10)}) {
+      std::vector<float> x(11, 1.5f);
+      x[at] = poison;
+      f32_log_softmax(x.size(), x.data());
+      for (float v : x) EXPECT_TRUE(std::isnan(v)) << at;
+    }
+  }
+  std::vector<float> all(6, -kInf), all_ref = all;
+  f32_log_softmax(all.size(), all.data());
+  f32_log_softmax_ref(all_ref.size(), all_ref.data());
+  for (size_t j = 0; j < all.size(); ++j) EXPECT_TRUE(std::isnan(all[j]) && std::isnan(all_ref[j]));
+}
+
 }  // namespace
 }  // namespace aw::kernels
