@@ -203,6 +203,8 @@ export const models = Object.freeze({
   /** { tokens (rows, T) } with { all, logSoftmax } → [logits] (copied into `into` when it fits: take()). */
   seq2seqStep: (rt, h, state, tensors, extra = {}, into = null) =>
     withArgs(rt, tensors, extra, (a) => take(mod(rt).seq2seqStep(h, state, a), into)),
+  /** { x (rows, n) float32 } → [each row's log_softmax] (copied into `into` when it fits: take()). */
+  logSoftmaxRows: (rt, tensors, into = null) => withArgs(rt, tensors, {}, (a) => take(mod(rt).logSoftmaxRows(a), into)),
   /** { parents (rows) }. */
   seq2seqReorder: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
   /** { ids, mask?, dec } → [logits, encoderLastHiddenState]. */

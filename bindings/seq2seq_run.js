@@ -87,6 +87,8 @@ export function prepareRun(stepper, settings, inputs, where) {
   // A stepper that offers log-probabilities (stepper.logSoftmax: the model's own log_softmax, to float32 rounding)
   // gives them to beam search; else log_softmax here, as torch computes it in float32.
   run.logSoftmax = s.mode === 'beam' && stepper.logSoftmax === true;
+  // Its renormalize_logits then runs on the model's kernel too, where the stepper offers one (logSoftmaxRow).
+  run.logSoftmaxRow = run.logSoftmax && typeof stepper.logSoftmaxRow === 'function' ? (row) => stepper.logSoftmaxRow(row) : null;
   // A model's own processors (Whisper's: speech_generate.js) come after generate()'s, as transformers merges a
   // custom logits_processor list after the default one.
   run.processors = s.extraProcessors ? [...logitsProcessors(s, run), ...s.extraProcessors(run)] : logitsProcessors(s, run);

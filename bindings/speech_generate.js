@@ -99,6 +99,7 @@ function primedStepper(inner) {
   return {
     vocabSize: inner.vocabSize,
     logSoftmax: inner.logSoftmax,
+    logSoftmaxRow: inner.logSoftmaxRow,
     reorder: inner.reorder,
     alignment: inner.alignment,
     /** Begins the state now and steps <|startoftranscript|>: the logits (rows × V). */

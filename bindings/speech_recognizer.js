@@ -201,6 +201,8 @@ export class SpeechRecognizer extends Model {
         const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true }, o?.into ?? null);
         return logits.data;
       },
+      /** A row of scores (Float32Array) to its log_softmax in place, by the native kernel (renormalize_logits). */
+      logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
       reorder: (state, parents) => {
         boundary.models.seq2seqReorder(rt, this._handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
       },

@@ -248,6 +248,22 @@ std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st,
   return One(s, std::move(logits), all ? aw::Shape{shape[0], shape[1], V} : aw::Shape{shape[0], V});
 }
 
+// {x: (rows, n)} → each row's log-probabilities (kernels f32_log_softmax): generate()'s renormalize_logits
+// (LogitNormalization) on the scores of a stepper that gave log-probabilities.
+std::unique_ptr<CallResult> LogSoftmaxRows(val a) {
+  const aw::TensorView x = TensorArg(a["x"]);
+  if (x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1)
+    return std::make_unique<CallResult>(aw::ShapeError("scores: expected (rows, vocab) with both >= 1, got " + aw::ShapeStr(x.shape)));
+  const size_t rows = size_t(x.shape[0]), n = size_t(x.shape[1]);
+  aw::Buffer y;
+  aw::Status s = y.Resize(rows * n, "log-probabilities");
+  if (s.ok()) {
+    std::memcpy(y.data(), x.data, rows * n * sizeof(float));
+    for (size_t r = 0; r < rows; ++r) aw::kernels::f32_log_softmax(n, y.data() + r * n);
+  }
+  return One(s, std::move(y), x.shape);
+}
+
 // {parents: {ptr, shape (rows)}} → nothing.
 std::unique_ptr<CallResult> Seq2SeqReorder(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
   const aw::Shape shape = ShapeFrom(a["parents"]["shape"]);
@@ -360,6 +376,7 @@ EMSCRIPTEN_BINDINGS(attnwasm_models) {
       .function("length", &Seq2SeqStateHandle::length);
   emscripten::function("seq2seqBegin", &Seq2SeqBegin);
   emscripten::function("seq2seqStep", &Seq2SeqStep);
+  emscripten::function("logSoftmaxRows", &LogSoftmaxRows);
   emscripten::function("seq2seqReorder", &Seq2SeqReorder);
   emscripten::function("seq2seqForward", &Seq2SeqForward);
   emscripten::function("speechBegin", &SpeechBegin);

@@ -151,6 +151,17 @@ test('a step fills the search\'s buffer (into) with what a fresh array holds; it
         }
         assert.ok(Math.abs(total - 1) < 1e-5, `row ${r} sums to ${total}`);
       }
+      // renormalize_logits' native row (stepper.logSoftmaxRow, in place): log_softmax of the row again, the same bound
+      const row = Float32Array.from(lp.subarray(0, V));
+      row[3] = -Infinity;
+      const masked = Float64Array.from(row);
+      st.logSoftmaxRow(row);
+      let msum = 0;
+      for (const v of masked) msum += Math.exp(v);
+      for (let j = 0; j < V; j++) {
+        const want = masked[j] - Math.log(msum);
+        assert.ok(j === 3 ? row[j] === -Infinity : Math.abs(row[j] - want) <= 3e-7 + Math.abs(want) * 2 ** -23, `renormalized token ${j}: ${row[j]} vs ${want}`);
+      }
       // a buffer of another length is left alone: the step's own array
       const other = new Float32Array(V);
       const own = st.step(a, Int32Array.of(7, 8, 9), { into: other });
