@@ -1233,12 +1233,14 @@ export interface Seq2SeqLM {
   readonly decoderLayers: number;
   /** Tokens a source or a target may have. */
   readonly maxPositions: number;
+  /** Tokens tokenize() cuts a source to: tokenizer_config.json's model_max_length and max_position_embeddings, at most maxPositions. */
+  readonly maxSourceLength: number;
   readonly padTokenId: number | null;
   readonly eosTokenId: number | null;
   readonly decoderStartTokenId: number | null;
   readonly fileBytes: number;
   readonly weightBytes: number;
-  /** Sources as the tokenizer prepares them, right-padded. */
+  /** Sources as the tokenizer prepares them, right-padded, truncated to maxSourceLength. */
   tokenize(texts: string | string[], options?: { srcLang?: string; tgtLang?: string }): { inputIds: { data: Int32Array; shape: number[] }; attentionMask: { data: Int32Array; shape: number[] } };
   /** Teacher forcing: logits [B, T, V] and the encoder's states [B, S, dModel]. */
   forward(inputs: { inputIds: Seq2SeqIds; attentionMask?: Seq2SeqIds; decoderInputIds: Seq2SeqIds }): { logits: Tensor; encoderLastHiddenState: Tensor };

@@ -50,6 +50,14 @@ export class Seq2SeqLM extends Model {
     /** @readonly */ this.encoderLayers = info.encoderLayers;
     /** @readonly */ this.decoderLayers = info.decoderLayers;
     /** @readonly tokens a source or a target may have */ this.maxPositions = info.maxPositions;
+    const fromTokenizer = typeof tokenizer?.config?.model_max_length === 'number' ? tokenizer.config.model_max_length : Infinity;
+    const fromConfig = Number.isInteger(hfConfig?.max_position_embeddings) ? hfConfig.max_position_embeddings : Infinity;
+    /**
+     * @readonly tokens tokenize() cuts a source to, special tokens included: tokenizer_config.json's model_max_length
+     * and config.json's max_position_embeddings, at most maxPositions (M2M100's sinusoid reaches 65 536 positions,
+     * which no source should take: the encoder is quadratic in them)
+     */
+    this.maxSourceLength = Math.min(fromTokenizer, fromConfig, info.maxPositions);
     /** @readonly */ this.padTokenId = info.padTokenId;
     /** @readonly */ this.eosTokenId = info.eosTokenId;
     /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
@@ -62,7 +70,7 @@ export class Seq2SeqLM extends Model {
 
   /**
    * Sources as the model's tokenizer prepares them: { inputIds, attentionMask } ({ data: Int32Array, shape: [n, S] }),
-   * right-padded to the longest, truncated to maxPositions. srcLang / tgtLang: the tokenizer's language options
+   * right-padded to the longest, truncated to maxSourceLength. srcLang / tgtLang: the tokenizer's language options
    * (M2M100 / NLLB: the source's language token; Marian's multilingual models: the >>xx<< target token).
    */
   tokenize(texts, options) {
@@ -79,7 +87,7 @@ export class Seq2SeqLM extends Model {
     for (const k of Object.keys(lang)) {
       if (!mode.includes(k)) throw new AttnWasmError('ERR_INVALID_ARGUMENT', `${k}: this model's tokenizer (${tok.constructor.name}) takes no language option; a Marian model for one pair takes none, and a multilingual one its >>xx<< token by tgtLang`);
     }
-    const b = tok.encodeBatch(list, { maxLength: this.maxPositions, truncation: true, ...lang });
+    const b = tok.encodeBatch(list, { maxLength: this.maxSourceLength, truncation: true, ...lang });
     return { inputIds: { data: b.inputIds, shape: b.shape }, attentionMask: { data: b.attentionMask, shape: b.shape } };
   }
 

@@ -47,6 +47,30 @@ for (const c of x.cases) {
   });
 }
 
+test('sources are cut to maxSourceLength: model_max_length and max_position_embeddings, not M2M100\'s 65 536-position sinusoid', async () => {
+  for (const c of x.cases) {
+    const m = await aw.loadModel(folder(c));
+    try {
+      const mml = m.tokenizer?.config?.model_max_length;
+      const want = Math.min(typeof mml === 'number' ? mml : Infinity, m.config.max_position_embeddings ?? Infinity, m.maxPositions);
+      assert.equal(m.maxSourceLength, want, c.folder);
+      if (c.folder === 'm2m100' || c.folder === 'nllb') {
+        assert.equal(m.maxPositions, 65536, c.folder);
+        assert.ok(m.maxSourceLength <= m.config.max_position_embeddings, c.folder);
+      }
+      const lang = c.options.srcLang ? { srcLang: c.options.srcLang } : {};
+      const long = m.tokenize(['one two three '.repeat(400), 'one'], lang);
+      assert.deepEqual(long.inputIds.shape, [2, m.maxSourceLength], c.folder);
+      const full = m.tokenize('one two three '.repeat(400), lang).inputIds.data;
+      assert.equal(full.length, m.maxSourceLength, c.folder);
+      assert.equal(full[full.length - 1], m.eosTokenId ?? m.config.eos_token_id, `${c.folder}: the eos kept at the cut`);
+      assert.equal(typeof await m.translate('one two three '.repeat(400), { ...c.options, maxNewTokens: 2 }), 'string', c.folder);
+    } finally {
+      m.dispose();
+    }
+  }
+});
+
 test('languages: an unknown code is refused by name; Marian\'s tgtLang is its >>xx<< token and it takes no srcLang', async () => {
   const m2m = await aw.loadModel(folder(x.cases.find((c) => c.folder === 'm2m100')));
   try {
