@@ -59,6 +59,21 @@ async function readTokenizer(tokenizer, tokenizerConfig, template) {
   return tokenizerConfig === undefined ? Tokenizer.fromJSON(tokenizer) : Tokenizer.fromJSON(tokenizer, tokenizerConfig);
 }
 
+/** The slow classes whose srcLang / tgtLang options choose the language tokens (tokenizer/slow_fairseq.js). */
+const LANGUAGE_CLASSES = ['NllbTokenizer', 'M2M100Tokenizer', 'MBartTokenizer', 'MBart50Tokenizer'];
+
+/** Whether tokenizer_config.json's tokenizer_class (else config.json's model_type) is one of LANGUAGE_CLASSES. */
+function languageClass(tokenizerConfig, hf) {
+  let cls = null;
+  try {
+    cls = tokenizerConfig === undefined ? null : JSON.parse(tokenizerConfig)?.tokenizer_class ?? null;
+  } catch {
+    return false;  // a broken file: the fast tokenizer's reader says what is wrong with it
+  }
+  if (typeof cls === 'string') return LANGUAGE_CLASSES.includes(cls.replace(/Fast$/, ''));
+  return hf?.model_type === 'mbart' || hf?.model_type === 'm2m_100';
+}
+
 /** The files that make a folder's slow tokenizer (tokenizer/folder.js reads the one its class needs). */
 const SLOW_FILES = ['source.spm', 'target.spm', 'target_vocab.json', 'vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
 
@@ -159,7 +174,11 @@ export function makeModels(rt) {
       }
       template = templateOfFiles(files);
     }
-    let tokenizer = tokenizerJson === undefined ? null : await readTokenizer(tokenizerJson, tokenizerConfig, template);
+    // A translator whose languages are options of its slow class (NLLB, mBART: transformers' fast classes rewrite their
+    // template in Python; M2M100 has no fast one) reads its slow files first, so that srcLang / tgtLang work.
+    let tokenizer = tokenizerJson !== undefined && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file
+      && languageClass(tokenizerConfig, hf) ? await slowTokenizer(readFileBytes, config) : null;
+    if (!tokenizer && tokenizerJson !== undefined) tokenizer = await readTokenizer(tokenizerJson, tokenizerConfig, template);
     // No tokenizer.json: the slow tokenizer's own files, as AutoTokenizer reads them (vocab.txt, vocab.json +
     // merges.txt, sentencepiece.bpe.model), for the families that read them.
     if (!tokenizer && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file) tokenizer = await slowTokenizer(readFileBytes, config);

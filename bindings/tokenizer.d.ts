@@ -173,21 +173,21 @@ export interface SlowTokenizerModeOptions {
 
 /**
  * A slow tokenizer read from a folder's own files (tokenizerFromFolder): transformers v4.40's
- * MarianTokenizer, T5Tokenizer, M2M100Tokenizer, NllbTokenizer, XLMRobertaTokenizer, BertTokenizer,
+ * MarianTokenizer, T5Tokenizer, M2M100Tokenizer, NllbTokenizer, MBartTokenizer, MBart50Tokenizer, XLMRobertaTokenizer, BertTokenizer,
  * RobertaTokenizer, CLIPTokenizer (as it runs without ftfy) or SiglipTokenizer, giving the Python
  * class's ids and text. Immutable, no native memory.
  */
 export interface SlowTokenizer {
   /** The Python class it is: 'MarianTokenizer', 'T5Tokenizer', … (MT5Tokenizer → T5Tokenizer, DistilBertTokenizer → BertTokenizer). */
-  readonly tokenizerClass: 'MarianTokenizer' | 'T5Tokenizer' | 'M2M100Tokenizer' | 'NllbTokenizer' | 'XLMRobertaTokenizer' | 'BertTokenizer' | 'RobertaTokenizer'
+  readonly tokenizerClass: 'MarianTokenizer' | 'T5Tokenizer' | 'M2M100Tokenizer' | 'NllbTokenizer' | 'MBartTokenizer' | 'MBart50Tokenizer' | 'XLMRobertaTokenizer' | 'BertTokenizer' | 'RobertaTokenizer'
     | 'CLIPTokenizer' | 'SiglipTokenizer';
   /** tokenizer_config.json as read (frozen), or null. */
   readonly config: Readonly<Record<string, unknown>> | null;
   /** len(tokenizer): the vocabulary and the added tokens. */
   readonly vocabSize: number;
-  /** Marian: the >>xx<< tokens; M2M100 / NLLB: the language codes srcLang / tgtLang take. */
+  /** Marian: the >>xx<< tokens; M2M100 / NLLB / mBART: the language codes srcLang / tgtLang take. */
   readonly languageCodes?: string[];
-  /** M2M100 / NLLB: a language code's token id (generation's forced_bos_token_id). */
+  /** M2M100 / NLLB / mBART: a language code's token id (generation's forced_bos_token_id). */
   languageId?(code: string): number;
   /**
    * With returnOffsets: the ids and the offsets of the fast tokenizer transformers converts this class to

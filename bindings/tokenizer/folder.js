@@ -12,7 +12,7 @@ import { SentencePieceProcessor } from './sentencepiece.js';
 import { SPECIAL_ATTRIBUTES, addedToken, tokenFrom, tokenText } from './slow_added.js';
 import { MarianTokenizer } from './slow_marian.js';
 import { T5Tokenizer } from './slow_t5.js';
-import { M2M100Tokenizer, NllbTokenizer, XLMRobertaTokenizer } from './slow_fairseq.js';
+import { M2M100Tokenizer, MBart50Tokenizer, MBartTokenizer, NllbTokenizer, XLMRobertaTokenizer } from './slow_fairseq.js';
 import { BertTokenizer, readVocabTxt } from './slow_bert.js';
 import { RobertaTokenizer, readMerges } from './slow_roberta.js';
 import { CLIPTokenizer, readClipMerges } from './slow_clip.js';
@@ -30,6 +30,8 @@ const CLASSES = {
     make: (f, k) => new M2M100Tokenizer({ sp: spm(f, 'sentencepiece.bpe.model'), vocab: jsonVocab(f, 'vocab.json') }, k),
   },
   NllbTokenizer: { files: ['sentencepiece.bpe.model'], make: (f, k) => new NllbTokenizer(spm(f, 'sentencepiece.bpe.model'), k) },
+  MBartTokenizer: { files: ['sentencepiece.bpe.model'], make: (f, k) => new MBartTokenizer(spm(f, 'sentencepiece.bpe.model'), k) },
+  MBart50Tokenizer: { files: ['sentencepiece.bpe.model'], make: (f, k) => new MBart50Tokenizer(spm(f, 'sentencepiece.bpe.model'), k) },
   XLMRobertaTokenizer: { files: ['sentencepiece.bpe.model'], make: (f, k) => new XLMRobertaTokenizer(spm(f, 'sentencepiece.bpe.model'), k) },
   BertTokenizer: { files: ['vocab.txt'], make: (f, k) => new BertTokenizer(readVocabTxt(text(f, 'vocab.txt')), k) },
   RobertaTokenizer: {
@@ -46,7 +48,7 @@ const CLASSES = {
 const ALIASES = { MT5Tokenizer: 'T5Tokenizer', DistilBertTokenizer: 'BertTokenizer' };
 /** config.json model_type → the class (transformers' TOKENIZER_MAPPING, slow side, for these). */
 const BY_MODEL_TYPE = {
-  marian: 'MarianTokenizer', t5: 'T5Tokenizer', mt5: 'T5Tokenizer', m2m_100: 'M2M100Tokenizer', nllb: 'NllbTokenizer',
+  marian: 'MarianTokenizer', t5: 'T5Tokenizer', mt5: 'T5Tokenizer', m2m_100: 'M2M100Tokenizer', nllb: 'NllbTokenizer', mbart: 'MBartTokenizer',
   'xlm-roberta': 'XLMRobertaTokenizer', bert: 'BertTokenizer', distilbert: 'BertTokenizer', roberta: 'RobertaTokenizer',
   // The text towers' own model_types too (transformers v4.40 maps only clip and siglip).
   clip: 'CLIPTokenizer', clip_text_model: 'CLIPTokenizer', siglip: 'SiglipTokenizer', siglip_text_model: 'SiglipTokenizer',

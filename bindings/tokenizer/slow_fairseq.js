@@ -4,13 +4,14 @@
 // [lang] text </s> or, with legacy_behaviour, text </s> [lang]) and M2M100Tokenizer (vocab.json's
 // ids for the pieces, __xx__ language tokens after them, [__src__] text </s>). Their `srcLang` /
 // `tgtLang` options choose the language tokens; an unknown code is refused by name (the Python
-// classes raise KeyError or quietly use <unk>).
+// classes raise KeyError or quietly use <unk>). MBartTokenizer (mBART-25: text </s> [lang]) and MBart50Tokenizer
+// ([lang] text </s>): XLM-R's ids with the language codes and <mask> as fairseq ids after the pieces.
 import { AttnWasmError } from '../errors.js';
 import { invalid, show } from './json.js';
 import { SlowTokenizer } from './slow_tokenizer.js';
 import { fairseqPair } from './post_processors.js';
 import { addedToken, pyStrip, tokenText } from './slow_added.js';
-import { M2M100_LANGUAGES, NLLB_LANGUAGES } from './slow_languages.js';
+import { M2M100_LANGUAGES, MBART50_LANGUAGES, MBART_LANGUAGES, NLLB_LANGUAGES } from './slow_languages.js';
 import { convertedOnce, xlmRobertaJson } from './slow_converters.js';
 
 const asToken = (v, d, flags) => (v === undefined ? addedToken(d, flags) : typeof v === 'string' ? addedToken(v, flags) : v);
@@ -222,4 +223,104 @@ export class M2M100Tokenizer extends SlowTokenizer {
   _specials(mode) {
     return { before: [mode.lang], after: [this.specialTokenId('eos_token')] };
   }
+}
+
+/**
+ * MBartTokenizer (tokenization_mbart.py, mBART-25) and, with `fifty`, MBart50Tokenizer: sentencepiece.bpe.model with
+ * fairseq's ids (<s> <pad> </s> <unk>, the pieces shifted by one), the language codes next (sp size + 1 + i, special
+ * tokens), <mask> last. mBART-25 writes text </s> [lang], mBART-50 [lang] text </s>; srcLang (src_lang, default
+ * en_XX) for sources, tgtLang for targets. mBART-50 decodes as ALBERT does (special tokens outside sentencepiece).
+ */
+class MBartBase extends SlowTokenizer {
+  constructor(sp, kwargs, fifty) {
+    const codes = fifty ? MBART50_LANGUAGES : MBART_LANGUAGES;
+    const given = kwargs.additional_special_tokens ?? [];
+    if (!Array.isArray(given)) throw invalid('additional_special_tokens', `expected a list of tokens, got ${show(given)}`, 'tokenizer_config.json');
+    const givenText = given.map(tokenText);
+    // mBART-25 lists its codes first then the file's others; mBART-50 the file's then the codes it lacks.
+    const additional = fifty ? [...given, ...codes.filter((c) => !givenText.includes(c))] : [...codes, ...given.filter((t) => !codes.includes(tokenText(t)))];
+    super({ bos_token: '<s>', eos_token: '</s>', sep_token: '</s>', cls_token: '<s>', unk_token: '<unk>', pad_token: '<pad>', ...kwargs,
+      mask_token: asToken(kwargs.mask_token, '<mask>', fifty ? { lstrip: true, rstrip: false } : { lstrip: true, normalized: false }),
+      additional_special_tokens: additional }, 'tokenizer_config.json');
+    this.sp = sp;
+    this.fifty = fifty;
+    // mBART-50's convertTokensToString writes ' ' before a run of pieces once a special token follows it
+    this._holdAfterSpecial = fifty;
+    this.fairseq = new Map([['<s>', 0], ['<pad>', 1], ['</s>', 2], ['<unk>', 3]]);
+    codes.forEach((c, i) => this.fairseq.set(c, sp.size + 1 + i));
+    this.fairseq.set('<mask>', sp.size + 1 + codes.length);
+    this.fairseqIds = new Map([...this.fairseq].map(([t, id]) => [id, t]));
+    this._baseSize = sp.size + codes.length + 2;
+    /** The language codes (srcLang / tgtLang values). */
+    this.languageCodes = codes;
+    this._finishInit();
+    this.srcLang = kwargs.src_lang ?? 'en_XX';
+    this.tgtLang = kwargs.tgt_lang ?? null;
+    if (!codes.includes(this.srcLang)) throw unknownLanguage('src_lang', this.srcLang, codes);
+  }
+
+  _hasToken() {
+    return true;
+  }
+
+  _tokenize(text) {
+    return this.sp.encode(text).pieces;
+  }
+
+  _convertTokenToId(token) {
+    if (this.fairseq.has(token)) return this.fairseq.get(token);
+    const id = this.sp.pieceToId(token);
+    return id ? id + 1 : this.specialTokenId('unk_token');
+  }
+
+  _convertIdToToken(id) {
+    return this.fairseqIds.get(id) ?? this.sp.idToPiece(id - 1);
+  }
+
+  convertTokensToString(tokens) {
+    if (!this.fifty) return joinPieces(tokens);
+    const specials = new Set(this.allSpecialTokens());
+    let out = '', current = [], prevSpecial = false;
+    for (const t of tokens) {
+      if (specials.has(t)) {
+        if (!prevSpecial) out += ' ';
+        out += this.sp.decodePieces(current) + t;
+        prevSpecial = true;
+        current = [];
+      } else {
+        current.push(t);
+        prevSpecial = false;
+      }
+    }
+    return pyStrip(out + this.sp.decodePieces(current));
+  }
+
+  /** The id of a language code (the forced first token of a translation into it). */
+  languageId(code) {
+    if (!this.languageCodes.includes(code)) throw unknownLanguage('language', code, this.languageCodes);
+    return this.fairseq.get(code);
+  }
+
+  _modeOptions() {
+    return ['srcLang', 'tgtLang', 'target'];
+  }
+
+  _mode(o) {
+    return { lang: this.fairseq.get(chooseLanguage(o, this)) };
+  }
+
+  _specials(mode) {
+    const eos = this.specialTokenId('eos_token');
+    return this.fifty ? { before: [mode.lang], after: [eos] } : { before: [], after: [eos, mode.lang] };
+  }
+}
+
+export class MBartTokenizer extends MBartBase {
+  /** @param {import('./sentencepiece.js').SentencePieceProcessor} sp @param {object} kwargs */
+  constructor(sp, kwargs) { super(sp, kwargs, false); }
+}
+
+export class MBart50Tokenizer extends MBartBase {
+  /** @param {import('./sentencepiece.js').SentencePieceProcessor} sp @param {object} kwargs */
+  constructor(sp, kwargs) { super(sp, kwargs, true); }
 }

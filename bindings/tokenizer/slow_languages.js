@@ -42,3 +42,17 @@ export const NLLB_LANGUAGES = [
   'urd_Arab', 'uzn_Latn', 'vec_Latn', 'vie_Latn', 'war_Latn', 'wol_Latn', 'xho_Latn', 'ydd_Hebr', 'yor_Latn',
   'yue_Hant', 'zho_Hans', 'zho_Hant', 'zul_Latn',
 ];
+
+/** MBartTokenizer's language codes (tokenization_mbart.py: mBART-25; ids after the SentencePiece pieces, in this order). */
+export const MBART_LANGUAGES = [
+  'ar_AR', 'cs_CZ', 'de_DE', 'en_XX', 'es_XX', 'et_EE', 'fi_FI', 'fr_XX', 'gu_IN', 'hi_IN', 'it_IT', 'ja_XX', 'kk_KZ',
+  'ko_KR', 'lt_LT', 'lv_LV', 'my_MM', 'ne_NP', 'nl_XX', 'ro_RO', 'ru_RU', 'si_LK', 'tr_TR', 'vi_VN', 'zh_CN',
+];
+
+/** MBart50Tokenizer's (tokenization_mbart50.py: mBART-25's, then 27 more). */
+export const MBART50_LANGUAGES = [
+  ...MBART_LANGUAGES,
+  'af_ZA', 'az_AZ', 'bn_IN', 'fa_IR', 'he_IL', 'hr_HR', 'id_ID', 'ka_GE', 'km_KH', 'mk_MK', 'ml_IN', 'mn_MN', 'mr_IN',
+  'pl_PL', 'ps_AF', 'pt_XX', 'sv_SE', 'sw_KE', 'ta_IN', 'te_IN', 'th_TH', 'tl_XX', 'uk_UA', 'ur_PK', 'xh_ZA', 'gl_ES',
+  'sl_SI',
+];

@@ -14,6 +14,7 @@ has them):
   m2m100   M2M100ForConditionalGeneration + m2m_hub (M2M100Tokenizer, src_lang en); forced_bos = get_lang_id(tgt)
   nllb     M2M100ForConditionalGeneration + nllb_hub (NllbTokenizer, eng_Latn); forced_bos = the id of tgt's code
   t5       T5ForConditionalGeneration + t5_hub (T5Tokenizer: spiece.model, extra ids); greedy
+  mbart50  MBartForConditionalGeneration + mbart50_saved (MBart50Tokenizer, en_XX); forced_bos = the id of tgt's code; beams 2
 Parameters redrawn from N(0, 0.5) (LayerNorm weights 1 + N(0, 0.3)) so the argmaxes are far apart.
 
 expected.json: {cases: [{folder, tokenizer (the spm golden folder), texts, options (Seq2SeqLM#translate's, camelCase),
@@ -88,6 +89,16 @@ def build(case, tmp):
         forced = tok.get_lang_id(tgt) if case['folder'] == 'm2m100' else tok.convert_tokens_to_ids(tgt)
         kwargs = {'forced_bos_token_id': forced}
         tok.src_lang = case['options']['srcLang']
+    elif case['folder'] == 'mbart50':
+        tok = T.AutoTokenizer.from_pretrained(tmp, use_fast=False)
+        V = len(tok)
+        cfg = T.MBartConfig(**small(V, pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, bos_token_id=tok.bos_token_id,
+                                    decoder_start_token_id=tok.eos_token_id, forced_eos_token_id=tok.eos_token_id, scale_embedding=True))
+        m = T.MBartForConditionalGeneration(cfg)
+        gen = T.GenerationConfig(decoder_start_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                                 bos_token_id=tok.bos_token_id, forced_eos_token_id=tok.eos_token_id, max_length=14, num_beams=2)
+        kwargs = {'forced_bos_token_id': tok.lang_code_to_id[case['options']['tgtLang']]}
+        tok.src_lang = case['options']['srcLang']
     else:
         tok = T.T5Tokenizer.from_pretrained(tmp)
         V = len(tok)
@@ -113,6 +124,7 @@ def main():
         {'folder': 'm2m100', 'tokenizer': 'm2m_hub', 'texts': TEXTS[:3], 'options': {'srcLang': 'en', 'tgtLang': 'fr', 'noRepeatNgramSize': 2}},
         {'folder': 'nllb', 'tokenizer': 'nllb_hub', 'texts': TEXTS[:3], 'options': {'srcLang': 'eng_Latn', 'tgtLang': 'deu_Latn', 'noRepeatNgramSize': 2}},
         {'folder': 't5', 'tokenizer': 't5_hub', 'texts': ['translate English to German: ' + t for t in TEXTS[:3]], 'options': {'numBeams': 2}},
+        {'folder': 'mbart50', 'tokenizer': 'mbart50_saved', 'texts': TEXTS[:3], 'options': {'srcLang': 'en_XX', 'tgtLang': 'fr_XX'}},
     ]
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)

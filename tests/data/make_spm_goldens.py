@@ -37,7 +37,7 @@ hf_env.setup()
 import regex  # noqa: E402
 import sentencepiece as spm  # noqa: E402
 import transformers  # noqa: E402
-from transformers import (BertTokenizer, M2M100Tokenizer, MarianTokenizer, NllbTokenizer, RobertaTokenizer,  # noqa: E402
+from transformers import (BertTokenizer, M2M100Tokenizer, MarianTokenizer, MBart50Tokenizer, MBartTokenizer, NllbTokenizer, RobertaTokenizer,  # noqa: E402
                           T5Tokenizer, XLMRobertaTokenizer)
 
 transformers.logging.set_verbosity_error()
@@ -242,7 +242,7 @@ def model_rows(path, texts, fuzz):
 def folder_rows(tok, kind, texts):
     rnd = random.Random(11)
     rows = []
-    seq2seq = kind in ('marian', 'm2m', 'nllb')
+    seq2seq = kind in ('marian', 'm2m', 'nllb', 'mbart', 'mbart50')
     for t in texts:
         ids = tok(t)['input_ids']
         plain = tok(t, add_special_tokens=False)['input_ids']
@@ -339,6 +339,14 @@ def make_folders(tmp, models, lines):
     saved('nllb_legacy_saved', 'nllb', NllbTokenizer, {'sentencepiece.bpe.model': 'uni_bf'},
           lambda: NllbTokenizer(models['uni_bf'], src_lang='fra_Latn', tgt_lang='deu_Latn', legacy_behaviour=True))
 
+    hub('mbart_hub', 'mbart', MBartTokenizer, {'sentencepiece.bpe.model': 'uni_nfkc'},
+        {'tokenizer_config.json': {'src_lang': 'en_XX', 'tgt_lang': 'ro_RO', 'tokenizer_class': 'MBartTokenizer', 'model_max_length': 1024},
+         'special_tokens_map.json': {'bos_token': '<s>', 'eos_token': '</s>', 'sep_token': '</s>', 'cls_token': '<s>', 'pad_token': '<pad>',
+                                     'unk_token': '<unk>', 'mask_token': {'content': '<mask>', 'lstrip': True, 'normalized': True, 'rstrip': False,
+                                                                          'single_word': False}}})
+    saved('mbart50_saved', 'mbart50', MBart50Tokenizer, {'sentencepiece.bpe.model': 'bpe_rules'},
+          lambda: MBart50Tokenizer(models['bpe_rules'], src_lang='fr_XX', tgt_lang='de_DE'))
+
     hub('xlmr_hub', 'xlmr', XLMRobertaTokenizer, {'sentencepiece.bpe.model': 'uni_nfkc'}, {})
     saved('xlmr_saved', 'xlmr', XLMRobertaTokenizer, {'sentencepiece.bpe.model': 'bpe_rules'}, lambda: XLMRobertaTokenizer(models['bpe_rules']))
 
@@ -380,8 +388,8 @@ def main():
         for name, (kind, cls, d, spm_files) in make_folders(tmp, models, lines).items():
             tok = cls.from_pretrained(d)
             expected['folders'][name] = {'kind': kind, 'class': cls.__name__, 'size': len(tok), **folder_rows(tok, kind, TEXTS)}
-            if kind in ('nllb', 'm2m'):
-                other = 'fra_Latn' if kind == 'nllb' else 'ru'
+            if kind in ('nllb', 'm2m', 'mbart', 'mbart50'):
+                other = {'nllb': 'fra_Latn', 'm2m': 'ru', 'mbart': 'de_DE', 'mbart50': 'uk_UA'}[kind]
                 tok.src_lang = other
                 expected['folders'][name]['src_lang'] = {'lang': other, 'ids': [tok(t)['input_ids'] for t in TEXTS[:12]]}
             keep = os.path.join(OUT, 'folders', name)

@@ -1,6 +1,6 @@
 // translate() end to end (issue 40): a hub-like folder of a small random checkpoint beside a real slow tokenizer's
 // files (the golden folders of tests/data/goldens/spm/: MarianTokenizer's source.spm / target.spm / vocab.json,
-// M2M100Tokenizer, NllbTokenizer, T5Tokenizer), against transformers v4.40.2's tokenizer(texts, padding=True) →
+// M2M100Tokenizer, NllbTokenizer, T5Tokenizer, MBart50Tokenizer), against transformers v4.40.2's tokenizer(texts, padding=True) →
 // generate() → batch_decode(skip_special_tokens=True) (tests/data/make_seq2seq_translate_goldens.py): the same ids
 // in, the same sequences out, the same strings. srcLang / tgtLang as the tokenizers take them (tgtLang forces the
 // first token of M2M100 and NLLB); an unknown language is refused by name.
@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { tokenizerFromFolder } from '../../bindings/tokenizer.js';
+import { folderReader } from './spm_folders.mjs';
+import { convertSlow } from './spm_convert.mjs';
 
 const DIR = new URL('../data/goldens/seq2seq_translate/', import.meta.url);
 const SPM = new URL('../data/goldens/spm/', import.meta.url);
@@ -65,6 +68,24 @@ test('sources are cut to maxSourceLength: model_max_length and max_position_embe
       assert.equal(full.length, m.maxSourceLength, c.folder);
       assert.equal(full[full.length - 1], m.eosTokenId ?? m.config.eos_token_id, `${c.folder}: the eos kept at the cut`);
       assert.equal(typeof await m.translate('one two three '.repeat(400), { ...c.options, maxNewTokens: 2 }), 'string', c.folder);
+    } finally {
+      m.dispose();
+    }
+  }
+});
+
+test('a hub folder with tokenizer.json too: NLLB, M2M100 and mBART-50 read their slow files (the languages are the slow class\'s options), T5 its tokenizer.json', async () => {
+  // NLLB's tokenizer.json as transformers converts it (the hub's NLLB folders have one beside sentencepiece.bpe.model)
+  const nllbJson = JSON.stringify(convertSlow(await tokenizerFromFolder(folderReader('nllb_hub')), folderReader('nllb_hub')));
+  const t5Json = JSON.stringify(convertSlow(await tokenizerFromFolder(folderReader('t5_hub')), folderReader('t5_hub')));
+  const want = { m2m100: 'M2M100Tokenizer', nllb: 'NllbTokenizer', mbart50: 'MBart50Tokenizer', t5: 'Tokenizer' };
+  for (const c of x.cases.filter((k) => k.folder in want)) {
+    const files = { ...folder(c), 'tokenizer.json': Buffer.from(c.folder === 't5' ? t5Json : nllbJson) };
+    const m = await aw.loadModel(files);
+    try {
+      assert.equal(m.tokenizer.constructor.name, want[c.folder], c.folder);
+      if (c.folder === 't5') assert.equal(await m.translate(c.texts[0], c.options), c.translations[0], c.folder);  // the converted file has no pad
+      else assert.deepEqual(await m.translate(c.texts, c.options), c.translations, c.folder);
     } finally {
       m.dispose();
     }
