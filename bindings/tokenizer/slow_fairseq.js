@@ -13,6 +13,7 @@ import { fairseqPair } from './post_processors.js';
 import { addedToken, pyStrip, tokenText } from './slow_added.js';
 import { M2M100_LANGUAGES, MBART50_LANGUAGES, MBART_LANGUAGES, NLLB_LANGUAGES } from './slow_languages.js';
 import { convertedOnce, xlmRobertaJson } from './slow_converters.js';
+import { spmTokensToString } from './slow_t5.js';
 
 const asToken = (v, d, flags) => (v === undefined ? addedToken(d, flags) : typeof v === 'string' ? addedToken(v, flags) : v);
 
@@ -36,25 +37,10 @@ function chooseLanguage(o, tok) {
 /** The join every fairseq class decodes with: pieces concatenated, '▁' as spaces, stripped. */
 const joinPieces = (tokens) => pyStrip(tokens.join('').replaceAll('\u2581', ' '));
 
-export class XLMRobertaTokenizer extends SlowTokenizer {
-  /** @param {import('./sentencepiece.js').SentencePieceProcessor} sp @param {object} kwargs */
-  constructor(sp, kwargs) {
-    super({ bos_token: '<s>', eos_token: '</s>', sep_token: '</s>', cls_token: '<s>', unk_token: '<unk>', pad_token: '<pad>', ...kwargs,
-      mask_token: asToken(kwargs.mask_token, '<mask>', { lstrip: true, special: true }) }, 'tokenizer_config.json');
-    this.sp = sp;
-    this.fairseq = new Map([['<s>', 0], ['<pad>', 1], ['</s>', 2], ['<unk>', 3], ['<mask>', sp.size + 1]]);
-    this.fairseqIds = new Map([...this.fairseq].map(([t, id]) => [id, t]));
-    this._baseSize = sp.size + 2;
-    this._finishInit();
-  }
-
+/** The classes whose fairseq tokens (this.fairseq: token → id) come before the pieces shifted by one (XLM-R, mBART). */
+class FairseqSpmTokenizer extends SlowTokenizer {
   _hasToken() {
     return true;
-  }
-
-  /** XLMRobertaConverter's tokenizer.json for this model, loaded (slow_converters.js): encode's returnOffsets. */
-  _converted() {
-    return convertedOnce(this, xlmRobertaJson);
   }
 
   _tokenize(text) {
@@ -69,6 +55,24 @@ export class XLMRobertaTokenizer extends SlowTokenizer {
 
   _convertIdToToken(id) {
     return this.fairseqIds.get(id) ?? this.sp.idToPiece(id - 1);
+  }
+}
+
+export class XLMRobertaTokenizer extends FairseqSpmTokenizer {
+  /** @param {import('./sentencepiece.js').SentencePieceProcessor} sp @param {object} kwargs */
+  constructor(sp, kwargs) {
+    super({ bos_token: '<s>', eos_token: '</s>', sep_token: '</s>', cls_token: '<s>', unk_token: '<unk>', pad_token: '<pad>', ...kwargs,
+      mask_token: asToken(kwargs.mask_token, '<mask>', { lstrip: true, special: true }) }, 'tokenizer_config.json');
+    this.sp = sp;
+    this.fairseq = new Map([['<s>', 0], ['<pad>', 1], ['</s>', 2], ['<unk>', 3], ['<mask>', sp.size + 1]]);
+    this.fairseqIds = new Map([...this.fairseq].map(([t, id]) => [id, t]));
+    this._baseSize = sp.size + 2;
+    this._finishInit();
+  }
+
+  /** XLMRobertaConverter's tokenizer.json for this model, loaded (slow_converters.js): encode's returnOffsets. */
+  _converted() {
+    return convertedOnce(this, xlmRobertaJson);
   }
 
   convertTokensToString(tokens) {
@@ -231,7 +235,7 @@ export class M2M100Tokenizer extends SlowTokenizer {
  * tokens), <mask> last. mBART-25 writes text </s> [lang], mBART-50 [lang] text </s>; srcLang (src_lang, default
  * en_XX) for sources, tgtLang for targets. mBART-50 decodes as ALBERT does (special tokens outside sentencepiece).
  */
-class MBartBase extends SlowTokenizer {
+class MBartBase extends FairseqSpmTokenizer {
   constructor(sp, kwargs, fifty) {
     const codes = fifty ? MBART50_LANGUAGES : MBART_LANGUAGES;
     const given = kwargs.additional_special_tokens ?? [];
@@ -259,40 +263,8 @@ class MBartBase extends SlowTokenizer {
     if (!codes.includes(this.srcLang)) throw unknownLanguage('src_lang', this.srcLang, codes);
   }
 
-  _hasToken() {
-    return true;
-  }
-
-  _tokenize(text) {
-    return this.sp.encode(text).pieces;
-  }
-
-  _convertTokenToId(token) {
-    if (this.fairseq.has(token)) return this.fairseq.get(token);
-    const id = this.sp.pieceToId(token);
-    return id ? id + 1 : this.specialTokenId('unk_token');
-  }
-
-  _convertIdToToken(id) {
-    return this.fairseqIds.get(id) ?? this.sp.idToPiece(id - 1);
-  }
-
   convertTokensToString(tokens) {
-    if (!this.fifty) return joinPieces(tokens);
-    const specials = new Set(this.allSpecialTokens());
-    let out = '', current = [], prevSpecial = false;
-    for (const t of tokens) {
-      if (specials.has(t)) {
-        if (!prevSpecial) out += ' ';
-        out += this.sp.decodePieces(current) + t;
-        prevSpecial = true;
-        current = [];
-      } else {
-        current.push(t);
-        prevSpecial = false;
-      }
-    }
-    return pyStrip(out + this.sp.decodePieces(current));
+    return this.fifty ? spmTokensToString(this, tokens) : joinPieces(tokens);  // mBART-50's is ALBERT's, as T5's
   }
 
   /** The id of a language code (the forced first token of a translation into it). */
