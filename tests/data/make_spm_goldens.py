@@ -11,7 +11,7 @@ Writes tests/data/goldens/spm/:
                    treat_whitespace_as_suffix, and a T5-like unigram (pad 0, eos 1, unk 2, no bos; a denormalization rule)
   folders/<name>/  tokenizer folders as the hub has them (the small files; the .model files are
                    named in manifest.json): Marian (shared vocabulary with >>xx<< codes; separate
-                   vocabularies), T5 (legacy and not, extra_ids), M2M100, NLLB (and legacy_behaviour),
+                   vocabularies), T5 (legacy and not, extra_ids), M2M100, NLLB (and legacy_behaviour), mBART-25, mBART-50,
                    XLM-R, BERT (uncased; cased with strip_accents, no Chinese splitting; never_split; no basic tokenizer), RoBERTa
                    (vocab.json + merges.txt from a byte-level BPE learned here), each saved by
                    transformers' save_pretrained or written as hub folders write them (no
