@@ -66,7 +66,8 @@ const LANGUAGE_CLASSES = ['NllbTokenizer', 'M2M100Tokenizer', 'MBartTokenizer', 
 function languageClass(tokenizerConfig, hf) {
   let cls = null;
   try {
-    cls = tokenizerConfig === undefined ? null : JSON.parse(tokenizerConfig)?.tokenizer_class ?? null;
+    const t = tokenizerConfig instanceof ArrayBuffer || ArrayBuffer.isView(tokenizerConfig) ? new TextDecoder().decode(tokenizerConfig) : tokenizerConfig;
+    cls = (typeof t === 'string' ? JSON.parse(t) : t)?.tokenizer_class ?? null;
   } catch {
     return false;  // a broken file: the fast tokenizer's reader says what is wrong with it
   }
