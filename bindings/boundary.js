@@ -187,7 +187,7 @@ export const models = Object.freeze({
   lmForward: callOn((c, h, a) => c.lmForward(h, a)),
   /** A KV cache for `batch` sequences of `capacity` positions: an owned handle (release() it). */
   lmBegin: (rt, h, batch, capacity) => own(rt, checked(mod(rt).lmBegin(h, batch, capacity))),
-  lmAppend: (rt, h, cache, tensors, extra) => withArgs(rt, tensors, extra, (a) => take(mod(rt).lmAppend(h, cache, a))),
+  lmAppend: (rt, h, cache, tensors, extra, into = null) => withArgs(rt, tensors, extra, (a) => take(mod(rt).lmAppend(h, cache, a), into)),
   embedderForward: callOn((c, h, a) => c.embedderForward(h, a)),
   embedderEmbed: callOn((c, h, a) => c.embedderEmbed(h, a)),
   translatorDecode: callOn((c, h, a) => c.translatorDecode(h, a)),

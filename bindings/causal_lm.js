@@ -130,9 +130,9 @@ export class CausalLM extends Model {
     const rt = this._rt;
     return {
       begin: (capacity) => boundary.models.lmBegin(rt, this._handle(), 1, capacity),
-      append: (cache, feed, p) => {
+      append: (cache, feed, p, into) => {
         const out = boundary.models.lmAppend(rt, this._handle(), cache, { ids: { data: feed, shape: [1, feed.length], dtype: DTYPE.I32 } },
-          { window: p.window, attention: p.attention });
+          { window: p.window, attention: p.attention }, into);
         return { logits: out[0].data, attention: out[1] };
       },
       free: (cache) => boundary.release(rt, cache),

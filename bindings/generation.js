@@ -55,14 +55,17 @@ export function generateOptions(options, model) {
  */
 export class Generation {
   /**
-   * @param {{begin: (capacity: number) => object, append: (cache: object, ids: Int32Array, p: object) =>
+   * @param {{begin: (capacity: number) => object, append: (cache: object, ids: Int32Array, p: object, into: Float32Array|null) =>
    *   {logits: Float32Array, attention?: {data: Float32Array, shape: number[]}}, free: (cache: object) => void}} stepper
+   *   (append may copy the logits into `into`, an earlier step's logits array, and return it)
    * @param {Int32Array} promptIds @param {object|null} tokenizer @param {number} maxPositions
    * @param {object} p generateOptions' result
    */
   constructor(stepper, promptIds, tokenizer, maxPositions, p) {
     this._stepper = stepper;
     this._p = p;
+    /** @private the logits array the steps after the first are copied into */
+    this._logits = null;
     this._random = p.temperature > 0 ? new SeededRandom(p.seed) : null;
     this._decoder = tokenizer ? tokenizer.streamDecoder({ skipSpecialTokens: true }) : null;
     this._cache = null;
@@ -122,7 +125,10 @@ export class Generation {
     let out;
     try {
       this._cache ??= this._stepper.begin(this._capacity);
-      out = this._stepper.append(this._cache, this._last === null ? this.promptIds : Int32Array.of(this._last), p);
+      // The first step's logits array is reused for the next steps' (the stepper copies into it: no fresh array
+      // of vocabulary size per token for V8 to fault in and collect); sampleToken reads it before the next step.
+      out = this._stepper.append(this._cache, this._last === null ? this.promptIds : Int32Array.of(this._last), p, this._logits);
+      this._logits = out.logits;
     } catch (e) {
       this.stopReason = 'error';
       this._free();

@@ -64,6 +64,25 @@ test('greedy (temperature 0, the default) ignores the seed; a seed gives the sam
   assert.deepEqual(first.map((t) => t.id), again.map((t) => t.id), 'its seed reproduces it');
 });
 
+test('the steps after the first copy their logits into the first step\'s array, and give the tokens fresh arrays give', async () => {
+  const own = Object.getPrototypeOf(lm)._stepper;
+  const run = async (wrap) => {
+    lm._stepper = function stepper() { return wrap(own.call(this)); };
+    try {
+      return (await collect(lm.generate('The ', { maxNewTokens: 24, stopTokens: [], temperature: 0.9, seed: 7 }))).map((t) => t.id);
+    } finally {
+      delete lm._stepper;
+    }
+  };
+  const intos = [], outs = [];
+  const got = await run((s) => ({ ...s, append: (c, ids, p, into) => { intos.push(into); const o = s.append(c, ids, p, into); outs.push(o.logits); return o; } }));
+  const want = await run((s) => ({ ...s, append: (c, ids, p) => s.append(c, ids, p, null) }));
+  assert.deepEqual(got, want);
+  assert.equal(intos[0], null, 'the first step gets no array');
+  assert.ok(outs.length > 2 && outs.every((o) => o === outs[0]), 'every step returns the first step\'s array');
+  assert.ok(intos.slice(1).every((o) => o === outs[0]), 'and is given it');
+});
+
 test('each token: id, text, ms, index; stop tokens end it unyielded; maxNewTokens; the text is the tokens joined', async () => {
   const g = lm.generate('Q: What is ', { maxNewTokens: 300, temperature: 0.8, seed: 5 });
   const toks = await collect(g);
