@@ -5,6 +5,8 @@
 //     together, written transposed into the packed-A layout.
 //   f32_softmax_finish: exp(x − m) · (1 / l), the tail through the same
 //     vector exp padded with -inf.
+//   f32_log_softmax: a row's maximum, its exps by the same vector exp summed
+//     lane by lane in double, x − lse in double.
 // Deviations from the references, all within the test tolerances: the
 // polynomial exp_nonpos instead of libm exp, lane-wise summation order,
 // multiply by 1/sum.
@@ -213,7 +215,6 @@ void softmax_finish_impl(size_t n, float* x, float m, float l) {
     for (size_t t = 0; j + t < n; ++t) x[j + t] = lanes[t];
   }
 }
-
 
 // log_softmax of one row in place (softmax.h f32_log_softmax): the maximum, Σ exp(x − max) by exp_nonpos with
 // each lane's terms added in double, then x − lse in double rounded to float.
