@@ -1233,7 +1233,7 @@ export interface Seq2SeqLM {
   readonly decoderLayers: number;
   /** Tokens a source or a target may have. */
   readonly maxPositions: number;
-  /** Tokens tokenize() cuts a source to: tokenizer_config.json's model_max_length and max_position_embeddings, at most maxPositions. */
+  /** Tokens tokenize() cuts a source to: config.json's max_position_embeddings, at most maxPositions. */
   readonly maxSourceLength: number;
   readonly padTokenId: number | null;
   readonly eosTokenId: number | null;

@@ -50,14 +50,14 @@ export class Seq2SeqLM extends Model {
     /** @readonly */ this.encoderLayers = info.encoderLayers;
     /** @readonly */ this.decoderLayers = info.decoderLayers;
     /** @readonly tokens a source or a target may have */ this.maxPositions = info.maxPositions;
-    const fromTokenizer = typeof tokenizer?.config?.model_max_length === 'number' ? tokenizer.config.model_max_length : Infinity;
     const fromConfig = Number.isInteger(hfConfig?.max_position_embeddings) ? hfConfig.max_position_embeddings : Infinity;
     /**
-     * @readonly tokens tokenize() cuts a source to, special tokens included: tokenizer_config.json's model_max_length
-     * and config.json's max_position_embeddings, at most maxPositions (M2M100's sinusoid reaches 65 536 positions,
-     * which no source should take: the encoder is quadratic in them)
+     * @readonly tokens tokenize() cuts a source to, special tokens included: config.json's max_position_embeddings,
+     * at most maxPositions (M2M100's sinusoid reaches 65 536 positions, which no source should take: the encoder is
+     * quadratic in them). Not model_max_length: T5's 512 there is advisory (transformers warns not to rely on it;
+     * its relative positions take longer sources).
      */
-    this.maxSourceLength = Math.min(fromTokenizer, fromConfig, info.maxPositions);
+    this.maxSourceLength = Math.min(fromConfig, info.maxPositions);
     /** @readonly */ this.padTokenId = info.padTokenId;
     /** @readonly */ this.eosTokenId = info.eosTokenId;
     /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
