@@ -78,14 +78,15 @@ function languageClass(tokenizerConfig, hf) {
 /** The files that make a folder's slow tokenizer (tokenizer/folder.js reads the one its class needs). */
 const SLOW_FILES = ['source.spm', 'target.spm', 'target_vocab.json', 'vocab.txt', 'vocab.json', 'merges.txt', 'sentencepiece.bpe.model', 'spiece.model', 'tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'];
 
-/** A folder's slow tokenizer, or null when it has none of the files one needs. */
-async function slowTokenizer(readFileBytes, configText) {
+/** A folder's slow tokenizer, or null when it has none of the files one needs (or not `needs`, when given). */
+async function slowTokenizer(readFileBytes, configText, needs = null) {
   const files = new Map();
   for (const name of SLOW_FILES) {
     const bytes = await readFileBytes(name);
     if (bytes !== undefined) files.set(name, name.endsWith('.json') || name.endsWith('.txt') ? new TextDecoder().decode(bytes) : bytes);
   }
   if (!['vocab.txt', 'vocab.json', 'sentencepiece.bpe.model', 'spiece.model', 'source.spm'].some((f) => files.has(f))) return null;
+  if (needs !== null && !files.has(needs)) return null;
   const { tokenizerFromFolder } = await import('./tokenizer.js');
   return tokenizerFromFolder((name) => (name === 'config.json' ? configText || undefined : files.get(name)), { slow: true });
 }
@@ -178,7 +179,7 @@ export function makeModels(rt) {
     // A translator whose languages are options of its slow class (NLLB, mBART: transformers' fast classes rewrite their
     // template in Python; M2M100 has no fast one) reads its slow files first, so that srcLang / tgtLang work.
     let tokenizer = tokenizerJson !== undefined && o.tokenizer === undefined && early?.reads.slowTokenizer && cp.file
-      && languageClass(tokenizerConfig, hf) ? await slowTokenizer(readFileBytes, config) : null;
+      && languageClass(tokenizerConfig, hf) ? await slowTokenizer(readFileBytes, config, 'sentencepiece.bpe.model') : null;
     if (!tokenizer && tokenizerJson !== undefined) tokenizer = await readTokenizer(tokenizerJson, tokenizerConfig, template);
     // No tokenizer.json: the slow tokenizer's own files, as AutoTokenizer reads them (vocab.txt, vocab.json +
     // merges.txt, sentencepiece.bpe.model), for the families that read them.
