@@ -27,11 +27,14 @@ Status KvCache::Reorder(const int32_t* parents, size_t n) {
   ScratchScope scope;
   float* tmp = nullptr;
   AW_RETURN_IF_ERROR(scope.Take(n * rows, "KV cache reorder", &tmp));
+  // A row that continues itself keeps its keys and values in place (every source is read before any row is written).
   for (size_t l = 0; l < k.size(); ++l)
     for (Buffer* buf : {&k[l], &v[l]}) {
       for (size_t b = 0; b < n; ++b)
-        std::memcpy(tmp + b * rows, buf->data() + size_t(parents[b]) * seq_stride(), rows * sizeof(float));
-      for (size_t b = 0; b < n; ++b) std::memcpy(buf->data() + b * seq_stride(), tmp + b * rows, rows * sizeof(float));
+        if (size_t(parents[b]) != b)
+          std::memcpy(tmp + b * rows, buf->data() + size_t(parents[b]) * seq_stride(), rows * sizeof(float));
+      for (size_t b = 0; b < n; ++b)
+        if (size_t(parents[b]) != b) std::memcpy(buf->data() + b * seq_stride(), tmp + b * rows, rows * sizeof(float));
     }
   if (!ids.empty()) {
     std::vector<int32_t> kept(ids);
