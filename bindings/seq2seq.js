@@ -50,7 +50,8 @@ export class Seq2SeqLM extends Model {
     /** @readonly */ this.encoderLayers = info.encoderLayers;
     /** @readonly */ this.decoderLayers = info.decoderLayers;
     /** @readonly tokens a source or a target may have */ this.maxPositions = info.maxPositions;
-    const fromConfig = Number.isInteger(hfConfig?.max_position_embeddings) ? hfConfig.max_position_embeddings : Infinity;
+    const mpe = hfConfig?.max_position_embeddings;
+    const fromConfig = Number.isInteger(mpe) && mpe >= 1 ? mpe : Infinity;
     /**
      * @readonly tokens tokenize() cuts a source to, special tokens included: config.json's max_position_embeddings,
      * at most maxPositions (M2M100's sinusoid reaches 65 536 positions, which no source should take: the encoder is
@@ -139,21 +140,11 @@ export class Seq2SeqLM extends Model {
     const rt = this._rt;
     return {
       vocabSize: this.outputVocabSize,
-      logSoftmax: true,  // beam search's log_softmax natively (double, rounded to float32)
       begin: (rows, capacity) => {
         const beams = rows / ids.shape[0];
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
-      step: (state, tokens, o) => {
-        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true }, o?.into ?? null);
-        return logits.data;
-      },
-      /** A row of scores (Float32Array) to its log_softmax in place, by the native kernel (renormalize_logits). */
-      logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
-      reorder: (state, parents) => {
-        boundary.models.seq2seqReorder(rt, this._handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
-      },
-      free: (state) => boundary.release(rt, state),
+      ...decodingSteps(rt, () => this._handle()),
     };
   }
 
@@ -225,6 +216,27 @@ export class Seq2SeqLM extends Model {
     if (this.modelType === 'marian') return null;  // the >>xx<< token of the source
     throw new AttnWasmError('ERR_INVALID_ARGUMENT', `tgtLang: this model's tokenizer (${tok.constructor.name}) knows no language codes; pass forcedBosTokenId`);
   }
+}
+
+/**
+ * A native decoding state's calls, shared by Seq2SeqLM's and SpeechRecognizer's steppers (seq2seq_generate.js
+ * Seq2SeqStepper): step (into the search's buffer when it gives one), the model's log-probabilities for beam search
+ * (kernels f32_log_softmax) and for renormalize_logits (logSoftmaxRow, in place), reorder, free.
+ */
+export function decodingSteps(rt, handle) {
+  return {
+    logSoftmax: true,
+    step: (state, tokens, o) => {
+      const [logits] = boundary.models.seq2seqStep(rt, handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } },
+        { all: false, logSoftmax: o?.logSoftmax === true }, o?.into ?? null);
+      return logits.data;
+    },
+    logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
+    reorder: (state, parents) => {
+      boundary.models.seq2seqReorder(rt, handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
+    },
+    free: (state) => boundary.release(rt, state),
+  };
 }
 
 /** One source's generation streamed (Seq2SeqLM#generate): the search's tokens, with their text. */

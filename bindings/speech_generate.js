@@ -119,7 +119,7 @@ function primedStepper(inner) {
         first = null;
         // Beam search asks every step for log-probabilities; this first one's are never read (the detected
         // language's token follows it in the prompt), but they are given as the native step gives them.
-        if (o?.logSoftmax) for (let r = 0; r < f.length / inner.vocabSize; r++) logSoftmaxF64(f.subarray(r * inner.vocabSize, (r + 1) * inner.vocabSize));
+        if (o?.logSoftmax) for (let r = 0; r < f.length / inner.vocabSize; r++) inner.logSoftmaxRow(f.subarray(r * inner.vocabSize, (r + 1) * inner.vocabSize));
         return f;
       }
       return inner.step(st, tokens, o);
@@ -128,16 +128,6 @@ function primedStepper(inner) {
     /** Frees a primed state the search never took. */
     release() { if (state !== null && !handed) { const st = state; state = null; inner.free(st); } },
   };
-}
-
-/** A row's log_softmax in double, rounded to float32 (the native step's: kernels f32_log_softmax_f64). */
-function logSoftmaxF64(x) {
-  let mx = -Infinity;
-  for (let j = 0; j < x.length; j++) mx = Math.max(mx, x[j]);
-  let sum = 0;
-  for (let j = 0; j < x.length; j++) sum += Math.exp(x[j] - mx);
-  const lse = mx + Math.log(sum);
-  for (let j = 0; j < x.length; j++) x[j] = x[j] - lse;
 }
 
 /**

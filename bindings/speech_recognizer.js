@@ -7,6 +7,7 @@
 import { AttnWasmError, typeError, describe } from './errors.js';
 import { checkOptions, checkTensor, DTYPE } from './checks.js';
 import { Model } from './model.js';
+import { decodingSteps } from './seq2seq.js';
 import * as boundary from './boundary.js';
 import { WhisperFeatureExtractor } from './audio/feature_extractor.js';
 import { speechGeneration, detectLanguages, SPEECH_OPTIONS } from './speech_generate.js';
@@ -192,25 +193,15 @@ export class SpeechRecognizer extends Model {
     const rt = this._rt;
     return {
       vocabSize: this.vocabSize,
-      logSoftmax: true,  // beam search's log_softmax natively (double, rounded to float32)
       begin: (rows, capacity) => {
         const beams = rows / features.shape[0];
         return boundary.models.speechBegin(rt, this._handle(), { features }, { beams, capacity });
       },
-      step: (state, tokens, o) => {
-        const [logits] = boundary.models.seq2seqStep(rt, this._handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { all: false, logSoftmax: o?.logSoftmax === true }, o?.into ?? null);
-        return logits.data;
-      },
-      /** A row of scores (Float32Array) to its log_softmax in place, by the native kernel (renormalize_logits). */
-      logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
-      reorder: (state, parents) => {
-        boundary.models.seq2seqReorder(rt, this._handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
-      },
+      ...decodingSteps(rt, () => this._handle()),
       /** The alignment heads' cross-attention of tokens (rows, T) under teacher forcing: { data, shape (rows, n, T, S) }. */
       alignment: (state, tokens, rows, T, heads) => boundary.models.speechAlignment(rt, this._handle(), state, {
         tokens: { data: tokens, shape: [rows, T], dtype: DTYPE.I32 }, heads: { data: heads, shape: [heads.length / 2, 2], dtype: DTYPE.I32 },
       })[0],
-      free: (state) => boundary.release(rt, state),
     };
   }
 }

@@ -74,21 +74,24 @@ void f32_softmax_finish_ref(size_t n, float* x, float m, float l) {
   for (size_t j = 0; j < n; ++j) x[j] = std::exp(x[j] - m) / l;
 }
 
-void f32_log_softmax_f64(size_t n, const float* x, double* out) {
+namespace {
+// max + log Σ exp(x[j] − max), in double.
+double LogSumExp(size_t n, const float* x) {
   double mx = -std::numeric_limits<double>::infinity();
   for (size_t j = 0; j < n; ++j) mx = std::max(mx, double(x[j]));
   double sum = 0;
   for (size_t j = 0; j < n; ++j) sum += std::exp(double(x[j]) - mx);
-  const double lse = mx + std::log(sum);
+  return mx + std::log(sum);
+}
+}  // namespace
+
+void f32_log_softmax_f64(size_t n, const float* x, double* out) {
+  const double lse = LogSumExp(n, x);
   for (size_t j = 0; j < n; ++j) out[j] = double(x[j]) - lse;
 }
 
 void f32_log_softmax_ref(size_t n, float* x) {  // f32_log_softmax_f64's values, rounded in place
-  double mx = -std::numeric_limits<double>::infinity();
-  for (size_t j = 0; j < n; ++j) mx = std::max(mx, double(x[j]));
-  double sum = 0;
-  for (size_t j = 0; j < n; ++j) sum += std::exp(double(x[j]) - mx);
-  const double lse = mx + std::log(sum);
+  const double lse = LogSumExp(n, x);
   for (size_t j = 0; j < n; ++j) x[j] = float(double(x[j]) - lse);
 }
 

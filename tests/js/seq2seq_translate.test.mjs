@@ -60,6 +60,11 @@ test('sources are cut to maxSourceLength: max_position_embeddings, not M2M100\'s
         assert.equal(m.tokenizer.config.model_max_length, 512);
         const long = m.tokenize('one two three '.repeat(400)).inputIds.data;
         assert.ok(long.length > 512, `t5: ${long.length} tokens kept`);
+        // a config whose max_position_embeddings is no count of positions is not a bound
+        for (const bad of [0, -3, 1.5, '64']) {
+          const odd = await aw.loadModel(folder(c), { config: { ...m.config, max_position_embeddings: bad } });
+          try { assert.equal(odd.maxSourceLength, odd.maxPositions, `max_position_embeddings ${bad}`); } finally { odd.dispose(); }
+        }
         continue;
       }
       if (c.folder === 'm2m100' || c.folder === 'nllb') {
