@@ -9,6 +9,9 @@
 //   greedy      20 seeded sentences of 10–40 source tokens, greedy, one at a time: sentences/s (target >= 2x)
 //   beam 4      the same with numBeams 4 (target >= 2x)
 //   first token one sentence's encoder + first decoder step, a fresh generate() each time (target >= 1.5x faster)
+//   greedy, one batch  the same 20 sentences as one right-padded batch with its attention mask, greedy: what
+//               translate(texts) does, and what transformers.js's translation pipeline does with a list of texts
+//               (tokenizer(texts, { padding: true }), one generate()): sentences/s
 // Both engines must produce the same sequences: every disagreement is printed. Also: max |logits − torch| of both
 // engines' steppers on check.json's teacher-forced batch (and attnwasm's forward()), the first call of each engine
 // in a fresh process (V8 tiers: Liftoff first), where each engine's time goes (stepper calls: encoder, first step,
@@ -315,12 +318,20 @@ async function openEngines(name, aw, which = ['attnwasm', 'ort']) {
   e.model = e.models.attnwasm ?? null;
   if (which.includes('ort')) {
     const t0 = performance.now();
-    e.link = await OrtLink.open(dir, layers, V);
+    e.link = await OrtLink.open(dir, layers, V, SENTENCES);
     (e.loadMs ??= {}).ort = performance.now() - t0;
   }
   const settings = (o) => resolveGenerationConfig(generation, config, o);
+  const pad = config.pad_token_id ?? 0;
   e.run = async (engine, ids, mode, maxNewTokens) => {
     const o = { numBeams: mode === 'beam' ? 4 : 1, maxNewTokens };
+    if (mode === 'batch') {  // ids: the sources, as one right-padded batch with its attention mask
+      const B = ids.length, S = Math.max(...ids.map((x) => x.length));
+      const src = { data: new Int32Array(B * S).fill(pad), shape: [B, S] }, mask = { data: new Int32Array(B * S), shape: [B, S] };
+      ids.forEach((x, r) => { src.data.set(x, r * S); mask.data.fill(1, r * S, r * S + x.length); });
+      if (engine !== 'ort') return (await e.models[engine].generate({ inputIds: src, attentionMask: mask }, o)).sequences;
+      return (await generateSeq2Seq(timed(ortStepper(e.link, src, mask, V), e.split), settings(o), { batchSize: B })).sequences;
+    }
     if (engine !== 'ort') {
       const m = e.models[engine];
       if (mode === 'beam') return (await m.generate({ inputIds: [ids] }, o)).sequences[0];
@@ -454,8 +465,11 @@ async function benchModel(name, aw, o) {
     ['greedy', 'greedy', srcs],
     ['beam 4', 'beam', srcs],
     ['first token', 'first', Array(5).fill(srcs[0])],  // 5 fresh calls per round
+    ['greedy, one batch', 'batch', [srcs]],  // the 20 sources as one padded batch: translate(texts), transformers.js's pipeline
   ];
-  const warm = async (engine) => { for (const [, mode] of workloads) await e.run(engine, srcs[1], mode, o.maxNewTokens); };
+  const warm = async (engine) => {
+    for (const [, mode] of workloads) await e.run(engine, mode === 'batch' ? srcs.slice(0, 4) : srcs[1], mode, o.maxNewTokens);
+  };
   for (const engine of engines) { await warm(engine); await warm(engine); }
   e.split = zeroSplit();
   e.link.stats();
@@ -469,7 +483,10 @@ async function benchModel(name, aw, o) {
         e.split = zeroSplit();
         const t0 = performance.now();
         const got = [];
-        for (const ids of list) got.push(await e.run(engine, ids, mode, o.maxNewTokens));
+        for (const ids of list) {
+          const seq = await e.run(engine, ids, mode, o.maxNewTokens);
+          if (mode === 'batch') got.push(...seq); else got.push(seq);
+        }
         const ms = performance.now() - t0;
         w[engine].ms.push(ms);
         w[engine].split.push({ ...e.split, total: ms });
@@ -488,16 +505,17 @@ async function benchModel(name, aw, o) {
       generated = Object.fromEntries(engines.map((x) => [x, w[x].seqs.reduce((n, q) => n + q.length - 1, 0)]));
     }
     const out = { perCallMs: {}, perSecond: {}, ratio: {}, split: {}, generated };
+    const n = mode === 'batch' ? list[0].length : list.length;  // sentences per round (figures are per sentence)
     for (const x of engines) {
       const med = median(w[x].ms);
-      out.perCallMs[x] = med / list.length;
-      out.perSecond[x] = 1000 * list.length / med;
-      const m = Object.fromEntries(keys.map((k) => [k, median(w[x].split.map((s) => s[k])) / list.length]));
-      m.search = median(w[x].split.map((s) => s.total - s.begin - s.first - s.next - s.reorder - s.free)) / list.length;
+      out.perCallMs[x] = med / n;
+      out.perSecond[x] = 1000 * n / med;
+      const m = Object.fromEntries(keys.map((k) => [k, median(w[x].split.map((s) => s[k])) / n]));
+      m.search = median(w[x].split.map((s) => s.total - s.begin - s.first - s.next - s.reorder - s.free)) / n;
       out.split[x] = m;  // ms per sentence (nextSteps: per sentence too)
     }
     for (const x of engines) if (x !== 'ort') out.ratio[x] = out.perCallMs.ort / out.perCallMs[x];  // > 1: attnwasm faster
-    out.ortWorker = Object.fromEntries(Object.keys(worker[0]).map((k) => [k, median(worker.map((s) => s[k])) / list.length]));
+    out.ortWorker = Object.fromEntries(Object.keys(worker[0]).map((k) => [k, median(worker.map((s) => s[k])) / n]));
     r.workloads[label] = out;
   }
   const shape = shapeOf(e.config), S0 = srcs[0].length;

@@ -1,18 +1,10 @@
 // Beam search for encoder–decoders as transformers v4.40.2 runs it (_beam_search, BeamSearchScorer, BeamHypotheses,
 // step for step) over a stepper (seq2seq_generate.js drives it; seq2seq_run.js holds the run).
 import { AttnWasmError, rangeError } from './errors.js';
-import { logSoftmaxF32, topkLargest } from './torch_f32.js';
+import { logSoftmaxF32, topkLargestShifted } from './torch_f32.js';
 import { callStep, feedPrompt, promptBuffer, turn } from './seq2seq_run.js';
 
 // ---- beam search (_beam_search, BeamSearchScorer, BeamHypotheses) -----------------------------------------------
-
-/**
- * row[v] + the beam's score, in float32. A function of its own: inside the long-lived async beamSearch V8 kept this
- * loop unoptimised (2.6 ms a step at 4 × 58 101; ~0.3 ms here).
- */
-function addScore(row, add) {
-  for (let v = 0; v < row.length; v++) row[v] = Math.fround(row[v] + add);
-}
 
 /**
  * BeamHypotheses: the n best finished hypotheses of one source. A hypothesis's score is its summed log-probability
@@ -73,13 +65,12 @@ export async function beamSearch(stepper, s, run) {
   try {
     let logits = await feedPrompt(stepper, state, ids, run, s.signal);
     for (;;) {
-      // scores = log_softmax(logits) → processors → + beam_scores, all float32
+      // scores = log_softmax(logits) → processors → + beam_scores (added, in float32, by the topk's scan), all float32
       if (run.logSoftmax) { if (logits !== scores) scores.set(logits); }
       else logSoftmaxF32(logits, V, scores);
       for (let r = 0; r < rows; r++) {
         const row = scores.subarray(r * V, (r + 1) * V), history = ids.subarray(r * L, r * L + len);
         for (const p of run.processors) p.apply(history, len, row);
-        addScore(row, beamScores[r]);
       }
       // BeamSearchScorer.process, source by source
       for (let b = 0; b < B; b++) {
@@ -91,7 +82,7 @@ export async function beamSearch(stepper, s, run) {
           for (let j = 0; j < nb; j++) { nextScores[at + j] = 0; nextTokens[at + j] = s.padTokenId; nextIndices[at + j] = at; }
           continue;
         }
-        const { values, indices } = topkLargest(scores.subarray(at * V, (at + nb) * V), K);
+        const { values, indices } = topkLargestShifted(scores.subarray(at * V, (at + nb) * V), V, beamScores.subarray(at, at + nb), K);
         let beam = 0, best = -Infinity;  // next_scores[batch].max(): NaN if any is NaN
         for (let i = 0; i < K; i++) {
           const v = values[i];

@@ -373,3 +373,39 @@ export function topkLargest(x, k) {
   stdSort(p, 0, k - 1);
   return { values: p.v.slice(0, k), indices: p.ix.slice(0, k) };
 }
+
+
+/**
+ * topkLargest(y, k) of y[i] = fround(x[i] + add[row of i]), x being rows of rowLen values, without writing y: beam
+ * search's `next_token_scores + beam_scores[:, None]` then topk over a source's beams, in one pass (the scan reads
+ * the same values in the same order as topkLargest over y, so values, indices and ties are the same).
+ * @param {Float32Array} x @param {number} rowLen @param {ArrayLike<number>} add one per row @param {number} k
+ */
+export function topkLargestShifted(x, rowLen, add, k) {
+  const n = x.length, at = (i) => Math.fround(x[i] + add[Math.floor(i / rowLen)]);
+  if (!(Number.isInteger(k) && k >= 1 && k * 64 <= n)) return topkLargest(Float32Array.from({ length: n }, (_, i) => at(i)), k);
+  const p = new Pairs(new Float64Array(k), new Int32Array(k));
+  for (let i = 0; i < k; i++) { p.v[i] = at(i); p.ix[i] = i; }
+  makeHeap(p, 0, k);
+  const v = p.v;
+  let top = v[0];
+  // fround is monotonic and top a float32, so fround(x + a) > top only if x + a > top: x <= t (a bound a little
+  // below top − a, for the double subtraction's rounding) skips the exact test. NaN fails x <= t, and t is NaN (no
+  // skipping) when top is NaN or a is infinite or NaN (∓inf + ±inf is NaN).
+  const below = (a) => (Number.isFinite(a) ? top - a - (Math.abs(top) + Math.abs(a)) * 2 ** -40 : NaN);
+  for (let r = Math.floor(k / rowLen), i = k; i < n; r++) {
+    const a = add[r], end = Math.min(n, (r + 1) * rowLen);
+    let t = below(a);
+    for (; i < end; i++) {
+      if (x[i] <= t) continue;
+      const xi = Math.fround(x[i] + a);
+      if (xi > top || (xi !== xi && top === top)) {
+        popHeapInto(p, 0, k, xi, i);
+        top = v[0];
+        t = below(a);
+      }
+    }
+  }
+  sortHeap(p, 0, k);
+  return { values: p.v, indices: p.ix };
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "core/limits.h"
 #include "core/rules.h"
@@ -209,6 +210,7 @@ struct AttnCall {
   bool causal;
   int64_t causal_offset;
   float* ctx;
+  bool masked_unread = false;  // AttnShape::masked_unread: the masked keys hold zeros (a packed Begin), no scan
 };
 
 Status RunAttention(const AttnCall& c) {
@@ -221,6 +223,7 @@ Status RunAttention(const AttnCall& c) {
   sh.masked_keys = c.S;
   sh.causal = c.causal;
   sh.causal_offset = c.causal_offset;
+  sh.masked_unread = c.masked_unread;
   sh.direct = true;  // a step's few rows (L <= kAttnDirectRows): K and V read in place, not packed
   auto head = [&](size_t g, size_t h) {
     AttnHead a;
@@ -237,9 +240,9 @@ Status RunAttention(const AttnCall& c) {
 }  // namespace
 
 Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
-                        size_t S, const float* key_add, float* x) {
+                        size_t S, const float* key_add, float* x, const size_t* lens) {
   const size_t E = size_t(c.d_model), H = size_t(c.encoder_heads), D = E / H, F = size_t(c.encoder_ffn);
-  const size_t rows = B * S;
+  const size_t rows = lens ? std::accumulate(lens, lens + B, size_t(0)) : B * S;
   ScratchScope scope;
   float *q, *k, *v, *ctx, *ff;
   AW_RETURN_IF_ERROR(scope.Take(rows * E, "queries", &q));
@@ -255,7 +258,9 @@ Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers
       ly.q_proj.Apply(rows, h, E, q, E);
       ly.k_proj.Apply(rows, h, E, k, E);
       ly.v_proj.Apply(rows, h, E, v, E);
-      AW_RETURN_IF_ERROR(RunAttention({B, S, S, H, D, E, q, k, v, S * E, key_add, false, 0, ctx}));
+      if (!lens) AW_RETURN_IF_ERROR(RunAttention({B, S, S, H, D, E, q, k, v, S * E, key_add, false, 0, ctx}));
+      for (size_t b = 0, o = 0; lens && b < B; o += lens[b++] * E)  // packed: each source over its own rows
+        AW_RETURN_IF_ERROR(RunAttention({1, lens[b], lens[b], H, D, E, q + o, k + o, v + o, 0, nullptr, false, 0, ctx + o}));
       ly.out_proj.Apply(rows, ctx, E, y, E);
       return Status::OK();
     }));
@@ -300,7 +305,8 @@ Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers
       if (cross_queries) AW_RETURN_IF_ERROR(cross_queries->Queries(l, q));
       // A source's rows (its beams × T) are contiguous and read the same keys: one group per source.
       AW_RETURN_IF_ERROR(RunAttention({st->B, st->beams * T, st->S, H, D, E, q, st->cross_k[l].data(),
-                                       st->cross_v[l].data(), st->S * E, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx}));
+                                       st->cross_v[l].data(), st->S * E, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx,
+                                       st->packed}));
       ly.cout_proj.Apply(n, ctx, E, y, E);
       return Status::OK();
     }));
@@ -322,7 +328,8 @@ size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x) {
   return R;
 }
 
-Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden) {
+Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden,
+                         std::vector<size_t>* lens) {
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[0] (batch)", B, 1, kMaxSeq2SeqRows));
   AW_RETURN_IF_ERROR(IntInRange("inputIds.shape[1] (tokens)", S, 1, cfg_.position_limit()));
   AW_RETURN_IF_ERROR((cfg_.shared ? shared_ : enc_embed_).CheckIds(ids, B * S, "inputIds"));
@@ -333,6 +340,21 @@ Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int
   AW_RETURN_IF_ERROR(hidden->Resize(rows * E, "encoderLastHiddenState"));
   float* x = hidden->data();
   AW_RETURN_IF_ERROR(Embed(false, ids, size_t(B), size_t(S), 0, x));
+  if (lens) lens->clear();
+  if (lens && mask && std::find(mask, mask + rows, 0) != mask + rows) {
+    // The unmasked rows packed to the front, in order (their positions are in the embeddings already).
+    lens->assign(size_t(B), 0);
+    size_t n = 0;
+    for (size_t i = 0; i < rows; ++i)
+      if (mask[i]) {
+        if (n != i) std::memcpy(x + n * E, x + i * E, E * sizeof(float));
+        ++n;
+        ++(*lens)[i / size_t(S)];
+      }
+    AW_RETURN_IF_ERROR(RunEncoderLayers(enc_layers_, cfg_, size_t(B), size_t(S), nullptr, x, lens->data()));
+    if (cfg_.final_norm) enc_norm_.Apply(n, x, E, x, E);
+    return Status::OK();
+  }
   ScratchScope scope;
   float* add = nullptr;
   if (mask) {
@@ -382,12 +404,25 @@ Status BeginState(Seq2SeqState* st, const int32_t* mask, int64_t B, int64_t S, i
 Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
                         Seq2SeqState* st) {
   AW_RETURN_IF_ERROR(CheckBegin(B, beams, capacity, cfg_.position_limit()));
-  AW_RETURN_IF_ERROR(Encode(ids, mask, B, S, &st->memory));
+  // Generation reads no state of a masked source position (its cross keys are masked out): padded sources are
+  // encoded packed, and each layer's cross keys and values spread back to (B, S) rows, zero where masked.
+  std::vector<size_t> lens;
+  AW_RETURN_IF_ERROR(Encode(ids, mask, B, S, &st->memory, st->keep_memory ? nullptr : &lens));
   const size_t E = size_t(cfg_.d_model), n = size_t(B * S);
+  const size_t m = lens.empty() ? n : std::accumulate(lens.begin(), lens.end(), size_t(0));
+  auto spread = [&](float* p) {
+    for (size_t i = n, r = m; i-- > 0;) {
+      if (!mask[i]) std::memset(p + i * E, 0, E * sizeof(float));
+      else if (--r != i) std::memcpy(p + i * E, p + r * E, E * sizeof(float));  // r < i: not yet overwritten
+    }
+  };
   AW_RETURN_IF_ERROR(BeginState(st, mask, B, S, beams, dec_layers_.size(), E, [&](size_t l, float* k, float* v) {
-    dec_layers_[l]->ck_proj.Apply(n, st->memory.data(), E, k, E);
-    dec_layers_[l]->cv_proj.Apply(n, st->memory.data(), E, v, E);
+    dec_layers_[l]->ck_proj.Apply(m, st->memory.data(), E, k, E);
+    dec_layers_[l]->cv_proj.Apply(m, st->memory.data(), E, v, E);
+    if (m != n) spread(k), spread(v);
   }));
+  st->packed = m != n;
+  if (!st->keep_memory) st->memory.Release();
   return BeginTarget(st, dec_layers_.size(), E, size_t(capacity));
 }
 
@@ -466,6 +501,7 @@ Status Seq2SeqModel::Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n
 Status Seq2SeqModel::Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
                           Buffer* logits, Buffer* hidden) {
   Seq2SeqState st;
+  st.keep_memory = true;
   AW_RETURN_IF_ERROR(IntInRange("decoderInputIds.shape[1] (tokens)", T, 1, target_limit()));
   AW_RETURN_IF_ERROR(Begin(ids, mask, B, S, 1, T, &st));
   AW_RETURN_IF_ERROR(Append(&st, dec, T, true, logits));

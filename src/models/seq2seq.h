@@ -84,12 +84,19 @@ std::string Seq2SeqConfigJson(const Seq2SeqConfig& c);
 // One batch of sources being decoded, owned by the caller (the JS generation's handle); freed with it.
 struct Seq2SeqState {
   size_t B = 0, S = 0, beams = 0, rows = 0;  // sources, padded source length, rows per source, B · beams
-  Buffer memory;                // (B, S, E): encoder_last_hidden_state
+  Buffer memory;                // (B, S, E): encoder_last_hidden_state (generation drops it after Begin)
   std::vector<float> key_add;   // (B, S): 0 or -inf per source key (the attention mask); empty when none is masked
   std::vector<Buffer> cross_k, cross_v;  // per decoder layer, (B, S, E)
   KvCache self;                 // (rows, capacity, width) per decoder layer: allocated for a few positions, grown
                                 // (doubled, copied) as the target grows, up to `limit`
   size_t limit = 0;             // the most target positions (Begin's capacity: the generation's maxLength)
+  // Forward sets it: memory is returned, so Begin computes every position and keeps it. Otherwise (generation)
+  // Begin may run the encoder on unmasked positions only, and drops memory once the cross keys and values are made.
+  bool keep_memory = false;
+  // Begin encoded the unmasked positions only: the masked rows of cross_k / cross_v are zeros, which the steps'
+  // cross-attention skips without first scanning the keys and values for NaN (their values are not the model's:
+  // transformers' masked_fill gives them weight 0, and only NaN or inf there would reach its output).
+  bool packed = false;
 };
 
 // The pieces every family's Begin and Append share:
@@ -156,13 +163,14 @@ class CrossQueryTap {
 };
 
 // The stacks every BART-lineage family runs (Seq2SeqLm, WhisperLm: models/whisper.h), on x in place:
-//   RunEncoderLayers  B sources of S rows (x (B·S, E)), key_add (B, S) of 0 / −inf or null
+//   RunEncoderLayers  B sources of S rows (x (B·S, E)), key_add (B, S) of 0 / −inf or null; or, with lens, source b's
+//                     lens[b] unmasked rows packed after those of sources < b (x (Σ lens, E), no key_add)
 //   RunDecoderLayers  T new tokens of every row of st (x (rows·T, E)) at positions len …: stores their keys and values
 //                     and advances the cache's len (AppendTarget made room); cross_queries, when given, sees each
 //                     layer's cross-attention queries
 //   LastRows          with !all, each row's last token's x packed to the front; the rows that then hold logits
 Status RunEncoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c, size_t B,
-                        size_t S, const float* key_add, float* x);
+                        size_t S, const float* key_add, float* x, const size_t* lens = nullptr);
 Status RunDecoderLayers(const std::vector<std::unique_ptr<Seq2SeqLayer>>& layers, const Seq2SeqConfig& c,
                         Seq2SeqState* st, size_t T, float* x, CrossQueryTap* cross_queries = nullptr);
 size_t LastRows(size_t R, size_t T, bool all, size_t E, float* x);
@@ -172,8 +180,11 @@ class Seq2SeqLm : public Seq2SeqModel {
   Status Init(const Seq2SeqConfig& c, Rng& rng, const io::ConfigSource* src = nullptr);
   const Seq2SeqConfig& config() const { return cfg_; }
 
-  // ids (B, S) with mask (B, S) of 0s and 1s (null: all ones) → encoder_last_hidden_state (B, S, E).
-  Status Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden);
+  // ids (B, S) with mask (B, S) of 0s and 1s (null: all ones) → encoder_last_hidden_state (B, S, E). With lens and
+  // a mask that masks a position, only the unmasked positions are computed: hidden holds their Σ lens rows, packed
+  // in order, and lens (B) how many each source has (else lens is left empty).
+  Status Encode(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, Buffer* hidden,
+                std::vector<size_t>* lens = nullptr);
   Status Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, int64_t beams, int64_t capacity,
                Seq2SeqState* st) override;
   Status Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all, Buffer* logits) override;

@@ -225,6 +225,7 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
     dec_[l]->ck.Apply(n, x, E, k, I);
     dec_[l]->cv.Apply(n, x, E, v, I);
   }));
+  if (!st->keep_memory) st->memory.Release();  // generation: the cross keys and values are all it reads
   return BeginTarget(st, dec_.size(), I, size_t(capacity));
 }
 

@@ -177,6 +177,40 @@ test('a step fills the search\'s buffer (into) with what a fresh array holds; it
   }
 });
 
+test('generation encodes a padded batch\'s unmasked positions only, and its steps give forward()\'s logits', async () => {
+  // Seq2SeqLm::Begin packs the unmasked rows (forward() computes every position, as transformers does): right
+  // padding, left padding and a hole in the middle, on a post-norm, a pre-norm with final norms (M2M100: positions
+  // from the ids) and a learned-position family with an embedding norm (BART); T5 is unpacked here.
+  const masks = [[1, 1, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0], [0, 0, 1, 1, 1, 1], [1, 1, 0, 0, 1, 1]];
+  for (const folder of ['marian', 'm2m100', 'bart', 't5']) {
+    const m = await aw.loadModel(join(DIR, folder));
+    try {
+      const V = m.outputVocabSize, B = masks.length, T = 4;
+      const ids = ints(masks.map((row, b) => row.map((on, j) => (on ? 5 + 3 * b + j : m.padTokenId ?? 1))));
+      const mask = ints(masks);
+      const dec = ints(masks.map((_, b) => [m.decoderStartTokenId, 7 + b, 9, 11 + b]));
+      const want = m.forward({ inputIds: ids, attentionMask: mask, decoderInputIds: dec }).logits.data;
+      const st = m._stepper({ ...ids, dtype: 'int32' }, { ...mask, dtype: 'int32' });
+      const state = st.begin(B, 8);
+      try {
+        for (let t = 0; t < T; t++) {
+          const got = st.step(state, Int32Array.from({ length: B }, (_, b) => dec.data[b * T + t]));
+          for (let b = 0; b < B; b++) {
+            for (let v = 0; v < V; v++) {
+              const w = want[(b * T + t) * V + v], g = got[b * V + v];
+              assert.ok(Math.abs(g - w) <= 1e-5 + 1e-5 * Math.abs(w), `${folder} source ${b} step ${t} token ${v}: ${g} vs forward's ${w}`);
+            }
+          }
+        }
+      } finally {
+        st.free(state);
+      }
+    } finally {
+      m.dispose();
+    }
+  }
+});
+
 test('bad input: a clear error naming it, and the model keeps working', async () => {
   const m = await aw.loadModel(join(DIR, 'marian'));
   try {

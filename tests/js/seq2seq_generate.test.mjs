@@ -11,6 +11,7 @@ import {
   resolveGenerationConfig, generateSeq2Seq, streamSeq2Seq, SEQ2SEQ_OPTIONS, topkLargest, logSoftmaxF32, softmaxF32,
   logitsWarpers,
 } from '../../bindings/seq2seq_generate.js';
+import { topkLargestShifted } from '../../bindings/torch_f32.js';
 
 const golden = JSON.parse(readFileSync(new URL('../data/goldens/seq2seq_search.json', import.meta.url), 'utf8'));
 const fround = Math.fround;
@@ -179,6 +180,28 @@ test('topkLargest: torch.topk\'s indices, ties (and NaN, -inf) in torch\'s order
   assert.ok(partial > 20 && partial < golden.topk.length, 'rows of both paths');
   assert.throws(() => topkLargest(new Float32Array(3), 4), RangeError);
   assert.deepEqual([...topkLargest(Float32Array.of(1, 2), 0).indices], []);
+});
+
+test('topkLargestShifted: topkLargest of the rows plus their beam scores, ties and NaN included, without writing them', () => {
+  let checked = 0;
+  for (const t of golden.topk) {
+    const x = Float32Array.from(lcgInts(t.seed, t.n, t.m, t.every, t.nan_at));
+    for (const rows of [1, 2, 3, 4]) {
+      if (t.n % rows) continue;
+      const rowLen = t.n / rows;
+      // integer shifts keep integer ties across rows; -1e9 is a fresh beam's score; 0.5 makes new values; infinities, NaN
+      for (const add of [Float32Array.from({ length: rows }, (_, r) => r % 2), Float32Array.from({ length: rows }, (_, r) => (r ? -1e9 : 0)), Float32Array.from({ length: rows }, (_, r) => 0.5 * r - 1), Float32Array.from({ length: rows }, (_, r) => [3, -Infinity, Infinity, NaN][r])]) {
+        const before = x.slice();
+        const y = Float32Array.from(x, (v, i) => fround(v + add[Math.floor(i / rowLen)]));
+        const want = topkLargest(y, t.k), got = topkLargestShifted(x, rowLen, add, t.k);
+        assert.deepEqual([...got.indices], [...want.indices], `n ${t.n} k ${t.k} rows ${rows} add ${[...add]}`);
+        assert.deepEqual([...got.values], [...want.values]);
+        assert.deepEqual(x, before, 'x is not written');
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 80, `${checked} cases`);
 });
 
 test('logSoftmaxF32 and softmaxF32: torch 1.13\'s float32 bits (Sleef exp/log, 8 lanes then a tree)', () => {
