@@ -340,19 +340,13 @@ Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int
   AW_RETURN_IF_ERROR(hidden->Resize(rows * E, "encoderLastHiddenState"));
   float* x = hidden->data();
   AW_RETURN_IF_ERROR(Embed(false, ids, size_t(B), size_t(S), 0, x));
-  if (lens) lens->clear();
-  if (lens && mask && std::find(mask, mask + rows, 0) != mask + rows) {
-    // The unmasked rows packed to the front, in order (their positions are in the embeddings already).
-    lens->assign(size_t(B), 0);
-    size_t n = 0;
-    for (size_t i = 0; i < rows; ++i)
-      if (mask[i]) {
-        if (n != i) std::memcpy(x + n * E, x + i * E, E * sizeof(float));
-        ++n;
-        ++(*lens)[i / size_t(S)];
-      }
+  // Packed (generation): the unmasked rows only, their positions already in the embeddings.
+  if (lens && PackRows(mask, size_t(B), size_t(S), E, false, x, lens)) {
     AW_RETURN_IF_ERROR(RunEncoderLayers(enc_layers_, cfg_, size_t(B), size_t(S), nullptr, x, lens->data()));
-    if (cfg_.final_norm) enc_norm_.Apply(n, x, E, x, E);
+    if (cfg_.final_norm) {
+      const size_t n = std::accumulate(lens->begin(), lens->end(), size_t(0));
+      enc_norm_.Apply(n, x, E, x, E);
+    }
     return Status::OK();
   }
   ScratchScope scope;
@@ -410,16 +404,10 @@ Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int6
   AW_RETURN_IF_ERROR(Encode(ids, mask, B, S, &st->memory, st->keep_memory ? nullptr : &lens));
   const size_t E = size_t(cfg_.d_model), n = size_t(B * S);
   const size_t m = lens.empty() ? n : std::accumulate(lens.begin(), lens.end(), size_t(0));
-  auto spread = [&](float* p) {
-    for (size_t i = n, r = m; i-- > 0;) {
-      if (!mask[i]) std::memset(p + i * E, 0, E * sizeof(float));
-      else if (--r != i) std::memcpy(p + i * E, p + r * E, E * sizeof(float));  // r < i: not yet overwritten
-    }
-  };
   AW_RETURN_IF_ERROR(BeginState(st, mask, B, S, beams, dec_layers_.size(), E, [&](size_t l, float* k, float* v) {
     dec_layers_[l]->ck_proj.Apply(m, st->memory.data(), E, k, E);
     dec_layers_[l]->cv_proj.Apply(m, st->memory.data(), E, v, E);
-    if (m != n) spread(k), spread(v);
+    if (m != n) SpreadRows(mask, n, m, E, k), SpreadRows(mask, n, m, E, v);
   }));
   st->packed = m != n;
   if (!st->keep_memory) st->memory.Release();
@@ -429,6 +417,32 @@ Status Seq2SeqLm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int6
 Status BeginTarget(Seq2SeqState* st, size_t layers, size_t width, size_t limit) {
   st->limit = limit;
   return st->self.Init(layers, st->rows, std::min(limit, kSeq2SeqFirstPositions), width, "the decoder's KV cache");
+}
+
+bool PackRows(const int32_t* mask, size_t B, size_t S, size_t width, bool contiguous, float* x, std::vector<size_t>* lens) {
+  lens->clear();
+  const size_t n = B * S;
+  if (!mask || std::find(mask, mask + n, 0) == mask + n) return false;
+  for (size_t b = 0; contiguous && b < B; ++b) {  // one run of 1s: no 1 after a 0 that follows a 1
+    const int32_t* row = mask + b * S;
+    const int32_t* end = std::find(std::find(row, row + S, 1), row + S, 0);
+    if (std::find(end, row + S, 1) != row + S) return false;
+  }
+  lens->assign(B, 0);
+  for (size_t i = 0, r = 0; i < n; ++i)
+    if (mask[i]) {
+      if (r != i) std::memcpy(x + r * width, x + i * width, width * sizeof(float));
+      ++r;
+      ++(*lens)[i / S];
+    }
+  return true;
+}
+
+void SpreadRows(const int32_t* mask, size_t n, size_t m, size_t width, float* p) {
+  for (size_t i = n, r = m; i-- > 0;) {
+    if (!mask[i]) std::memset(p + i * width, 0, width * sizeof(float));
+    else if (--r != i) std::memcpy(p + i * width, p + r * width, width * sizeof(float));  // r < i: not yet overwritten
+  }
 }
 
 Status EnsureTarget(Seq2SeqState* st, size_t need) {

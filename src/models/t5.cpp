@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "core/limits.h"
 #include "core/rules.h"
@@ -147,10 +148,11 @@ Status T5Lm::FeedForward(const T5Block& b, size_t n, const float* h, float* ff, 
 namespace {
 
 // groups × heads heads: queries (L rows per group, ld I) over keys / values (S rows per group at kstride, ld I),
-// not scaled; add (heads, L, S) shared by the groups, or null; key_add (groups, S), or null.
+// not scaled; add (heads, L, S) shared by the groups, or null (with bias_n, (heads, bias_n, bias_n), of which the
+// top-left L × S block is read); key_add (groups, S), or null; masked_unread: AttnShape's (a packed Begin's zeros).
 Status T5Attend(size_t groups, size_t H, size_t D, size_t I, size_t L, size_t S, const float* q, const float* k,
                 const float* v, size_t kstride, const float* add, const float* key_add, bool causal, int64_t offset,
-                float* ctx) {
+                float* ctx, size_t bias_n = 0, bool masked_unread = false) {
   AttnShape sh;
   sh.L = L;
   sh.S = S;
@@ -160,8 +162,9 @@ Status T5Attend(size_t groups, size_t H, size_t D, size_t I, size_t L, size_t S,
   sh.masked_keys = S;
   sh.causal = causal;
   sh.causal_offset = offset;
-  sh.add_ld = S;
+  sh.add_ld = bias_n ? bias_n : S;
   sh.add_cs = 1;
+  sh.masked_unread = masked_unread;
   sh.direct = true;  // a step's few rows (L <= kAttnDirectRows): K and V read in place, not packed
   auto head = [&](size_t g, size_t h) {
     AttnHead a;
@@ -169,7 +172,7 @@ Status T5Attend(size_t groups, size_t H, size_t D, size_t I, size_t L, size_t S,
     a.k = k + g * kstride + h * D;
     a.v = v + g * kstride + h * D;
     a.out = ctx + g * L * I + h * D;
-    if (add) a.add = add + h * L * S;
+    if (add) a.add = add + h * (bias_n ? bias_n * bias_n : L * S);
     if (key_add) a.key_add = key_add + g * S;
     return a;
   };
@@ -194,6 +197,10 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
     for (size_t i = 0; i < n; ++i) key_add[i] = mask[i] ? 0.0f : -std::numeric_limits<float>::infinity();
   float* x = st->memory.data();
   shared_.Lookup(n, ids, x, E);
+  // Generation, sources padded at either end: their tokens only, packed (a run's relative positions are its own).
+  std::vector<size_t> lens;
+  if (!st->keep_memory) PackRows(mask, size_t(B), Sn, E, true, x, &lens);
+  const size_t m = lens.empty() ? n : std::accumulate(lens.begin(), lens.end(), size_t(0));
   {
     ScratchScope scope;
     float *q, *k, *v, *ctx, *ff, *bias;
@@ -205,26 +212,32 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
     AW_RETURN_IF_ERROR(scope.Take(H * Sn * Sn, "position bias", &bias));
     PositionBias(false, 0, Sn, Sn, bias);
     ResidualBlocks res;
-    AW_RETURN_IF_ERROR(res.Begin(&scope, NormPlace::kPre, n, E));
+    AW_RETURN_IF_ERROR(res.Begin(&scope, NormPlace::kPre, m, E));
     for (auto& bp : enc_) {
       T5Block& b = *bp;
       AW_RETURN_IF_ERROR(res.Block(b.self_norm, x, [&](const float* h, float* y) -> Status {
-        b.q.Apply(n, h, E, q, I);
-        b.k.Apply(n, h, E, k, I);
-        b.v.Apply(n, h, E, v, I);
-        AW_RETURN_IF_ERROR(T5Attend(size_t(B), H, D, I, Sn, Sn, q, k, v, Sn * I, bias, mask ? key_add.data() : nullptr,
-                                    false, 0, ctx));
-        b.o.Apply(n, ctx, I, y, E);
+        b.q.Apply(m, h, E, q, I);
+        b.k.Apply(m, h, E, k, I);
+        b.v.Apply(m, h, E, v, I);
+        if (lens.empty())
+          AW_RETURN_IF_ERROR(T5Attend(size_t(B), H, D, I, Sn, Sn, q, k, v, Sn * I, bias, mask ? key_add.data() : nullptr,
+                                      false, 0, ctx));
+        for (size_t j = 0, o = 0; j < lens.size(); o += lens[j++] * I)  // packed: each source's run over itself
+          AW_RETURN_IF_ERROR(T5Attend(1, H, D, I, lens[j], lens[j], q + o, k + o, v + o, 0, bias, nullptr, false, 0,
+                                      ctx + o, Sn));
+        b.o.Apply(m, ctx, I, y, E);
         return Status::OK();
       }));
-      AW_RETURN_IF_ERROR(res.Block(b.ff_norm, x, [&](const float* h, float* y) { return FeedForward(b, n, h, ff, y); }));
+      AW_RETURN_IF_ERROR(res.Block(b.ff_norm, x, [&](const float* h, float* y) { return FeedForward(b, m, h, ff, y); }));
     }
-    enc_final_.Apply(n, x, E, x, E);
+    enc_final_.Apply(m, x, E, x, E);
   }
   AW_RETURN_IF_ERROR(BeginState(st, mask, B, S, beams, dec_.size(), I, [&](size_t l, float* k, float* v) {
-    dec_[l]->ck.Apply(n, x, E, k, I);
-    dec_[l]->cv.Apply(n, x, E, v, I);
+    dec_[l]->ck.Apply(m, x, E, k, I);
+    dec_[l]->cv.Apply(m, x, E, v, I);
+    if (m != n) SpreadRows(mask, n, m, I, k), SpreadRows(mask, n, m, I, v);
   }));
+  st->packed = m != n;
   if (!st->keep_memory) st->memory.Release();  // generation: the cross keys and values are all it reads
   return BeginTarget(st, dec_.size(), I, size_t(capacity));
 }
@@ -267,7 +280,8 @@ Status T5Lm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all
     AW_RETURN_IF_ERROR(res.Block(b.cross_norm, x, [&](const float* h, float* y) -> Status {
       b.cq.Apply(n, h, E, q, I);
       AW_RETURN_IF_ERROR(T5Attend(st->B, H, D, I, st->beams * Tn, st->S, q, st->cross_k[l].data(), st->cross_v[l].data(),
-                                  st->S * I, nullptr, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx));
+                                  st->S * I, nullptr, st->key_add.empty() ? nullptr : st->key_add.data(), false, 0, ctx,
+                                  0, st->packed));
       b.co.Apply(n, ctx, I, y, E);
       return Status::OK();
     }));
