@@ -374,7 +374,6 @@ export function topkLargest(x, k) {
   return { values: p.v.slice(0, k), indices: p.ix.slice(0, k) };
 }
 
-
 /**
  * topkLargest(y, k) of y[i] = fround(x[i] + add[row of i]), x being rows of rowLen values, without writing y: beam
  * search's `next_token_scores + beam_scores[:, None]` then topk over a source's beams, in one pass (the scan reads
