@@ -80,6 +80,40 @@ function wholeFlag(name, v, min) {
   return n;
 }
 
+/** Lines translated together: one padded batch per call of translate(texts) (the real tokens only are encoded). */
+export const TRANSLATE_CHUNK = 16;
+
+/**
+ * The lines of a file or a pipe (an array of items), translated TRANSLATE_CHUNK non-empty lines at a time:
+ * work(item) translates the item's chunk when it comes to its first line and gives each line its text; a chunk
+ * that fails is translated line by line, so that an error stays its own line's. ms(item): the line's share of its
+ * chunk's time. Typed lines (a terminal's async items) go one at a time.
+ */
+export function inChunks(items, translateTexts) {
+  const one = async (it) => (await translateTexts([it.input]))[0];
+  if (!Array.isArray(items)) return { work: one, ms: () => null };
+  const lines = items.filter((it) => it.input.trim());
+  const at = new Map(lines.map((it, i) => [it, i]));
+  const done = new Map(), share = new Map();
+  return {
+    async work(it) {
+      if (!done.has(it)) {
+        const chunk = lines.slice(at.get(it), at.get(it) + TRANSLATE_CHUNK);
+        const t0 = performance.now();
+        const texts = await translateTexts(chunk.map((c) => c.input)).catch(() => null);
+        for (const [j, c] of chunk.entries()) {
+          done.set(c, texts ? texts[j] : null);
+          if (texts) share.set(c, (performance.now() - t0) / chunk.length);
+        }
+      }
+      const text = done.get(it);
+      done.delete(it);
+      return text ?? one(it);
+    },
+    ms: (it) => share.get(it) ?? null,
+  };
+}
+
 /**
  * translate with a hub Seq2SeqLM: the text (one argument) or one text per line of --input / stdin, each translated
  * with --src / --tgt (--to is --tgt), --beams (--beam) and --max-new-tokens; the folder's generation_config.json
@@ -102,13 +136,14 @@ async function hubTranslate(m, args, text) {
     }
     const batch = text === undefined;
     const { items, total } = batch ? await inputLines(args) : { items: [{ line: 1, input: text }], total: 1 };
+    const chunks = inChunks(items, (texts) => m.translate(texts, options));
     const result = await runBatch(items, {
       total, noun: 'texts', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
       skip: (it) => !it.input.trim(),
-      work: async (it) => m.translate(it.input, options),
+      work: chunks.work,
       write: (it, r, ms) => {
         if (!args.json) out(r ?? '');
-        else if (r != null) out(JSON.stringify({ line: it.line, input: it.input, text: r, ms: round(ms) }));
+        else if (r != null) out(JSON.stringify({ line: it.line, input: it.input, text: r, ms: round(chunks.ms(it) ?? ms) }));
       },
       writeError: (it, e) => out(args.json ? JSON.stringify({ line: it.line, input: it.input, error: errorJson(e) }) : ''),
     });

@@ -155,6 +155,11 @@ test('attnwasm translate --model DIR: the API\'s translations, from the line, --
     const rows = many.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(rows.map((r) => [r.line, r.text]), [[1, want[0]], [3, want[1]]]);
     assert.match(many.stderr, /2 texts in .*: 2 translated/);
+    const long = Array.from({ length: 19 }, (_, i) => c.texts[i % c.texts.length]);
+    writeFileSync(join(tmp, 'long.txt'), `${long.join('\n')}\n`);
+    const chunked = cli(['--input', join(tmp, 'long.txt'), ...flags, '--no-progress']);
+    assert.equal(chunked.status, 0, chunked.stderr);
+    assert.equal(chunked.stdout, `${long.map((t) => want[c.texts.indexOf(t)]).join('\n')}\n`);
     const piped = cli([...flags], `${c.texts[1]}\n`);
     assert.equal(piped.status, 0, piped.stderr);
     assert.equal(piped.stdout, `${want[1]}\n`);
@@ -174,6 +179,33 @@ test('attnwasm translate --model DIR: the API\'s translations, from the line, --
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('attnwasm translate --input: lines translated 16 at a time as one batch, a failing chunk line by line', async () => {
+  const { inChunks, TRANSLATE_CHUNK } = await import('../../bin/commands/translate.mjs');
+  assert.equal(TRANSLATE_CHUNK, 16);
+  const items = Array.from({ length: 40 }, (_, i) => ({ line: i + 1, input: i % 7 === 3 ? ' ' : i === 25 ? 'bad' : `t${i}` }));
+  const calls = [];
+  const fake = async (texts) => {
+    calls.push(texts.length);
+    if (texts.includes('bad')) throw new Error('bad line');
+    return texts.map((t) => t.toUpperCase());
+  };
+  const c = inChunks(items, fake);
+  const got = [];
+  for (const it of items) {
+    if (!it.input.trim()) continue;
+    try { got.push([it.line, await c.work(it)]); } catch (e) { got.push([it.line, e.message]); }
+  }
+  assert.deepEqual(got, items.filter((it) => it.input.trim()).map((it) => [it.line, it.input === 'bad' ? 'bad line' : it.input.toUpperCase()]));
+  // 34 lines with text: chunks of 16, 16 and 2; the second holds 'bad' and is redone one line at a time
+  assert.deepEqual(calls, [16, 16, ...Array(16).fill(1), 2]);
+  assert.ok(c.ms(items[0]) >= 0 && c.ms(items[25]) === null, 'a batched line has its share of the time; a retried one has none');
+  // typed lines (a terminal: async items) go one at a time
+  calls.length = 0;
+  const typed = inChunks((async function* () { yield items[0]; })(), fake);
+  assert.equal(await typed.work(items[0]), 'T0');
+  assert.deepEqual(calls, [1]);
 });
 
 test('attnwasm/inspect: a Marian folder\'s source.spm, target.spm and target_vocab.json are its tokenizer\'s (a picked folder passes them on)', async () => {
