@@ -101,9 +101,10 @@ export function inChunks(items, translateTexts) {
         const chunk = lines.slice(at.get(it), at.get(it) + TRANSLATE_CHUNK);
         const t0 = performance.now();
         const texts = await translateTexts(chunk.map((c) => c.input)).catch(() => null);
+        const each = (performance.now() - t0) / chunk.length;
         for (const [j, c] of chunk.entries()) {
           done.set(c, texts ? texts[j] : null);
-          if (texts) share.set(c, (performance.now() - t0) / chunk.length);
+          if (texts) share.set(c, each);
         }
       }
       const text = done.get(it);

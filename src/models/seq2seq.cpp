@@ -341,12 +341,9 @@ Status Seq2SeqLm::Encode(const int32_t* ids, const int32_t* mask, int64_t B, int
   float* x = hidden->data();
   AW_RETURN_IF_ERROR(Embed(false, ids, size_t(B), size_t(S), 0, x));
   // Packed (generation): the unmasked rows only, their positions already in the embeddings.
-  if (lens && PackRows(mask, size_t(B), size_t(S), E, false, x, lens)) {
+  if (const size_t m = lens ? PackRows(mask, size_t(B), size_t(S), E, false, x, lens) : 0) {
     AW_RETURN_IF_ERROR(RunEncoderLayers(enc_layers_, cfg_, size_t(B), size_t(S), nullptr, x, lens->data()));
-    if (cfg_.final_norm) {
-      const size_t n = std::accumulate(lens->begin(), lens->end(), size_t(0));
-      enc_norm_.Apply(n, x, E, x, E);
-    }
+    if (cfg_.final_norm) enc_norm_.Apply(m, x, E, x, E);
     return Status::OK();
   }
   ScratchScope scope;
@@ -419,23 +416,24 @@ Status BeginTarget(Seq2SeqState* st, size_t layers, size_t width, size_t limit) 
   return st->self.Init(layers, st->rows, std::min(limit, kSeq2SeqFirstPositions), width, "the decoder's KV cache");
 }
 
-bool PackRows(const int32_t* mask, size_t B, size_t S, size_t width, bool contiguous, float* x, std::vector<size_t>* lens) {
+size_t PackRows(const int32_t* mask, size_t B, size_t S, size_t width, bool contiguous, float* x, std::vector<size_t>* lens) {
   lens->clear();
   const size_t n = B * S;
-  if (!mask || std::find(mask, mask + n, 0) == mask + n) return false;
+  if (!mask || std::find(mask, mask + n, 0) == mask + n) return 0;
   for (size_t b = 0; contiguous && b < B; ++b) {  // one run of 1s: no 1 after a 0 that follows a 1
     const int32_t* row = mask + b * S;
     const int32_t* end = std::find(std::find(row, row + S, 1), row + S, 0);
-    if (std::find(end, row + S, 1) != row + S) return false;
+    if (std::find(end, row + S, 1) != row + S) return 0;
   }
   lens->assign(B, 0);
-  for (size_t i = 0, r = 0; i < n; ++i)
+  size_t r = 0;
+  for (size_t i = 0; i < n; ++i)
     if (mask[i]) {
       if (r != i) std::memcpy(x + r * width, x + i * width, width * sizeof(float));
       ++r;
       ++(*lens)[i / S];
     }
-  return true;
+  return r;
 }
 
 void SpreadRows(const int32_t* mask, size_t n, size_t m, size_t width, float* p) {

@@ -117,11 +117,12 @@ Status EnsureTarget(Seq2SeqState* st, size_t need);
 Status AppendTarget(Seq2SeqState* st, int64_t T);
 void StoreTarget(KvCache* c, size_t l, size_t rows, size_t T, const float* k, const float* v);
 // A generation's padded sources, packed (Seq2SeqState::packed):
-//   PackRows    the unmasked rows of x (B·S rows of `width`) moved to the front in order, and lens (B) set to each
-//               source's count; with contiguous, only when every source's unmasked positions are one run (T5's
-//               relative positions); false (x untouched, lens empty) when nothing is masked or a run is broken
+//   PackRows    the unmasked rows of x (B·S rows of `width`) moved to the front in order, lens (B) set to each
+//               source's count, and their total returned; with contiguous, only when every source's unmasked
+//               positions are one run (T5's relative positions); 0 (x untouched, lens empty) when nothing is
+//               masked or a run is broken
 //   SpreadRows  p's m packed rows moved back to their B·S places (n = B·S), zeros at the masked ones
-bool PackRows(const int32_t* mask, size_t B, size_t S, size_t width, bool contiguous, float* x, std::vector<size_t>* lens);
+size_t PackRows(const int32_t* mask, size_t B, size_t S, size_t width, bool contiguous, float* x, std::vector<size_t>* lens);
 void SpreadRows(const int32_t* mask, size_t n, size_t m, size_t width, float* p);
 
 // What the decoding calls see of an encoder–decoder (this family's Seq2SeqLm, and T5's: models/t5.h).

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "core/limits.h"
 #include "core/rules.h"
@@ -199,8 +198,8 @@ Status T5Lm::Begin(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S
   shared_.Lookup(n, ids, x, E);
   // Generation, sources padded at either end: their tokens only, packed (a run's relative positions are its own).
   std::vector<size_t> lens;
-  if (!st->keep_memory) PackRows(mask, size_t(B), Sn, E, true, x, &lens);
-  const size_t m = lens.empty() ? n : std::accumulate(lens.begin(), lens.end(), size_t(0));
+  const size_t packed = st->keep_memory ? 0 : PackRows(mask, size_t(B), Sn, E, true, x, &lens);
+  const size_t m = packed ? packed : n;
   {
     ScratchScope scope;
     float *q, *k, *v, *ctx, *ff, *bias;
