@@ -185,7 +185,8 @@ export async function peakProbe({ relaxed = false } = {}) {
  * (bench/native/kernel_bench.h): a module of their own, not shipped. Built
  * (incrementally: `bash tools/build.sh bench`) and loaded on first use;
  * `relaxed`: the relaxed-SIMD GEMM (needs --experimental-wasm-relaxed-simd).
- * Returns { gemm(m, n, k, reps), attention(heads, L, hd, causal, reps), qgemm(dtype, m, n, k, reps) }
+ * Returns { gemm(m, n, k, reps), gemmStreamed(m, n, k, copies, reps) (W in `copies` copies, run in turn: from
+ * memory once they outgrow the caches), activation(kind, n, reps) (kind 'gelu', 'gelu_tanh' or 'silu'), attention(heads, L, hd, causal, reps), qgemm(dtype, m, n, k, reps) }
  * (dtype 'q8', 'q4a16' or 'q4'): median ms, one thread.
  */
 export async function kernelBench({ relaxed = false } = {}) {
@@ -196,6 +197,8 @@ export async function kernelBench({ relaxed = false } = {}) {
   const checked = (what, ms) => { if (ms < 0) throw new RangeError(`kernelBench.${what}: sizes out of range`); return ms; };
   return {
     gemm: (M, N, K, reps) => checked('gemm', m._aw_bench_gemm(M, N, K, reps)),
+    gemmStreamed: (M, N, K, copies, reps) => checked('gemmStreamed', m._aw_bench_gemm_streamed(M, N, K, copies, reps)),
+    activation: (kind, n, reps) => checked('activation', m._aw_bench_activation({ gelu: 0, gelu_tanh: 1, silu: 2 }[kind] ?? -1, n, reps)),
     attention: (heads, L, hd, causal, reps) => checked('attention', m._aw_bench_attention(heads, L, hd, causal ? 1 : 0, reps)),
     qgemm: (dtype, M, N, K, reps) => checked('qgemm', m._aw_bench_qgemm({ q8: 0, q4a16: 1, q4: 2 }[dtype] ?? -1, M, N, K, reps)),
   };

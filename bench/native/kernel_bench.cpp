@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "core/buffer.h"
+#include "kernels/activation.h"
 #include "kernels/gemm.h"
 #include "kernels/pack.h"
 #include "kernels/qgemm.h"
@@ -48,6 +50,49 @@ Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
   for (int r = 0; r < reps; ++r) {
     const double t0 = NowMs();
     ParallelGemmPacked(m, n, k, c.data(), n, a.data(), k, wp.data(), n, 0, bias.data(), 1.0f);
+    t.push_back(NowMs() - t0);
+  }
+  *median_ms = Median(t);
+  return Status::OK();
+}
+
+Status BenchGemmStreamed(size_t m, size_t n, size_t k, size_t copies, int reps, double* median_ms) {
+  if (m == 0 || n == 0 || k == 0 || copies == 0 || copies > 256 || reps < 1 || m * k > (size_t(1) << 26) ||
+      n * k > (size_t(1) << 24) || m * n > (size_t(1) << 26))
+    return ArgError("benchGemmStreamed: sizes out of range");
+  Buffer a, w, bias, c;
+  std::vector<Buffer> wp(copies);
+  AW_RETURN_IF_ERROR(Fill(&a, m * k, "A"));
+  AW_RETURN_IF_ERROR(Fill(&w, n * k, "W"));
+  AW_RETURN_IF_ERROR(Fill(&bias, n, "bias"));
+  AW_RETURN_IF_ERROR(c.Resize(m * n, "C"));
+  for (Buffer& b : wp) {
+    AW_RETURN_IF_ERROR(b.Resize(kernels::f32_gemm_packed_floats(n, k), "packed W"));
+    kernels::f32_gemm_pack_nt(n, k, w.data(), k, b.data());
+  }
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = NowMs();
+    for (Buffer& b : wp) ParallelGemmPacked(m, n, k, c.data(), n, a.data(), k, b.data(), n, 0, bias.data(), 1.0f);
+    t.push_back((NowMs() - t0) / double(copies));
+  }
+  *median_ms = Median(t);
+  return Status::OK();
+}
+
+Status BenchActivation(int kind, size_t n, int reps, double* median_ms) {
+  if (kind < 0 || kind > 2 || n == 0 || n > (size_t(1) << 26) || reps < 1)
+    return ArgError("benchActivation: sizes out of range");
+  void (*const fn[])(size_t, float*) = {kernels::f32_gelu, kernels::f32_gelu_tanh, kernels::f32_silu};
+  Buffer src, x;
+  AW_RETURN_IF_ERROR(src.Resize(n, "x"));
+  AW_RETURN_IF_ERROR(x.Resize(n, "x"));
+  for (size_t i = 0; i < n; ++i) src.data()[i] = float(int(i * 7919 % 2001) - 1000) * 0.006f;  // [-6, 6]
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    std::memcpy(x.data(), src.data(), n * sizeof(float));
+    const double t0 = NowMs();
+    fn[kind](n, x.data());
     t.push_back(NowMs() - t0);
   }
   *median_ms = Median(t);
@@ -115,6 +160,19 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE double aw_bench_gemm(int m, int n, int k, int reps) {
   double ms = -1;
   return m > 0 && n > 0 && k > 0 && aw::BenchGemm(size_t(m), size_t(n), size_t(k), reps, &ms).ok() ? ms : -1;
+}
+
+EMSCRIPTEN_KEEPALIVE double aw_bench_gemm_streamed(int m, int n, int k, int copies, int reps) {
+  double ms = -1;
+  return m > 0 && n > 0 && k > 0 && copies > 0 &&
+                 aw::BenchGemmStreamed(size_t(m), size_t(n), size_t(k), size_t(copies), reps, &ms).ok()
+             ? ms
+             : -1;
+}
+
+EMSCRIPTEN_KEEPALIVE double aw_bench_activation(int kind, int n, int reps) {
+  double ms = -1;
+  return n > 0 && aw::BenchActivation(kind, size_t(n), reps, &ms).ok() ? ms : -1;
 }
 
 EMSCRIPTEN_KEEPALIVE double aw_bench_qgemm(int kind, int m, int n, int k, int reps) {

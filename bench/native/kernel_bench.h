@@ -16,6 +16,15 @@ namespace aw {
 // C(m, n) = A(m, k) · W(n, k)^T + bias, W packed once beforehand.
 Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
 
+// The same product over `copies` packed copies of W in turn (each rep runs them all; the median is per copy):
+// with copies · n · k · 4 bytes past the last-level cache, every call streams its weights from memory, as a
+// model's layers do.
+Status BenchGemmStreamed(size_t m, size_t n, size_t k, size_t copies, int reps, double* median_ms);
+
+// Median ms of `reps` calls of an activation kernel in place on n values of [-6, 6]: kind 0 f32_gelu (erf), 1
+// f32_gelu_tanh, 2 f32_silu.
+Status BenchActivation(int kind, size_t n, int reps, double* median_ms);
+
 // Median ms of `reps` calls of the quantized products (the PackedWeight path), one thread: kind 0 q8, 1 q4a16
 // (int16 activations: ParallelQGemm), 2 q4 (int8 activations per group: ParallelQ4GemmA8); W quantized once.
 Status BenchQGemm(int kind, size_t m, size_t n, size_t k, int reps, double* median_ms);
@@ -29,6 +38,8 @@ Status BenchAttention(size_t heads, size_t L, size_t hd, bool causal, int reps, 
 // The module's exports (C names, called from JS): the median ms, or -1 for sizes out of range.
 extern "C" {
 double aw_bench_gemm(int m, int n, int k, int reps);
+double aw_bench_gemm_streamed(int m, int n, int k, int copies, int reps);
+double aw_bench_activation(int kind, int n, int reps);
 double aw_bench_attention(int heads, int L, int hd, int causal, int reps);
 double aw_bench_qgemm(int kind, int m, int n, int k, int reps);
 }
