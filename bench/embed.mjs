@@ -310,7 +310,7 @@ async function sentenceBound(awMs, ortMs, sentence) {
     const kb = await kernelBench();
     const shapes = [[T, E, E, 4], [T, I, E, 1], [T, E, I, 1]];
     const copies = (n, k) => Math.ceil(80e6 / (4 * n * k));
-    // To TurboFan: a fresh module's first second of calls can run in its baseline tier (docs/TOOLCHAIN.md, "V8 tiers").
+    // To TurboFan: a fresh module's first calls can run in its baseline tier (docs/performance.md, "First calls").
     for (const t0 = performance.now(); performance.now() - t0 < 1500;)
       for (const [m, n, k] of shapes) { kb.gemm(m, n, k, 20); kb.gemmStreamed(m, n, k, copies(n, k), 1); }
     const blocks = { sentence: [], inCache: [], streamed: [] };
