@@ -129,7 +129,8 @@ def main(argv=None):
                           dynamic_axes={n: {0: "batch", 1: "sequence"} for n in
                                         ("input_ids", "attention_mask", "token_type_ids", "last_hidden_state")},
                           do_constant_folding=True)
-    import onnx
+    from onnx_package import require_onnx
+    onnx = require_onnx()
     m = onnx.load(onnx_path)
     onnx.checker.check_model(m)
     ops = sorted({n.op_type for n in m.graph.node})

@@ -81,7 +81,8 @@ def main(argv=None):
                           output_names=["last_hidden_state"],
                           dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "last_hidden_state")},
                           do_constant_folding=True)
-    import onnx
+    from onnx_package import require_onnx
+    onnx = require_onnx()
     m = onnx.load(path)
     onnx.checker.check_model(m)
     b64 = lambda t, dt: base64.b64encode(t.numpy().astype(dt).tobytes()).decode()  # noqa: E731

@@ -126,7 +126,8 @@ def main(argv=None):
             torch.onnx.export(module, tuple(xs.values()), onnx_path, opset_version=OPSET,
                               input_names=list(xs), output_names=["y"], do_constant_folding=True)
         try:
-            import onnx
+            from onnx_package import require_onnx
+            onnx = require_onnx()
             model = onnx.load(onnx_path)
             onnx.checker.check_model(model)
             ops = sorted({n.op_type for n in model.graph.node})

@@ -93,7 +93,8 @@ def main():
                           dynamic_axes={**{n: {0: "batch", 1: "sequence"} for n in
                                            ("input_ids", "attention_mask", "token_type_ids")}, "logits": {0: "batch"}},
                           do_constant_folding=True)
-    import onnx
+    from onnx_package import require_onnx
+    onnx = require_onnx()
     onnx.checker.check_model(onnx.load(onnx_path))
     b64 = base64.b64encode(want.numpy().astype("<f4").tobytes()).decode()
     dump_json({"shape": [3, 40], "lengths": list(lens), "inputIds": ids.tolist(), "attentionMask": mask.tolist(),
