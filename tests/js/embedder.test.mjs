@@ -192,7 +192,12 @@ test('loadModel options override the folder: pooling (one mode or several) and n
   for (const m of [e, cat, plain, multi, single]) m.dispose();
 });
 
-test('embed() is forward() pooled as sentence-transformers pools: every mode, concatenations, Normalize, BERT and XLM-R (within 1e-6 · max(1, |x|))', async () => {
+// embed() runs each batch at its own longest length with the padded keys skipped; forward() runs the padded batch
+// with them masked. The softmax then sums the same terms in another lane order, and the layers carry that rounding
+// to the pooled rows: measured 0.76–0.89e-6 relative with xsimd's erfc in the GELU, 0.98e-6 and 1.37e-6 with two
+// branch-free ones (issue 42's stop 56), all within a few ulp of the GELU references. A pooling error (a pad
+// counted, a wrong row, a missed Normalize) moves the rows by 1e-3 and more; 4e-6 keeps them apart.
+test('embed() is forward() pooled as sentence-transformers pools: every mode, concatenations, Normalize, BERT and XLM-R (within 4e-6 · max(1, |x|))', async () => {
   for (const modelType of ['bert', 'xlm-roberta']) {
     const files = encoderFolder({ modelType, sbert: { max_seq_length: 14 } });
     for (const pooling of ['mean', 'cls', 'max', 'mean_sqrt_len', 'weightedmean', 'lasttoken', 'cls+max+mean', 'max+mean_sqrt_len']) {
@@ -207,7 +212,7 @@ test('embed() is forward() pooled as sentence-transformers pools: every mode, co
         const got = await e.embed(texts);
         assert.deepEqual(got.shape, [texts.length, e.dimension]);
         const d = maxDiff(got.data, want);
-        assert.ok(d <= 1e-6, `${modelType} ${pooling} normalize ${normalize}: max |embed − pooled forward| ${d}`);
+        assert.ok(d <= 4e-6, `${modelType} ${pooling} normalize ${normalize}: max |embed − pooled forward| ${d}`);
         e.dispose();
       }
     }
