@@ -27,6 +27,8 @@
 #endif
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/exp_simd.h"  // after xsimd, which must see the conversions above first
+
 namespace aw::kernels {
 namespace {
 
@@ -70,40 +72,14 @@ void relu_impl(size_t n, float* x) {
     if (x[j] < 0.0f) x[j] = 0.0f;
 }
 
-// e^y for y <= 0, within a few ulp above y = -87; below it, e^-87 ~ 1.6e-38 (gelu scales it by t, which takes it
-// to 0 or keeps the result within 1e-37 of the true one, the kernel tests' absolute floor). NaN gives e^-87 too
-// (max(NaN, -87) is -87 on SSE and SIMD128): gelu's t carries the NaN. Adding 1.5 * 2^23 to y / ln 2 leaves
-// k = round(y / ln 2) in the low mantissa bits: one subtraction gives k as a float, and 2^k is those bits shifted
-// into the exponent, with no float-to-int conversion. Then Cephes's polynomial for e^r on [-ln2 / 2, ln2 / 2]
-// (1 + r + r^2 P(r), P of degree 5), in Estrin's order.
-template <class Arch>
-inline xsimd::batch<float, Arch> exp_le0(xsimd::batch<float, Arch> y) {
-  using batch = xsimd::batch<float, Arch>;
-  using ibatch = xsimd::batch<int32_t, Arch>;
-  const batch magic(12582912.0f);  // 1.5 * 2^23
-  y = xsimd::max(y, batch(-87.0f));
-  const batch kf = xsimd::fma(y, batch(1.44269504088896341f), magic);
-  const batch k = kf - magic;
-  batch r = xsimd::fnma(k, batch(0.693359375f), y);
-  r = xsimd::fnma(k, batch(-2.12194440e-4f), r);
-  // e^r - 1 = r + r^2 P(r), P = (c0 + c1 r) + r^2 (c2 + c3 r) + r^4 (c4 + c5 r)
-  const batch r2 = r * r;
-  const batch p01 = xsimd::fma(batch(1.6666665459e-1f), r, batch(5.0000001201e-1f));
-  const batch p23 = xsimd::fma(batch(8.3334519073e-3f), r, batch(4.1665795894e-2f));
-  const batch p45 = xsimd::fma(batch(1.9875691500e-4f), r, batch(1.3981999507e-3f));
-  const batch q = xsimd::fma(xsimd::fma(p45, r2 * r2, xsimd::fma(p23, r2, p01)), r2, r);
-  const ibatch bits = xsimd::bitwise_cast<ibatch>(kf);
-  const batch scale = xsimd::bitwise_cast<batch>((bits - ibatch(0x4B400000 - 127)) << 23);
-  return (q + batch(1.0f)) * scale;
-}
-
 // gelu = 0.5 x erfc(-x / sqrt 2). E = erfc(a), a = |x| / sqrt 2, in one branch-free form: t exp(-a^2 + P(t)),
 // t = 1 / (1 + a / 2), P of degree 9 (the Chebyshev fit of Numerical Recipes' erfcc: fractional error below
 // 1.2e-7 for every a >= 0), evaluated in Estrin's order (a chain of 4 dependent products, not Horner's 9: this
 // loop is bound by its latency). Then h = 0.5 x E is gelu for x <= 0, and x - h for x > 0 (erfc(-a) = 2 - E).
-// Rounding -a^2 inside exp costs a^2 eps / 2 relative: gelu's own conditioning for x << 0. In wasm (baseline
-// build, bench/lib.mjs kernelBench().activation) 2.8 ns a value, against 3.55 for xsimd's erfc, which evaluates
-// two ranges, each with its own polynomial and exp, both whenever a vector straddles them.
+// Rounding -a^2 inside exp costs a^2 eps / 2 relative: gelu's own conditioning for x << 0. The exp is softmax's
+// (exp_simd.h: no float-to-int conversion; 0 below -88). In wasm (baseline build, bench/lib.mjs
+// kernelBench().activation) 2.8 ns a value, against 3.55 for xsimd's erfc, which evaluates two ranges, each with
+// its own polynomial and exp, both whenever a vector straddles them.
 // Special values: a = inf gives t = 0 and E = 0, so x = -inf gives -inf * 0 = NaN (as torch's formula) and x =
 // +inf gives inf - 0.5 min(x, 16) * 0 = inf (past x = 16, h is below an ulp of x); NaN propagates through t and
 // E (min(NaN, 16) is 16 on SSE and SIMD128 alike, but E is NaN).
@@ -122,7 +98,7 @@ void gelu_impl(size_t n, float* x) {
     const batch p89 = xsimd::fma(batch(0.17087277f), t, batch(-0.82215223f));
     const batch p03 = xsimd::fma(p23, t2, p01), p47 = xsimd::fma(p67, t2, p45);
     const batch p = xsimd::fma(p89, t8, xsimd::fma(p47, t4, p03));
-    const batch e = t * exp_le0<Arch>(xsimd::fnma(a, a, p));
+    const batch e = t * exp_nonpos(xsimd::fnma(a, a, p));
     const batch h = (half * xsimd::min(v, cap)) * e;
     return xsimd::select(v > batch(0.0f), v - h, h);
   });
