@@ -78,7 +78,7 @@ void relu_impl(size_t n, float* x) {
 // loop is bound by its latency). Then h = 0.5 x E is gelu for x <= 0, and x - h for x > 0 (erfc(-a) = 2 - E).
 // Rounding -a^2 inside exp costs a^2 eps / 2 relative: gelu's own conditioning for x << 0. The exp is softmax's
 // (exp_simd.h: no float-to-int conversion; 0 below -88). In wasm (baseline build, bench/lib.mjs
-// kernelBench().activation) 2.8 ns a value, against 3.55 for xsimd's erfc, which evaluates two ranges, each with
+// kernelBench().activation) 2.8–3.0 ns a value, against 3.55 for xsimd's erfc, which evaluates two ranges, each with
 // its own polynomial and exp, both whenever a vector straddles them.
 // Special values: a = inf gives t = 0 and E = 0, so x = -inf gives -inf * 0 = NaN (as torch's formula) and x =
 // +inf gives inf - 0.5 min(x, 16) * 0 = inf (past x = 16, h is below an ulp of x); NaN propagates through t and
