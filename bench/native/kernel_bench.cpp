@@ -35,31 +35,10 @@ double Median(std::vector<double> t) {
 
 }  // namespace
 
-Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
-  if (m == 0 || n == 0 || k == 0 || reps < 1 || m * k > (size_t(1) << 26) || n * k > (size_t(1) << 26) ||
-      m * n > (size_t(1) << 26))
-    return ArgError("benchGemm: sizes out of range");
-  Buffer a, w, bias, wp, c;
-  AW_RETURN_IF_ERROR(Fill(&a, m * k, "A"));
-  AW_RETURN_IF_ERROR(Fill(&w, n * k, "W"));
-  AW_RETURN_IF_ERROR(Fill(&bias, n, "bias"));
-  AW_RETURN_IF_ERROR(wp.Resize(kernels::f32_gemm_packed_floats(n, k), "packed W"));
-  AW_RETURN_IF_ERROR(c.Resize(m * n, "C"));
-  kernels::f32_gemm_pack_nt(n, k, w.data(), k, wp.data());
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = NowMs();
-    ParallelGemmPacked(m, n, k, c.data(), n, a.data(), k, wp.data(), n, 0, bias.data(), 1.0f);
-    t.push_back(NowMs() - t0);
-  }
-  *median_ms = Median(t);
-  return Status::OK();
-}
-
 Status BenchGemmStreamed(size_t m, size_t n, size_t k, size_t copies, int reps, double* median_ms) {
   if (m == 0 || n == 0 || k == 0 || copies == 0 || copies > 256 || reps < 1 || m * k > (size_t(1) << 26) ||
-      n * k > (size_t(1) << 24) || m * n > (size_t(1) << 26))
-    return ArgError("benchGemmStreamed: sizes out of range");
+      n * k > (size_t(1) << 26) || m * n > (size_t(1) << 26) || copies * n * k > (size_t(1) << 28))
+    return ArgError("benchGemm: sizes out of range");
   Buffer a, w, bias, c;
   std::vector<Buffer> wp(copies);
   AW_RETURN_IF_ERROR(Fill(&a, m * k, "A"));
@@ -78,6 +57,10 @@ Status BenchGemmStreamed(size_t m, size_t n, size_t k, size_t copies, int reps, 
   }
   *median_ms = Median(t);
   return Status::OK();
+}
+
+Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms) {
+  return BenchGemmStreamed(m, n, k, 1, reps, median_ms);
 }
 
 Status BenchActivation(int kind, size_t n, int reps, double* median_ms) {

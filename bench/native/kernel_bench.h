@@ -18,7 +18,7 @@ Status BenchGemm(size_t m, size_t n, size_t k, int reps, double* median_ms);
 
 // The same product over `copies` packed copies of W in turn (each rep runs them all; the median is per copy):
 // with copies · n · k · 4 bytes past the last-level cache, every call streams its weights from memory, as a
-// model's layers do.
+// model's layers do. BenchGemm is one copy. At most 256 copies and 2^28 weights in all.
 Status BenchGemmStreamed(size_t m, size_t n, size_t k, size_t copies, int reps, double* median_ms);
 
 // Median ms of `reps` calls of an activation kernel in place on n values of [-6, 6]: kind 0 f32_gelu (erf), 1

@@ -21,6 +21,8 @@ function translateItem(tr, phrase, options) {
 }
 /** Whether the translator changed more than case and spaces of what was typed. */
 const rewritten = (typed, normalised) => normalised !== typed.trim().toLowerCase().replace(/\s+/g, ' ');
+/** A line without text: runBatch skips it (and inChunks leaves it out of the chunks). */
+const blank = (it) => !it.input.trim();
 
 /**
  * translate: `rest` is what follows the command, the text (one argument) or nothing (lines of --input or stdin).
@@ -60,7 +62,7 @@ export async function translateCommand(args, rest) {
   const result = await runBatch(items, {
     total, noun: 'phrases', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
     // A blank line is no item: it stays a blank line (text) or is left out (JSON).
-    skip: (it) => !it.input.trim(),
+    skip: blank,
     work: (it) => translateItem(tr, it.input, options),
     write: (it, r, ms) => {
       if (!args.json) out(r ? r.text : '');
@@ -92,7 +94,7 @@ export const TRANSLATE_CHUNK = 16;
 export function inChunks(items, translateTexts) {
   const one = async (it) => (await translateTexts([it.input]))[0];
   if (!Array.isArray(items)) return { work: one, ms: () => null };
-  const lines = items.filter((it) => it.input.trim());
+  const lines = items.filter((it) => !blank(it));
   const at = new Map(lines.map((it, i) => [it, i]));
   const done = new Map(), share = new Map();
   return {
@@ -140,7 +142,7 @@ async function hubTranslate(m, args, text) {
     const chunks = inChunks(items, (texts) => m.translate(texts, options));
     const result = await runBatch(items, {
       total, noun: 'texts', label: (it) => `line ${it.line}`, progress: args.progress ?? (batch && !!process.stderr.isTTY),
-      skip: (it) => !it.input.trim(),
+      skip: blank,
       work: chunks.work,
       write: (it, r, ms) => {
         if (!args.json) out(r ?? '');
