@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/limits.h"
+#include "core/rules.h"
 #include "io/json_fields.h"
 #include "models/s2s_config_fields.h"
 #include "models/seq2seq.h"
@@ -145,7 +146,7 @@ std::string Seq2SeqConfigJson(const Seq2SeqConfig& c) {
          ", \"activation\": \"" + act + "\", \"positions\": \"" + pos + "\", \"preNorm\": " + b(c.pre_norm) +
          ", \"layernormEmbedding\": " + b(c.embed_norm) + ", \"finalLogitsBias\": " + b(c.logits_bias) +
          ", \"sharedEmbeddings\": " + b(c.shared) + ", \"tiedHead\": " + b(c.tied) + ", \"embedScale\": " +
-         std::to_string(c.embed_scale) + ", \"padTokenId\": " + id(c.pad) + ", \"eosTokenId\": " + id(c.eos) +
+         NumStr(c.embed_scale) + ", \"padTokenId\": " + id(c.pad) + ", \"eosTokenId\": " + id(c.eos) +
          ", \"bosTokenId\": " + id(c.bos) + ", \"decoderStartTokenId\": " + id(c.decoder_start);
 }
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const BUILDS = [
@@ -40,5 +40,15 @@ test('each .wasm stays at or under 500 000 bytes', (t) => {
     const size = statSync(path(file)).size;
     t.diagnostic(`${file}: ${size} bytes`);
     assert.ok(size <= 500000, `${file}: ${size} bytes, over the 500 000-byte line (docs/architecture.md, "Sizes")`);
+  }
+});
+
+// musl's printf (vfprintf with its float formatting, 6-9 KB of each .wasm) stays out: numbers become text through
+// core/num_str (NumStr) and std::to_string of integers. A std::to_string(double) brought it back once (a seq2seq
+// info field, issue 40) and cost every build 9 KB. Its format-flag table is in every build that links it.
+test('no .wasm links printf (its float formatting is 6-9 KB): numbers go through NumStr', () => {
+  const marker = Buffer.from('-0X+0X 0X-0x+0x 0x');
+  for (const { file } of BUILDS) {
+    assert.equal(readFileSync(path(file)).indexOf(marker), -1, `${file}: links musl's printf (a std::to_string(double) or snprintf somewhere?)`);
   }
 });
