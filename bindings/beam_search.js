@@ -2,7 +2,7 @@
 // step for step) over a stepper (seq2seq_generate.js drives it; seq2seq_run.js holds the run).
 import { AttnWasmError, rangeError } from './errors.js';
 import { logSoftmaxF32, topkLargestShifted } from './torch_f32.js';
-import { callStep, feedPrompt, promptBuffer, turn } from './seq2seq_run.js';
+import { callStep, feedPrompt, promptBuffer, turn, LiveSources } from './seq2seq_run.js';
 
 // ---- beam search (_beam_search, BeamSearchScorer, BeamHypotheses) -----------------------------------------------
 
@@ -58,6 +58,9 @@ export async function beamSearch(stepper, s, run) {
   const done = new Uint8Array(B);
   const scores = new Float32Array(rows * V);
   const nextScores = new Float32Array(rows), nextTokens = new Int32Array(rows), nextIndices = new Int32Array(rows);
+  // The sources whose beams are done leave the state where the stepper can drop them (seq2seq_run.js LiveSources):
+  // `scores` then holds the state's rows, source by source in its order (live.row(r): run row r's place).
+  const live = new LiveSources(stepper, run), parents = new Int32Array(rows);
 
   if (run.logSoftmax) run.stepOut = scores;  // the stepper's log-probabilities straight into the scores
   if (s.signal?.aborted) throw s.signal.reason;
@@ -66,10 +69,12 @@ export async function beamSearch(stepper, s, run) {
     let logits = await feedPrompt(stepper, state, ids, run, s.signal);
     for (;;) {
       // scores = log_softmax(logits) → processors → + beam_scores (added, in float32, by the topk's scan), all float32
-      if (run.logSoftmax) { if (logits !== scores) scores.set(logits); }
+      if (run.logSoftmax) { if (logits.buffer !== scores.buffer || logits.byteOffset !== scores.byteOffset) scores.set(logits); }
       else logSoftmaxF32(logits, V, scores);
       for (let r = 0; r < rows; r++) {
-        const row = scores.subarray(r * V, (r + 1) * V), history = ids.subarray(r * L, r * L + len);
+        const i = live.row(r);
+        if (i < 0) continue;  // a done source's row, no longer stepped (its scores are never read)
+        const row = scores.subarray(i * V, (i + 1) * V), history = ids.subarray(r * L, r * L + len);
         for (const p of run.processors) p.apply(history, len, row);
       }
       // BeamSearchScorer.process, source by source
@@ -82,7 +87,8 @@ export async function beamSearch(stepper, s, run) {
           for (let j = 0; j < nb; j++) { nextScores[at + j] = 0; nextTokens[at + j] = s.padTokenId; nextIndices[at + j] = at; }
           continue;
         }
-        const { values, indices } = topkLargestShifted(scores.subarray(at * V, (at + nb) * V), V, beamScores.subarray(at, at + nb), K);
+        const place = live.row(at);
+        const { values, indices } = topkLargestShifted(scores.subarray(place * V, (place + nb) * V), V, beamScores.subarray(at, at + nb), K);
         let beam = 0, best = -Infinity;  // next_scores[batch].max(): NaN if any is NaN
         for (let i = 0; i < K; i++) {
           const v = values[i];
@@ -115,8 +121,14 @@ export async function beamSearch(stepper, s, run) {
       for (let r = 0; r < rows && allEos; r++) allEos = eosSet.has(ids[r * L + len - 1]);
       if (done.every((d) => d === 1) || len >= L || allEos) break;
       await turn(s.signal);
-      stepper.reorder(state, nextIndices.slice());
-      logits = callStep(stepper, state, nextTokens, run);
+      live.drop(state, (b) => done[b] === 1);
+      // The parents in the state's rows: a row's parent is a row of its own source.
+      for (let r = 0; r < rows; r++) {
+        const i = live.row(r);
+        if (i >= 0) parents[i] = i - (r - nextIndices[r]);
+      }
+      stepper.reorder(state, parents.slice(0, live.rows));
+      logits = callStep(stepper, state, live.gather(nextTokens), run, live.rows);
     }
   } finally {
     stepper.free(state);

@@ -207,6 +207,8 @@ export const models = Object.freeze({
   logSoftmaxRows: (rt, tensors, into = null) => withArgs(rt, tensors, {}, (a) => take(mod(rt).logSoftmaxRows(a), into)),
   /** { parents (rows) }. */
   seq2seqReorder: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
+  /** { sources (n) }: the state keeps those sources only (ascending indices of its current ones). */
+  seq2seqKeep: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
   /** { ids, mask?, dec } → [logits, encoderLastHiddenState]. */
   seq2seqForward: callOn((c, h, a) => c.seq2seqForward(h, a)),
   /** Whisper's encoder on { features (B, n_mels, frames) } into a decoding state of { beams, capacity } (seq2seq's). */

@@ -145,6 +145,10 @@ export class Seq2SeqLM extends Model {
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
       ...decodingSteps(rt, () => this._handle()),
+      // Sources done with leave the state: the steps then run the other sources' rows only.
+      keep: (state, sources) => {
+        boundary.models.seq2seqKeep(rt, this._handle(), state, { sources: { data: sources, shape: [sources.length], dtype: DTYPE.I32 } });
+      },
     };
   }
 

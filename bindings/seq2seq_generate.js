@@ -13,7 +13,7 @@ import { SeededRandom } from './sampling.js';
 import { nextTask } from './next_task.js';
 import { softmaxF32 } from './torch_f32.js';
 import { SETTINGS } from './seq2seq_settings.js';
-import { prepareRun, callStep, turn, promptBuffer, feedPrompt } from './seq2seq_run.js';
+import { prepareRun, callStep, turn, promptBuffer, feedPrompt, LiveSources } from './seq2seq_run.js';
 import { beamSearch } from './beam_search.js';
 
 export { resolveGenerationConfig, SEQ2SEQ_OPTIONS } from './seq2seq_settings.js';
@@ -31,10 +31,15 @@ export { logSoftmaxF32, softmaxF32, topkLargest, expf, logf } from './torch_f32.
  * gives beam search each row's log-probabilities when step's third argument asks ({ logSoftmax: true }): the model's
  * own log_softmax (the native one: float exps summed in double, x − lse in double rounded to float32) instead of
  * torch's float32 arithmetic here. step's options also name `into`, the run's (rows, vocabSize) buffer, which the
- * stepper may fill and return instead of a new array (the search reads it before the next step).
+ * stepper may fill and return instead of a new array (the search reads it before the next step). An optional
+ * `keep(state, places)` lets the sources the search is done with leave the state (transformers steps their rows to
+ * the end, fed pad, and never reads their logits): the state keeps the sources at `places` (ascending indices among
+ * those it holds, in its order), and the steps after it feed and return those sources' rows only (seq2seq_run.js
+ * LiveSources). Without it every row is stepped to the end.
  * @typedef {{vocabSize: number, logSoftmax?: boolean, begin: (rows: number, capacity: number) => object,
  *   step: (state: object, tokens: Int32Array, options?: {logSoftmax?: boolean, into?: Float32Array}) => Float32Array,
- *   reorder?: (state: object, parents: Int32Array) => void, free: (state: object) => void}} Seq2SeqStepper
+ *   reorder?: (state: object, parents: Int32Array) => void, keep?: (state: object, places: Int32Array) => void,
+ *   free: (state: object) => void}} Seq2SeqStepper
  */
 
 
@@ -90,6 +95,8 @@ class DecodeRun {
     // the other sources of the batch.
     this.random = s.mode === 'sample' ? Array.from({ length: run.rows }, (_, r) => new SeededRandom(rowSeed(s.seed, r % run.k))) : null;
     this.state = null;
+    // A source whose rows have all finished leaves the state (where the stepper can drop it): its rows get pad.
+    this.live = new LiveSources(stepper, run);
   }
 
   open() { this.state = this.stepper.begin(this.run.rows, this.run.maxLength); }
@@ -106,7 +113,8 @@ class DecodeRun {
       let t;
       if (!this.unfinished[r]) t = s.padTokenId;  // finished rows: pad (only with an eos, so pad is set)
       else {
-        scores.set(logits.subarray(r * V, (r + 1) * V));
+        const i = this.live.row(r);  // an unfinished row's source is in the state
+        scores.set(logits.subarray(i * V, (i + 1) * V));
         const row = ids.subarray(r * L, r * L + len);
         for (const p of run.processors) p.apply(row, len, scores);
         if (this.random) {
@@ -123,10 +131,11 @@ class DecodeRun {
       if (this.unfinished[r] && (this.len >= L || (this.eos !== null && this.eos.has(tokens[r])))) this.unfinished[r] = 0;
       any ||= this.unfinished[r] === 1;
     }
+    if (any) this.live.drop(this.state, (b) => this.unfinished.subarray(b * run.k, (b + 1) * run.k).every((u) => u === 0));
     return any;
   }
 
-  step() { return callStep(this.stepper, this.state, this.tokens, this.run); }
+  step() { return callStep(this.stepper, this.state, this.live.gather(this.tokens), this.run, this.live.rows); }
 
   sequences() {
     return Array.from({ length: this.run.rows }, (_, r) => this.ids.slice(r * this.run.maxLength, r * this.run.maxLength + this.len));

@@ -96,15 +96,65 @@ export function prepareRun(stepper, settings, inputs, where) {
   return run;
 }
 
-export function callStep(stepper, state, tokens, run) {
+/** One step of the state's `rows` rows (all the run's, or fewer once sources have left it: stepper.keep). */
+export function callStep(stepper, state, tokens, run, rows = run.rows) {
   // `into`: the run's buffer for the step's output, reused every step (the search is done with the last one's
   // values when it steps again); a stepper may fill and return it, or return an array of its own.
   run.stepOut ??= new Float32Array(run.rows * run.V);
-  const logits = stepper.step(state, tokens, run.logSoftmax ? { logSoftmax: true, into: run.stepOut } : { into: run.stepOut });
-  if (!(logits instanceof Float32Array) || logits.length !== run.rows * run.V) {
-    throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${run.rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
+  const into = rows === run.rows ? run.stepOut : run.stepOut.subarray(0, rows * run.V);
+  const logits = stepper.step(state, tokens, run.logSoftmax ? { logSoftmax: true, into } : { into });
+  if (!(logits instanceof Float32Array) || logits.length !== rows * run.V) {
+    throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
   }
   return logits;
+}
+
+/**
+ * The sources a decoding state still holds. transformers steps every row to the end, a finished one fed pad; its
+ * logits are never read again. A stepper with `keep(state, places)` lets the sources the search is done with
+ * leave the state instead (the places: ascending indices among the sources it holds), so the steps after run the
+ * other sources' rows only; the tokens and scores are the same. Without keep (or with one source) it holds all.
+ */
+export class LiveSources {
+  constructor(stepper, run) {
+    this.stepper = stepper;
+    this.k = run.k;
+    this.canKeep = typeof stepper.keep === 'function' && run.batchSize > 1;
+    this.list = Int32Array.from({ length: run.batchSize }, (_, b) => b);  // the state's sources, in its order
+    this.place = this.list.slice();  // source → its place in the state; −1 once it left
+    this.count = run.batchSize;
+    this.tokens = null;
+  }
+
+  /** The state's rows. */
+  get rows() { return this.count * this.k; }
+
+  /** The place in the state's rows (the step's logits) of the run's row r; −1 when its source left. */
+  row(r) {
+    const p = this.place[Math.floor(r / this.k)];
+    return p < 0 ? -1 : p * this.k + (r % this.k);
+  }
+
+  /** Drops from the state the sources for which done(source) is true (not all of them: the search ends then). */
+  drop(state, done) {
+    if (!this.canKeep) return;
+    const kept = [];
+    for (let i = 0; i < this.count; i++) if (!done(this.list[i])) kept.push(i);
+    if (kept.length === this.count || kept.length === 0) return;
+    this.stepper.keep(state, Int32Array.from(kept));
+    this.list = Int32Array.from(kept, (i) => this.list[i]);
+    this.place.fill(-1);
+    this.list.forEach((b, i) => { this.place[b] = i; });
+    this.count = kept.length;
+  }
+
+  /** values (one per run row) → the state's rows' values (a view of a buffer reused from step to step). */
+  gather(values) {
+    if (this.count === this.place.length) return values;
+    const out = (this.tokens ??= new Int32Array(values.length)), k = this.k;
+    for (let i = 0; i < this.count; i++) for (let j = 0; j < k; j++) out[i * k + j] = values[this.list[i] * k + j];
+    return out.subarray(0, this.rows);
+  }
 }
 
 /** A turn for the event loop between steps; a signal that fired ends the run with its reason. */

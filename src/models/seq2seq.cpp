@@ -510,6 +510,39 @@ Status Seq2SeqModel::Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n
   return st->self.Reorder(parents, st->rows);
 }
 
+namespace {
+// Blocks keep[0 … n) of `block` floats moved down to 0 … n − 1 (keep ascending, so keep[i] >= i: in order, each
+// block is read before anything lands on it).
+void MoveDown(float* base, size_t block, const int32_t* keep, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (size_t(keep[i]) != i) std::memmove(base + i * block, base + size_t(keep[i]) * block, block * sizeof(float));
+}
+// The same for a buffer of `from` blocks, then sized to its n blocks (the allocation kept).
+void KeepBlocks(Buffer* b, size_t from, const int32_t* keep, size_t n) {
+  const size_t block = b->size() / from;
+  MoveDown(b->data(), block, keep, n);
+  (void)b->Resize(n * block, "");  // smaller: never fails
+}
+}  // namespace
+
+Status Seq2SeqModel::Keep(Seq2SeqState* st, const int32_t* keep, int64_t n) {
+  const size_t B = st->B, S = st->S, m = size_t(n);
+  if (st->rows == 0) return ArgError("the decoding state is not begun");
+  AW_RETURN_IF_ERROR(IntInRange("sources.length", n, 1, int64_t(B)));
+  for (int64_t i = 0; i < n; ++i)
+    AW_RETURN_IF_ERROR(IntInRange("sources[" + std::to_string(i) + "] (ascending)", keep[i], i ? keep[i - 1] + 1 : 0, int64_t(B) - 1));
+  if (!st->key_add.empty()) {
+    MoveDown(st->key_add.data(), S, keep, m);
+    st->key_add.resize(m * S);
+  }
+  if (st->memory.size()) KeepBlocks(&st->memory, B, keep, m);
+  for (std::vector<Buffer>* kv : {&st->cross_k, &st->cross_v, &st->self.k, &st->self.v})
+    for (Buffer& b : *kv) KeepBlocks(&b, B, keep, m);
+  st->B = m;
+  st->rows = st->self.batch = m * st->beams;
+  return Status::OK();
+}
+
 Status Seq2SeqModel::Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
                           Buffer* logits, Buffer* hidden) {
   Seq2SeqState st;

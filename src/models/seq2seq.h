@@ -140,6 +140,11 @@ class Seq2SeqModel : public Module {
   virtual int64_t target_limit() const = 0;  // the most decoder positions (a target's tokens)
   // Row r continues the history of row parents[r]; a parent must be a row of the same source.
   Status Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n);
+  // Generation is done with every source but keep[0 … n): ascending indices of st's sources (1 <= n <= B). They
+  // become sources 0 … n − 1, with their rows, cross keys and values, mask and cache moved down in place; the
+  // others' are dropped (the buffers keep their size until the cache grows or the state is freed), so the steps
+  // after it run n · beams rows.
+  Status Keep(Seq2SeqState* st, const int32_t* keep, int64_t n);
   // Teacher forcing: the sources and decoder inputs (B, T) → logits (B, T, V) and the encoder's states (B, S, E).
   Status Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
                  Buffer* logits, Buffer* hidden);

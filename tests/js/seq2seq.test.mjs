@@ -215,6 +215,55 @@ test('generation encodes a padded batch\'s unmasked positions only, and its step
   }
 });
 
+test('keep: the sources left in the state step on as forward() computes them; bad places are refused by name', async () => {
+  // Generation drops the sources it is done with (stepper.keep; seq2seq_run.js LiveSources): their rows, cross keys
+  // and values, mask and cache leave the state and the others move down. Two beams per source (the same tokens,
+  // so both rows are the source's forward() row), masks with padding on either side and a hole (T5 then unpacked).
+  const masks = [[1, 1, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0], [0, 0, 1, 1, 1, 1], [1, 1, 0, 0, 1, 1]];
+  for (const folder of ['marian', 'm2m100', 'bart', 't5']) {
+    const m = await aw.loadModel(join(DIR, folder));
+    try {
+      const V = m.outputVocabSize, B = masks.length, T = 5, k = 2;
+      const ids = ints(masks.map((row, b) => row.map((on, j) => (on ? 5 + 3 * b + j : m.padTokenId ?? 1))));
+      const mask = ints(masks);
+      const dec = ints(masks.map((_, b) => [m.decoderStartTokenId, 7 + b, 9, 11 + b, 4 + 2 * b]));
+      const want = m.forward({ inputIds: ids, attentionMask: mask, decoderInputIds: dec }).logits.data;
+      const st = m._stepper({ ...ids, dtype: 'int32' }, { ...mask, dtype: 'int32' });
+      const state = st.begin(B * k, 8);
+      try {
+        // the state's sources after each step: all, then places 1 and 3 (sources 1, 3), then place 1 (source 3)
+        const held = [[0, 1, 2, 3], [0, 1, 2, 3], [1, 3], [3], [3]];
+        for (let t = 0; t < T; t++) {
+          if (t === 2) st.keep(state, Int32Array.of(1, 3));
+          if (t === 3) {
+            for (const [bad, message] of [[Int32Array.of(1, 0), /sources\[1\] \(ascending\): expected an integer in \[2, 1\], got 0/],
+              [Int32Array.of(2), /sources\[0\] \(ascending\): expected an integer in \[0, 1\], got 2/],
+              [new Int32Array(0), /sources\.length: expected an integer in \[1, 2\], got 0/]]) {
+              assert.throws(() => st.keep(state, bad), message, `${folder}: keep(${[...bad]})`);
+            }
+            st.keep(state, Int32Array.of(1));
+          }
+          const srcs = held[t];
+          const got = st.step(state, Int32Array.from({ length: srcs.length * k }, (_, r) => dec.data[srcs[Math.floor(r / k)] * T + t]));
+          assert.equal(got.length, srcs.length * k * V, `${folder} step ${t}: the kept sources' rows`);
+          srcs.forEach((b, i) => {
+            for (let j = 0; j < k; j++) {
+              for (let v = 0; v < V; v++) {
+                const w = want[(b * T + t) * V + v], g = got[(i * k + j) * V + v];
+                assert.ok(Math.abs(g - w) <= 1e-5 + 1e-5 * Math.abs(w), `${folder} step ${t} source ${b} beam ${j} token ${v}: ${g} vs forward's ${w}`);
+              }
+            }
+          });
+        }
+      } finally {
+        st.free(state);
+      }
+    } finally {
+      m.dispose();
+    }
+  }
+});
+
 test('bad input: a clear error naming it, and the model keeps working', async () => {
   const m = await aw.loadModel(join(DIR, 'marian'));
   try {

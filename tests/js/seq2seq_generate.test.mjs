@@ -33,7 +33,7 @@ function toyStepper(name, sources, hooks = {}) {
     begin(rows, capacity) {
       assert.equal(rows % sources.length, 0, 'rows: a whole number per source');
       const k = rows / sources.length;
-      const st = { capacity, src: Int32Array.from({ length: rows }, (_, r) => sources[Math.floor(r / k)]), hist: Array.from({ length: rows }, () => []) };
+      const st = { capacity, k, src: Int32Array.from({ length: rows }, (_, r) => sources[Math.floor(r / k)]), hist: Array.from({ length: rows }, () => []) };
       stats.begun++;
       stats.live.add(st);
       return st;
@@ -60,6 +60,17 @@ function toyStepper(name, sources, hooks = {}) {
       assert.ok(parents.every((p, r) => st.src[p] === st.src[r]), 'parents of the same source');
       st.hist = Array.from(parents, (p) => st.hist[p].slice());
     },
+    // hooks.keep: the optional keep(state, places) — the state keeps those of its sources (ascending places).
+    keep: hooks.keep ? (st, places) => {
+      assert.ok(stats.live.has(st), 'keep on a live state');
+      const held = st.hist.length / st.k;
+      assert.ok(places instanceof Int32Array && places.length >= 1 && places.length < held, `keep: 1 … ${held - 1} places, got ${places.length}`);
+      places.forEach((p, i) => assert.ok(p >= (i ? places[i - 1] + 1 : 0) && p < held, 'keep: ascending places of held sources'));
+      const rows = Array.from(places, (p) => Array.from({ length: st.k }, (_, j) => p * st.k + j)).flat();
+      st.src = Int32Array.from(rows, (r) => st.src[r]);
+      st.hist = rows.map((r) => st.hist[r]);
+      stats.kept = (stats.kept ?? 0) + 1;
+    } : undefined,
     free(st) {
       assert.ok(stats.live.has(st), 'freed once');
       stats.live.delete(st);
@@ -145,6 +156,32 @@ test('golden: a stepper that fills the search\'s buffer (into) gives every case 
     assert.deepEqual(got.scores && [...got.scores], want.scores && [...want.scores], c.name);
     assert.ok(steps > 0, c.name);
   }
+});
+
+test('golden: a stepper that drops the sources the search is done with (keep) gives every case the same sequences and scores', async () => {
+  let dropped = 0, saved = 0;
+  for (const c of golden.cases) {
+    const s = resolveGenerationConfig(c.generation_config, c.config, c.options);
+    const inputs = { batchSize: c.sources.length, ...(c.decoder_input_ids ? { decoderInputIds: c.decoder_input_ids } : {}) };
+    const rowsStepped = (stepper) => {
+      let n = 0;
+      return { stepper: { ...stepper, step(st, tokens, o) { n += tokens.length; return stepper.step(st, tokens, o); } }, rows: () => n };
+    };
+    const plain = rowsStepped(toyStepper(c.model, c.sources));
+    const inner = toyStepper(c.model, c.sources, { keep: true });
+    const keeping = rowsStepped(inner);
+    const want = await generateSeq2Seq(plain.stepper, s, inputs);
+    const got = await generateSeq2Seq(keeping.stepper, s, inputs);
+    assert.deepEqual(got.sequences.map((q) => [...q]), want.sequences.map((q) => [...q]), c.name);
+    assert.deepEqual(got.scores && [...got.scores], want.scores && [...want.scores], c.name);
+    assert.equal(inner.stats.freed, 1, c.name);
+    if (c.sources.length === 1) assert.equal(inner.stats.kept, undefined, `${c.name}: one source, nothing to drop`);
+    dropped += inner.stats.kept ?? 0;
+    saved += plain.rows() - keeping.rows();
+    assert.ok(keeping.rows() <= plain.rows(), c.name);
+    assert.equal(keeping.rows() < plain.rows(), (inner.stats.kept ?? 0) > 0, `${c.name}: fewer rows stepped exactly when a source left`);
+  }
+  assert.ok(dropped >= 2 && saved > 0, `the goldens' batches finish at different steps: ${dropped} drops, ${saved} rows fewer`);
 });
 
 // ---- torch_f32.js against torch -----------------------------------------------------------------------------------
