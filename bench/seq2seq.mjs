@@ -266,9 +266,13 @@ function ortStepper(link, ids, mask, V) {
 
 // ---- timing of the stepper's calls ------------------------------------------------------------------------------
 
-const zeroSplit = () => ({ total: 0, begin: 0, first: 0, next: 0, nextSteps: 0, reorder: 0, free: 0 });
+const zeroSplit = () => ({ total: 0, begin: 0, first: 0, next: 0, nextSteps: 0, reorder: 0, free: 0, rowSteps: 0 });
 
-/** The stepper with each call's time added to split (begin, the first step, later steps, reorder, free). */
+/**
+ * The stepper with each call's time added to split (begin, the first step, later steps, reorder (and keep), free),
+ * and the rows it stepped (rowSteps). keep is passed on where the stepper has it (attnwasm's: the sources the search
+ * is done with leave the state; onnxruntime-web's stepper, as transformers.js, steps every row to the end).
+ */
 function timed(stepper, split) {
   const clock = (k, f) => (...a) => {
     const t0 = performance.now();
@@ -285,15 +289,27 @@ function timed(stepper, split) {
       const t0 = performance.now();
       try { return stepper.step(state, tokens, o); } finally {
         const ms = performance.now() - t0;
+        split.rowSteps += tokens.length;
         if (n === 0) split.first += ms; else { split.next += ms; split.nextSteps++; }
       }
     },
     reorder: clock('reorder', (state, parents) => stepper.reorder(state, parents)),
+    ...(stepper.keep ? { keep: clock('reorder', (state, places) => stepper.keep(state, places)) } : {}),
     free: clock('free', (state) => stepper.free(state)),
   };
 }
 
 // ---- the engines ------------------------------------------------------------------------------------------------
+
+const BATCH_MODES = ['batch', 'ragged', 'raggedBeam'];
+
+/** The sources as one right-padded batch (pad ids) with its attention mask. */
+function paddedBatch(ids, pad) {
+  const B = ids.length, S = Math.max(...ids.map((x) => x.length));
+  const src = { data: new Int32Array(B * S).fill(pad), shape: [B, S] }, mask = { data: new Int32Array(B * S), shape: [B, S] };
+  ids.forEach((x, r) => { src.data.set(x, r * S); mask.data.fill(1, r * S, r * S + x.length); });
+  return { src, mask };
+}
 
 /** Both engines of one model: run(engine, ids, mode) → the sequence, with its stepper's calls timed into split. */
 async function openEngines(name, aw, which = ['attnwasm', 'ort']) {
@@ -318,17 +334,19 @@ async function openEngines(name, aw, which = ['attnwasm', 'ort']) {
   e.model = e.models.attnwasm ?? null;
   if (which.includes('ort')) {
     const t0 = performance.now();
-    e.link = await OrtLink.open(dir, layers, V, SENTENCES);
+    e.link = await OrtLink.open(dir, layers, V, 4 * SENTENCES);  // beam 4 over the batch: 4 rows a source
     (e.loadMs ??= {}).ort = performance.now() - t0;
   }
   const settings = (o) => resolveGenerationConfig(generation, config, o);
   const pad = config.pad_token_id ?? 0;
   e.run = async (engine, ids, mode, maxNewTokens) => {
-    const o = { numBeams: mode === 'beam' ? 4 : 1, maxNewTokens };
-    if (mode === 'batch') {  // ids: the sources, as one right-padded batch with its attention mask
-      const B = ids.length, S = Math.max(...ids.map((x) => x.length));
-      const src = { data: new Int32Array(B * S).fill(pad), shape: [B, S] }, mask = { data: new Int32Array(B * S), shape: [B, S] };
-      ids.forEach((x, r) => { src.data.set(x, r * S); mask.data.fill(1, r * S, r * S + x.length); });
+    const o = { numBeams: mode === 'beam' || mode === 'raggedBeam' ? 4 : 1, maxNewTokens };
+    // Ragged: the batch with sentences that end at different lengths, as a translation's do. This random checkpoint
+    // repeats one token to the end, so no_repeat_ngram_size 1 makes its outputs vary and e.stops (tokens met at
+    // spread-out positions of a first run: benchModel sets them) end them, for both engines alike.
+    if (mode === 'ragged' || mode === 'raggedBeam') Object.assign(o, { noRepeatNgramSize: 1, eosTokenId: e.stops });
+    if (BATCH_MODES.includes(mode)) {  // ids: the sources, as one right-padded batch with its attention mask
+      const B = ids.length, { src, mask } = paddedBatch(ids, pad);
       if (engine !== 'ort') return (await e.models[engine].generate({ inputIds: src, attentionMask: mask }, o)).sequences;
       return (await generateSeq2Seq(timed(ortStepper(e.link, src, mask, V), e.split), settings(o), { batchSize: B })).sequences;
     }
@@ -466,9 +484,20 @@ async function benchModel(name, aw, o) {
     ['beam 4', 'beam', srcs],
     ['first token', 'first', Array(5).fill(srcs[0])],  // 5 fresh calls per round
     ['greedy, one batch', 'batch', [srcs]],  // the 20 sources as one padded batch: translate(texts), transformers.js's pipeline
+    // The same batch with sentences ending at different lengths (e.stops), greedy and beam 4: attnwasm drops the
+    // sources it is done with from its steps, transformers.js steps every row to the end.
+    ['greedy, one batch, ragged lengths', 'ragged', [srcs]],
+    ['beam 4, one batch, ragged lengths', 'raggedBeam', [srcs]],
   ];
+  {  // e.stops: the tokens at spread-out positions of the even sentences' outputs (no_repeat_ngram_size 1)
+    const { src, mask } = paddedBatch(srcs, e.config.pad_token_id ?? 0);
+    const probe = await e.models.attnwasm.generate({ inputIds: src, attentionMask: mask }, { numBeams: 1, maxNewTokens: o.maxNewTokens, noRepeatNgramSize: 1 });
+    const early = new Set(probe.sequences.flatMap((q) => [...q.slice(1, 4)]));  // none ends a sentence before its 4th token
+    e.stops = [...new Set(probe.sequences.filter((_, i) => i % 2 === 0).map((q, i) => q[4 + ((7 * i) % Math.max(1, q.length - 4))]))]
+      .filter((t) => t !== undefined && !early.has(t));
+  }
   const warm = async (engine) => {
-    for (const [, mode] of workloads) await e.run(engine, mode === 'batch' ? srcs.slice(0, 4) : srcs[1], mode, o.maxNewTokens);
+    for (const [, mode] of workloads) await e.run(engine, BATCH_MODES.includes(mode) ? srcs.slice(0, 4) : srcs[1], mode, o.maxNewTokens);
   };
   for (const engine of engines) { await warm(engine); await warm(engine); }
   e.split = zeroSplit();
@@ -485,7 +514,7 @@ async function benchModel(name, aw, o) {
         const got = [];
         for (const ids of list) {
           const seq = await e.run(engine, ids, mode, o.maxNewTokens);
-          if (mode === 'batch') got.push(...seq); else got.push(seq);
+          if (BATCH_MODES.includes(mode)) got.push(...seq); else got.push(seq);
         }
         const ms = performance.now() - t0;
         w[engine].ms.push(ms);
@@ -505,7 +534,7 @@ async function benchModel(name, aw, o) {
       generated = Object.fromEntries(engines.map((x) => [x, w[x].seqs.reduce((n, q) => n + q.length - 1, 0)]));
     }
     const out = { perCallMs: {}, perSecond: {}, ratio: {}, split: {}, generated };
-    const n = mode === 'batch' ? list[0].length : list.length;  // sentences per round (figures are per sentence)
+    const n = BATCH_MODES.includes(mode) ? list[0].length : list.length;  // sentences per round (figures are per sentence)
     for (const x of engines) {
       const med = median(w[x].ms);
       out.perCallMs[x] = med / n;
@@ -586,7 +615,7 @@ function report(result, o) {
         ? `attnwasm ${f1(w.perCallMs.attnwasm)} ms, onnxruntime-web ${f1(w.perCallMs.ort)} ms: ${f2(w.ratio.attnwasm)}x faster (target 1.5x)`
         : `attnwasm ${f2(w.perSecond.attnwasm)} sentences/s, onnxruntime-web ${f2(w.perSecond.ort)}: ${f2(w.ratio.attnwasm)}x (target 2x)`;
       const extra = others.map((x) => `; ${x} ${label === 'first token' ? `${f1(w.perCallMs[x])} ms` : `${f2(w.perSecond[x])} sentences/s`}: ${f2(w.ratio[x])}x onnxruntime-web (f32)`).join('');
-      const gen = w.generated ? ` (tokens generated: ${Object.entries(w.generated).map(([x, n]) => `${x} ${n}`).join(', ')})` : '';
+      const gen = w.generated ? ` (tokens generated: ${Object.entries(w.generated).map(([x, n]) => `${x} ${n}`).join(', ')}; rows stepped per sentence: ${Object.entries(w.split).map(([x, sp]) => `${x} ${f1(sp.rowSteps)}`).join(', ')})` : '';
       console.log(`  ${label}: ${rate}${extra}${gen}`);
       for (const [engine, s] of Object.entries(w.split)) {
         const per = s.nextSteps ? ` (${f1(s.next / s.nextSteps)} ms × ${f1(s.nextSteps)})` : '';
