@@ -347,6 +347,13 @@ test('sampling: a seed gives the same tokens every time, another seed others; to
   const four = await run({ seed: 7, numReturnSequences: 4 });
   assert.equal(four.length, 12);
   assert.ok(new Set(four.slice(0, 4).map(String)).size > 1, 'the rows of a source differ');
+  // A stepper that drops finished sources (keep) draws the same tokens: each row keeps its own generator.
+  for (const o of [{ seed: 7 }, { seed: 7, numReturnSequences: 4 }, { seed: 3, numReturnSequences: 2, maxLength: 12 }]) {
+    const inner = toyStepper('rand', [0, 1, 2], { keep: true });
+    const got = (await generateSeq2Seq(inner, settingsOf({ doSample: true, maxLength: 20, ...o }), { batchSize: 3 })).sequences.map((x) => [...x]);
+    assert.deepEqual(got, await run(o), `keep, ${JSON.stringify(o)}`);
+    assert.ok(inner.stats.kept >= 1, `keep, ${JSON.stringify(o)}: a source ended before the others and left`);
+  }
   const streamed = await collect(streamSeq2Seq(toyStepper('rand', [0]), settingsOf({ doSample: true, maxLength: 20, seed: 7 })));
   assert.deepEqual([2, ...streamed.map((t) => t.id)], a[0].slice(0, streamed.length + 1));
 });
