@@ -104,14 +104,16 @@ constexpr size_t kMC = 18 * kGemmMR;
 // Where a tile's accumulators start.
 enum class Start { kZero, kLoad, kLoadScaled };
 
-// One tile: C rows [0, rows) × columns [0, cols) (rows ≤ MR, cols ≤ NR; the
-// packed operands are zero-padded to whole tiles).
-template <class Arch, Start start, bool alpha_bias>
+// One tile: C rows [0, rows) × columns [0, cols) (rows ≤ R, cols ≤ NR; the
+// packed operands are zero-padded to whole tiles). R: the rows the registers
+// hold, MR for every tile but the last of a row count that MR does not divide;
+// A's panels are MR rows wide either way (its first R rows read).
+template <class Arch, Start start, bool alpha_bias, size_t R = kGemmMR>
 inline void packed_tile(size_t kc, const float* ap, const float* bp, float* c, size_t ldc, size_t rows,
                         size_t cols, const float* row_scale, float alpha, const float* bias) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size;
-  constexpr size_t MR = kGemmMR;
+  constexpr size_t MR = R;  // the tile's rows
   constexpr size_t NV = kGemmNR / W;
   static_assert(NV * W == kGemmNR, "a panel is a whole number of vectors");
   const bool full = rows == MR && cols == kGemmNR;
@@ -134,7 +136,7 @@ inline void packed_tile(size_t kc, const float* ap, const float* bp, float* c, s
   }
   // (Not unrolled: unrolling by 2 or 4 let the compiler hoist loads of later
   // steps, V8 then spilled accumulators, and the kernel ran at half speed.)
-  for (size_t p = 0; p < kc; ++p, ap += MR, bp += kGemmNR) {
+  for (size_t p = 0; p < kc; ++p, ap += kGemmMR, bp += kGemmNR) {
     batch bv[NV];
     unroll<NV>([&](auto v) { bv[v] = batch::load_unaligned(bp + v * W); });
     unroll<MR>([&](auto i) {
@@ -171,12 +173,22 @@ void packed_block(size_t m, size_t n, size_t kc, const float* ap, size_t a_pstri
                   float* c, size_t ldc, const float* row_scale, float alpha, const float* bias) {
   constexpr size_t MR = kGemmMR;
   const size_t panels = (n + kGemmNR - 1) / kGemmNR;
+  // The last 1 or 2 rows of a row count that MR does not divide run in a 2-row
+  // tile: half the multiply-adds of a 4-row one (a 30-token source is 7 tiles
+  // of 4 and one of 2, not 8 of 4). Each element's sum is the same either way.
+  const size_t whole = m / MR * MR, rest = m - whole;
   for (size_t jp = 0; jp < panels; ++jp) {
     const size_t j = jp * kGemmNR, cols = std::min(kGemmNR, n - j);
-    for (size_t i = 0; i < m; i += MR)
-      packed_tile<Arch, start, alpha_bias>(kc, ap + i / MR * a_pstride, bp + jp * b_pstride, c + i * ldc + j, ldc,
-                                            std::min(MR, m - i), cols, row_scale ? row_scale + i : nullptr, alpha,
-                                            bias ? bias + j : nullptr);
+    for (size_t i = 0; i < m; i += MR) {
+      const float* api = ap + i / MR * a_pstride;
+      const float* rs = row_scale ? row_scale + i : nullptr;
+      const float* bj = bias ? bias + j : nullptr;
+      if (i == whole && rest <= 2)
+        packed_tile<Arch, start, alpha_bias, 2>(kc, api, bp + jp * b_pstride, c + i * ldc + j, ldc, rest, cols, rs, alpha, bj);
+      else
+        packed_tile<Arch, start, alpha_bias>(kc, api, bp + jp * b_pstride, c + i * ldc + j, ldc, std::min(MR, m - i), cols,
+                                             rs, alpha, bj);
+    }
   }
 }
 

@@ -34,7 +34,9 @@ using test::untouched;
 
 // Sizes for every dimension: below, equal to, above and multiples of 4 and 8
 // (the vector width is 8 natively with AVX2 and 4 in the sse4.1/wasm build).
-const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
+// As row counts, 1, 2, 5, 6, 9, 17, 30, 33 and 65 end in the 2-row tile (a
+// last 1 or 2 rows), 2 and 6 filling it, 3, 7, 15 and 31 in a 4-row one.
+const size_t kSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 30, 31, 33, 64, 65};
 
 // A value the kernels never produce from the test data; cells that must not be
 // written are filled with it and compared bitwise afterwards.
