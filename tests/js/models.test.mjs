@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,7 +202,7 @@ test('classifier: attention maps and rollout have the patch-grid shape', () => {
 });
 
 const cli = fileURLToPath(new URL('bin/attnwasm.mjs', root));
-test('CLI: translate prints the translation on one line, refuses non-numbers; classify reads PGM and raw files', () => {
+test('CLI: translate prints the translation on one line, refuses non-numbers; classify reads PGM and raw files', (t) => {
   const run = (...args) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
   const cases = [
     [['translate', 'forty-two'], 'quarante-deux\n', ''],
@@ -226,6 +226,7 @@ test('CLI: translate prints the translation on one line, refuses non-numbers; cl
     assert.match(r.stderr, want);
   }
   const dir = mkdtempSync(join(tmpdir(), 'attnwasm-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (let i = 0; i < 3; i++) {
     const px = digits.images.data.subarray(i * 784, (i + 1) * 784);
     const pgm = join(dir, `d${i}.pgm`);

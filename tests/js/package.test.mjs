@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, statSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, statSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fun
 
 test('npm pack → install → import attnwasm and run the CLI', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'attnwasm-pkg-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const packed = await packedTarball();
   const { files } = packed;
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
