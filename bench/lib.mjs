@@ -9,7 +9,7 @@
 // Every engine gets JS Float32Arrays in and hands a JS Float32Array out per call:
 // copies into and out of wasm memory are part of the timed call for all engines.
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -312,4 +312,32 @@ export function besidePeak(probe, f) {
   const before = probe();
   const t = f();
   return { t, peak: (before + probe()) / 2 };
+}
+
+/**
+ * Runs this script again pinned to one logical CPU (Linux `taskset`), and exits with its status; in the pinned
+ * process it returns the CPU's number. For benches whose engines run on different threads of one process
+ * (onnxruntime-web in a worker thread, attnwasm on the main thread, one waiting while the other works): on a VM
+ * two vCPUs can differ in speed by 1.7x for minutes (measured here: the same first-token call took 72 ms pinned
+ * to vCPU 0 and 41 ms pinned to vCPU 1, back to back), the OS keeps each thread where it is, and the ratio then
+ * measures the vCPUs as much as the engines. Pinned, both engines and the probes run on the same one.
+ * The CPU: `--cpu N` or AW_BENCH_CPU, else the first this process may run on. Returns null where it cannot pin
+ * (not Linux, no taskset): the bench then runs unpinned and says so.
+ */
+export function pinToOneCpu(argv = process.argv.slice(2)) {
+  if (process.env.AW_BENCH_PINNED !== undefined) return Number(process.env.AW_BENCH_PINNED);
+  if (process.platform !== 'linux') return null;
+  const i = argv.indexOf('--cpu');
+  let cpu = i >= 0 ? argv[i + 1] : process.env.AW_BENCH_CPU;
+  if (cpu === undefined) {
+    const r = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
+    if (r.status !== 0) return null;
+    cpu = r.stdout.trim().split(': ').pop().split(',')[0].split('-')[0];
+  }
+  if (!/^\d+$/.test(String(cpu))) throw new RangeError(`--cpu: expected a CPU number, got ${cpu}`);
+  const r = spawnSync('taskset', ['-c', String(cpu), process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit', env: { ...process.env, AW_BENCH_PINNED: String(cpu) },
+  });
+  if (r.error) return null;  // no taskset
+  process.exit(r.status ?? 1);
 }

@@ -31,13 +31,15 @@
 // Needs bench/onnx/seq2seq (/usr/bin/python3 bench/export_seq2seq_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/seq2seq.mjs [--rounds 3] [--json] [--model marian|t5] [--max-new-tokens 32] [--no-memory]
 //        [--no-first-call] [--q8 (also attnwasm with dtype 'q8', against the same float32 onnxruntime-web)]
+//        [--workloads greedy,beam,first,batch,ragged,raggedBeam (some of them; all by default)] [--cpu N (the CPU it
+//        runs pinned to, with taskset; default the first it may use: bench/lib.mjs pinToOneCpu says why)]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData, parentPort, Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { BENCH_DIR, describeMachine, median, peakProbe, readBandwidth, rng } from './lib.mjs';
+import { BENCH_DIR, describeMachine, median, peakProbe, pinToOneCpu, readBandwidth, rng } from './lib.mjs';
 import { resolveGenerationConfig, generateSeq2Seq, streamSeq2Seq } from '../bindings/seq2seq_generate.js';
 
 const DIR = join(BENCH_DIR, 'onnx', 'seq2seq');
@@ -58,10 +60,12 @@ function args() {
   if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw new RangeError(`--max-new-tokens: expected an integer >= 1, got ${value('--max-new-tokens')}`);
   const model = value('--model', null);
   if (model !== null && !(model in MODELS)) throw new RangeError(`--model: expected ${Object.keys(MODELS).join(' or ')}, got ${model}`);
+  const only = value('--workloads', null)?.split(',') ?? null;
+  for (const w of only ?? []) if (!WORKLOAD_MODES.includes(w)) throw new RangeError(`--workloads: expected a comma-separated list of ${WORKLOAD_MODES.join(', ')}, got ${w}`);
   return {
     rounds, maxNewTokens, models: model ? [model] : Object.keys(MODELS), json: a.includes('--json'),
     memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), q8: a.includes('--q8'),
-    child: value('--child', null), engine: value('--engine', null), dtype: value('--dtype', 'f32'),
+    child: value('--child', null), engine: value('--engine', null), dtype: value('--dtype', 'f32'), only,
   };
 }
 
@@ -302,6 +306,8 @@ function timed(stepper, split) {
 // ---- the engines ------------------------------------------------------------------------------------------------
 
 const BATCH_MODES = ['batch', 'ragged', 'raggedBeam'];
+// The workloads' modes, as --workloads names them.
+const WORKLOAD_MODES = ['greedy', 'beam', 'first', 'batch', 'ragged', 'raggedBeam'];
 
 /** The sources as one right-padded batch (pad ids) with its attention mask. */
 function paddedBatch(ids, pad) {
@@ -488,7 +494,7 @@ async function benchModel(name, aw, o) {
     // sources it is done with from its steps, transformers.js steps every row to the end.
     ['greedy, one batch, ragged lengths', 'ragged', [srcs]],
     ['beam 4, one batch, ragged lengths', 'raggedBeam', [srcs]],
-  ];
+  ].filter(([, mode]) => !o.only || o.only.includes(mode));
   {  // e.stops: the tokens at spread-out positions of the even sentences' outputs (no_repeat_ngram_size 1)
     const { src, mask } = paddedBatch(srcs, e.config.pad_token_id ?? 0);
     const probe = await e.models.attnwasm.generate({ inputIds: src, attentionMask: mask }, { numBeams: 1, maxNewTokens: o.maxNewTokens, noRepeatNgramSize: 1 });
@@ -544,6 +550,12 @@ async function benchModel(name, aw, o) {
       out.split[x] = m;  // ms per sentence (nextSteps: per sentence too)
     }
     for (const x of engines) if (x !== 'ort') out.ratio[x] = out.perCallMs.ort / out.perCallMs[x];  // > 1: attnwasm faster
+    // The same ratio round by round (both engines ran back to back in each round): its median and range, which a
+    // machine whose speed drifts between rounds moves less than the ratio of the medians.
+    out.roundRatio = Object.fromEntries(engines.filter((x) => x !== 'ort').map((x) => {
+      const q = w.ort.ms.map((t, k) => t / w[x].ms[k]).sort((a, b) => a - b);
+      return [x, { median: median(q), min: q[0], max: q[q.length - 1] }];
+    }));
     out.ortWorker = Object.fromEntries(Object.keys(worker[0]).map((k) => [k, median(worker.map((s) => s[k])) / n]));
     r.workloads[label] = out;
   }
@@ -552,13 +564,13 @@ async function benchModel(name, aw, o) {
   r.rates = {
     firstSourceTokens: S0,
     // attnwasm's begin: the encoder and every layer's cross-attention keys / values; ORT's encoder session alone.
-    encoderGflops: {
+    encoderGflops: first && {
       attnwasm: (shape.encoderFlops(S0) + shape.crossKvFlops(S0)) / first.split.attnwasm.begin / 1e6,
       ort: shape.encoderFlops(S0) / first.ortWorker.encoderMs / 1e6,
     },
     // A greedy step after the first reads every decoder weight and the head once (float32).
     stepBytes: shape.stepBytes,
-    greedyStepGBs: Object.fromEntries(['attnwasm', 'ort'].map((x) => {
+    greedyStepGBs: r.workloads.greedy && Object.fromEntries(['attnwasm', 'ort'].map((x) => {
       const s = r.workloads.greedy.split[x];
       return [x, shape.stepBytes / (s.next / s.nextSteps) / 1e6];
     })),
@@ -569,12 +581,13 @@ async function benchModel(name, aw, o) {
 
 async function main() {
   const o = args();
+  const cpu = pinToOneCpu();  // both engines' threads on one CPU (lib.mjs); re-runs this script under taskset
   if (o.child === 'first') return console.log(JSON.stringify(await childFirstCall(o)));
   if (o.child === 'memory') return console.log(JSON.stringify(await childMemory(o)));
   for (const name of o.models) {
     if (!existsSync(join(DIR, name, 'decoder_with_past_model.onnx'))) throw new Error(`${join(DIR, name)} is missing: run /usr/bin/python3 bench/export_seq2seq_onnx.py`);
   }
-  const result = { machine: describeMachine(), node: process.version, rounds: o.rounds, maxNewTokens: o.maxNewTokens, loadAverage: { start: loadavg() }, models: {} };
+  const result = { machine: describeMachine(), cpu, node: process.version, rounds: o.rounds, maxNewTokens: o.maxNewTokens, loadAverage: { start: loadavg() }, models: {} };
   const probe = await peakProbe();
   const peaks = [median(Array.from({ length: 5 }, () => probe(40)))];
   // First calls: each engine alone in a fresh process (V8 compiles wasm with Liftoff first, TurboFan later).
@@ -605,7 +618,7 @@ async function main() {
 
 function report(result, o) {
   const f1 = (x) => x.toFixed(1), f2 = (x) => x.toFixed(2), MB = (b) => `${(b / 1e6).toFixed(1)} MB`;
-  console.log(result.machine);
+  console.log(`${result.machine}; ${result.cpu === null ? 'not pinned to one CPU (no taskset): the engines\' threads may run on CPUs of different speeds' : `pinned to CPU ${result.cpu} (taskset): both engines' threads and the probes`}`);
   console.log(`Node ${result.node}, 1 thread, median of ${o.rounds} rounds (engines alternated), maxNewTokens ${o.maxNewTokens}; this run's SIMD peak ${f1(result.peakGflops)} GFLOP/s, read bandwidth ${f1(result.readGBs)} GB/s; load average ${result.loadAverage.start.map(f1).join(' ')} at the start, ${result.loadAverage.end.map(f1).join(' ')} at the end`);
   for (const [name, r] of Object.entries(result.models)) {
     console.log(`\n${name} (sources of ${Math.min(...r.sourceTokens)}–${Math.max(...r.sourceTokens)} tokens); max |logits - torch|: ${Object.entries(r.check).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}; onnxruntime-web hand-off round trip ${f1(r.handoffUs)} µs`);
@@ -616,7 +629,8 @@ function report(result, o) {
         : `attnwasm ${f2(w.perSecond.attnwasm)} sentences/s, onnxruntime-web ${f2(w.perSecond.ort)}: ${f2(w.ratio.attnwasm)}x (target 2x)`;
       const extra = others.map((x) => `; ${x} ${label === 'first token' ? `${f1(w.perCallMs[x])} ms` : `${f2(w.perSecond[x])} sentences/s`}: ${f2(w.ratio[x])}x onnxruntime-web (f32)`).join('');
       const gen = w.generated ? ` (tokens generated: ${Object.entries(w.generated).map(([x, n]) => `${x} ${n}`).join(', ')}; rows stepped per sentence: ${Object.entries(w.split).map(([x, sp]) => `${x} ${f1(sp.rowSteps)}`).join(', ')})` : '';
-      console.log(`  ${label}: ${rate}${extra}${gen}`);
+      const rr = w.roundRatio.attnwasm;
+      console.log(`  ${label}: ${rate}${extra}${gen}; round by round: median ${f2(rr.median)}x (${f2(rr.min)}–${f2(rr.max)})`);
       for (const [engine, s] of Object.entries(w.split)) {
         const per = s.nextSteps ? ` (${f1(s.next / s.nextSteps)} ms × ${f1(s.nextSteps)})` : '';
         console.log(`    ${engine.padEnd(11)} per sentence ${f1(s.total)} ms: begin ${f1(s.begin)}, first step ${f1(s.first)}, later steps ${f1(s.next)}${per}, reorders ${f1(s.reorder)}, free ${f1(s.free)}, outside the stepper (the search in JS, event-loop turns) ${f1(s.search)} = ${f1(100 * s.search / s.total)} %`);
@@ -625,7 +639,11 @@ function report(result, o) {
       console.log(`    ort worker: encoder ${f1(k.encoderMs)}, decoder_model ${f1(k.firstMs)}, decoder_with_past ${f1(k.nextMs)}, past gather ${f1(k.reorderMs)}, logits copy ${f1(k.copyMs)} ms per sentence`);
     }
     const t = r.rates;
-    console.log(`  rates: encoder over the ${t.firstSourceTokens}-token source ${f1(t.encoderGflops.attnwasm)} GFLOP/s attnwasm (begin: encoder + cross-attention K/V), ${f1(t.encoderGflops.ort)} onnxruntime-web (encoder session); a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web (read bandwidth ${f1(result.readGBs)})`);
+    const rates = [
+      t.encoderGflops && `encoder over the ${t.firstSourceTokens}-token source ${f1(t.encoderGflops.attnwasm)} GFLOP/s attnwasm (begin: encoder + cross-attention K/V), ${f1(t.encoderGflops.ort)} onnxruntime-web (encoder session)`,
+      t.greedyStepGBs && `a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web (read bandwidth ${f1(result.readGBs)})`,
+    ].filter(Boolean);
+    if (rates.length) console.log(`  rates: ${rates.join('; ')}`);
     for (const d of r.disagreements) console.log(`  DISAGREE ${d.workload} sentence ${d.sentence} at ${d.at}: attnwasm ${d.attnwasm.join(' ')} | ort ${d.ort.join(' ')} (lengths ${d.lengths.join(' / ')})`);
     if (r.disagreements.length === 0) console.log('  attnwasm and onnxruntime-web generated the same sequences');
     for (const [engine, c] of Object.entries(r.firstCall ?? {})) {
