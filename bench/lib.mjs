@@ -335,9 +335,20 @@ export function pinToOneCpu(argv = process.argv.slice(2)) {
     cpu = r.stdout.trim().split(': ').pop().split(',')[0].split('-')[0];
   }
   if (!/^\d+$/.test(String(cpu))) throw new RangeError(`--cpu: expected a CPU number, got ${cpu}`);
+  const all = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
   const r = spawnSync('taskset', ['-c', String(cpu), process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit', env: { ...process.env, AW_BENCH_PINNED: String(cpu) },
+    stdio: 'inherit', env: { ...process.env, AW_BENCH_PINNED: String(cpu), AW_BENCH_CPUS: all.stdout?.trim().split(': ').pop() ?? '' },
   });
   if (r.error) return null;  // no taskset
   process.exit(r.status ?? 1);
+}
+
+/**
+ * The command that runs `node argv…` as a child of a bench: as it is (the child inherits the pinned CPU), or, for
+ * a child that measures more than one thread, under taskset on every CPU the bench could use before it pinned itself.
+ */
+export function nodeChild(argv, threads = 1) {
+  const all = process.env.AW_BENCH_CPUS;
+  if (threads > 1 && process.env.AW_BENCH_PINNED !== undefined && all) return ['taskset', ['-c', all, process.execPath, ...argv]];
+  return [process.execPath, argv];
 }

@@ -31,7 +31,8 @@
 // Needs bench/onnx/whisper (/usr/bin/python3 bench/export_whisper_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/whisper.mjs [--rounds 3] [--json] [--model tiny|base] [--max-new-tokens 100] [--no-memory]
 //        [--no-first-call] [--no-rtf] [--dtypes bf16,q8 (real time also for attnwasm with these weight types, against
-//        the same float32 onnxruntime-web: faster, not float32's numbers)]; node bench/whisper.mjs --render saved.json (the report of a --json run);
+//        the same float32 onnxruntime-web: faster, not float32's numbers)] [--cpu N (the CPU the 1-thread figures run
+//        pinned to; bench/lib.mjs pinToOneCpu)]; node bench/whisper.mjs --render saved.json (the report of a --json run);
 //        node bench/whisper.mjs --profile [--model tiny|base] (the encoder's parts through the public layers)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
@@ -39,7 +40,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData, parentPort, Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { BENCH_DIR, describeMachine, median, peakProbe, readBandwidth } from './lib.mjs';
+import { BENCH_DIR, describeMachine, median, nodeChild, peakProbe, pinToOneCpu, readBandwidth } from './lib.mjs';
 import { generateSeq2Seq } from '../bindings/seq2seq_generate.js';
 import { planSpeechGeneration } from '../bindings/speech_generate.js';
 import { WhisperFeatureExtractor } from '../bindings/audio/index.js';
@@ -424,7 +425,9 @@ async function childMemory(o) {
 }
 
 function child(args) {
-  const out = execFileSync(process.execPath, [HERE, ...args], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+  const t = args.indexOf('--threads');
+  const [file, argv] = nodeChild([HERE, ...args], t >= 0 ? Number(args[t + 1]) : 1);  // a 2-thread child runs on every CPU
+  const out = execFileSync(file, argv, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -565,6 +568,9 @@ function reportProfile(p) {
 
 async function main() {
   const o = args();
+  // One CPU for the 1-thread comparisons (lib.mjs pinToOneCpu: the engines' threads on vCPUs of different speeds
+  // skew the ratio); the 2-thread real-time children run on every CPU (nodeChild). Re-runs this script under taskset.
+  const cpu = o.render || o.threads > 1 ? null : pinToOneCpu();
   if (o.profile) {
     const aw = await initAttnwasm(1);
     const probe = await peakProbe();
@@ -584,7 +590,7 @@ async function main() {
   for (const name of o.models) {
     if (!existsSync(join(DIR, name, 'decoder_with_past_model.onnx'))) throw new Error(`${join(DIR, name)} is missing: run /usr/bin/python3 bench/export_whisper_onnx.py`);
   }
-  const result = { machine: describeMachine(), node: process.version, rounds: o.rounds, maxNewTokens: o.maxNewTokens, date: new Date().toISOString(), loadAverage: { start: loadavg() }, models: {} };
+  const result = { machine: describeMachine(), cpu, node: process.version, rounds: o.rounds, maxNewTokens: o.maxNewTokens, date: new Date().toISOString(), loadAverage: { start: loadavg() }, models: {} };
   const probe = await peakProbe();
   const peaks = [median(Array.from({ length: 5 }, () => probe(40)))];
   const aw = await initAttnwasm(1);
@@ -614,7 +620,7 @@ async function main() {
 function report(result, o) {
   const f0 = (x) => x.toFixed(0), f1 = (x) => x.toFixed(1), f2 = (x) => x.toFixed(2), MB = (b) => `${(b / 1e6).toFixed(1)} MB`;
   const range = (xs) => `${f0(Math.min(...xs))}–${f0(Math.max(...xs))}`;
-  console.log(result.machine);
+  console.log(`${result.machine}${result.cpu === undefined ? '' : result.cpu === null ? '; not pinned to one CPU' : `; 1-thread figures pinned to CPU ${result.cpu} (taskset), 2-thread ones on every CPU`}`);
   console.log(`Node ${result.node}, ${result.date}, 1 thread unless stated, median of ${o.rounds} rounds (engines alternated), 30 s of audio, ${o.maxNewTokens} new tokens; this run's SIMD peak ${f1(result.peakGflops)} GFLOP/s; load average ${result.loadAverage.start.map(f1).join(' ')} at the start, ${result.loadAverage.end.map(f1).join(' ')} at the end`);
   for (const [name, r] of Object.entries(result.models)) {
     console.log(`\n${name}: max |logits - torch| ${Object.entries(r.check).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}; onnxruntime-web hand-off round trip ${f1(r.handoffUs)} µs; load ${Object.entries(r.loadMs).map(([k, v]) => `${k} ${f0(v)} ms`).join(', ')}`);

@@ -12,7 +12,7 @@
 # modules (no clang-19 or npm binaryen needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(bash tools/jobs.sh)}
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(all)
 # npm run (npm test, npm run build) puts node_modules/.bin first on PATH; its

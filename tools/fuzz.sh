@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-gate}
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(bash tools/jobs.sh)}
 BUILD=build/fuzz
 
 case "$MODE" in

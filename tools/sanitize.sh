@@ -5,7 +5,7 @@
 # that triggered it, so this script exits non-zero. Incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(bash tools/jobs.sh)}
 BUILD=build/asan
 
 # clang when present: on 2 cores it builds this tree with sanitizers in about
