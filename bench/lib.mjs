@@ -327,19 +327,16 @@ export function besidePeak(probe, f) {
 export function pinToOneCpu(argv = process.argv.slice(2)) {
   if (process.env.AW_BENCH_PINNED !== undefined) return Number(process.env.AW_BENCH_PINNED);
   if (process.platform !== 'linux') return null;
+  const allowed = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
+  if (allowed.status !== 0) return null;  // no taskset
+  const all = allowed.stdout.trim().split(': ').pop();  // "0,1" or "0-3"
   const i = argv.indexOf('--cpu');
-  let cpu = i >= 0 ? argv[i + 1] : process.env.AW_BENCH_CPU;
-  if (cpu === undefined) {
-    const r = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
-    if (r.status !== 0) return null;
-    cpu = r.stdout.trim().split(': ').pop().split(',')[0].split('-')[0];
-  }
+  const cpu = i >= 0 ? argv[i + 1] : process.env.AW_BENCH_CPU ?? all.split(',')[0].split('-')[0];
   if (!/^\d+$/.test(String(cpu))) throw new RangeError(`--cpu: expected a CPU number, got ${cpu}`);
-  const all = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
   const r = spawnSync('taskset', ['-c', String(cpu), process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit', env: { ...process.env, AW_BENCH_PINNED: String(cpu), AW_BENCH_CPUS: all.stdout?.trim().split(': ').pop() ?? '' },
+    stdio: 'inherit', env: { ...process.env, AW_BENCH_PINNED: String(cpu), AW_BENCH_CPUS: all },
   });
-  if (r.error) return null;  // no taskset
+  if (r.error) return null;
   process.exit(r.status ?? 1);
 }
 

@@ -205,10 +205,8 @@ export const models = Object.freeze({
     withArgs(rt, tensors, extra, (a) => take(mod(rt).seq2seqStep(h, state, a), into)),
   /** { x (rows, n) float32 } → [each row's log_softmax] (copied into `into` when it fits: take()). */
   logSoftmaxRows: (rt, tensors, into = null) => withArgs(rt, tensors, {}, (a) => take(mod(rt).logSoftmaxRows(a), into)),
-  /** { parents (rows) }. */
+  /** { parents (rows) }; or { sources (n) }: the state keeps those sources only (ascending indices of its current ones). */
   seq2seqReorder: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
-  /** { sources (n) }: the state keeps those sources only (ascending indices of its current ones). */
-  seq2seqKeep: (rt, h, state, tensors) => withArgs(rt, tensors, {}, (a) => take(mod(rt).seq2seqReorder(h, state, a))),
   /** { ids, mask?, dec } → [logits, encoderLastHiddenState]. */
   seq2seqForward: callOn((c, h, a) => c.seq2seqForward(h, a)),
   /** Whisper's encoder on { features (B, n_mels, frames) } into a decoding state of { beams, capacity } (seq2seq's). */

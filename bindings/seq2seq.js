@@ -147,7 +147,7 @@ export class Seq2SeqLM extends Model {
       ...decodingSteps(rt, () => this._handle()),
       // Sources done with leave the state: the steps then run the other sources' rows only.
       keep: (state, sources) => {
-        boundary.models.seq2seqKeep(rt, this._handle(), state, { sources: { data: sources, shape: [sources.length], dtype: DTYPE.I32 } });
+        boundary.models.seq2seqReorder(rt, this._handle(), state, { sources: { data: sources, shape: [sources.length], dtype: DTYPE.I32 } });
       },
     };
   }
