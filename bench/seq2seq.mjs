@@ -31,6 +31,7 @@
 // Needs bench/onnx/seq2seq (/usr/bin/python3 bench/export_seq2seq_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/seq2seq.mjs [--rounds 3] [--json] [--model marian|t5] [--max-new-tokens 32] [--no-memory]
 //        [--no-first-call] [--q8 (also attnwasm with dtype 'q8', against the same float32 onnxruntime-web)]
+//        [--split-head (also attnwasm loaded with splitHead: greedy's bounded pass, docs/seq2seq.md)]
 //        [--workloads greedy,beam,first,batch,ragged,raggedBeam (some of them; all by default)] [--cpu N (the CPU it
 //        runs pinned to, with taskset; default the first it may use: bench/lib.mjs pinToOneCpu says why)]
 import { execFileSync } from 'node:child_process';
@@ -64,7 +65,7 @@ function args() {
   for (const w of only ?? []) if (!WORKLOAD_MODES.includes(w)) throw new RangeError(`--workloads: expected a comma-separated list of ${WORKLOAD_MODES.join(', ')}, got ${w}`);
   return {
     rounds, maxNewTokens, models: model ? [model] : Object.keys(MODELS), json: a.includes('--json'),
-    memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), q8: a.includes('--q8'),
+    memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), q8: a.includes('--q8'), splitHead: a.includes('--split-head'),
     child: value('--child', null), engine: value('--engine', null), dtype: value('--dtype', 'f32'), only,
   };
 }
@@ -283,20 +284,34 @@ function timed(stepper, split) {
     try { return f(...a); } finally { split[k] += performance.now() - t0; }
   };
   const steps = new WeakMap();
+  // A step's time: the first of a state, or a later one.
+  const stepClock = (f) => (state, tokens, o) => {
+    const n = steps.get(state);
+    steps.set(state, n + 1);
+    const t0 = performance.now();
+    try { return f(state, tokens, o); } finally {
+      const ms = performance.now() - t0;
+      split.rowSteps += tokens.length;
+      if (n === 0) split.first += ms; else { split.next += ms; split.nextSteps++; }
+    }
+  };
   return {
     vocabSize: stepper.vocabSize,
     logSoftmax: stepper.logSoftmax,
     begin: clock('begin', (rows, capacity) => { const st = stepper.begin(rows, capacity); steps.set(st, 0); return st; }),
-    step: (state, tokens, o) => {
-      const n = steps.get(state);
-      steps.set(state, n + 1);
-      const t0 = performance.now();
-      try { return stepper.step(state, tokens, o); } finally {
-        const ms = performance.now() - t0;
-        split.rowSteps += tokens.length;
-        if (n === 0) split.first += ms; else { split.next += ms; split.nextSteps++; }
-      }
-    },
+    step: stepClock((state, tokens, o) => stepper.step(state, tokens, o)),
+    // The bounded pass (splitHead, greedy): the bounds' step counts as a step, the candidates' exact logits as
+    // part of the step they complete.
+    ...(stepper.stepBounded ? {
+      bounded: (state) => stepper.bounded(state),
+      stepBounded: stepClock((state, tokens, o) => stepper.stepBounded(state, tokens, o)),
+      exact: (state, row, ids) => {
+        const t0 = performance.now();
+        try { return stepper.exact(state, row, ids); } finally {
+          split[steps.get(state) === 1 ? 'first' : 'next'] += performance.now() - t0;
+        }
+      },
+    } : {}),
     reorder: clock('reorder', (state, parents) => stepper.reorder(state, parents)),
     ...(stepper.keep ? { keep: clock('reorder', (state, places) => stepper.keep(state, places)) } : {}),
     free: clock('free', (state) => stepper.free(state)),
@@ -327,10 +342,10 @@ async function openEngines(name, aw, which = ['attnwasm', 'ort']) {
   const V = config.vocab_size;
   const e = { name, dir, config, generation, V, split: zeroSplit() };
   e.models = {};
-  for (const [engine, dtype] of [['attnwasm', 'f32'], ['attnwasm-q8', 'q8']]) {
+  for (const [engine, options] of [['attnwasm', {}], ['attnwasm-q8', { dtype: 'q8' }], ['attnwasm-split', { splitHead: true }]]) {
     if (!which.includes(engine)) continue;
     const t0 = performance.now();
-    const m = dtype === 'f32' ? await aw.loadModel(join(dir, 'model')) : await aw.loadModel(join(dir, 'model'), { dtype });
+    const m = await aw.loadModel(join(dir, 'model'), options);
     (e.loadMs ??= {})[engine] = performance.now() - t0;
     // Time the calls of the model's own stepper (an instance property over Seq2SeqLM#_stepper; nothing else changes).
     const own = m._stepper;
@@ -472,11 +487,14 @@ function shapeOf(c) {
     crossKvFlops: (S) => 2 * Ld * S * 2 * E * E,
     stepFlops: 2 * stepWeights,
     stepBytes: 4 * stepWeights,
+    // attnwasm's greedy steps read the head's top halves only (its bounded pass; the candidates' exact logits: a
+    // few 32 KB panel pairs).
+    boundedStepBytes: 4 * (stepWeights - V * E) + 2 * V * E,
   };
 }
 
 async function benchModel(name, aw, o) {
-  const engines = ['attnwasm', 'ort', ...(o.q8 ? ['attnwasm-q8'] : [])];
+  const engines = ['attnwasm', 'ort', ...(o.q8 ? ['attnwasm-q8'] : []), ...(o.splitHead ? ['attnwasm-split'] : [])];
   const e = await openEngines(name, aw, engines);
   const check = checkAgainstTorch(e);
   const srcs = sentences(name, e.config.eos_token_id);
@@ -568,11 +586,13 @@ async function benchModel(name, aw, o) {
       attnwasm: (shape.encoderFlops(S0) + shape.crossKvFlops(S0)) / first.split.attnwasm.begin / 1e6,
       ort: shape.encoderFlops(S0) / first.ortWorker.encoderMs / 1e6,
     },
-    // A greedy step after the first reads every decoder weight and the head once (float32).
+    // A greedy step after the first reads every decoder weight and the head once (float32; with splitHead the
+    // head's top halves).
     stepBytes: shape.stepBytes,
-    greedyStepGBs: r.workloads.greedy && Object.fromEntries(['attnwasm', 'ort'].map((x) => {
+    boundedStepBytes: shape.boundedStepBytes,
+    greedyStepGBs: r.workloads.greedy && Object.fromEntries(engines.filter((x) => x !== 'attnwasm-q8').map((x) => {
       const s = r.workloads.greedy.split[x];
-      return [x, shape.stepBytes / (s.next / s.nextSteps) / 1e6];
+      return [x, (x === 'attnwasm-split' ? shape.boundedStepBytes : shape.stepBytes) / (s.next / s.nextSteps) / 1e6];
     })),
   };
   await e.close();
@@ -641,7 +661,7 @@ function report(result, o) {
     const t = r.rates;
     const rates = [
       t.encoderGflops && `encoder over the ${t.firstSourceTokens}-token source ${f1(t.encoderGflops.attnwasm)} GFLOP/s attnwasm (begin: encoder + cross-attention K/V), ${f1(t.encoderGflops.ort)} onnxruntime-web (encoder session)`,
-      t.greedyStepGBs && `a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web (read bandwidth ${f1(result.readGBs)})`,
+      t.greedyStepGBs && `a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web${t.greedyStepGBs['attnwasm-split'] ? `, ${f1(t.greedyStepGBs['attnwasm-split'])} attnwasm-split (${MB(t.boundedStepBytes)}: the head's top halves)` : ''} (read bandwidth ${f1(result.readGBs)})`,
     ].filter(Boolean);
     if (rates.length) console.log(`  rates: ${rates.join('; ')}`);
     for (const d of r.disagreements) console.log(`  DISAGREE ${d.workload} sentence ${d.sentence} at ${d.at}: attnwasm ${d.attnwasm.join(' ')} | ort ${d.ort.join(' ')} (lengths ${d.lengths.join(' / ')})`);

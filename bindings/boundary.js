@@ -62,9 +62,10 @@ export function take(res, into = null) {
     const out = [];
     for (let i = 0; i < res.count(); i++) {
       const view = res.data(i);
-      const reuse = i === 0 && into !== null && into.constructor === view.constructor && into.length === view.length;
-      if (reuse) into.set(view);
-      out.push({ data: reuse ? into : view.slice(), shape: res.shape(i) });
+      const target = Array.isArray(into) ? (into[i] ?? null) : i === 0 ? into : null;
+      const reuse = target !== null && target.constructor === view.constructor && target.length === view.length;
+      if (reuse) target.set(view);
+      out.push({ data: reuse ? target : view.slice(), shape: res.shape(i) });
     }
     return out;
   } finally {
@@ -200,7 +201,11 @@ export const models = Object.freeze({
   clipLogitScale: (rt, h) => take(mod(rt).clipLogitScale(h))[0],
   /** The encoder run on { ids, mask? } into a decoding state of { beams, capacity } (a handle the caller deletes). */
   seq2seqBegin: (rt, h, tensors, extra) => withArgs(rt, tensors, extra, (a) => own(rt, checked(mod(rt).seq2seqBegin(h, a)))),
-  /** { tokens (rows, T) } with { all, logSoftmax } → [logits] (copied into `into` when it fits: take()). */
+  /**
+   * { tokens (rows, T) } with { all, logSoftmax } → [logits] (copied into `into` when it fits: take()); with
+   * { bounded: true } (T = 1, a split head) → [lower, upper] bounds of the logits (into: [lower, upper]); or
+   * { exact (n) int32 } with { row } after a bounded step → [that row's exact logits at those ids].
+   */
   seq2seqStep: (rt, h, state, tensors, extra = {}, into = null) =>
     withArgs(rt, tensors, extra, (a) => take(mod(rt).seq2seqStep(h, state, a), into)),
   /** { x (rows, n) float32 } → [each row's log_softmax] (copied into `into` when it fits: take()). */
@@ -255,7 +260,11 @@ export function loader(rt, stagingBytes) {
     },
     addFile(name, head, size) { withInputs(rt, [{ data: head }], ([p]) => take(l.addFile(name, p, head.byteLength, size))); },
     metadata: () => l.metadata(),
-    begin(expected, config, index, dtype) { take(l.begin(expected, config, index, dtype)); },
+    /** splitHead: keep a float32 head split (a seq2seq family's; ignored by the others). */
+    begin(expected, config, index, dtype, splitHead = false) {
+      if (splitHead) l.splitHead();
+      take(l.begin(expected, config, index, dtype));
+    },
     /** Copies `bytes` into the staging block at `at` (the block taken on first use). */
     stage(bytes, at) {
       mod(rt);  // ERR_CLOSED

@@ -10,7 +10,11 @@ const fround = Math.fround;
 /**
  * One processor: `apply(ids, len, scores)` changes `scores` (one row of V, in place) given the row's decoder ids so
  * far (`ids[0 .. len)`, the decoder's start token and prompt included, as transformers' `input_ids`).
- * @typedef {{name: string, apply: (ids: Int32Array, len: number, scores: Float32Array) => void}} LogitsProcessor
+ * `bounds` says what greedy search's bounded pass (seq2seq_generate.js) may do with it: 'elementwise' — each
+ * score's new value depends on that score alone (and the ids), never decreasing in it, so applied to a lower and
+ * an upper bound of every logit it gives bounds of the processed scores; 'shift' — the same amount taken from
+ * every score (log_softmax), which keeps the argmax up to float32 rounding.
+ * @typedef {{name: string, bounds?: 'elementwise'|'shift', apply: (ids: Int32Array, len: number, scores: Float32Array) => void}} LogitsProcessor
  */
 
 /**
@@ -23,6 +27,7 @@ function repetitionPenalty(penalty, vocabSize) {
   let stamp = 0;
   return {
     name: 'RepetitionPenaltyLogitsProcessor',
+    bounds: p > 0 ? 'elementwise' : undefined,
     apply(ids, len, scores) {
       stamp++;
       for (let i = 0; i < len; i++) {
@@ -43,6 +48,7 @@ function repetitionPenalty(penalty, vocabSize) {
 function noRepeatNGram(n) {
   return {
     name: 'NoRepeatNGramLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) {
       if (len + 1 < n) return;
       const start = len + 1 - n;             // the prefix: ids[start .. len)
@@ -69,6 +75,7 @@ function noBadWords(badWordsIds, eosTokenIds) {
   const longer = words.filter((w) => w.length > 1);
   return {
     name: 'NoBadWordsLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) {
       const banned = new Set(single);
       for (const w of longer) {
@@ -88,6 +95,7 @@ function minLength(min, eosTokenIds, vocabSize) {
   const eos = eosTokenIds.filter((e) => e < vocabSize);
   return {
     name: 'MinLengthLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) { if (len < min) for (const e of eos) scores[e] = -Infinity; },
   };
 }
@@ -97,6 +105,7 @@ function minNewTokens(promptLength, min, eosTokenIds, vocabSize) {
   const eos = eosTokenIds.filter((e) => e < vocabSize);
   return {
     name: 'MinNewTokensLengthLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) { if (len - promptLength < min) for (const e of eos) scores[e] = -Infinity; },
   };
 }
@@ -105,6 +114,7 @@ function minNewTokens(promptLength, min, eosTokenIds, vocabSize) {
 function forcedBos(id) {
   return {
     name: 'ForcedBOSTokenLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) { if (len === 1) { scores.fill(-Infinity); scores[id] = 0; } },
   };
 }
@@ -113,6 +123,7 @@ function forcedBos(id) {
 function forcedEos(maxLength, idList) {
   return {
     name: 'ForcedEOSTokenLogitsProcessor',
+    bounds: 'elementwise',
     apply(ids, len, scores) {
       if (len === maxLength - 1) { scores.fill(-Infinity); for (const e of idList) scores[e] = 0; }
     },
@@ -154,6 +165,7 @@ export function logitsProcessors(s, run) {
 function logitNormalization(exact, native) {
   return {
     name: 'LogitNormalization',
+    bounds: 'shift',
     apply(ids, len, scores) {
       if (exact) { logSoftmaxF32(scores, scores.length); return; }
       let max = -Infinity;

@@ -62,6 +62,8 @@ export class Seq2SeqLM extends Model {
     /** @readonly */ this.padTokenId = info.padTokenId;
     /** @readonly */ this.eosTokenId = info.eosTokenId;
     /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
+    /** @readonly whether the head is kept split (loadModel's splitHead, a float32 head): greedy's bounded pass */
+    this.splitHead = info.splitHead === true;
     // generation_config.json and config.json checked once, now: a bad file is a load error.
     this._settings({});
   }
@@ -144,7 +146,7 @@ export class Seq2SeqLM extends Model {
         const beams = rows / ids.shape[0];
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
-      ...decodingSteps(rt, () => this._handle()),
+      ...decodingSteps(rt, () => this._handle(), this.splitHead),
       // Sources done with leave the state: the steps then run the other sources' rows only.
       keep: (state, sources) => {
         boundary.models.seq2seqReorder(rt, this._handle(), state, { sources: { data: sources, shape: [sources.length], dtype: DTYPE.I32 } });
@@ -225,9 +227,10 @@ export class Seq2SeqLM extends Model {
 /**
  * A native decoding state's calls, shared by Seq2SeqLM's and SpeechRecognizer's steppers (seq2seq_generate.js
  * Seq2SeqStepper): step (into the search's buffer when it gives one), the model's log-probabilities for beam search
- * (kernels f32_log_softmax) and for renormalize_logits (logSoftmaxRow, in place), reorder, free.
+ * (kernels f32_log_softmax) and for renormalize_logits (logSoftmaxRow, in place), reorder, free; with `bounded`
+ * (a split head: Seq2SeqLM#splitHead) greedy search's bounded pass.
  */
-export function decodingSteps(rt, handle) {
+export function decodingSteps(rt, handle, bounded = false) {
   return {
     logSoftmax: true,
     step: (state, tokens, o) => {
@@ -236,6 +239,15 @@ export function decodingSteps(rt, handle) {
       return logits.data;
     },
     logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
+    // The head's bounded pass (a float32 head: greedy search, seq2seq_generate.js): bounds of the logits from the
+    // head's top halves, then the exact logits of a row's candidates.
+    bounded: () => bounded,
+    stepBounded: (state, tokens, o) => {
+      const [lower, upper] = boundary.models.seq2seqStep(rt, handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } },
+        { bounded: true }, o?.into ?? null);
+      return { lower: lower.data, upper: upper.data };
+    },
+    exact: (state, row, ids) => boundary.models.seq2seqStep(rt, handle(), state, { exact: { data: ids, shape: [ids.length], dtype: DTYPE.I32 } }, { row })[0].data,
     reorder: (state, parents) => {
       boundary.models.seq2seqReorder(rt, handle(), state, { parents: { data: parents, shape: [parents.length], dtype: DTYPE.I32 } });
     },

@@ -77,6 +77,84 @@ function drawToken(scores, random, scratch) {
 
 const rowSeed = (seed, j) => (Number.isSafeInteger(seed + j) ? seed + j : seed - j);
 
+// ---- greedy search's bounded pass -----------------------------------------------------------------------------
+//
+// A stepper may offer `bounded(state)`, `stepBounded(state, tokens, { into })` → { lower, upper } and
+// `exact(state, row, ids)` → Float32Array: each step then gives, for every logit, bounds from the head's top
+// halves (a float32 head stored split: half its bytes read), and the exact logits only of the ids that can still
+// be the argmax. The token chosen is the one the exact logits give, always: the processors that change a score
+// from that score alone, never decreasing in it ('elementwise'), map the bounds to bounds of the processed
+// scores; every id whose upper bound reaches the largest lower bound is a candidate; the candidates' exact
+// logits go through the same processors, and the first largest of them is torch.argmax's answer, as no other id
+// can reach it. With LogitNormalization ('shift': log_softmax, which keeps the order but may round two close
+// scores to one value) a runner-up within a few ulps of the winner, too many candidates, or a NaN anywhere takes
+// the row's exact logits whole instead (`full`).
+const kMaxCandidates = 256;
+
+class BoundedChoice {
+  constructor(stepper, run) {
+    this.stepper = stepper;
+    this.V = run.V;
+    this.elementwise = run.processors.filter((p) => p.bounds === 'elementwise');
+    this.shift = run.processors.some((p) => p.bounds === 'shift');
+    this.candidates = new Int32Array(kMaxCandidates);
+    this.all = null;
+  }
+
+  /** Whether a run with these processors may take the bounded pass. */
+  static usable(stepper, run, sampling) {
+    return !sampling && typeof stepper.stepBounded === 'function' && typeof stepper.exact === 'function' &&
+      typeof stepper.bounded === 'function' && run.processors.every((p) => p.bounds === 'elementwise' || p.bounds === 'shift');
+  }
+
+  /**
+   * The token of row `i` of the step's bounds `b` (the state's row; the processors change b's rows in place: the
+   * run's buffers, rewritten by the next step), `row` the run's ids so far; `scores` scratch.
+   */
+  choose(state, b, i, row, len, scores, processors) {
+    const V = this.V, lower = b.lower.subarray(i * V, (i + 1) * V), upper = b.upper.subarray(i * V, (i + 1) * V);
+    for (const p of this.elementwise) { p.apply(row, len, lower); p.apply(row, len, upper); }
+    let best = -Infinity, bad = false;
+    for (let k = 0; k < V; k++) {
+      const lo = lower[k];
+      if (!(lo <= upper[k])) { bad = true; break; }  // NaN
+      if (lo > best) best = lo;
+    }
+    let n = 0;
+    if (!bad && best > -Infinity) {
+      for (let k = 0; k < V; k++) {
+        if (upper[k] >= best) {
+          if (n === kMaxCandidates) { bad = true; break; }
+          this.candidates[n++] = k;
+        }
+      }
+    } else bad = true;
+    if (!bad) {
+      const ids = this.candidates.subarray(0, n);
+      const exact = this.stepper.exact(state, i, ids);
+      scores.set(lower);  // placeholders: only the candidates are read
+      for (let j = 0; j < n; j++) scores[ids[j]] = exact[j];
+      for (const p of this.elementwise) p.apply(row, len, scores);
+      let t = ids[0];
+      for (let j = 0; j < n; j++) {
+        const v = scores[ids[j]];
+        if (v !== v) { bad = true; break; }
+        if (v > scores[t]) t = ids[j];
+      }
+      if (!bad && this.shift) {  // another candidate log_softmax could round to the winner's value
+        const w = scores[t], tol = 2 ** -19 * (Math.abs(w) + 32);
+        for (let j = 0; j < n && !bad; j++) if (ids[j] !== t && scores[ids[j]] >= w - tol) bad = true;
+      }
+      if (!bad) return t;
+    }
+    // The row's exact logits whole, and the ordinary path.
+    this.all ??= Int32Array.from({ length: V }, (_, k) => k);
+    scores.set(this.stepper.exact(state, i, this.all));
+    for (const p of processors) p.apply(row, len, scores);
+    return argmax(scores);
+  }
+}
+
 /**
  * Greedy search or sampling over all rows, a step at a time: the processors (and, sampling, the warpers) on each
  * unfinished row, argmax or a draw, finished rows padded; a row finishes at an eos id or at maxLength.
@@ -97,9 +175,14 @@ class DecodeRun {
     this.state = null;
     // A source whose rows have all finished leaves the state (where the stepper can drop it): its rows get pad.
     this.live = new LiveSources(stepper, run);
+    this.bounded = BoundedChoice.usable(stepper, run, this.random !== null) ? new BoundedChoice(stepper, run) : null;
   }
 
-  open() { this.state = this.stepper.begin(this.run.rows, this.run.maxLength); }
+  open() {
+    this.state = this.stepper.begin(this.run.rows, this.run.maxLength);
+    if (this.bounded !== null && !this.stepper.bounded(this.state)) this.bounded = null;
+    this.run.bounded = this.bounded !== null;
+  }
 
   close() {
     if (this.state !== null) { const st = this.state; this.state = null; this.stepper.free(st); }
@@ -114,8 +197,13 @@ class DecodeRun {
       if (!this.unfinished[r]) t = s.padTokenId;  // finished rows: pad (only with an eos, so pad is set)
       else {
         const i = this.live.row(r);  // an unfinished row's source is in the state
-        scores.set(logits.subarray(i * V, (i + 1) * V));
         const row = ids.subarray(r * L, r * L + len);
+        if (!(logits instanceof Float32Array)) {  // a bounded step's { lower, upper }
+          tokens[r] = t = this.bounded.choose(this.state, logits, i, row, len, scores, run.processors);
+          ids[r * L + len] = t;
+          continue;
+        }
+        scores.set(logits.subarray(i * V, (i + 1) * V));
         for (const p of run.processors) p.apply(row, len, scores);
         if (this.random) {
           for (const w of run.warpers) w.apply(row, len, scores);

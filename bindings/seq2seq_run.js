@@ -98,6 +98,7 @@ export function prepareRun(stepper, settings, inputs, where) {
 
 /** One step of the state's `rows` rows (all the run's, or fewer once sources have left it: stepper.keep). */
 export function callStep(stepper, state, tokens, run, rows = run.rows) {
+  if (run.bounded && rows <= kBoundedRows) return callStepBounded(stepper, state, tokens, run, rows);
   // `into`: the run's buffer for the step's output, reused every step (the search is done with the last one's
   // values when it steps again); a stepper may fill and return it, or return an array of its own.
   run.stepOut ??= new Float32Array(run.rows * run.V);
@@ -107,6 +108,24 @@ export function callStep(stepper, state, tokens, run, rows = run.rows) {
     throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
   }
   return logits;
+}
+
+// Greedy search's bounded pass runs the steps of up to this many rows. Such a step is bound by reading the weights,
+// which the pass cuts by half the head's bytes; a step of more rows is bound by its multiply-adds, which the pass
+// does not cut, and its search in JS scans two arrays a row instead of one.
+const kBoundedRows = 4;
+
+/** A bounded step (stepper.stepBounded, greedy search): { lower, upper } (rows, V), into the run's two buffers. */
+function callStepBounded(stepper, state, tokens, run, rows) {
+  run.boundsOut ??= [new Float32Array(run.rows * run.V), new Float32Array(run.rows * run.V)];
+  const into = rows === run.rows ? run.boundsOut : run.boundsOut.map((a) => a.subarray(0, rows * run.V));
+  const b = stepper.stepBounded(state, tokens, { into });
+  for (const k of ['lower', 'upper']) {
+    if (!(b?.[k] instanceof Float32Array) || b[k].length !== rows * run.V) {
+      throw new AttnWasmError('ERR_SHAPE', `stepper.stepBounded: expected { lower, upper }, Float32Arrays of rows × vocabSize = ${rows} × ${run.V}, got ${describe(b?.[k])}`);
+    }
+  }
+  return b;
 }
 
 /**

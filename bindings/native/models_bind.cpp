@@ -232,17 +232,37 @@ std::unique_ptr<Seq2SeqStateHandle> Seq2SeqBegin(ModuleHandle& h, val a) {
 }
 
 // {tokens: {ptr, shape (rows, T)}, all, logSoftmax} → logits (rows, V), or (rows, T, V) when all; with logSoftmax
-// each row's log-probabilities instead (kernels f32_log_softmax: beam search's scores).
+// each row's log-probabilities instead (kernels f32_log_softmax: beam search's scores). With bounded (T = 1, not
+// all, a split head: Seq2SeqModel::HeadBounded): lower and upper bounds (rows, V) of the logits, from the head's
+// top halves. {exact: {ptr, shape (n)}, row} after a bounded step → the exact logits of that row at those ids
+// (one entry for both: a few hundred bytes less .wasm than two).
 std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
-  const aw::Shape shape = ShapeFrom(a["tokens"]["shape"]);
   auto& m = h.as<aw::Seq2SeqModel>();
+  if (!a["exact"].isUndefined()) {
+    const aw::Shape es = ShapeFrom(a["exact"]["shape"]);
+    const int64_t n = es.empty() ? 0 : es[0];
+    aw::Buffer out;
+    aw::Status s = out.Resize(size_t(n), "exact logits");
+    if (s.ok()) s = m.HeadExact(st.state(), Int(a, "row"), Ids(a["exact"]), n, out.data());
+    return One(s, std::move(out), aw::Shape{n});
+  }
+  const aw::Shape shape = ShapeFrom(a["tokens"]["shape"]);
   if (shape.size() != 2 || size_t(shape[0]) != st.state().rows)
     return std::make_unique<CallResult>(aw::ShapeError("decoderInputIds: expected (" + std::to_string(st.state().rows) +
                                                        ", tokens), got " + aw::ShapeStr(shape)));
-  const bool all = Flag(a, "all");
-  aw::Buffer logits;
-  aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
+  const bool all = Flag(a, "all"), bounded = Flag(a, "bounded");
   const int64_t V = m.out_vocab();
+  if (bounded && (all || shape[1] != 1 || !m.HeadBounded()))
+    return std::make_unique<CallResult>(aw::ArgError("bounded: one token per row and a float32 head only"));
+  aw::Buffer logits;
+  st.state().bounded_step = bounded;
+  aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
+  st.state().bounded_step = false;
+  if (bounded) {
+    auto res = One(s, std::move(logits), aw::Shape{shape[0], V});
+    if (s.ok()) res->Add(std::move(st.state().upper), aw::Shape{shape[0], V});
+    return res;
+  }
   if (s.ok() && Flag(a, "logSoftmax"))
     for (size_t r = 0; r < logits.size() / size_t(V); ++r) aw::kernels::f32_log_softmax(size_t(V), logits.data() + r * size_t(V));
   return One(s, std::move(logits), all ? aw::Shape{shape[0], shape[1], V} : aw::Shape{shape[0], V});

@@ -72,6 +72,7 @@ const Family& CausalLmFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
+      /*split_head=*/nullptr,
   };
   return f;
 }

@@ -491,9 +491,36 @@ Status Seq2SeqLm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, boo
   LastRows(R, Tn, all, E, x);
   float* last = x;
   if (cfg_.final_norm) dec_norm_.Apply(out_rows, last, E, last, E);
-  Head().Product(out_rows, last, E, logits->data(), V, nullptr, 1.0f);
-  if (final_logits_bias_)
-    for (size_t r = 0; r < out_rows; ++r) kernels::f32_add(V, logits->data() + r * V, final_logits_bias_);
+  return HeadLogits(st, out_rows, last, logits);
+}
+
+Status Seq2SeqModel::HeadLogits(Seq2SeqState* st, size_t rows, const float* x, Buffer* logits) const {
+  const PackedWeight& head = *HeadWeight();
+  const float* bias = HeadBias();
+  const size_t V = head.n(), E = head.k();
+  if (!st->bounded_step) {
+    st->head_rows = 0;  // nothing for HeadExact to complete
+    head.Product(rows, x, E, logits->data(), V, nullptr, 1.0f);
+    if (bias)
+      for (size_t r = 0; r < rows; ++r) kernels::f32_add(V, logits->data() + r * V, bias);
+    return Status::OK();
+  }
+  AW_RETURN_IF_ERROR(st->upper.Resize(rows * V, "the logits' upper bounds"));
+  AW_RETURN_IF_ERROR(st->head_x.Resize(rows * E, "the head's rows"));
+  std::memcpy(st->head_x.data(), x, rows * E * sizeof(float));
+  st->head_rows = rows;
+  head.BoundedProduct(rows, x, E, 1.0f, bias, logits->data(), st->upper.data(), V);
+  return Status::OK();
+}
+
+Status Seq2SeqModel::HeadExact(const Seq2SeqState& st, int64_t row, const int32_t* ids, int64_t n, float* out) const {
+  if (!HeadBounded() || st.head_rows == 0) return ArgError("exact: no bounded step to complete (step with bounded: true first)");
+  AW_RETURN_IF_ERROR(IntInRange("row (of the last step)", row, 0, int64_t(st.head_rows) - 1));
+  const PackedWeight& head = *HeadWeight();
+  for (int64_t j = 0; j < n; ++j) AW_RETURN_IF_ERROR(IntInRange("exact (token ids)", ids[j], 0, int64_t(head.n()) - 1));
+  head.ExactOutputs(st.head_x.data() + size_t(row) * head.k(), 1.0f, ids, size_t(n), out);
+  if (const float* bias = HeadBias())
+    for (int64_t j = 0; j < n; ++j) out[j] += bias[ids[j]];
   return Status::OK();
 }
 

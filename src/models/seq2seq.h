@@ -97,6 +97,12 @@ struct Seq2SeqState {
   // cross-attention skips without first scanning the keys and values for NaN (their values are not the model's:
   // transformers' masked_fill gives them weight 0, and only NaN or inf there would reach its output).
   bool packed = false;
+  // The bounded head pass (Seq2SeqModel::HeadBounded): set by the caller for one Append, which then gives in its
+  // logits the lower bounds and in `upper` the upper bounds of each row's logits, and keeps the rows the head read
+  // (head_x, (rows, E)) for HeadExact until the next Append.
+  bool bounded_step = false;
+  Buffer upper, head_x;
+  size_t head_rows = 0;
 };
 
 // The pieces every family's Begin and Append share:
@@ -138,6 +144,18 @@ class Seq2SeqModel : public Module {
   virtual int64_t out_vocab() const = 0;  // V
   virtual int64_t hidden_size() const = 0;  // the encoder's states' width
   virtual int64_t target_limit() const = 0;  // the most decoder positions (a target's tokens)
+  // Whether the head is split (a float32 head: PackedWeight::Split), so that an Append may run the bounded pass
+  // (Seq2SeqState::bounded_step): the logits' bounds from the head's top halves, half its bytes.
+  bool HeadBounded() const { return HeadWeight() != nullptr && HeadWeight()->bounded(); }
+  // Keeps a float32 head split (PackedWeight::Split; loadModel's splitHead): before the weights are reserved.
+  // Greedy steps of up to 4 rows then read half the head's bytes; every exact product of the head (beam search,
+  // batches, forward) gives the same bits but runs slower (docs/seq2seq.md, "A split head").
+  void SplitHead() {
+    if (const PackedWeight* w = HeadWeight()) const_cast<PackedWeight*>(w)->Split();
+  }
+  // After a bounded Append: out[j] = the logit Append would have given row `row` at ids[j] (each in [0, V)),
+  // bit for bit.
+  Status HeadExact(const Seq2SeqState& st, int64_t row, const int32_t* ids, int64_t n, float* out) const;
   // Row r continues the history of row parents[r]; a parent must be a row of the same source.
   Status Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n);
   // Generation is done with every source but keep[0 … n): ascending indices of st's sources (1 <= n <= B). They
@@ -148,6 +166,15 @@ class Seq2SeqModel : public Module {
   // Teacher forcing: the sources and decoder inputs (B, T) → logits (B, T, V) and the encoder's states (B, S, E).
   Status Forward(const int32_t* ids, const int32_t* mask, int64_t B, int64_t S, const int32_t* dec, int64_t T,
                  Buffer* logits, Buffer* hidden);
+
+ protected:
+  // The head (null: none that HeadLogits runs) and its bias added after the product (null: none).
+  virtual const PackedWeight* HeadWeight() const { return nullptr; }
+  virtual const float* HeadBias() const { return nullptr; }
+  // Append's last step: the logits (rows, V) of the final rows x (rows, E) = x · headᵀ [+ bias], or with
+  // st->bounded_step (the caller checked HeadBounded) their bounds (logits: lower, st->upper: upper), x kept in
+  // st->head_x.
+  Status HeadLogits(Seq2SeqState* st, size_t rows, const float* x, Buffer* logits) const;
 };
 
 // The checks every family's sources pass: a mask of 0s and 1s with a 1 in every row.
@@ -211,6 +238,8 @@ class Seq2SeqLm : public Seq2SeqModel {
   Status Embed(bool decoder, const int32_t* ids, size_t n, size_t len, size_t past, float* x) const;
   void Positions(const int32_t* ids, size_t len, size_t past, float* out) const;
   const PackedWeight& Head() const;
+  const PackedWeight* HeadWeight() const override { return &Head(); }
+  const float* HeadBias() const override { return final_logits_bias_; }
 
   Seq2SeqConfig cfg_;
   ModuleList model_, encoder_, decoder_;

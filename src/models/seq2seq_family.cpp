@@ -44,7 +44,12 @@ bool Tied(const Module& m, TiedTensor* out) {
   return true;
 }
 
-std::string Info(const Module& m) { return Seq2SeqConfigJson(static_cast<const Seq2SeqLm&>(m).config()); }
+std::string Info(const Module& m) {
+  const auto& s = static_cast<const Seq2SeqLm&>(m);
+  return Seq2SeqConfigJson(s.config()) + (s.HeadBounded() ? ", \"splitHead\": true" : "");
+}
+
+void SplitHead(Module& m) { static_cast<Seq2SeqModel&>(m).SplitHead(); }
 
 }  // namespace
 
@@ -61,6 +66,7 @@ const Family& Seq2SeqFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
+      /*split_head=*/SplitHead,
   };
   return f;
 }

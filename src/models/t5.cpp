@@ -294,8 +294,7 @@ Status T5Lm::Append(Seq2SeqState* st, const int32_t* tokens, int64_t T, bool all
     const float s = float(std::pow(double(cfg_.d_model), -0.5));
     for (size_t i = 0; i < out_rows * E; ++i) x[i] *= s;
   }
-  (cfg_.tied ? shared_.table() : lm_head_.packed()).Product(out_rows, x, E, logits->data(), V, nullptr, 1.0f);
-  return Status::OK();
+  return HeadLogits(st, out_rows, x, logits);
 }
 
 }  // namespace aw

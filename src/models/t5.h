@@ -83,6 +83,9 @@ class T5Lm : public Seq2SeqModel {
   int64_t hidden_size() const override { return cfg_.d_model; }
   int64_t target_limit() const override { return kMaxSequence; }
 
+ protected:
+  const PackedWeight* HeadWeight() const override { return cfg_.tied ? &shared_.table() : &lm_head_.packed(); }
+
  private:
   // The bias (heads, L, S) of queries at positions q0 … q0+L−1 over keys 0 … S−1, from block 0 of a stack.
   void PositionBias(bool decoder, size_t q0, size_t L, size_t S, float* out) const;

@@ -38,7 +38,12 @@ bool Tied(const Module& m, TiedTensor* out) {
   return true;
 }
 
-std::string Info(const Module& m) { return T5ConfigJson(static_cast<const T5Lm&>(m).config()); }
+std::string Info(const Module& m) {
+  const auto& t = static_cast<const T5Lm&>(m);
+  return T5ConfigJson(t.config()) + (t.HeadBounded() ? ", \"splitHead\": true" : "");
+}
+
+void SplitHead(Module& m) { static_cast<Seq2SeqModel&>(m).SplitHead(); }
 
 }  // namespace
 
@@ -55,6 +60,7 @@ const Family& T5Family() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
+      /*split_head=*/SplitHead,
   };
   return f;
 }

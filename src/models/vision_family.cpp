@@ -78,6 +78,7 @@ const Family& VisionFamily() {
       /*tied=*/NotTied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
+      /*split_head=*/nullptr,
   };
   return f;
 }

@@ -52,6 +52,7 @@ const Family& WhisperFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
+      /*split_head=*/nullptr,
   };
   return f;
 }
