@@ -392,12 +392,13 @@ inline void load_b_row(SplitPtr row, xsimd::batch<float, Arch>* out) {
   for (size_t v = 0; v < kGemmNR / W; ++v) out[v] = batch::load_aligned(tmp + v * W);
 }
 
-// The columns one stream of B holds: a panel of float32, a panel pair of 16-bit values (gemm.h), of a split B.
+// The columns one stream of B holds: a panel of float32, a panel pair of 16-bit values (gemm.h). P: B's pointer
+// type (const float*, const uint16_t*, SplitPtr).
 template <class P>
 constexpr size_t kStreamCols = std::is_same_v<P, const float*> ? kGemmNR : kH16Cols;
 
-// One stream (a panel, or a pair of 16-bit panels) of one k block (bp: its kc rows of kStreamCols<T> values,
-// float32 or H) into c (its `cols` <= kStreamCols<T> columns).
+// One stream (a panel, or a pair of 16-bit panels) of one k block (bp: its kc rows of kStreamCols<P> values,
+// float32 or H) into c (its `cols` <= kStreamCols<P> columns).
 template <class Arch, Half H, class P>
 inline void gemv_panel(bool first, bool last, size_t kc, const float* a, P bp, float* c, size_t cols,
                        float alpha, const float* bias) {
@@ -444,7 +445,7 @@ AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const 
   }
 }
 
-// H: the halves' format when T is uint16_t (ignored for float). j0: the window's first column (a multiple of
+// H: the halves' format when P points to 16-bit values (ignored for float). j0: the window's first column (a multiple of
 // the stream's columns).
 template <class Arch, Half H, class P>
 void gemv_impl(size_t n, size_t k, float* c, const float* a, P bp, size_t bp_cols, size_t j0, float alpha,
