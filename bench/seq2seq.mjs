@@ -31,7 +31,7 @@
 // Needs bench/onnx/seq2seq (/usr/bin/python3 bench/export_seq2seq_onnx.py) and bench/node_modules (npm ci).
 // Usage: node bench/seq2seq.mjs [--rounds 3] [--json] [--model marian|t5] [--max-new-tokens 32] [--no-memory]
 //        [--no-first-call] [--q8 (also attnwasm with dtype 'q8', against the same float32 onnxruntime-web)]
-//        [--split-head (also attnwasm loaded with splitHead: greedy's bounded pass, docs/seq2seq.md)]
+//        [--bounded-head (also attnwasm loaded with boundedHead: greedy's bounded pass, docs/seq2seq.md)]
 //        [--workloads greedy,beam,first,batch,ragged,raggedBeam (some of them; all by default)] [--cpu N (the CPU it
 //        runs pinned to, with taskset; default the first it may use: bench/lib.mjs pinToOneCpu says why)]
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ function args() {
   for (const w of only ?? []) if (!WORKLOAD_MODES.includes(w)) throw new RangeError(`--workloads: expected a comma-separated list of ${WORKLOAD_MODES.join(', ')}, got ${w}`);
   return {
     rounds, maxNewTokens, models: model ? [model] : Object.keys(MODELS), json: a.includes('--json'),
-    memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), q8: a.includes('--q8'), splitHead: a.includes('--split-head'),
+    memory: !a.includes('--no-memory'), firstCall: !a.includes('--no-first-call'), q8: a.includes('--q8'), boundedHead: a.includes('--bounded-head'),
     child: value('--child', null), engine: value('--engine', null), dtype: value('--dtype', 'f32'), only,
   };
 }
@@ -271,7 +271,7 @@ function ortStepper(link, ids, mask, V) {
 
 // ---- timing of the stepper's calls ------------------------------------------------------------------------------
 
-const zeroSplit = () => ({ total: 0, begin: 0, first: 0, next: 0, nextSteps: 0, reorder: 0, free: 0, rowSteps: 0 });
+const zeroSplit = () => ({ total: 0, begin: 0, first: 0, next: 0, nextSteps: 0, reorder: 0, free: 0, rowSteps: 0, candidates: 0, candidateRows: 0 });
 
 /**
  * The stepper with each call's time added to split (begin, the first step, later steps, reorder (and keep), free),
@@ -300,13 +300,15 @@ function timed(stepper, split) {
     logSoftmax: stepper.logSoftmax,
     begin: clock('begin', (rows, capacity) => { const st = stepper.begin(rows, capacity); steps.set(st, 0); return st; }),
     step: stepClock((state, tokens, o) => stepper.step(state, tokens, o)),
-    // The bounded pass (splitHead, greedy): the bounds' step counts as a step, the candidates' exact logits as
+    // The bounded pass (boundedHead, greedy): the bounds' step counts as a step, the candidates' exact logits as
     // part of the step they complete.
     ...(stepper.stepBounded ? {
       bounded: (state) => stepper.bounded(state),
       stepBounded: stepClock((state, tokens, o) => stepper.stepBounded(state, tokens, o)),
       exact: (state, row, ids) => {
         const t0 = performance.now();
+        split.candidates += ids.length;
+        split.candidateRows++;
         try { return stepper.exact(state, row, ids); } finally {
           split[steps.get(state) === 1 ? 'first' : 'next'] += performance.now() - t0;
         }
@@ -342,7 +344,7 @@ async function openEngines(name, aw, which = ['attnwasm', 'ort']) {
   const V = config.vocab_size;
   const e = { name, dir, config, generation, V, split: zeroSplit() };
   e.models = {};
-  for (const [engine, options] of [['attnwasm', {}], ['attnwasm-q8', { dtype: 'q8' }], ['attnwasm-split', { splitHead: true }]]) {
+  for (const [engine, options] of [['attnwasm', {}], ['attnwasm-q8', { dtype: 'q8' }], ['attnwasm-bounded', { boundedHead: true }]]) {
     if (!which.includes(engine)) continue;
     const t0 = performance.now();
     const m = await aw.loadModel(join(dir, 'model'), options);
@@ -456,7 +458,9 @@ async function childMemory(o) {
   const before = aw.memory();
   aw.resetPeakMemory();
   const t0 = performance.now();
-  const m = o.dtype === 'f32' ? await aw.loadModel(join(DIR, name, 'model')) : await aw.loadModel(join(DIR, name, 'model'), { dtype: o.dtype });
+  // 'f32-bounded': as stored, with boundedHead (the head's q8 copy beside it).
+  const options = o.dtype === 'f32' ? undefined : o.dtype === 'f32-bounded' ? { boundedHead: true } : { dtype: o.dtype };
+  const m = await aw.loadModel(join(DIR, name, 'model'), options);
   const loadMs = performance.now() - t0;
   const loaded = aw.memory();
   const ids = sentences(name, m.eosTokenId).reduce((a, x) => (x.length > a.length ? x : a));
@@ -487,14 +491,14 @@ function shapeOf(c) {
     crossKvFlops: (S) => 2 * Ld * S * 2 * E * E,
     stepFlops: 2 * stepWeights,
     stepBytes: 4 * stepWeights,
-    // attnwasm's greedy steps read the head's top halves only (its bounded pass; the candidates' exact logits: a
-    // few 32 KB panel pairs).
-    boundedStepBytes: 4 * (stepWeights - V * E) + 2 * V * E,
+    // attnwasm-bounded's greedy steps read the head's q8 copy only (its bounded pass: 288 bytes per 8 outputs and
+    // 32 inputs; the candidates' exact logits: a few 16 KB panels).
+    boundedStepBytes: 4 * (stepWeights - V * E) + Math.ceil(V / 8) * Math.ceil(E / 32) * 288,
   };
 }
 
 async function benchModel(name, aw, o) {
-  const engines = ['attnwasm', 'ort', ...(o.q8 ? ['attnwasm-q8'] : []), ...(o.splitHead ? ['attnwasm-split'] : [])];
+  const engines = ['attnwasm', 'ort', ...(o.q8 ? ['attnwasm-q8'] : []), ...(o.boundedHead ? ['attnwasm-bounded'] : [])];
   const e = await openEngines(name, aw, engines);
   const check = checkAgainstTorch(e);
   const srcs = sentences(name, e.config.eos_token_id);
@@ -586,13 +590,13 @@ async function benchModel(name, aw, o) {
       attnwasm: (shape.encoderFlops(S0) + shape.crossKvFlops(S0)) / first.split.attnwasm.begin / 1e6,
       ort: shape.encoderFlops(S0) / first.ortWorker.encoderMs / 1e6,
     },
-    // A greedy step after the first reads every decoder weight and the head once (float32; with splitHead the
-    // head's top halves).
+    // A greedy step after the first reads every decoder weight and the head once (float32; with boundedHead the
+    // head's q8 copy).
     stepBytes: shape.stepBytes,
     boundedStepBytes: shape.boundedStepBytes,
     greedyStepGBs: r.workloads.greedy && Object.fromEntries(engines.filter((x) => x !== 'attnwasm-q8').map((x) => {
       const s = r.workloads.greedy.split[x];
-      return [x, (x === 'attnwasm-split' ? shape.boundedStepBytes : shape.stepBytes) / (s.next / s.nextSteps) / 1e6];
+      return [x, (x === 'attnwasm-bounded' ? shape.boundedStepBytes : shape.stepBytes) / (s.next / s.nextSteps) / 1e6];
     })),
   };
   await e.close();
@@ -629,7 +633,7 @@ async function main() {
   result.peakGflops = median(peaks);
   result.readGBs = (await readBandwidth()) / 1e9;
   if (o.memory) {
-    result.memory = ['f32', 'q8'].map((dtype) => child(o, ['--child', 'memory', '--model', 'marian', '--dtype', dtype, '--max-new-tokens', String(o.maxNewTokens)]));
+    result.memory = ['f32', 'q8', ...(o.boundedHead ? ['f32-bounded'] : [])].map((dtype) => child(o, ['--child', 'memory', '--model', 'marian', '--dtype', dtype, '--max-new-tokens', String(o.maxNewTokens)]));
   }
   result.loadAverage.end = loadavg();
   if (o.json) return console.log(JSON.stringify(result));
@@ -652,7 +656,8 @@ function report(result, o) {
       const rr = w.roundRatio.attnwasm;
       console.log(`  ${label}: ${rate}${extra}${gen}; round by round: median ${f2(rr.median)}x (${f2(rr.min)}–${f2(rr.max)})`);
       for (const [engine, s] of Object.entries(w.split)) {
-        const per = s.nextSteps ? ` (${f1(s.next / s.nextSteps)} ms × ${f1(s.nextSteps)})` : '';
+        const per = (s.nextSteps ? ` (${f1(s.next / s.nextSteps)} ms × ${f1(s.nextSteps)})` : '') +
+          (s.candidateRows ? ` (the bounded pass: ${f2(s.candidates / s.candidateRows)} candidates a row)` : '');
         console.log(`    ${engine.padEnd(11)} per sentence ${f1(s.total)} ms: begin ${f1(s.begin)}, first step ${f1(s.first)}, later steps ${f1(s.next)}${per}, reorders ${f1(s.reorder)}, free ${f1(s.free)}, outside the stepper (the search in JS, event-loop turns) ${f1(s.search)} = ${f1(100 * s.search / s.total)} %`);
       }
       const k = w.ortWorker;
@@ -661,7 +666,7 @@ function report(result, o) {
     const t = r.rates;
     const rates = [
       t.encoderGflops && `encoder over the ${t.firstSourceTokens}-token source ${f1(t.encoderGflops.attnwasm)} GFLOP/s attnwasm (begin: encoder + cross-attention K/V), ${f1(t.encoderGflops.ort)} onnxruntime-web (encoder session)`,
-      t.greedyStepGBs && `a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web${t.greedyStepGBs['attnwasm-split'] ? `, ${f1(t.greedyStepGBs['attnwasm-split'])} attnwasm-split (${MB(t.boundedStepBytes)}: the head's top halves)` : ''} (read bandwidth ${f1(result.readGBs)})`,
+      t.greedyStepGBs && `a greedy step reads ${MB(t.stepBytes)} of float32 weights: ${f1(t.greedyStepGBs.attnwasm)} GB/s attnwasm, ${f1(t.greedyStepGBs.ort)} onnxruntime-web${t.greedyStepGBs['attnwasm-bounded'] ? `, ${f1(t.greedyStepGBs['attnwasm-bounded'])} attnwasm-bounded (${MB(t.boundedStepBytes)}: the head's q8 copy)` : ''} (read bandwidth ${f1(result.readGBs)})`,
     ].filter(Boolean);
     if (rates.length) console.log(`  rates: ${rates.join('; ')}`);
     for (const d of r.disagreements) console.log(`  DISAGREE ${d.workload} sentence ${d.sentence} at ${d.at}: attnwasm ${d.attnwasm.join(' ')} | ort ${d.ort.join(' ')} (lengths ${d.lengths.join(' / ')})`);
@@ -672,7 +677,7 @@ function report(result, o) {
   }
   for (const m of result.memory ?? []) {
     const per = (b) => (b / m.params).toFixed(2);
-    console.log(`\nmemory, ${m.model} ${m.dtype} (${(m.params / 1e6).toFixed(1)} M parameters, a fresh process): wasm heap ${MB(m.before.heapBytes)} after init(); after loadModel ${MB(m.loaded.heapBytes)} = ${per(m.loaded.heapBytes)} B/param (target ${m.dtype === 'q8' ? 1.4 : 4.3}; peak in use ${per(m.loaded.peakInUseBytes)}, in use ${per(m.loaded.inUseBytes)}, weights ${per(m.weightBytes)}); ` +
+    console.log(`\nmemory, ${m.model} ${m.dtype} (${(m.params / 1e6).toFixed(1)} M parameters, a fresh process): wasm heap ${MB(m.before.heapBytes)} after init(); after loadModel ${MB(m.loaded.heapBytes)} = ${per(m.loaded.heapBytes)} B/param (${m.dtype === 'f32-bounded' ? 'no target: the float32 target is as loaded by default' : `target ${m.dtype === 'q8' ? 1.4 : 4.3}`}; peak in use ${per(m.loaded.peakInUseBytes)}, in use ${per(m.loaded.inUseBytes)}, weights ${per(m.weightBytes)}); ` +
       `a beam-4 generate (${m.longestSource}-token source): heap ${MB(m.generated.heapBytes)}, peak in use ${MB(m.generated.peakInUseBytes - m.loaded.inUseBytes)} above the weights; after dispose(): in use ${MB(m.disposed.inUseBytes)}, heap ${MB(m.disposed.heapBytes)} (wasm memory does not shrink)`);
   }
 }

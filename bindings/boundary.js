@@ -203,7 +203,7 @@ export const models = Object.freeze({
   seq2seqBegin: (rt, h, tensors, extra) => withArgs(rt, tensors, extra, (a) => own(rt, checked(mod(rt).seq2seqBegin(h, a)))),
   /**
    * { tokens (rows, T) } with { all, logSoftmax } → [logits] (copied into `into` when it fits: take()); with
-   * { bounded: true } (T = 1, a split head) → [lower, upper] bounds of the logits (into: [lower, upper]); or
+   * { bounded: true } (T = 1, a bounded head) → [lower, upper] bounds of the logits (into: [lower, upper]); or
    * { exact (n) int32 } with { row } after a bounded step → [that row's exact logits at those ids].
    */
   seq2seqStep: (rt, h, state, tensors, extra = {}, into = null) =>
@@ -260,9 +260,9 @@ export function loader(rt, stagingBytes) {
     },
     addFile(name, head, size) { withInputs(rt, [{ data: head }], ([p]) => take(l.addFile(name, p, head.byteLength, size))); },
     metadata: () => l.metadata(),
-    /** splitHead: keep a float32 head split (a seq2seq family's; ignored by the others). */
-    begin(expected, config, index, dtype, splitHead = false) {
-      if (splitHead) l.splitHead();
+    /** boundedHead: a float32 head keeps a q8 copy for its bounds (a seq2seq family's; ignored by the others). */
+    begin(expected, config, index, dtype, boundedHead = false) {
+      if (boundedHead) l.boundedHead();
       take(l.begin(expected, config, index, dtype));
     },
     /** Copies `bytes` into the staging block at `at` (the block taken on first use). */

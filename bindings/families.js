@@ -25,7 +25,7 @@ import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
 
 /** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
-const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task', splitHead: 'splitHead (a split float32 head)' };
+const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task', boundedHead: 'boundedHead (a float32 head\'s bounds)' };
 
 /** The encoder–decoder rows' one face (the seq2seq and t5 families). */
 const SEQ2SEQ = {
@@ -34,7 +34,7 @@ const SEQ2SEQ = {
   faces: [],
   owner: 'an encoder-decoder translator',
   reads: { tokenizer: true, slowTokenizer: true, generationConfig: true },
-  options: ['tokenizer', 'tokenizerConfig', 'generationConfig', 'splitHead'],
+  options: ['tokenizer', 'tokenizerConfig', 'generationConfig', 'boundedHead'],
   async make({ rt, handle, info, fileBytes, hfConfig, tokenizer, generation }) {
     checkVocabulary(tokenizer, info.vocabSize);
     return new Seq2SeqLM(rt, handle, { hfConfig, tokenizer, generationConfig: generation }, fileBytes);

@@ -451,14 +451,13 @@ export interface LoadOptions {
    */
   dtype?: WeightType;
   /**
-   * An encoder–decoder (Seq2SeqLM) with a float32 head only: keep the head as two 16-bit halves (the same
-   * bytes). Greedy steps of up to 4 rows then read the top halves alone, bound every logit and compute exactly
-   * only the ids that can still win: the same tokens, about 1.4× faster per step for Marian (its head is 57 % of
-   * a step's bytes). Every exact product of the head — beam search, batches of more than 4 rows, forward() —
-   * gives the same numbers but runs slower (a beam-4 step about 1.5×): for greedy translation one sentence at a
-   * time. Default false.
+   * An encoder–decoder (Seq2SeqLM) with a float32 head only: the head also keeps a q8 copy of itself (1.125
+   * bytes a weight more: Marian's opus-mt 4.25 → 4.7 bytes a parameter). Greedy steps of up to 4 rows then read
+   * the copy alone, bound every logit and compute exactly only the ids that can still win: the same tokens,
+   * faster per step (the head is 57 % of a Marian step's bytes). Every exact product of the head — beam search,
+   * batches of more than 4 rows, forward() — is the float32 one, as fast as without. Default false.
    */
-  splitHead?: boolean;
+  boundedHead?: boolean;
   /** A tokenizer_config.json (parsed, text or bytes) for `tokenizer`: its added tokens, chat template and special tokens. */
   tokenizerConfig?: Record<string, unknown> | string | Uint8Array | ArrayBuffer;
   /**
@@ -1247,8 +1246,8 @@ export interface Seq2SeqLM {
   readonly padTokenId: number | null;
   readonly eosTokenId: number | null;
   readonly decoderStartTokenId: number | null;
-  /** Whether the head is kept split (loadModel's `splitHead` with a float32 head): greedy steps' bounded pass. */
-  readonly splitHead: boolean;
+  /** Whether the head keeps a q8 copy for bounds (loadModel's `boundedHead` with a float32 head): greedy steps' bounded pass. */
+  readonly boundedHead: boolean;
   readonly fileBytes: number;
   readonly weightBytes: number;
   /** Sources as the tokenizer prepares them, right-padded, truncated to maxSourceLength. */

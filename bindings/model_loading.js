@@ -18,7 +18,7 @@ const STAGING = 4 << 20;  // bytes of wasm memory one chunk passes through (16 M
  * where one is incomplete), the abort's reason, ERR_CLOSED, the callback's error.
  * @returns {Promise<{handle: object, metadata: Record<string, string>, bytes: number}>} bytes: read in all
  */
-export async function loadFiles(rt, { weights, config, index, dtype, splitHead = false, expected, onProgress, scope }) {
+export async function loadFiles(rt, { weights, config, index, dtype, boundedHead = false, expected, onProgress, scope }) {
   const loader = boundary.loader(rt, STAGING);
   const sources = [];
   let handle = null;
@@ -42,7 +42,7 @@ export async function loadFiles(rt, { weights, config, index, dtype, splitHead =
       loaded += head.byteLength;
     }
     const metadata = loader.metadata();
-    loader.begin(expected, config, index, dtype, splitHead);
+    loader.begin(expected, config, index, dtype, boundedHead);
     // Data: every file in turn, through the staging block.
     const progress = (file) => onProgress && onProgress({ loaded, total, file });
     for (let f = 0; f < sources.length; f++) {

@@ -120,7 +120,7 @@ export function makeModels(rt) {
     // Family options' values, checked before anything is read; whether the family takes them, once it is known.
     if (o.task !== undefined && !ENCODER_TASKS.includes(o.task)) throw typeError(`task: expected ${ENCODER_TASKS.map((t) => `'${t}'`).join(', ')}, got ${typeof o.task === 'string' ? `'${o.task}'` : describe(o.task)}`);
     const options = { pooling: o.pooling === undefined ? undefined : checkPooling(o.pooling), normalize: checkBool(o.normalize, 'normalize', undefined), task: o.task };
-    checkBool(o.splitHead, 'splitHead', undefined);
+    checkBool(o.boundedHead, 'boundedHead', undefined);
     // A hub id 'org/name': its files, cached (hub/); the load's signal ends its downloads too.
     const hub = await hubSource(source, { ...o, signal: scope.signal });
     scope.check();
@@ -188,7 +188,7 @@ export function makeModels(rt) {
     const generationGiven = reads('generationConfig') ? await side('generation_config.json', o.generationConfig) : undefined;
     const generation = generationGiven === undefined ? null : await readGenerationConfig(generationGiven);
     const { handle, metadata, bytes: fileBytes } = await loadFiles(rt, {
-      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', splitHead: o.splitHead === true, expected: nativeExpected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress, scope,
+      weights: cp.weights, config, index: cp.index ?? '', dtype: o.dtype ?? '', boundedHead: o.boundedHead === true, expected: nativeExpected, onProgress: hub ? hub.progress(o.onProgress) : o.onProgress, scope,
     });
     try {
       // The native loader's decision, read back: the handle's kind. A file's own config was validated natively

@@ -62,8 +62,8 @@ export class Seq2SeqLM extends Model {
     /** @readonly */ this.padTokenId = info.padTokenId;
     /** @readonly */ this.eosTokenId = info.eosTokenId;
     /** @readonly */ this.decoderStartTokenId = info.decoderStartTokenId;
-    /** @readonly whether the head is kept split (loadModel's splitHead, a float32 head): greedy's bounded pass */
-    this.splitHead = info.splitHead === true;
+    /** @readonly whether the head keeps a q8 copy for bounds (loadModel's boundedHead, a float32 head): greedy's bounded pass */
+    this.boundedHead = info.boundedHead === true;
     // generation_config.json and config.json checked once, now: a bad file is a load error.
     this._settings({});
   }
@@ -146,7 +146,7 @@ export class Seq2SeqLM extends Model {
         const beams = rows / ids.shape[0];
         return boundary.models.seq2seqBegin(rt, this._handle(), mask ? { ids, mask } : { ids }, { beams, capacity });
       },
-      ...decodingSteps(rt, () => this._handle(), this.splitHead),
+      ...decodingSteps(rt, () => this._handle(), this.boundedHead),
       // Sources done with leave the state: the steps then run the other sources' rows only.
       keep: (state, sources) => {
         boundary.models.seq2seqReorder(rt, this._handle(), state, { sources: { data: sources, shape: [sources.length], dtype: DTYPE.I32 } });
@@ -228,7 +228,7 @@ export class Seq2SeqLM extends Model {
  * A native decoding state's calls, shared by Seq2SeqLM's and SpeechRecognizer's steppers (seq2seq_generate.js
  * Seq2SeqStepper): step (into the search's buffer when it gives one), the model's log-probabilities for beam search
  * (kernels f32_log_softmax) and for renormalize_logits (logSoftmaxRow, in place), reorder, free; with `bounded`
- * (a split head: Seq2SeqLM#splitHead) greedy search's bounded pass.
+ * (a bounded head: Seq2SeqLM#boundedHead) greedy search's bounded pass.
  */
 export function decodingSteps(rt, handle, bounded = false) {
   return {
@@ -240,7 +240,7 @@ export function decodingSteps(rt, handle, bounded = false) {
     },
     logSoftmaxRow: (row) => { boundary.models.logSoftmaxRows(rt, { x: { data: row, shape: [1, row.length], dtype: DTYPE.F32 } }, row); },
     // The head's bounded pass (a float32 head: greedy search, seq2seq_generate.js): bounds of the logits from the
-    // head's top halves, then the exact logits of a row's candidates.
+    // head's q8 copy, then the exact logits of a row's candidates.
     bounded: () => bounded,
     stepBounded: (state, tokens, o) => {
       const [lower, upper] = boundary.models.seq2seqStep(rt, handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } },

@@ -80,8 +80,8 @@ const rowSeed = (seed, j) => (Number.isSafeInteger(seed + j) ? seed + j : seed -
 // ---- greedy search's bounded pass -----------------------------------------------------------------------------
 //
 // A stepper may offer `bounded(state)`, `stepBounded(state, tokens, { into })` → { lower, upper } and
-// `exact(state, row, ids)` → Float32Array: each step then gives, for every logit, bounds from the head's top
-// halves (a float32 head stored split: half its bytes read), and the exact logits only of the ids that can still
+// `exact(state, row, ids)` → Float32Array: each step then gives, for every logit, bounds from the head's q8
+// copy (a float32 head's boundedHead: 28 % of its bytes read), and the exact logits only of the ids that can still
 // be the argmax. The token chosen is the one the exact logits give, always: the processors that change a score
 // from that score alone, never decreasing in it ('elementwise'), map the bounds to bounds of the processed
 // scores; every id whose upper bound reaches the largest lower bound is a candidate; the candidates' exact

@@ -111,7 +111,7 @@ export function callStep(stepper, state, tokens, run, rows = run.rows) {
 }
 
 // Greedy search's bounded pass runs the steps of up to this many rows. Such a step is bound by reading the weights,
-// which the pass cuts by half the head's bytes; a step of more rows is bound by its multiply-adds, which the pass
+// which the pass cuts by 72 % of the head's bytes; a step of more rows is bound by its multiply-adds, which the pass
 // does not cut, and its search in JS scans two arrays a row instead of one.
 const kBoundedRows = 4;
 

@@ -64,7 +64,7 @@ class LoaderHandle {
   }
   // The first file's metadata (a model file's attnwasm.config), once added.
   val metadata() const { return files_.empty() ? val::object() : MetadataObject(files_[0].header); }
-  void splitHead() { loader_.SplitHead(); }
+  void boundedHead() { loader_.BoundedHead(); }
   std::unique_ptr<CallResult> begin(std::string expected, std::string config, std::string index, std::string dtype) {
     return std::make_unique<CallResult>(loader_.Begin(expected, config, std::move(files_), index, dtype));
   }
@@ -173,7 +173,7 @@ EMSCRIPTEN_BINDINGS(attnwasm_files) {
   emscripten::class_<LoaderHandle>("LoaderHandle")
       .function("addFile", &LoaderHandle::addFile)
       .function("metadata", &LoaderHandle::metadata)
-      .function("splitHead", &LoaderHandle::splitHead)
+      .function("boundedHead", &LoaderHandle::boundedHead)
       .function("begin", &LoaderHandle::begin)
       .function("feed", &LoaderHandle::feed)
       .function("finish", &LoaderHandle::finish)

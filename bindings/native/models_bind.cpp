@@ -233,8 +233,8 @@ std::unique_ptr<Seq2SeqStateHandle> Seq2SeqBegin(ModuleHandle& h, val a) {
 
 // {tokens: {ptr, shape (rows, T)}, all, logSoftmax} → logits (rows, V), or (rows, T, V) when all; with logSoftmax
 // each row's log-probabilities instead (kernels f32_log_softmax: beam search's scores). With bounded (T = 1, not
-// all, a split head: Seq2SeqModel::HeadBounded): lower and upper bounds (rows, V) of the logits, from the head's
-// top halves. {exact: {ptr, shape (n)}, row} after a bounded step → the exact logits of that row at those ids
+// all, a bounded head: Seq2SeqModel::HeadBounded): lower and upper bounds (rows, V) of the logits, from the head's
+// q8 copy. {exact: {ptr, shape (n)}, row} after a bounded step → the exact logits of that row at those ids
 // (one entry for both: a few hundred bytes less .wasm than two).
 std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
   auto& m = h.as<aw::Seq2SeqModel>();

@@ -116,27 +116,6 @@ void h16_gemm_packed_window(Half h, size_t m, size_t n, size_t k, float* c, size
 void h16_gemv_packed_window(Half h, size_t n, size_t k, float* c, const float* a, const uint16_t* bp, size_t bp_cols,
                             size_t j0, const float* bias, float alpha);
 
-// ---- float32 B kept as two 16-bit planes (a split B: PackedWeight's split layout) ----
-//
-// The h16 layout twice: the top 16 bits of every float32 (its bf16 truncation) at bp, the bottom 16 bits at
-// bp + s32_plane(bp_cols, k), each value in the same place of its plane. A value is (top << 16) |
-// bottom, the float32 itself, so these products are bit-identical to the float32 kernels' on the same B
-// (widened exactly, then the same multiply-adds in the same order, as h16_*). The top plane alone is a bf16 B
-// (h16_*_packed_window(Half::kBF16, …)): half the bytes, the product of B truncated to bf16, for a first pass
-// whose error can be bounded (PackedWeight::BoundedProduct). s32_packed_count(n, k) values in all. The GEMM
-// rejoins each group of panels into float32 in a stack buffer, then runs the float32 micro-kernel (the h16 GEMM's
-// way, a shift, a mask and an or per 4 values); it is slower than a float32 B (docs/seq2seq.md, "A split head,
-// measured"). No GEMV of its own (the .wasm's size budget): one row runs the GEMM, a split head's one-row exact
-// products being the rare ones (sampling, the bounded pass's way back).
-// Where the bottom plane starts: past the top plane and a skew of 2 KB + 64 bytes, so that a value's two halves
-// never sit a multiple of 4 KB apart, where they would share cache sets (a precaution: a head's planes are a
-// multiple of 256 KB long; no difference measured on Zen 5).
-constexpr size_t kS32Skew = 1056;
-constexpr size_t s32_plane(size_t n, size_t k) { return h16_packed_count(n, k) + kS32Skew; }
-constexpr size_t s32_packed_count(size_t n, size_t k) { return s32_plane(n, k) + h16_packed_count(n, k); }
-void s32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                            const uint16_t* bp, size_t bp_cols, size_t j0, const float* bias, float alpha);
-
 // One row or a panel of rows of B into or out of these layouts, and the quantized layout's: kernels/pack.h.
 
 // ap ← alpha · A(m, k) in the packed-A layout of f32_gemm_pp: MR-row panels

@@ -360,50 +360,17 @@ inline void load_b_row(const uint16_t* row, xsimd::batch<float, Arch>* out) {
   widen_row<Arch, H>(row, out);
 }
 
-// A float32 B kept as two planes of the h16 layout (gemm.h, s32_*): p points into the top halves' plane; the
-// bottom half of the same value sits `plane` values on. Moves as a pointer does, so the 16-bit kernels' loops
-// take it unchanged.
-struct SplitPtr {
-  const uint16_t* p;
-  size_t plane;
-  SplitPtr operator+(size_t i) const { return {p + i, plane}; }
-};
+// The columns one stream of B holds: a panel of float32, a panel pair of 16-bit values (gemm.h).
+template <class T>
+constexpr size_t kStreamCols = std::is_same_v<T, float> ? kGemmNR : kH16Cols;
 
-// One panel row of a split B (NR values, the h16 slots) as NV batches: (top << 16) | bottom, the float32 itself.
-template <class Arch, Half H>
-inline void load_b_row(SplitPtr row, xsimd::batch<float, Arch>* out) {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size;
-#if defined(__SSE4_1__) || defined(__wasm_simd128__)
-  if constexpr (W == 4 && kGemmNR == 8) {
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.p));
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.p + row.plane));
-    out[0] = batch(_mm_castsi128_ps(_mm_or_si128(_mm_slli_epi32(hi, 16), _mm_and_si128(lo, _mm_set1_epi32(0xFFFF)))));
-    out[1] = batch(_mm_castsi128_ps(
-        _mm_or_si128(_mm_and_si128(hi, _mm_set1_epi32(int(0xFFFF0000u))), _mm_srli_epi32(lo, 16))));
-    return;
-  }
-#endif
-  alignas(Arch::alignment()) float tmp[kGemmNR];
-  for (size_t j = 0; j < kGemmNR; ++j) {
-    const size_t i = h16_slot(j);
-    tmp[j] = f32_from_bits(uint32_t(row.p[i]) << 16 | row.p[row.plane + i]);
-  }
-  for (size_t v = 0; v < kGemmNR / W; ++v) out[v] = batch::load_aligned(tmp + v * W);
-}
-
-// The columns one stream of B holds: a panel of float32, a panel pair of 16-bit values (gemm.h). P: B's pointer
-// type (const float*, const uint16_t*, SplitPtr).
-template <class P>
-constexpr size_t kStreamCols = std::is_same_v<P, const float*> ? kGemmNR : kH16Cols;
-
-// One stream (a panel, or a pair of 16-bit panels) of one k block (bp: its kc rows of kStreamCols<P> values,
-// float32 or H) into c (its `cols` <= kStreamCols<P> columns).
-template <class Arch, Half H, class P>
-inline void gemv_panel(bool first, bool last, size_t kc, const float* a, P bp, float* c, size_t cols,
+// One stream (a panel, or a pair of 16-bit panels) of one k block (bp: its kc rows of kStreamCols<T> values,
+// float32 or H) into c (its `cols` <= kStreamCols<T> columns).
+template <class Arch, Half H, class T>
+inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const T* bp, float* c, size_t cols,
                        float alpha, const float* bias) {
   using batch = xsimd::batch<float, Arch>;
-  constexpr size_t W = batch::size, S = kStreamCols<P>;
+  constexpr size_t W = batch::size, S = kStreamCols<T>;
   constexpr size_t NV = S / W, PV = kGemmNR / W;  // accumulators; batches per panel
   alignas(Arch::alignment()) float tmp[S];
   batch acc[NV];
@@ -433,10 +400,10 @@ inline void gemv_panel(bool first, bool last, size_t kc, const float* a, P bp, f
 
 // One k block, every stream of the window in order. The unit a first call
 // tiers up on (core/tiering.h).
-template <class Arch, Half H, class P>
-AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, P block,
+template <class Arch, Half H, class T>
+AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const T* block,
                               float* c, float alpha, const float* bias) {
-  constexpr size_t S = kStreamCols<P>;
+  constexpr size_t S = kStreamCols<T>;
   const size_t streams = (n + S - 1) / S, pstride = kc * S;
   for (size_t js = 0; js < streams; ++js) {
     const size_t j = js * S;
@@ -445,14 +412,14 @@ AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const 
   }
 }
 
-// H: the halves' format when P points to 16-bit values (ignored for float). j0: the window's first column (a multiple of
+// H: the halves' format when T is uint16_t (ignored for float). j0: the window's first column (a multiple of
 // the stream's columns).
-template <class Arch, Half H, class P>
-void gemv_impl(size_t n, size_t k, float* c, const float* a, P bp, size_t bp_cols, size_t j0, float alpha,
+template <class Arch, Half H, class T>
+void gemv_impl(size_t n, size_t k, float* c, const float* a, const T* bp, size_t bp_cols, size_t j0, float alpha,
                const float* bias) {
   if (n == 0) return;
-  const size_t np = std::is_same_v<P, const float*> ? f32_gemm_packed_cols(bp_cols) : h16_packed_cols(bp_cols);
-  const auto block_fn = TierEntry<&gemv_block<Arch, H, P>>();
+  const size_t np = std::is_same_v<T, float> ? f32_gemm_packed_cols(bp_cols) : h16_packed_cols(bp_cols);
+  const auto block_fn = TierEntry<&gemv_block<Arch, H, T>>();
   for (size_t p0 = 0;; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     block_fn(p0 == 0, p0 + kc == k, n, kc, a + p0, bp + p0 * np + j0 * kc, c, alpha, bias);
@@ -463,17 +430,17 @@ void gemv_impl(size_t n, size_t k, float* c, const float* a, P bp, size_t bp_col
 // ---- the GEMM with B stored as 16-bit floats ----
 
 // `pairs` panel pairs of a k block of depth kc → the float32 layout of their panels (gemm.h h16_widen).
-template <class Arch, Half H, class P>
-void widen_impl(size_t kc, size_t pairs, P src, float* dst) {
+template <class Arch, Half H>
+void widen_impl(size_t kc, size_t pairs, const uint16_t* src, float* dst) {
   using batch = xsimd::batch<float, Arch>;
   constexpr size_t W = batch::size, NV = kGemmNR / W;
   for (size_t q = 0; q < pairs; ++q)
     for (size_t half = 0; half < 2; ++half) {
-      const P s = src + q * kc * kH16Cols + half * kGemmNR;
+      const uint16_t* s = src + q * kc * kH16Cols + half * kGemmNR;
       float* d = dst + (2 * q + half) * kc * kGemmNR;
       for (size_t p = 0; p < kc; ++p) {
         batch b[NV];
-        load_b_row<Arch, H>(s + p * kH16Cols, b);
+        widen_row<Arch, H>(s + p * kH16Cols, b);
         unroll<NV>([&](auto v) { b[v].store_unaligned(d + p * kGemmNR + v * W); });
       }
     }
@@ -486,9 +453,9 @@ static_assert(kWidenPanels % 2 == 0, "the GEMM widens whole panel pairs");
 
 // One row block of one k block with B stored as H: A packed once, then each group of panels widened and run
 // on the micro-kernel. The unit a first call tiers up on.
-template <class Arch, Half H, class P>
+template <class Arch, Half H>
 AW_TIER_ENTRY void rows_block_h16(bool first, bool last, size_t rows, size_t n, size_t kc, const float* a, size_t lda,
-                                  P block, float* c, size_t ldc, float alpha, const float* bias,
+                                  const uint16_t* block, float* c, size_t ldc, float alpha, const float* bias,
                                   float* apack, float* wide) {
   pack_a_block<Arch>(rows, kc, a, lda, apack);
   const size_t panels = (n + kGemmNR - 1) / kGemmNR, pstride = kc * kGemmNR;
@@ -501,18 +468,18 @@ AW_TIER_ENTRY void rows_block_h16(bool first, bool last, size_t rows, size_t n, 
   }
 }
 
-template <class Arch, Half H, class P>
+template <class Arch, Half H>
 void packed_h16_impl(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                     P bp, size_t bp_cols, size_t jp0, float alpha, const float* bias) {
+                     const uint16_t* bp, size_t bp_cols, size_t jp0, float alpha, const float* bias) {
   if (m == 0 || n == 0) return;
   alignas(16) float apack[kMC * kKC];
   alignas(16) float wide[kWidenPanels * kKC * kGemmNR];
   const size_t np = h16_packed_cols(bp_cols);
-  const auto rows_block_fn = TierEntry<&rows_block_h16<Arch, H, P>>();
+  const auto rows_block_fn = TierEntry<&rows_block_h16<Arch, H>>();
   for (size_t p0 = 0;; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
-    const P block = bp + p0 * np + jp0 * kc * kGemmNR;
+    const uint16_t* block = bp + p0 * np + jp0 * kc * kGemmNR;
     for (size_t i0 = 0; i0 < m; i0 += kMC)
       rows_block_fn(first, last, std::min(kMC, m - i0), n, kc, a + i0 * lda + p0, lda, block, c + i0 * ldc, ldc,
                     alpha, bias, apack, wide);
@@ -637,15 +604,6 @@ void h16_widen(Half h, size_t kc, size_t pairs, const uint16_t* src, float* dst)
   if (h == Half::kBF16) widen_impl<xsimd::default_arch, Half::kBF16>(kc, pairs, src, dst);
   else widen_impl<xsimd::default_arch, Half::kF16>(kc, pairs, src, dst);
 }
-
-void s32_gemm_packed_window(size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                            const uint16_t* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {
-  assert(j0 % kH16Cols == 0 && j0 + n <= bp_cols);
-  assert(m == 0 || n == 0 || (lda >= k && ldc >= n));
-  packed_h16_impl<xsimd::default_arch, Half::kBF16>(m, n, k, c, ldc, a, lda, SplitPtr{bp, s32_plane(bp_cols, k)},
-                                                    bp_cols, j0 / kGemmNR, alpha, bias);
-}
-
 
 void h16_gemm_packed_window(Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                             const uint16_t* bp, size_t bp_cols, size_t j0, const float* bias, float alpha) {

@@ -20,9 +20,6 @@ void f32_packed_put_row(size_t n, size_t k, size_t r, const float* w, float* bp)
 void f32_packed_get_row(size_t n, size_t k, size_t r, const float* bp, float* w);
 void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, uint16_t* bp);
 void h16_packed_get_row(Half h, size_t n, size_t k, size_t r, const uint16_t* bp, float* w);
-// Split float32 (gemm.h s32_*): the row's top and bottom halves into their planes; out: rejoined, exact.
-void s32_packed_put_row(size_t n, size_t k, size_t r, const float* w, uint16_t* bp);
-void s32_packed_get_row(size_t n, size_t k, size_t r, const uint16_t* bp, float* w);
 // The same from the row's 16-bit patterns as bytes (little-endian, any alignment: a file's row), copied.
 void h16_packed_put_row_bits(size_t n, size_t k, size_t r, const uint8_t* bits, uint16_t* bp);
 // Rows r0 … r0 + count − 1 at once (w: rows ldw floats apart; bits: rows ld bytes apart): the bytes of count

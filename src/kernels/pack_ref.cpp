@@ -48,23 +48,6 @@ void h16_packed_put_row(Half h, size_t n, size_t k, size_t r, const float* w, ui
     each_in_row(k, h16_packed_cols(n), kH16Cols, first, [&](size_t p, size_t i) { base[i] = f32_to_f16(w[p]); });
 }
 
-void s32_packed_put_row(size_t n, size_t k, size_t r, const float* w, uint16_t* bp) {
-  uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
-  const size_t plane = s32_plane(n, k);
-  each_in_row(k, h16_packed_cols(n), kH16Cols, r / kH16Cols * kH16Cols, [&](size_t p, size_t i) {
-    const uint32_t b = f32_bits(w[p]);
-    base[i] = uint16_t(b >> 16);
-    base[plane + i] = uint16_t(b & 0xFFFF);
-  });
-}
-
-void s32_packed_get_row(size_t n, size_t k, size_t r, const uint16_t* bp, float* w) {
-  const uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
-  const size_t plane = s32_plane(n, k);
-  each_in_row(k, h16_packed_cols(n), kH16Cols, r / kH16Cols * kH16Cols,
-              [&](size_t p, size_t i) { w[p] = f32_from_bits(uint32_t(base[i]) << 16 | base[plane + i]); });
-}
-
 void h16_packed_put_row_bits(size_t n, size_t k, size_t r, const uint8_t* bits, uint16_t* bp) {
   uint16_t* base = bp + (r / kGemmNR % 2) * kGemmNR + h16_slot(r % kGemmNR);
   each_in_row(k, h16_packed_cols(n), kH16Cols, r / kH16Cols * kH16Cols,

@@ -1,85 +1,103 @@
 #include "layers/packed_weight.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "kernels/convert.h"
 #include "kernels/elementwise.h"
+#include "kernels/gemm.h"
 #include "kernels/pack.h"
+#include "kernels/qgemm.h"
 #include "layers/weight_types.h"
 #include "ops/parallel_gemm.h"
 
 namespace aw {
 namespace {
 
-// The layout a weight of type t keeps: split float32 (PackedWeight::Split) or t's row of the table.
-const WeightTypeOps& OpsFor(WeightType t, bool split) {
-  return split && t == WeightType::kF32 ? SplitF32Ops() : OpsOf(t);
-}
-
 constexpr double kU = 0x1p-24;  // float32's unit roundoff
+constexpr double kUp = 1.0 + 0x1p-20;  // a bound computed in double, rounded up with room to spare
+double Gamma(size_t j) { return double(j) * kU / (1.0 - double(j) * kU); }
+
+const WeightTypeOps& Q8() { return OpsOf(WeightType::kQ8); }
 
 }  // namespace
 
-// 64 bytes more than the layout: the SIMD loads of the last panel may read up to a vector past its end; split:
-// two floats of norms per output.
+// 64 bytes more than the layout: the SIMD loads of the last panel may read up to a vector past its end; bounded:
+// the q8 copy (its 64 too) and two floats of norms per output.
 size_t PackedWeight::BytesFor(WeightType t) const {
-  const bool split = split_ && t == WeightType::kF32;
-  return OpsFor(t, split_).bytes(n_, k_) + 64 + (split ? 2 * n_ * sizeof(float) : 0);
+  const bool bound = bound_ && t == WeightType::kF32;
+  return OpsOf(t).bytes(n_, k_) + 64 + (bound ? Q8().bytes(n_, k_) + 64 + 2 * n_ * sizeof(float) : 0);
 }
 
 Status PackedWeight::Reserve(WeightType t) {
   type_ = t;
-  const WeightTypeOps& ops = OpsFor(t, split_);
+  const WeightTypeOps& ops = OpsOf(t);
   const size_t bytes = ops.bytes(n_, k_);
   const std::string what = std::string("a ") + WeightTypeName(t) + " weight (" + std::to_string(n_) + ", " +
                            std::to_string(k_) + ")";
   AW_RETURN_IF_ERROR(bytes_.Resize(bytes + 64, what.c_str()));
-  if (split_ && t == WeightType::kF32) AW_RETURN_IF_ERROR(norms_.Resize(2 * n_, "a split weight's row norms"));
+  const bool bound = bound_ && t == WeightType::kF32;
+  if (bound) {
+    AW_RETURN_IF_ERROR(q8_.Resize(Q8().bytes(n_, k_) + 64, (what + "'s q8 copy").c_str()));
+    AW_RETURN_IF_ERROR(norms_.Resize(2 * n_, "a bounded weight's row norms"));
+    std::memset(q8_.data() + Q8().bytes(n_, k_), 0, 64);
+  }
   reserved_ = true;
   // Not zeroed whole (at 2.9 s per GiB of fresh pages on some VMs, a memset of the weights cost a load a
   // fifth of its time): every row a layout holds is written by PutRow, the real ones by the loader and the
   // padding ones (outputs past n, up to the layout's panel) here, as zero rows; then the tail.
-  const size_t padded = ops.padded_rows(n_);
+  const size_t padded = std::max(ops.padded_rows(n_), bound ? Q8().padded_rows(n_) : 0);
   if (padded > n_) {
     BufferT<float> zero;
     AW_RETURN_IF_ERROR(zero.Resize(k_, "a zero row"));
     std::memset(zero.data(), 0, k_ * sizeof(float));
-    for (size_t r = n_; r < padded; ++r) PutRow(r, zero.data());
+    for (size_t r = n_; r < padded; ++r) {
+      if (r < ops.padded_rows(n_)) ops.put_row(n_, k_, r, zero.data(), bytes_.data());
+      if (bound && r < Q8().padded_rows(n_)) Q8().put_row(n_, k_, r, zero.data(), q8_.data());
+    }
   }
   std::memset(bytes_.data() + bytes, 0, 64);
   return Status::OK();
 }
 
-// Split: output r's ‖lo_r‖₂ + 2γ_k‖w_r‖₂ and ‖w_r‖₂ (lo: what truncating to the top half drops), in double,
-// rounded up (BoundedProduct's bound).
-void PackedWeight::RowNorms(size_t r0, size_t count, const float* w, size_t ldw) {
-  if (!bounded()) return;
-  const double ku = double(k_) * kU, gamma = ku / (1.0 - ku);
-  for (size_t i = 0; i < count && r0 + i < n_; ++i) {
+// Bounded: rows r0 … into the q8 copy, and their norms ‖e_r‖₂ (e = w − ŵ, ŵ = q · s the copy's weights, exact in
+// double) and ‖w_r‖₂, in double, rounded up; NaN for a row with a NaN or an inf (its bounds are then NaN). The
+// copy's q and s read group by group (kernels/qgemm.h's layout: scale c at byte 4c, q(c, 2p + h) at 32 + 16p + 2c + h).
+void PackedWeight::PutBound(size_t r0, size_t count, const float* w, size_t ldw) {
+  if (!bounded() || r0 >= n_) return;
+  count = std::min(count, n_ - r0);
+  Q8().put_rows(n_, k_, r0, count, w, ldw, q8_.data());
+  for (size_t i = 0; i < count; ++i) {
+    const size_t r = r0 + i, c = r % kernels::kQPanelCols;
     const float* row = w + i * ldw;
-    double lo2 = 0.0, w2 = 0.0;
-    for (size_t p = 0; p < k_; ++p) {
-      const double v = row[p];
-      const double d = v - double(kernels::f32_from_bits(kernels::f32_bits(row[p]) & 0xFFFF0000u));
-      lo2 += d * d;
-      w2 += v * v;
+    double e2 = 0.0, w2 = 0.0;
+    for (size_t g = 0, p = 0; p < k_; ++g) {
+      const uint8_t* grp = q8_.data() + kernels::q_group_offset(kernels::QBits::kQ8, n_, k_, r / kernels::kQPanelCols, g);
+      float s;
+      std::memcpy(&s, grp + 4 * c, sizeof s);
+      for (size_t j = 0; j < kernels::kQGroup && p < k_; ++j, ++p) {
+        const double v = row[p], d = v - double(s) * int8_t(grp[32 + j / 2 * 16 + 2 * c + j % 2]);
+        e2 += d * d;
+        w2 += v * v;
+      }
     }
-    const double up = 1.0 + 0x1p-20;
-    norms_.data()[2 * (r0 + i)] = float((std::sqrt(lo2) + 2.0 * gamma * std::sqrt(w2)) * up);
-    norms_.data()[2 * (r0 + i) + 1] = float(std::sqrt(w2) * up);
+    const bool finite = std::isfinite(w2) && std::isfinite(e2);
+    norms_.data()[r] = finite ? float(std::sqrt(e2) * kUp) : NAN;
+    norms_.data()[n_ + r] = finite ? float(std::sqrt(w2) * kUp) : NAN;
   }
 }
 
 void PackedWeight::PutRow(size_t r, const float* w) {
-  OpsFor(type_, split_).put_row(n_, k_, r, w, bytes_.data());
-  RowNorms(r, 1, w, k_);
+  OpsOf(type_).put_row(n_, k_, r, w, bytes_.data());
+  PutBound(r, 1, w, k_);
 }
 
 void PackedWeight::PutRows(size_t r0, size_t count, const float* w, size_t ldw) {
-  OpsFor(type_, split_).put_rows(n_, k_, r0, count, w, ldw, bytes_.data());
-  RowNorms(r0, count, w, ldw);
+  OpsOf(type_).put_rows(n_, k_, r0, count, w, ldw, bytes_.data());
+  PutBound(r0, count, w, ldw);
 }
 
 bool PackedWeight::PutRowsBits(size_t r0, size_t count, const uint8_t* bits, size_t ld, WeightType t) {
@@ -88,10 +106,10 @@ bool PackedWeight::PutRowsBits(size_t r0, size_t count, const uint8_t* bits, siz
   return true;
 }
 
-void PackedWeight::GetRow(size_t r, float* w) const { OpsFor(type_, split_).get_row(n_, k_, r, bytes_.data(), w); }
+void PackedWeight::GetRow(size_t r, float* w) const { OpsOf(type_).get_row(n_, k_, r, bytes_.data(), w); }
 
 void PackedWeight::PackAll(const float* w, size_t ldw) {
-  if (type_ == WeightType::kF32 && !split_) {  // the float packer (SIMD transposes)
+  if (type_ == WeightType::kF32 && !bound_) {  // the float packer (SIMD transposes)
     kernels::f32_gemm_pack_nt(n_, k_, w, ldw, reinterpret_cast<float*>(bytes_.data()));
     return;
   }
@@ -100,53 +118,60 @@ void PackedWeight::PackAll(const float* w, size_t ldw) {
 
 void PackedWeight::Product(size_t m, const float* x, size_t ldx, float* y, size_t ldy, const float* bias,
                            float alpha) const {
-  OpsFor(type_, split_).product(m, n_, k_, y, ldy, x, ldx, bytes_.data(), bias, alpha);
+  OpsOf(type_).product(m, n_, k_, y, ldy, x, ldx, bytes_.data(), bias, alpha);
 }
 
-// |exact − approx| for output i of row x: the bottom halves' part |α|·|x · lo_i| <= |α|·‖x‖·‖lo_i‖; each
-// product's k roundings <= γ_k·Σ|x||w_i| <= γ_k·‖x‖·‖w_i‖ (the top halves are no larger than the weights); then
-// the roundings of α·, of + bias and of the bounds themselves, each <= 2^-24 of a magnitude that
-// |y| + |α|·‖x‖·‖w_i‖ + |b_i| exceeds, taken eight times over. A y that overflowed gives NaN bounds.
+// y − ŷ for output i of row x, before α: Σ (x − x̂)·w_i + Σ x̂·e_i (Cauchy–Schwarz on each), x̂ = t · round(x / t)
+// the product's int16 inputs (t = max|x| / 32767: |x − x̂| <= t / 2 + 4·2^-24·|x| each, so ‖x − x̂‖ <= √k·t/2 +
+// 2^-22·‖x‖ and ‖x̂‖ <= ‖x‖ + ‖x − x̂‖); the q8 product's roundings (each group's float(S) and its product with s,
+// the adds over G groups, · t and · α) <= γ_{G+3}·Σ|x̂||ŵ_i| <= γ_{G+3}·‖x̂‖·(‖w_i‖ + ‖e_i‖); the float32 product's
+// k roundings <= γ_k·‖x‖·‖w_i‖; then the roundings of + bias and of the bounds themselves, each <= 2^-24 of a
+// magnitude that |ŷ| + |α|·‖x‖·‖w_i‖ + |b_i| exceeds, taken eight times over. A ŷ that overflowed gives NaN bounds.
 void PackedWeight::BoundedProduct(size_t m, const float* x, size_t ldx, float alpha, const float* bias, float* lower,
                                   float* upper, size_t ldy) const {
-  ParallelGemmH16(kernels::Half::kBF16, m, n_, k_, lower, ldy, x, ldx,
-                  reinterpret_cast<const uint16_t*>(bytes_.data()), n_, nullptr, alpha);
-  const double a = std::fabs(double(alpha));
-  const float* nrm = norms_.data();
+  Q8().product(m, n_, k_, lower, ldy, x, ldx, q8_.data(), nullptr, alpha);
+  const double a = std::fabs(double(alpha)), gq = Gamma(kernels::q_padded_k(k_) / kernels::kQGroup + 3),
+               gk = Gamma(k_);
+  const float *en = norms_.data(), *wn = norms_.data() + n_;  // ‖e_i‖, ‖w_i‖
   for (size_t r = 0; r < m; ++r) {
     const float* xr = x + r * ldx;
-    double x2 = 0.0;
-    for (size_t p = 0; p < k_; ++p) x2 += double(xr[p]) * double(xr[p]);
-    const double ax = a * std::sqrt(x2) * (1.0 + 0x1p-40);
+    double x2 = 0.0, top = 0.0;
+    for (size_t p = 0; p < k_; ++p) {
+      x2 += double(xr[p]) * double(xr[p]);
+      top = std::max(top, std::fabs(double(xr[p])));  // NaN: x2 is NaN too
+    }
+    const double X = std::sqrt(x2) * kUp, D = (std::sqrt(double(k_)) * top / 65534.0 + 0x1p-22 * X) * kUp,
+                 H = X + D;
+    // e_i = A·W_i + C·E_i + K·(|y_i| + |b_i|) in float, a loop the compiler vectorizes: A, C rounded up by 2^-16
+    // (more than the 4 roundings of e's own sum and of y ± e can take off), K = 10·2^-24 (the 8 of the magnitude
+    // and 2 for those roundings' share in |y|); the magnitude's |α|·‖x‖·W_i is in A.
+    const float A = float((a * (D + gq * H + gk * X) * kUp + 8.0 * kU * a * X) * (1.0 + 0x1p-16)),
+                C = float(a * H * (1.0 + gq) * kUp * (1.0 + 0x1p-16)), K = float(10.0 * kU);
     float* lo = lower + r * ldy;
     float* up = upper + r * ldy;
     if (bias) kernels::f32_add(n_, lo, bias);  // as Append adds final_logits_bias: one float add
     for (size_t i = 0; i < n_; ++i) {
-      const double y = lo[i];
-      const double mag = std::fabs(y) + ax * double(nrm[2 * i + 1]) + (bias ? std::fabs(double(bias[i])) : 0.0);
-      const double e = ax * double(nrm[2 * i]) * (1.0 + 0x1p-20) + 8.0 * kU * mag + 0x1p-140;
-      if (!std::isfinite(y)) {  // an overflow bounds nothing (the exact value may be finite)
-        lo[i] = up[i] = std::numeric_limits<float>::quiet_NaN();
-        continue;
-      }
-      lo[i] = float(y - e);
-      up[i] = float(y + e);
+      const float y = lo[i], b = bias ? std::fabs(bias[i]) : 0.0f;
+      const float e = A * wn[i] + C * en[i] + K * (std::fabs(y) + b) + FLT_MIN;
+      // An overflow, a NaN: bounds nothing (the exact value may be finite).
+      const bool finite = std::fabs(y) <= FLT_MAX;
+      lo[i] = finite ? y - e : NAN;
+      up[i] = finite ? y + e : NAN;
     }
   }
 }
 
 void PackedWeight::ExactOutputs(const float* x, float alpha, const int32_t* ids, size_t count, float* out) const {
-  const uint16_t* bp = reinterpret_cast<const uint16_t*>(bytes_.data());
-  alignas(16) float pair[kernels::kH16Cols];
-  size_t at = n_;  // the panel pair in `pair`
+  const float* bp = reinterpret_cast<const float*>(bytes_.data());
+  alignas(16) float panel[kernels::kGemmNR];
+  size_t at = n_;  // the panel in `panel`
   for (size_t j = 0; j < count; ++j) {
-    const size_t id = size_t(ids[j]), j0 = id / kernels::kH16Cols * kernels::kH16Cols;
+    const size_t id = size_t(ids[j]), j0 = id / kernels::kGemmNR * kernels::kGemmNR;
     if (j0 != at) {
-      kernels::s32_gemm_packed_window(1, std::min(kernels::kH16Cols, n_ - j0), k_, pair, kernels::kH16Cols, x, k_, bp,
-                                      n_, j0, nullptr, alpha);
+      kernels::f32_gemv_packed_window(std::min(kernels::kGemmNR, n_ - j0), k_, panel, x, bp, n_, j0, nullptr, alpha);
       at = j0;
     }
-    out[j] = pair[id - j0];
+    out[j] = panel[id - j0];
   }
 }
 

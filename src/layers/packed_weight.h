@@ -34,7 +34,7 @@ class PackedWeight : public ParamStore {
   size_t n() const { return n_; }
   size_t k() const { return k_; }
   // Bytes held (0 before Reserve); what Reserve(t) would hold, allocating nothing.
-  size_t bytes() const override { return bytes_.size() + norms_.size() * sizeof(float); }
+  size_t bytes() const override { return bytes_.size() + q8_.size() + norms_.size() * sizeof(float); }
   size_t BytesFor(WeightType t) const override;
 
   void PutRow(size_t r, const float* w) override;
@@ -48,32 +48,35 @@ class PackedWeight : public ParamStore {
   // only with Window. One row (a decoding step) runs the matrix-vector kernels.
   void Product(size_t m, const float* x, size_t ldx, float* y, size_t ldy, const float* bias, float alpha) const;
 
-  // ---- the split float32 layout (a greedy search's head) ----
-  // Split() before Reserve: a float32 weight is then kept as two 16-bit planes (kernels/gemm.h s32_*), its top
-  // halves (the weights truncated to bf16) apart from its bottom halves, in the same bytes. Product() gives the
-  // same bits as the float32 layout; BoundedProduct reads the top plane only (half the bytes) and bounds the
-  // error. bounded(): split and reserved as float32 (another type ignores Split).
-  void Split() { split_ = true; }
-  bool bounded() const { return split_ && reserved_ && type_ == WeightType::kF32; }
+  // ---- a bounded float32 weight (a greedy search's head) ----
+  // KeepBound() before Reserve: a float32 weight then also keeps a q8 copy of itself (kernels/qgemm.h, 1.125
+  // bytes a weight) and two norms per output. Product() is untouched (the float32 panels, the same bits);
+  // BoundedProduct reads the q8 copy only (28 % of the float32 bytes) and bounds every output, ExactOutputs
+  // computes chosen outputs from the float32 panels. bounded(): kept so and reserved as float32 (another type
+  // ignores KeepBound).
+  void KeepBound() { bound_ = true; }
+  bool bounded() const { return bound_ && reserved_ && type_ == WeightType::kF32; }
   // For each row r of x (m rows, ldx apart) and output i: lower ≤ y ≤ upper (rows ldy apart), y the float32
-  // value Product(…, nullptr, alpha) gives, then + bias[i] in one float add (bias may be null), from the top
-  // plane's product and a bound on what the bottom halves and the roundings of both products can change:
-  // |α|·‖x_r‖·(‖lo_i‖ + 2γ_k‖w_i‖) and a few ulps (γ_k = k·2^-24 / (1 − k·2^-24)). A NaN or an inf in x or the
-  // weights, or a product that overflows, gives NaN bounds (the caller then takes the exact product). Only when
+  // value Product(…, nullptr, alpha) gives, then + bias[i] in one float add (bias may be null), from the q8
+  // copy's product ŷ (its inputs x̂ quantized to int16 as q_gemm does, its weights ŵ = w − e) and a bound on
+  // the difference: |α|·(‖x − x̂‖·‖w_i‖ + ‖x̂‖·‖e_i‖ + γ_{G+3}·‖x̂‖·(‖w_i‖ + ‖e_i‖) + γ_k·‖x‖·‖w_i‖) and a few
+  // ulps (G = ⌈k / 32⌉ groups, γ_j = j·2^-24 / (1 − j·2^-24)). A NaN or an inf in x or in a row of weights,
+  // or a product that overflows, gives NaN bounds (the caller then takes the exact product). Only when
   // bounded().
   void BoundedProduct(size_t m, const float* x, size_t ldx, float alpha, const float* bias, float* lower, float* upper,
                       size_t ldy) const;
   // out[j] = the value Product(1, x, …, nullptr, alpha) gives at output ids[j] (each in [0, n)), j < count: the
-  // 16 outputs of each id's panel pair only. Only when bounded().
+  // 8 outputs of each id's panel only (the matrix-vector kernel's window). Only when bounded().
   void ExactOutputs(const float* x, float alpha, const int32_t* ids, size_t count, float* out) const;
 
  private:
-  void RowNorms(size_t r0, size_t count, const float* w, size_t ldw);
+  void PutBound(size_t r0, size_t count, const float* w, size_t ldw);
   size_t n_ = 0, k_ = 0;
   WeightType type_ = WeightType::kF32;
-  bool reserved_ = false, split_ = false;
+  bool reserved_ = false, bound_ = false;
   BufferT<uint8_t> bytes_;
-  BufferT<float> norms_;  // split: per output, ‖lo_i‖₂ + 2γ_k‖w_i‖₂ and ‖w_i‖₂, rounded up
+  BufferT<uint8_t> q8_;   // bounded: the q8 copy
+  BufferT<float> norms_;  // bounded: ‖e_i‖₂ of each output, then ‖w_i‖₂ of each, rounded up (NaN: a row with a NaN or inf)
 };
 
 }  // namespace aw

@@ -43,20 +43,6 @@ constexpr WeightTypeOps kH16Ops = {
     true,
 };
 
-// float32 as two planes of the h16 layout, the top halves then the bottom halves (kernels/gemm.h s32_*).
-constexpr WeightTypeOps kS32Ops = {
-    [](size_t n, size_t k) { return kernels::s32_packed_count(n, k) * 2; },
-    [](size_t n) { return kernels::h16_packed_cols(n); },
-    [](size_t n, size_t k, size_t r, const float* w, uint8_t* b) { kernels::s32_packed_put_row(n, k, r, w, U16(b)); },
-    [](size_t n, size_t k, size_t r0, size_t count, const float* w, size_t ldw, uint8_t* b) {
-      for (size_t i = 0; i < count; ++i) kernels::s32_packed_put_row(n, k, r0 + i, w + i * ldw, U16(b));
-    },
-    [](size_t n, size_t k, size_t r, const uint8_t* b, float* w) { kernels::s32_packed_get_row(n, k, r, U16(b), w); },
-    [](size_t m, size_t n, size_t k, float* y, size_t ldy, const float* x, size_t ldx, const uint8_t* b, const float* bias,
-       float alpha) { ParallelGemmH16(Half::kBF16, m, n, k, y, ldy, x, ldx, U16(b), n, bias, alpha, true); },
-    false,
-};
-
 // q8, q4, q4a16: the quantized groups of kernels/qgemm.h; q4 and q4a16 hold the same bytes and differ in the
 // product's activations (int8 per group: q4_gemm_a8; int16 per row: q_gemm).
 template <QBits B, bool kInt8Activations>
@@ -89,6 +75,5 @@ static_assert(size_t(WeightType::kF32) == 0 && size_t(WeightType::kBF16) == 1 &&
 }  // namespace
 
 const WeightTypeOps& OpsOf(WeightType t) { return *kOps[size_t(t)]; }
-const WeightTypeOps& SplitF32Ops() { return kS32Ops; }
 
 }  // namespace aw

@@ -29,7 +29,5 @@ struct WeightTypeOps {
 
 // The row of type t.
 const WeightTypeOps& OpsOf(WeightType t);
-// float32 kept as two 16-bit planes (kernels/gemm.h s32_*; PackedWeight::Split).
-const WeightTypeOps& SplitF32Ops();
 
 }  // namespace aw

@@ -72,7 +72,7 @@ const Family& CausalLmFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

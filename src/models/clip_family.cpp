@@ -77,7 +77,7 @@ const Family& ClipFamily() {
       /*tied=*/NotTied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

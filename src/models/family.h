@@ -57,9 +57,9 @@ struct Family {
   // Tensors that are none of the model's are refused with this prefix before the generic check names them
   // ("stateDict: unexpected key(s) for a classifier: "), or null.
   const char* unexpected_prefix;
-  // Keeps the model's float32 head as two 16-bit planes (loadModel's splitHead: greedy search's bounded pass), or
+  // Gives the model's float32 head a q8 copy to bound its logits (loadModel's boundedHead: greedy search's bounded pass), or
   // null: the family has no such head. Called after build, before the weights are reserved.
-  void (*split_head)(Module& m);
+  void (*bounded_head)(Module& m);
 };
 
 }  // namespace aw

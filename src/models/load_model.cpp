@@ -199,7 +199,7 @@ Status ModelLoader::Begin(std::string_view expected, std::string_view config_jso
                     std::string(dtype) + "'");
   io::JsonValue root;
   AW_RETURN_IF_ERROR(BuildModel(expected, config_json, files, &root, &st.family, &st.model));
-  if (split_head_ && st.family->split_head) st.family->split_head(*st.model);
+  if (bounded_head_ && st.family->bounded_head) st.family->bounded_head(*st.model);
   std::map<std::string, size_t> file_of;  // stored tensor name → file
   for (size_t f = 0; f < files.size(); ++f)
     for (const io::StTensor& t : files[f].header.tensors) {

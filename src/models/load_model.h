@@ -46,8 +46,8 @@ class ModelLoader {
   // model.safetensors.index.json ("" for one file): its weight_map must name, for every tensor, the file that
   // holds it. dtype: "" (every weight as stored), "f32", "bf16", "f16", "q8", "q4" or "q4a16" (the model's matrices:
   // its Linear weights and embedding tables; norms and biases stay float32).
-  // Before Begin: keep the model's float32 head split, where its family has one (Family::split_head).
-  void SplitHead() { split_head_ = true; }
+  // Before Begin: give the model's float32 head its q8 copy for bounds, where its family has one (Family::bounded_head).
+  void BoundedHead() { bounded_head_ = true; }
   Status Begin(std::string_view expected, std::string_view config_json, std::vector<File> files,
                std::string_view index_json, std::string_view dtype);
   Status Feed(size_t file, uint64_t offset, const uint8_t* bytes, size_t n);
@@ -71,7 +71,7 @@ class ModelLoader {
  private:
   struct State;
   std::unique_ptr<State> st_;
-  bool split_head_ = false;
+  bool bounded_head_ = false;
 };
 
 // A whole file in memory (file: ParseSafetensors of bytes[0, size)): Begin, one Feed, Finish. *kind: its

@@ -144,14 +144,14 @@ class Seq2SeqModel : public Module {
   virtual int64_t out_vocab() const = 0;  // V
   virtual int64_t hidden_size() const = 0;  // the encoder's states' width
   virtual int64_t target_limit() const = 0;  // the most decoder positions (a target's tokens)
-  // Whether the head is split (a float32 head: PackedWeight::Split), so that an Append may run the bounded pass
-  // (Seq2SeqState::bounded_step): the logits' bounds from the head's top halves, half its bytes.
+  // Whether the head keeps a q8 copy for its bounds (a float32 head: PackedWeight::KeepBound), so that an Append
+  // may run the bounded pass (Seq2SeqState::bounded_step): the logits' bounds from the q8 copy, 28 % of the bytes.
   bool HeadBounded() const { return HeadWeight() != nullptr && HeadWeight()->bounded(); }
-  // Keeps a float32 head split (PackedWeight::Split; loadModel's splitHead): before the weights are reserved.
-  // Greedy steps of up to 4 rows then read half the head's bytes; every exact product of the head (beam search,
-  // batches, forward) gives the same bits but runs slower (docs/seq2seq.md, "A split head").
-  void SplitHead() {
-    if (const PackedWeight* w = HeadWeight()) const_cast<PackedWeight*>(w)->Split();
+  // A float32 head keeps a q8 copy and its rows' norms (PackedWeight::KeepBound; loadModel's boundedHead): before
+  // the weights are reserved. Greedy steps of up to 4 rows then read the copy, not the head; every exact product
+  // of the head (beam search, batches, forward) is the float32 one, untouched (docs/seq2seq.md, "A bounded head").
+  void BoundedHead() {
+    if (const PackedWeight* w = HeadWeight()) const_cast<PackedWeight*>(w)->KeepBound();
   }
   // After a bounded Append: out[j] = the logit Append would have given row `row` at ids[j] (each in [0, V)),
   // bit for bit.

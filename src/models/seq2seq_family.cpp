@@ -46,10 +46,10 @@ bool Tied(const Module& m, TiedTensor* out) {
 
 std::string Info(const Module& m) {
   const auto& s = static_cast<const Seq2SeqLm&>(m);
-  return Seq2SeqConfigJson(s.config()) + (s.HeadBounded() ? ", \"splitHead\": true" : "");
+  return Seq2SeqConfigJson(s.config()) + (s.HeadBounded() ? ", \"boundedHead\": true" : "");
 }
 
-void SplitHead(Module& m) { static_cast<Seq2SeqModel&>(m).SplitHead(); }
+void BoundedHead(Module& m) { static_cast<Seq2SeqModel&>(m).BoundedHead(); }
 
 }  // namespace
 
@@ -66,7 +66,7 @@ const Family& Seq2SeqFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/SplitHead,
+      /*bounded_head=*/BoundedHead,
   };
   return f;
 }

@@ -40,10 +40,10 @@ bool Tied(const Module& m, TiedTensor* out) {
 
 std::string Info(const Module& m) {
   const auto& t = static_cast<const T5Lm&>(m);
-  return T5ConfigJson(t.config()) + (t.HeadBounded() ? ", \"splitHead\": true" : "");
+  return T5ConfigJson(t.config()) + (t.HeadBounded() ? ", \"boundedHead\": true" : "");
 }
 
-void SplitHead(Module& m) { static_cast<Seq2SeqModel&>(m).SplitHead(); }
+void BoundedHead(Module& m) { static_cast<Seq2SeqModel&>(m).BoundedHead(); }
 
 }  // namespace
 
@@ -60,7 +60,7 @@ const Family& T5Family() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/SplitHead,
+      /*bounded_head=*/BoundedHead,
   };
   return f;
 }

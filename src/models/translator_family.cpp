@@ -37,7 +37,7 @@ const Family& TranslatorFamily() {
       /*tied=*/NotTied,
       /*info=*/nullptr,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

@@ -78,7 +78,7 @@ const Family& VisionFamily() {
       /*tied=*/NotTied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

@@ -38,7 +38,7 @@ const Family& VitFamily() {
       /*tied=*/NotTied,
       /*info=*/nullptr,
       /*unexpected_prefix=*/"stateDict: unexpected key(s) for a classifier: ",
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

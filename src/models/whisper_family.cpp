@@ -52,7 +52,7 @@ const Family& WhisperFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*split_head=*/nullptr,
+      /*bounded_head=*/nullptr,
   };
   return f;
 }

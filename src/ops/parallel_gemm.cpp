@@ -71,13 +71,8 @@ void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, cons
 }
 
 void ParallelGemmH16(kernels::Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha, bool split) {
+                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha) {
   Split(m, n, k, kernels::kH16Cols, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
-    if (split) {  // one row too: the split B has no GEMV of its own (gemm.h)
-      kernels::s32_gemm_packed_window(r1 - r0, c1 - c0, k, c + r0 * ldc + c0, ldc, a + r0 * lda, lda, bp, bp_cols, c0,
-                                      bias ? bias + c0 : nullptr, alpha);
-      return;
-    }
     if (r1 - r0 == 1) {
       kernels::h16_gemv_packed_window(h, c1 - c0, k, c + r0 * ldc + c0, a + r0 * lda, bp, bp_cols, c0,
                                       bias ? bias + c0 : nullptr, alpha);

@@ -24,10 +24,8 @@ void ParallelGemmPacked(size_t m, size_t n, size_t k, float* c, size_t ldc, cons
 
 // The same split for B stored as 16-bit floats (kernels::h16_*: bit-identical to the float32 product on the
 // widened B) and for quantized B (kernels::q_gemm: A's rows quantized inside the kernel), whole B (j0 = 0).
-// split: a float32 B kept as two 16-bit planes (kernels::s32_*: bit-identical to the float32 product; h ignored):
-// the same split of C, one instantiation of it (the .wasm's size budget).
 void ParallelGemmH16(kernels::Half h, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
-                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha, bool split = false);
+                     const uint16_t* bp, size_t bp_cols, const float* bias, float alpha);
 void ParallelQGemm(kernels::QBits b, size_t m, size_t n, size_t k, float* c, size_t ldc, const float* a, size_t lda,
                    const uint8_t* bp, const float* bias, float alpha);
 // q4 with int8 activations (kernels::q4_gemm_a8), the same split.

@@ -1,6 +1,6 @@
-// Greedy search's bounded pass (seq2seq_generate.js BoundedChoice; PackedWeight's split float32 head): a float32
-// model's greedy steps read the head's top halves, bound every logit and compute exactly only the ids that can
-// still win. What it must keep: transformers' sequences for every greedy golden case (processors included), the
+// Greedy search's bounded pass (seq2seq_generate.js BoundedChoice; loadModel's boundedHead, PackedWeight::KeepBound:
+// a float32 head with a q8 copy): a float32 model's greedy steps read the head's q8 copy, bound every logit and
+// compute exactly only the ids that can still win. What it must keep: transformers' sequences for every greedy golden case (processors included), the
 // same sequences as the exact path on the same model, with or without renormalize_logits; the way back to the
 // row's exact logits when the bounds cannot decide (too many candidates, NaN); no bounded pass where the head is
 // not float32 (q8) or the run samples; errors by name from the native calls.
@@ -61,8 +61,8 @@ async function greedy(m, input, options, how) {
 
 for (const f of x.folders) {
   if (!f.generate) continue;
-  test(`${f.folder}: the bounded pass gives transformers' greedy sequences, and the exact path's`, async () => {
-    const m = await aw.loadModel(join(DIR, f.folder), { splitHead: true });
+  test(`${f.folder}: the bounded pass gives transformers' greedy sequences, and the exact path's`, async (t) => {
+    const m = await aw.loadModel(join(DIR, f.folder), { boundedHead: true });
     try {
       const inp = f.generate_inputs;
       let steps = 0, exactIds = 0, rowsChosen = 0;
@@ -88,6 +88,7 @@ for (const f of x.folders) {
         assert.equal(got.count.full, 0, `${c.name}: every row decided by its candidates`);
       }
       assert.ok(steps > 0, 'the bounded pass ran');
+      t.diagnostic(`candidates: ${exactIds} exact ids over ${rowsChosen} rows`);
       // Candidates, not the vocabulary: a row's exact logits are a few ids of its V.
       assert.ok(exactIds / rowsChosen < m.outputVocabSize / 4, `${exactIds} exact ids over ${rowsChosen} rows (V ${m.outputVocabSize})`);
     } finally {
@@ -97,7 +98,7 @@ for (const f of x.folders) {
 }
 
 test('bounds that decide nothing, or a NaN, take the row\'s exact logits whole: the same tokens', async () => {
-  const m = await aw.loadModel(join(DIR, 'marian'), { splitHead: true });
+  const m = await aw.loadModel(join(DIR, 'marian'), { boundedHead: true });
   try {
     const inp = x.folders.find((f) => f.folder === 'marian').generate_inputs;
     const batch = { inputIds: ints(inp.input_ids), attentionMask: ints(inp.attention_mask) };
@@ -115,9 +116,9 @@ test('bounds that decide nothing, or a NaN, take the row\'s exact logits whole: 
   }
 });
 
-test('no bounded pass without splitHead, for a q8 head, sampling or beam search', async () => {
-  const q8 = await aw.loadModel(join(DIR, 't5'), { dtype: 'q8', splitHead: true });
-  const f32 = await aw.loadModel(join(DIR, 't5'), { splitHead: true });
+test('no bounded pass without boundedHead, for a q8 head, sampling or beam search', async () => {
+  const q8 = await aw.loadModel(join(DIR, 't5'), { dtype: 'q8', boundedHead: true });
+  const f32 = await aw.loadModel(join(DIR, 't5'), { boundedHead: true });
   const plain = await aw.loadModel(join(DIR, 't5'));
   try {
     const src = { inputIds: ints([x.folders.find((f) => f.folder === 't5').generate_inputs.sources[0]]) };
@@ -125,15 +126,20 @@ test('no bounded pass without splitHead, for a q8 head, sampling or beam search'
     assert.equal((await greedy(f32, src, { numBeams: 1, maxNewTokens: 5, doSample: true, seed: 3 })).count.bounded, 0);
     assert.equal((await greedy(f32, src, { numBeams: 2, maxNewTokens: 5 })).count.bounded, 0);
     assert.ok((await greedy(f32, src, { numBeams: 1, maxNewTokens: 5 })).count.bounded > 0);
-    assert.equal(f32.splitHead, true);
-    assert.equal(q8.splitHead, false, 'a q8 head is not split');
-    assert.equal(plain.splitHead, false);
-    // Without splitHead, the head is the float32 panels: no bounded pass.
+    // Beam search reads the float32 head itself: the same sequences and scores, bit for bit.
+    const beams = { numBeams: 3, numReturnSequences: 2, maxNewTokens: 6 };
+    const [b1, b2] = [await f32.generate(src, beams), await plain.generate(src, beams)];
+    assert.deepEqual(rows(b1), rows(b2));
+    assert.deepEqual(Array.from(b1.scores), Array.from(b2.scores));
+    assert.equal(f32.boundedHead, true);
+    assert.equal(q8.boundedHead, false, 'a q8 head keeps no copy');
+    assert.equal(plain.boundedHead, false);
+    // Without boundedHead, the head is the float32 panels: no bounded pass.
     const { ids } = plain._sources(src, {}, 'input');
     const s = plain._stepper(ids, null), st = s.begin(1, 8);
     try { assert.equal(s.bounded(st), false); } finally { s.free(st); }
     assert.equal((await greedy(plain, src, { numBeams: 1, maxNewTokens: 5 })).count.bounded, 0);
-    await assert.rejects(aw.loadModel(join(DIR, 't5'), { splitHead: 1 }), { name: 'TypeError', message: 'splitHead: expected a boolean, got number' });
+    await assert.rejects(aw.loadModel(join(DIR, 't5'), { boundedHead: 1 }), { name: 'TypeError', message: 'boundedHead: expected a boolean, got number' });
   } finally {
     q8.dispose();
     f32.dispose();
@@ -142,8 +148,8 @@ test('no bounded pass without splitHead, for a q8 head, sampling or beam search'
 });
 
 test('the native calls name what is wrong, and the model keeps working', async () => {
-  const m = await aw.loadModel(join(DIR, 'bart'), { dtype: 'q8', splitHead: true });
-  const f = await aw.loadModel(join(DIR, 'bart'), { splitHead: true });
+  const m = await aw.loadModel(join(DIR, 'bart'), { dtype: 'q8', boundedHead: true });
+  const f = await aw.loadModel(join(DIR, 'bart'), { boundedHead: true });
   try {
     for (const [model, bounded] of [[m, false], [f, true]]) {
       const { ids } = model._sources({ inputIds: ints([[0, 5, 6, 2]]) }, {}, 'input');

@@ -489,68 +489,6 @@ TEST(GemmPacked, HalfStoredBGivesTheBitsOfTheWidenedB) {
         }
 }
 
-// float32 B split into two 16-bit planes (s32_*): the rows put and got back exactly; the GEMM (one row too) and
-// windows bit-identical to the float32 kernels on the same B (both builds: the same multiply-adds in the same order);
-// the top plane alone is the bf16 B of the values truncated (not rounded) to their top halves. Awkward widths
-// and depths across cache blocks, B with subnormals, ±inf and NaN; nothing written outside the output.
-TEST(GemmPacked, SplitFloatBGivesTheFloatBitsAndItsTopPlaneIsTheTruncatedB) {
-  std::mt19937 rng(2041);
-  for (size_t k : {1, 7, 33, 512, 530, 1100})
-    for (size_t n : {1, 8, 9, 17, 63, 65, 137})
-      for (size_t m : {1, 3, 4, 13, 80}) {
-        SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n) + " m=" + std::to_string(m));
-        const std::vector<float> a = random_vec(rng, m * k, -1, 1), bias = random_vec(rng, n, -1, 1);
-        std::vector<float> b = random_vec(rng, n * k, -2, 2);
-        for (size_t i = 0; i < b.size(); ++i) {
-          if (i % 997 == 5) b[i] = f32_from_bits(0x00000003u);     // a subnormal with bottom bits only
-          if (i % 1999 == 7) b[i] = std::numeric_limits<float>::infinity();
-          if (i % 2999 == 11) b[i] = f32_from_bits(0x7F800001u);  // a NaN whose top half reads as inf
-        }
-        std::vector<float> bp32(f32_gemm_packed_floats(n, k));
-        f32_gemm_pack_nt(n, k, b.data(), k, bp32.data());
-        std::vector<uint16_t> sp(s32_packed_count(n, k) + kGuard, 0);
-        for (size_t r = 0; r < n; ++r) s32_packed_put_row(n, k, r, b.data() + r * k, sp.data());
-        std::vector<float> back(k);
-        for (size_t r = 0; r < n; ++r) {
-          s32_packed_get_row(n, k, r, sp.data(), back.data());
-          ASSERT_TRUE(test::same_bits(k, back.data(), b.data() + r * k));
-        }
-        for (bool with_bias : {false, true}) {
-          const float* bias_p = with_bias ? bias.data() : nullptr;
-          const float alpha = with_bias ? 0.5f : 1.0f;
-          std::vector<float> want(m * n + kGuard, kSentinel), got(m * n + kGuard, kSentinel);
-          f32_gemm_packed_window(m, n, k, want.data(), n, a.data(), k, bp32.data(), n, 0, bias_p, alpha);
-          s32_gemm_packed_window(m, n, k, got.data(), n, a.data(), k, sp.data(), n, 0, bias_p, alpha);
-          ASSERT_TRUE(test::same_bits(m * n, got.data(), want.data()));
-          ASSERT_TRUE(test::guard_intact(got.data() + m * n));
-          std::vector<float> gv(n + kGuard, kSentinel);  // one row: the float32 GEMV's bits
-          s32_gemm_packed_window(1, n, k, gv.data(), n, a.data(), k, sp.data(), n, 0, bias_p, alpha);
-          ASSERT_TRUE(test::same_bits(n, gv.data(), want.data()));  // row 0
-          ASSERT_TRUE(test::guard_intact(gv.data() + n));
-          std::vector<float> f32v(n);
-          f32_gemv_packed_window(n, k, f32v.data(), a.data(), bp32.data(), n, 0, bias_p, alpha);
-          ASSERT_TRUE(test::same_bits(n, gv.data(), f32v.data()));
-        }
-        if (n > kH16Cols) {  // a window of one panel pair from the middle, one row
-          const size_t j0 = kH16Cols, w = std::min(kH16Cols, n - j0);
-          std::vector<float> whole(n), part(w + kGuard, kSentinel);
-          s32_gemm_packed_window(1, n, k, whole.data(), n, a.data(), k, sp.data(), n, 0, nullptr, 1.0f);
-          s32_gemm_packed_window(1, w, k, part.data(), w, a.data(), k, sp.data(), n, j0, nullptr, 1.0f);
-          ASSERT_EQ(0, std::memcmp(whole.data() + j0, part.data(), w * sizeof(float)));
-          ASSERT_TRUE(test::guard_intact(part.data() + w));
-        }
-        // The top plane: the bf16 B of each value's top 16 bits.
-        std::vector<float> trunc(n * k);
-        for (size_t i = 0; i < b.size(); ++i) trunc[i] = f32_from_bits(f32_bits(b[i]) & 0xFFFF0000u);
-        std::vector<float> bpt(f32_gemm_packed_floats(n, k));
-        f32_gemm_pack_nt(n, k, trunc.data(), k, bpt.data());
-        std::vector<float> want(m * n), got(m * n);
-        f32_gemm_packed_window(m, n, k, want.data(), n, a.data(), k, bpt.data(), n, 0, bias.data(), 1.0f);
-        h16_gemm_packed_window(Half::kBF16, m, n, k, got.data(), n, a.data(), k, sp.data(), n, 0, bias.data(), 1.0f);
-        ASSERT_TRUE(test::same_bits(m * n, got.data(), want.data()));
-      }
-}
-
 // f32_gemm_pp (A packed by the caller) against its reference, overwrite and
 // accumulate; A packed from a row-major A by hand in the documented layout.
 TEST(GemmPacked, PrePackedAAgainstReference) {
