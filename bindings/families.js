@@ -25,7 +25,7 @@ import { generationEos } from './generation.js';
 import { encoderTask } from './encoder_task.js';
 
 /** What each family-only option is, in messages ("only a causal LM takes a generation_config.json"). */
-const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task', boundedHead: 'boundedHead (a float32 head\'s bounds)' };
+const OPTION_WHAT = { tokenizer: 'a tokenizer', tokenizerConfig: 'a tokenizer_config.json', generationConfig: 'a generation_config.json', pooling: 'pooling', normalize: 'normalize', task: 'a task', boundedHead: 'boundedHead (a q8 copy of a float32 head for greedy bounds)' };
 
 /** The encoder–decoder rows' one face (the seq2seq and t5 families). */
 const SEQ2SEQ = {

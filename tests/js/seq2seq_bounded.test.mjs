@@ -140,6 +140,10 @@ test('no bounded pass without boundedHead, for a q8 head, sampling or beam searc
     try { assert.equal(s.bounded(st), false); } finally { s.free(st); }
     assert.equal((await greedy(plain, src, { numBeams: 1, maxNewTokens: 5 })).count.bounded, 0);
     await assert.rejects(aw.loadModel(join(DIR, 't5'), { boundedHead: 1 }), { name: 'TypeError', message: 'boundedHead: expected a boolean, got number' });
+    // Another family refuses it by name, and the module goes on.
+    const bert = fileURLToPath(new URL('../data/goldens/encoders/bert_cls_norm_lower/', import.meta.url));
+    await assert.rejects(aw.loadModel(bert, { boundedHead: true }), { code: 'ERR_INVALID_ARGUMENT', message: /^boundedHead: only an encoder-decoder translator takes boundedHead \(a q8 copy of a float32 head for greedy bounds\); this checkpoint is an encoder/ });
+    (await aw.loadModel(bert)).dispose();
   } finally {
     q8.dispose();
     f32.dispose();
