@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { ints } from './helpers.mjs';
 
 const DIR = fileURLToPath(new URL('../data/goldens/clip/', import.meta.url));
 const FIX = fileURLToPath(new URL('../data/goldens/images/fixtures/', import.meta.url));
@@ -24,7 +25,6 @@ const pixelsOf = (c) => {
   const n = c.shape.reduce((a, b) => a * b, 1);
   return { data: pixelsAll.slice(c.pixels, c.pixels + n), shape: c.shape };
 };
-const ints = (rows) => ({ data: Int32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
 
 /** The worst |got − want| / (atol + rtol·|want|). */
 function worst(got, want) {

@@ -459,3 +459,10 @@ export function worstOfCases(data, cases, key, { atol, rtol }) {
   });
   return w;
 }
+
+/** Rows of ints (an array of equal-length arrays) as an int32 tensor { data, shape: [rows, columns] }. */
+export const ints = (rows) => ({ data: Int32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+/** A Python name (num_beams) as this API spells it (numBeams). */
+export const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+/** transformers' generate() keyword arguments (a golden case's kwargs) as this API's options. */
+export const optionsOf = (kwargs) => Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [camel(k), v]));

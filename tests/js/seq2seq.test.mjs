@@ -14,14 +14,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { ints, optionsOf } from './helpers.mjs';
 
 const DIR = fileURLToPath(new URL('../data/goldens/seq2seq/', import.meta.url));
 const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
 const aw = await init({ threads: 1 });
 after(() => aw.close());
 
-const ints = (rows) => ({ data: Int32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
-const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 /** The worst |got − want| / (atol + rtol·|want|). */
 function worst(got, want) {
@@ -32,7 +31,6 @@ function worst(got, want) {
 }
 
 /** transformers' generate kwargs as Seq2SeqLM#generate options. */
-const optionsOf = (kwargs) => Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [camel(k), v]));
 
 /** A folder's goldens: its own, or those of the folder it must equal (marian_old: marian's). */
 const goldensOf = (f) => (f.same_goldens_as ? x.folders.find((g) => g.folder === f.same_goldens_as) : f);

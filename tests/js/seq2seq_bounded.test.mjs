@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
+import { ints, optionsOf } from './helpers.mjs';
 import { generateSeq2Seq } from '../../bindings/seq2seq_generate.js';
 
 const DIR = fileURLToPath(new URL('../data/goldens/seq2seq/', import.meta.url));
@@ -17,9 +18,6 @@ const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
 const aw = await init({ threads: 1 });
 after(() => aw.close());
 
-const ints = (rows) => ({ data: Int32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
-const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
-const optionsOf = (kwargs) => Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [camel(k), v]));
 const rows = (r) => r.sequences.map((q) => Array.from(q));
 
 /** The model's stepper with its calls counted; `exactOnly` drops the bounded pass (the ordinary path). */
