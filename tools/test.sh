@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command (npm test), and its parts (npm run test:native | test:js | test:browser):
 #   all      (default) everything below, in this order; what CI runs
-#   native   set up; the native tests (ctest) under ASan + UBSan, with a replay of every fuzz corpus file (build/asan,
-#            clang -O2); the fuzz gate (fixed seed, fixed number of inputs: the same on every run); the kernel
+#   native   set up; the native tests under ASan + UBSan, with a replay of every fuzz corpus file (build/asan,
+#            clang -O2, GoogleTest shards); the fuzz gate (fixed seed, fixed number of inputs: the same on every run); the kernel
 #            tests built to wasm with relaxed SIMD. The plain Release tree (build/native, g++ -O3: tools/build.sh
 #            native) is not built here: it runs the same 412 tests without the sanitizers, and took 200 of CI's
 #            seconds to build for nothing the sanitized run does not check.
