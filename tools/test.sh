@@ -2,10 +2,10 @@
 # The test command (npm test), and its parts (npm run test:native | test:js | test:browser):
 #   all      (default) everything below, in this order; what CI runs
 #   native   set up; the native tests under ASan + UBSan, with a replay of every fuzz corpus file (build/asan,
-#            clang -O2, GoogleTest shards); the fuzz gate (fixed seed, fixed number of inputs: the same on every run); the kernel
-#            tests built to wasm with relaxed SIMD. The plain Release tree (build/native, g++ -O3: tools/build.sh
-#            native) is not built here: it runs the same 412 tests without the sanitizers, and took 200 of CI's
-#            seconds to build for nothing the sanitized run does not check.
+#            clang -O2, GoogleTest shards); the fuzz gate (fixed seed, fixed number of inputs: the same on every
+#            run); the kernel tests built to wasm with relaxed SIMD. The plain Release tree (build/native, g++ -O3:
+#            tools/build.sh native) is not built here: it runs the same 412 tests without the sanitizers, and took
+#            200 of CI's seconds to build for nothing the sanitized run does not check.
 #   js       set up, build the wasm modules, node --test tests/js/ twice: with --experimental-wasm-relaxed-simd
 #            (Node then runs the relaxed-SIMD builds, as Chromium does by default) and without (the baseline)
 #   browser  set up, build the wasm modules, node --test tests/browser/ (headless Chromium, relaxed by default),
