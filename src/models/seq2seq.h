@@ -177,6 +177,9 @@ class Seq2SeqModel : public Module {
   Status HeadLogits(Seq2SeqState* st, size_t rows, const float* x, Buffer* logits) const;
 };
 
+// Family::bounded_head of the encoder–decoder rows (the seq2seq and t5 families): the model's BoundedHead().
+inline void KeepBoundedHead(Module& m) { static_cast<Seq2SeqModel&>(m).BoundedHead(); }
+
 // The checks every family's sources pass: a mask of 0s and 1s with a 1 in every row.
 Status CheckSourceMask(const int32_t* mask, int64_t B, int64_t S);
 constexpr int64_t kMaxSeq2SeqRows = 4096;  // sources × beams decoded together

@@ -49,8 +49,6 @@ std::string Info(const Module& m) {
   return Seq2SeqConfigJson(s.config()) + (s.HeadBounded() ? ", \"boundedHead\": true" : "");
 }
 
-void BoundedHead(Module& m) { static_cast<Seq2SeqModel&>(m).BoundedHead(); }
-
 }  // namespace
 
 const Family& Seq2SeqFamily() {
@@ -66,7 +64,7 @@ const Family& Seq2SeqFamily() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*bounded_head=*/BoundedHead,
+      /*bounded_head=*/KeepBoundedHead,
   };
   return f;
 }

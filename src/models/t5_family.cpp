@@ -43,8 +43,6 @@ std::string Info(const Module& m) {
   return T5ConfigJson(t.config()) + (t.HeadBounded() ? ", \"boundedHead\": true" : "");
 }
 
-void BoundedHead(Module& m) { static_cast<Seq2SeqModel&>(m).BoundedHead(); }
-
 }  // namespace
 
 const Family& T5Family() {
@@ -60,7 +58,7 @@ const Family& T5Family() {
       /*tied=*/Tied,
       /*info=*/Info,
       /*unexpected_prefix=*/nullptr,
-      /*bounded_head=*/BoundedHead,
+      /*bounded_head=*/KeepBoundedHead,
   };
   return f;
 }

@@ -1,9 +1,9 @@
 // Greedy search's bounded pass (seq2seq_generate.js BoundedChoice; loadModel's boundedHead, PackedWeight::KeepBound:
 // a float32 head with a q8 copy): a float32 model's greedy steps read the head's q8 copy, bound every logit and
-// compute exactly only the ids that can still win. What it must keep: transformers' sequences for every greedy golden case (processors included), the
-// same sequences as the exact path on the same model, with or without renormalize_logits; the way back to the
-// row's exact logits when the bounds cannot decide (too many candidates, NaN); no bounded pass where the head is
-// not float32 (q8) or the run samples; errors by name from the native calls.
+// compute exactly only the ids that can still win. What it must keep: transformers' sequences for every greedy
+// golden case (processors included), the same sequences as the exact path on the same model, with or without
+// renormalize_logits; the way back to the row's exact logits when the bounds cannot decide (too many candidates,
+// NaN); no bounded pass where the head is not float32 (q8) or the run samples; errors by name from the native calls.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
