@@ -300,11 +300,17 @@ function timed(stepper, split) {
     logSoftmax: stepper.logSoftmax,
     begin: clock('begin', (rows, capacity) => { const st = stepper.begin(rows, capacity); steps.set(st, 0); return st; }),
     step: stepClock((state, tokens, o) => stepper.step(state, tokens, o)),
-    // The bounded pass (boundedHead, greedy): the bounds' step counts as a step, the candidates' exact logits as
-    // part of the step they complete.
+    // The bounded pass (boundedHead, greedy): the bounds' step counts as a step, the candidates' choice (select)
+    // and exact logits as part of the step they complete.
     ...(stepper.stepBounded ? {
       bounded: (state) => stepper.bounded(state),
-      stepBounded: stepClock((state, tokens, o) => stepper.stepBounded(state, tokens, o)),
+      stepBounded: stepClock((state, tokens) => stepper.stepBounded(state, tokens)),
+      select: (state, counts, exclude, cap) => {
+        const t0 = performance.now();
+        try { return stepper.select(state, counts, exclude, cap); } finally {
+          split[steps.get(state) === 1 ? 'first' : 'next'] += performance.now() - t0;
+        }
+      },
       exact: (state, row, ids) => {
         const t0 = performance.now();
         split.candidates += ids.length;

@@ -452,10 +452,11 @@ export interface LoadOptions {
   dtype?: WeightType;
   /**
    * An encoder–decoder (Seq2SeqLM) with a float32 head only: the head also keeps a q8 copy of itself (1.125
-   * bytes a weight more: Marian's opus-mt 4.25 → 4.7 bytes a parameter). Greedy steps of up to 4 rows then read
-   * the copy alone, bound every logit and compute exactly only the ids that can still win: the same tokens,
-   * faster per step (the head is 57 % of a Marian step's bytes). Every exact product of the head — beam search,
-   * batches of more than 4 rows, forward() — is the float32 one, as fast as without. Default false.
+   * bytes a weight more: Marian's opus-mt 4.25 → 4.7 bytes a parameter). Greedy steps (one sentence or a batch)
+   * then read the copy alone, bound every logit and compute exactly only the ids that can still win: the same
+   * tokens, faster per step (the head is 57 % of a Marian step's bytes; on a batch the copy's int16 products
+   * take fewer operations than float32's). Every exact product of the head — beam search, forward(), a
+   * forced token's step — is the float32 one, as fast as without. Default false.
    */
   boundedHead?: boolean;
   /** A tokenizer_config.json (parsed, text or bytes) for `tokenizer`: its added tokens, chat template and special tokens. */

@@ -13,8 +13,11 @@ const fround = Math.fround;
  * `bounds` says what greedy search's bounded pass (seq2seq_generate.js) may do with it: 'elementwise' — each
  * score's new value depends on that score alone (and the ids), never decreasing in it, so applied to a lower and
  * an upper bound of every logit it gives bounds of the processed scores; 'shift' — the same amount taken from
- * every score (log_softmax), which keeps the argmax up to float32 rounding.
- * @typedef {{name: string, bounds?: 'elementwise'|'shift', apply: (ids: Int32Array, len: number, scores: Float32Array) => void}} LogitsProcessor
+ * every score (log_softmax), which keeps the argmax up to float32 rounding. An 'elementwise' processor also says
+ * which scores apply() may change for these ids: `touches(ids, len)` → the ids (any order, repeats allowed), or null
+ * when it may change any (the bounded pass then reads that row's bounds whole).
+ * @typedef {{name: string, bounds?: 'elementwise'|'shift', touches?: (ids: Int32Array, len: number) => ArrayLike<number>|null,
+ *   apply: (ids: Int32Array, len: number, scores: Float32Array) => void}} LogitsProcessor
  */
 
 /**
@@ -28,6 +31,7 @@ function repetitionPenalty(penalty, vocabSize) {
   return {
     name: 'RepetitionPenaltyLogitsProcessor',
     bounds: p > 0 ? 'elementwise' : undefined,
+    touches: (ids, len) => ids.subarray(0, len),
     apply(ids, len, scores) {
       stamp++;
       for (let i = 0; i < len; i++) {
@@ -46,18 +50,25 @@ function repetitionPenalty(penalty, vocabSize) {
  * an earlier occurrence of the row's last n − 1 tokens are banned (−inf); nothing while len + 1 < n.
  */
 function noRepeatNGram(n) {
+  /** Calls ban(t) for each banned token t. */
+  const banned = (ids, len, ban) => {
+    if (len + 1 < n) return;
+    const start = len + 1 - n;             // the prefix: ids[start .. len)
+    for (let i = 0; i + n <= len; i++) {
+      let match = true;
+      for (let j = 0; j < n - 1; j++) if (ids[i + j] !== ids[start + j]) { match = false; break; }
+      if (match) ban(ids[i + n - 1]);
+    }
+  };
   return {
     name: 'NoRepeatNGramLogitsProcessor',
     bounds: 'elementwise',
-    apply(ids, len, scores) {
-      if (len + 1 < n) return;
-      const start = len + 1 - n;             // the prefix: ids[start .. len)
-      for (let i = 0; i + n <= len; i++) {
-        let match = true;
-        for (let j = 0; j < n - 1; j++) if (ids[i + j] !== ids[start + j]) { match = false; break; }
-        if (match) scores[ids[i + n - 1]] = -Infinity;
-      }
+    touches(ids, len) {
+      const out = [];
+      banned(ids, len, (t) => out.push(t));
+      return out;
     },
+    apply(ids, len, scores) { banned(ids, len, (t) => { scores[t] = -Infinity; }); },
   };
 }
 
@@ -73,20 +84,24 @@ function noBadWords(badWordsIds, eosTokenIds) {
   const words = keep.filter((w) => { const k = w.join(','); if (seen.has(k)) return false; seen.add(k); return true; });
   const single = [...new Set(words.filter((w) => w.length === 1).map((w) => w[0]))];
   const longer = words.filter((w) => w.length > 1);
+  /** The tokens banned after these ids. */
+  const banned = (ids, len) => {
+    if (longer.length === 0) return single;
+    const out = new Set(single);
+    for (const w of longer) {
+      if (w.length > len) continue;
+      const from = len - (w.length - 1);
+      let match = true;
+      for (let j = 0; j < w.length - 1; j++) if (ids[from + j] !== w[j]) { match = false; break; }
+      if (match) out.add(w[w.length - 1]);
+    }
+    return out;
+  };
   return {
     name: 'NoBadWordsLogitsProcessor',
     bounds: 'elementwise',
-    apply(ids, len, scores) {
-      const banned = new Set(single);
-      for (const w of longer) {
-        if (w.length > len) continue;
-        const from = len - (w.length - 1);
-        let match = true;
-        for (let j = 0; j < w.length - 1; j++) if (ids[from + j] !== w[j]) { match = false; break; }
-        if (match) banned.add(w[w.length - 1]);
-      }
-      for (const t of banned) scores[t] = scores[t] + -Infinity;
-    },
+    touches: (ids, len) => [...banned(ids, len)],
+    apply(ids, len, scores) { for (const t of banned(ids, len)) scores[t] = scores[t] + -Infinity; },
   };
 }
 
@@ -96,6 +111,7 @@ function minLength(min, eosTokenIds, vocabSize) {
   return {
     name: 'MinLengthLogitsProcessor',
     bounds: 'elementwise',
+    touches: (ids, len) => (len < min ? eos : []),
     apply(ids, len, scores) { if (len < min) for (const e of eos) scores[e] = -Infinity; },
   };
 }
@@ -106,6 +122,7 @@ function minNewTokens(promptLength, min, eosTokenIds, vocabSize) {
   return {
     name: 'MinNewTokensLengthLogitsProcessor',
     bounds: 'elementwise',
+    touches: (ids, len) => (len - promptLength < min ? eos : []),
     apply(ids, len, scores) { if (len - promptLength < min) for (const e of eos) scores[e] = -Infinity; },
   };
 }
@@ -115,6 +132,7 @@ function forcedBos(id) {
   return {
     name: 'ForcedBOSTokenLogitsProcessor',
     bounds: 'elementwise',
+    touches: (ids, len) => (len === 1 ? null : []),
     apply(ids, len, scores) { if (len === 1) { scores.fill(-Infinity); scores[id] = 0; } },
   };
 }
@@ -124,6 +142,7 @@ function forcedEos(maxLength, idList) {
   return {
     name: 'ForcedEOSTokenLogitsProcessor',
     bounds: 'elementwise',
+    touches: (ids, len) => (len === maxLength - 1 ? null : []),
     apply(ids, len, scores) {
       if (len === maxLength - 1) { scores.fill(-Infinity); for (const e of idList) scores[e] = 0; }
     },

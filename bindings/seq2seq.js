@@ -242,10 +242,29 @@ export function decodingSteps(rt, handle, bounded = false) {
     // The head's bounded pass (a float32 head: greedy search, seq2seq_generate.js): bounds of the logits from the
     // head's q8 copy, then the exact logits of a row's candidates.
     bounded: () => bounded,
-    stepBounded: (state, tokens, o) => {
-      const [lower, upper] = boundary.models.seq2seqStep(rt, handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } },
-        { bounded: true }, o?.into ?? null);
-      return { lower: lower.data, upper: upper.data };
+    // The bounds stay in the state: stepBounded returns nothing, and select gives every row's candidates in one
+    // call (Seq2SeqModel::SelectBounded). Per row i of the state: counts[i] >= 0 — its next counts[i] ids of
+    // `exclude` are ids the search maps itself — gives { best, found, ids, pairs }: the largest lower bound of the
+    // other ids (NaN: a NaN bound), how many of them have an upper bound >= best (counting stops at cap + 1), the
+    // first min(found, cap) of those ascending, and the excluded ids' bounds as (lower, upper) pairs; −1 gives null.
+    stepBounded: (state, tokens) => {
+      boundary.models.seq2seqStep(rt, handle(), state, { tokens: { data: tokens, shape: [tokens.length, 1], dtype: DTYPE.I32 } }, { bounded: true });
+    },
+    select: (state, counts, exclude, cap) => {
+      const req = new Int32Array(1 + counts.length + exclude.length);
+      req[0] = cap;
+      req.set(counts, 1);
+      req.set(exclude, 1 + counts.length);
+      const [{ data }] = boundary.models.seq2seqStep(rt, handle(), state, { exact: { data: req, shape: [req.length], dtype: DTYPE.I32 } }, { row: -1 });
+      const out = [];
+      let o = 0;
+      for (const c of counts) {
+        if (c < 0) { out.push(null); continue; }
+        const found = data[o + 1], listed = Math.min(found, cap), p = o + 2 + 2 * c;  // best, found, the pairs, the ids
+        out.push({ best: data[o], found, ids: Int32Array.from(data.subarray(p, p + listed)), pairs: data.subarray(o + 2, p) });
+        o = p + listed;
+      }
+      return out;
     },
     exact: (state, row, ids) => boundary.models.seq2seqStep(rt, handle(), state, { exact: { data: ids, shape: [ids.length], dtype: DTYPE.I32 } }, { row })[0].data,
     reorder: (state, parents) => {

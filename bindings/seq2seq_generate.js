@@ -79,16 +79,22 @@ const rowSeed = (seed, j) => (Number.isSafeInteger(seed + j) ? seed + j : seed -
 
 // ---- greedy search's bounded pass -----------------------------------------------------------------------------
 //
-// A stepper may offer `bounded(state)`, `stepBounded(state, tokens, { into })` → { lower, upper } and
-// `exact(state, row, ids)` → Float32Array: each step then gives, for every logit, bounds from the head's q8
-// copy (a float32 head's boundedHead: 28 % of its bytes read), and the exact logits only of the ids that can still
-// be the argmax. The token chosen is the one the exact logits give, always: the processors that change a score
-// from that score alone, never decreasing in it ('elementwise'), map the bounds to bounds of the processed
-// scores; every id whose upper bound reaches the largest lower bound is a candidate; the candidates' exact
-// logits go through the same processors, and the first largest of them is torch.argmax's answer, as no other id
-// can reach it. With LogitNormalization ('shift': log_softmax, which keeps the order but may round two close
-// scores to one value) a runner-up within a few ulps of the winner, too many candidates, or a NaN anywhere takes
-// the row's exact logits whole instead (`full`).
+// A stepper may offer `bounded(state)`, `stepBounded(state, tokens)` (the bounds stay in its state), `select(state,
+// counts, exclude, cap)` (decodingSteps in seq2seq.js says what it gives) and `exact(state, row, ids)` →
+// Float32Array: each step then has, for every logit, bounds from the head's q8 copy (a float32 head's boundedHead:
+// 28 % of its bytes read), and the exact logits only of the ids that can still be the argmax. The token chosen
+// is the one the exact logits give, always: the processors that change a score from that score alone, never
+// decreasing in it ('elementwise'), map the bounds to bounds of the processed scores; every id whose upper bound
+// reaches the largest lower bound is a candidate; the candidates' exact logits go through the same processors,
+// and the first largest of them is torch.argmax's answer, as no other id can reach it. The model scans the rows
+// (one select call a step): each row's ids that its processors may change (their `touches`) come back with their
+// bounds, which the processors map here; of the others it gives the largest lower bound and the ids whose upper
+// bound reaches it, a superset of those that reach the largest processed lower bound (which can only be larger).
+// At a step where a processor may change any score (a forced token's), the step is an ordinary one (every logit
+// exact, run.boundedAt); a run with a processor that cannot say what it touches takes no bounded pass. With
+// LogitNormalization ('shift': log_softmax, which keeps the order but may round two close scores
+// to one value) a runner-up within a few ulps of the winner, too many candidates, or a NaN anywhere takes the
+// row's exact logits whole instead (`full`).
 const kMaxCandidates = 256;
 
 class BoundedChoice {
@@ -99,56 +105,121 @@ class BoundedChoice {
     this.shift = run.processors.some((p) => p.bounds === 'shift');
     this.candidates = new Int32Array(kMaxCandidates);
     this.all = null;
+    this.lower = null;  // scratch rows for the touched ids' bounds (only those entries are read)
+    this.upper = null;
+    this.picked = [];   // the step's select result, per row of the state
+    this.touchedOf = [];
   }
 
   /** Whether a run with these processors may take the bounded pass. */
   static usable(stepper, run, sampling) {
-    return !sampling && typeof stepper.stepBounded === 'function' && typeof stepper.exact === 'function' &&
-      typeof stepper.bounded === 'function' && run.processors.every((p) => p.bounds === 'elementwise' || p.bounds === 'shift');
+    return !sampling && ['stepBounded', 'select', 'exact', 'bounded'].every((f) => typeof stepper[f] === 'function') &&
+      run.processors.every((p) => (p.bounds === 'elementwise' && typeof p.touches === 'function') || p.bounds === 'shift');
   }
 
   /**
-   * The token of row `i` of the step's bounds `b` (the state's row; the processors change b's rows in place: the
-   * run's buffers, rewritten by the next step), `row` the run's ids so far; `scores` scratch.
+   * Whether the step whose logits the search reads with `len` ids may be bounded: no processor may then change any
+   * score (touches → null: a forced token's step, which depends on len alone; `ids` a row's ids, any row's).
    */
-  choose(state, b, i, row, len, scores, processors) {
-    const V = this.V, lower = b.lower.subarray(i * V, (i + 1) * V), upper = b.upper.subarray(i * V, (i + 1) * V);
-    for (const p of this.elementwise) { p.apply(row, len, lower); p.apply(row, len, upper); }
-    let best = -Infinity, bad = false;
-    for (let k = 0; k < V; k++) {
-      const lo = lower[k];
-      if (!(lo <= upper[k])) { bad = true; break; }  // NaN
-      if (lo > best) best = lo;
+  boundedAt(ids, len) { return this.elementwise.every((p) => p.touches(ids, len) !== null); }
+
+  /** The ids the processors may change for this row (ascending, in [0, V)), or null: any. */
+  touched(row, len) {
+    let set = null;
+    for (const p of this.elementwise) {
+      const t = p.touches(row, len);
+      if (t === null) return null;
+      for (let j = 0; j < t.length; j++) {
+        const id = t[j];
+        if (id >= 0 && id < this.V) (set ??= new Set()).add(id);
+      }
     }
+    return set === null ? new Int32Array(0) : Int32Array.from(set).sort();
+  }
+
+  /**
+   * One select call for the step: `rows` the state's rows, `want` [state row, the run's ids of that row] of each
+   * unfinished row, `len` the ids' length.
+   */
+  select(state, rows, want, len) {
+    const counts = new Int32Array(rows).fill(-1), touched = new Array(rows).fill(null);
+    let total = 0;
+    for (const [i, row] of want) {
+      const t = this.touched(row, len);
+      touched[i] = t;
+      counts[i] = t === null ? -1 : t.length;  // null: no bounds for the row (its exact logits whole)
+      total += t === null ? 0 : t.length;
+    }
+    const exclude = new Int32Array(total);
+    for (let i = 0, o = 0; i < rows; i++) if (touched[i] !== null) { exclude.set(touched[i], o); o += touched[i].length; }
+    this.picked = this.stepper.select(state, counts, exclude, kMaxCandidates);
+    this.touchedOf = touched;
+  }
+
+  /** The token of the state's row `i` (select ran for this step), `row` the run's ids so far; `scores` scratch. */
+  choose(state, i, row, len, scores, processors) {
+    const got = this.picked[i];
+    let bad = got === null || got === undefined;
     let n = 0;
-    if (!bad && best > -Infinity) {
-      for (let k = 0; k < V; k++) {
-        if (upper[k] >= best) {
-          if (n === kMaxCandidates) { bad = true; break; }
-          this.candidates[n++] = k;
+    if (!bad) {
+      const T = this.touchedOf[i], V = this.V;
+      let best = got.best;
+      bad = !(best === best) || got.found > kMaxCandidates;  // a NaN bound, or too many
+      if (!bad && T.length > 0) {
+        this.lower ??= new Float32Array(V);
+        this.upper ??= new Float32Array(V);
+        for (let j = 0; j < T.length; j++) { this.lower[T[j]] = got.pairs[2 * j]; this.upper[T[j]] = got.pairs[2 * j + 1]; }
+        for (const p of this.elementwise) { p.apply(row, len, this.lower); p.apply(row, len, this.upper); }
+        for (let j = 0; j < T.length && !bad; j++) {
+          const lo = this.lower[T[j]];
+          if (!(lo <= this.upper[T[j]])) bad = true;  // NaN
+          else if (lo > best) best = lo;
         }
       }
-    } else bad = true;
+      if (!bad && best > -Infinity) {
+        // The untouched ids that reach best (got.ids reach got.best <= best) and the touched ones, ascending.
+        let a = 0, b = 0;
+        const ids = got.ids;
+        while (!bad && (a < ids.length || b < T.length)) {
+          let id;
+          if (b >= T.length || (a < ids.length && ids[a] < T[b])) id = ids[a++];
+          else { id = T[b++]; if (!(this.upper[id] >= best)) continue; }
+          if (n === kMaxCandidates) bad = true;
+          else this.candidates[n++] = id;
+        }
+      } else bad = true;
+    }
     if (!bad) {
       const ids = this.candidates.subarray(0, n);
       const exact = this.stepper.exact(state, i, ids);
-      scores.set(lower);  // placeholders: only the candidates are read
+      // The other entries of scores are stale: the elementwise processors read and write each score alone, and
+      // only the candidates' are read.
       for (let j = 0; j < n; j++) scores[ids[j]] = exact[j];
-      for (const p of this.elementwise) p.apply(row, len, scores);
-      let t = ids[0];
-      for (let j = 0; j < n; j++) {
-        const v = scores[ids[j]];
-        if (v !== v) { bad = true; break; }
-        if (v > scores[t]) t = ids[j];
-      }
-      if (!bad && this.shift) {  // another candidate log_softmax could round to the winner's value
-        const w = scores[t], tol = 2 ** -19 * (Math.abs(w) + 32);
-        for (let j = 0; j < n && !bad; j++) if (ids[j] !== t && scores[ids[j]] >= w - tol) bad = true;
-      }
-      if (!bad) return t;
+      const t = this.winner(ids, row, len, scores);
+      if (t >= 0) return t;
     }
-    // The row's exact logits whole, and the ordinary path.
-    this.all ??= Int32Array.from({ length: V }, (_, k) => k);
+    return this.exactRow(state, i, row, len, scores, processors);
+  }
+
+  /** The first largest of the candidates' processed exact scores; −1 when it cannot decide (NaN, a close shift). */
+  winner(ids, row, len, scores) {
+    for (const p of this.elementwise) p.apply(row, len, scores);
+    let t = ids[0];
+    for (let j = 0; j < ids.length; j++) {
+      const v = scores[ids[j]];
+      if (v !== v) return -1;
+      if (v > scores[t]) t = ids[j];
+    }
+    if (this.shift) {  // another candidate log_softmax could round to the winner's value
+      const w = scores[t], tol = 2 ** -19 * (Math.abs(w) + 32);
+      for (let j = 0; j < ids.length; j++) if (ids[j] !== t && scores[ids[j]] >= w - tol) return -1;
+    }
+    return t;
+  }
+
+  /** The row's exact logits whole, and the ordinary path. */
+  exactRow(state, i, row, len, scores, processors) {
+    this.all ??= Int32Array.from({ length: this.V }, (_, k) => k);
     scores.set(this.stepper.exact(state, i, this.all));
     for (const p of processors) p.apply(row, len, scores);
     return argmax(scores);
@@ -182,6 +253,7 @@ class DecodeRun {
     this.state = this.stepper.begin(this.run.rows, this.run.maxLength);
     if (this.bounded !== null && !this.stepper.bounded(this.state)) this.bounded = null;
     this.run.bounded = this.bounded !== null;
+    if (this.bounded !== null) this.run.boundedAt = (len) => this.bounded.boundedAt(this.ids, len);
   }
 
   close() {
@@ -192,14 +264,20 @@ class DecodeRun {
   choose(logits) {
     const { run, s, ids, len, scores, tokens } = this;
     const V = run.V, L = run.maxLength;
+    const bounded = !(logits instanceof Float32Array);  // a bounded step: the stepper kept the bounds
+    if (bounded) {
+      const want = [];
+      for (let r = 0; r < run.rows; r++) if (this.unfinished[r]) want.push([this.live.row(r), ids.subarray(r * L, r * L + len)]);
+      this.bounded.select(this.state, this.live.rows, want, len);
+    }
     for (let r = 0; r < run.rows; r++) {
       let t;
       if (!this.unfinished[r]) t = s.padTokenId;  // finished rows: pad (only with an eos, so pad is set)
       else {
         const i = this.live.row(r);  // an unfinished row's source is in the state
         const row = ids.subarray(r * L, r * L + len);
-        if (!(logits instanceof Float32Array)) {  // a bounded step's { lower, upper }
-          tokens[r] = t = this.bounded.choose(this.state, logits, i, row, len, scores, run.processors);
+        if (bounded) {
+          tokens[r] = t = this.bounded.choose(this.state, i, row, len, scores, run.processors);
           ids[r * L + len] = t;
           continue;
         }
@@ -223,7 +301,7 @@ class DecodeRun {
     return any;
   }
 
-  step() { return callStep(this.stepper, this.state, this.live.gather(this.tokens), this.run, this.live.rows); }
+  step() { return callStep(this.stepper, this.state, this.live.gather(this.tokens), this.run, this.live.rows, this.len); }
 
   sequences() {
     return Array.from({ length: this.run.rows }, (_, r) => this.ids.slice(r * this.run.maxLength, r * this.run.maxLength + this.len));

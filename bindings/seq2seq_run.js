@@ -96,9 +96,13 @@ export function prepareRun(stepper, settings, inputs, where) {
   return run;
 }
 
-/** One step of the state's `rows` rows (all the run's, or fewer once sources have left it: stepper.keep). */
-export function callStep(stepper, state, tokens, run, rows = run.rows) {
-  if (run.bounded && rows <= kBoundedRows) return callStepBounded(stepper, state, tokens, run, rows);
+/**
+ * One step of the state's `rows` rows (all the run's, or fewer once sources have left it: stepper.keep); `len`:
+ * the length of the rows' ids when the search reads this step (a bounded run's steps are bounded where
+ * run.boundedAt(len) allows).
+ */
+export function callStep(stepper, state, tokens, run, rows = run.rows, len = -1) {
+  if (run.bounded && (run.boundedAt === undefined || run.boundedAt(len))) return callStepBounded(stepper, state, tokens);
   // `into`: the run's buffer for the step's output, reused every step (the search is done with the last one's
   // values when it steps again); a stepper may fill and return it, or return an array of its own.
   run.stepOut ??= new Float32Array(run.rows * run.V);
@@ -110,23 +114,13 @@ export function callStep(stepper, state, tokens, run, rows = run.rows) {
   return logits;
 }
 
-// Greedy search's bounded pass runs the steps of up to this many rows. Such a step is bound by reading the weights,
-// which the pass cuts by 72 % of the head's bytes; a step of more rows is bound by its multiply-adds, which the q8
-// copy's product does no faster than the float32 one, and its search in JS scans two arrays a row instead of one
-// (measured with the pass on every step: a 20-row Marian step 51.4 → 64.8 ms, 43.6 → 54.9 in a second run).
-const kBoundedRows = 4;
+// A bounded step's result: the bounds stay in the stepper's state (stepper.select reads them).
+const BOUNDED_STEP = Object.freeze({ bounded: true });
 
-/** A bounded step (stepper.stepBounded, greedy search): { lower, upper } (rows, V), into the run's two buffers. */
-function callStepBounded(stepper, state, tokens, run, rows) {
-  run.boundsOut ??= [new Float32Array(run.rows * run.V), new Float32Array(run.rows * run.V)];
-  const into = rows === run.rows ? run.boundsOut : run.boundsOut.map((a) => a.subarray(0, rows * run.V));
-  const b = stepper.stepBounded(state, tokens, { into });
-  for (const k of ['lower', 'upper']) {
-    if (!(b?.[k] instanceof Float32Array) || b[k].length !== rows * run.V) {
-      throw new AttnWasmError('ERR_SHAPE', `stepper.stepBounded: expected { lower, upper }, Float32Arrays of rows × vocabSize = ${rows} × ${run.V}, got ${describe(b?.[k])}`);
-    }
-  }
-  return b;
+/** A bounded step (stepper.stepBounded, greedy search): the stepper keeps the bounds; BOUNDED_STEP. */
+function callStepBounded(stepper, state, tokens) {
+  stepper.stepBounded(state, tokens);
+  return BOUNDED_STEP;
 }
 
 /**
@@ -197,7 +191,7 @@ export async function feedPrompt(stepper, state, ids, run, signal) {
   for (let p = 0; p < run.promptLength; p++) {
     if (p > 0) await turn(signal);
     for (let r = 0; r < run.rows; r++) tokens[r] = ids[r * run.maxLength + p];
-    logits = callStep(stepper, state, tokens, run);
+    logits = callStep(stepper, state, tokens, run, run.rows, p + 1);
   }
   return logits;
 }

@@ -233,18 +233,20 @@ std::unique_ptr<Seq2SeqStateHandle> Seq2SeqBegin(ModuleHandle& h, val a) {
 
 // {tokens: {ptr, shape (rows, T)}, all, logSoftmax} → logits (rows, V), or (rows, T, V) when all; with logSoftmax
 // each row's log-probabilities instead (kernels f32_log_softmax: beam search's scores). With bounded (T = 1, not
-// all, a bounded head: Seq2SeqModel::HeadBounded): lower and upper bounds (rows, V) of the logits, from the head's
-// q8 copy. {exact: {ptr, shape (n)}, row} after a bounded step → the exact logits of that row at those ids
-// (one entry for both: a few hundred bytes less .wasm than two).
+// all, a bounded head: Seq2SeqModel::HeadBounded): nothing; the state keeps lower and upper bounds (rows, V) of
+// the logits, from the head's q8 copy. After a bounded step: {exact: {ptr, shape (n)}, row} → the exact logits of
+// that row at those ids, or with row −1 each row's candidates (Seq2SeqModel::SelectBounded: `exact` its request)
+// (one entry for all: a few hundred bytes less .wasm than three).
 std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st, val a) {
   auto& m = h.as<aw::Seq2SeqModel>();
-  if (!a["exact"].isUndefined()) {
-    const aw::Shape es = ShapeFrom(a["exact"]["shape"]);
-    const int64_t n = es.empty() ? 0 : es[0];
+  if (!a["exact"].isUndefined()) {  // row −1: select
+    const int64_t row = Int(a, "row"), n = int64_t(Len(a["exact"]));
     aw::Buffer out;
-    aw::Status s = out.Resize(size_t(n), "exact logits");
-    if (s.ok()) s = m.HeadExact(st.state(), Int(a, "row"), Ids(a["exact"]), n, out.data());
-    return One(s, std::move(out), aw::Shape{n});
+    aw::Status s = row == -1 ? m.SelectBounded(&st.state(), Ids(a["exact"]), n, &out)
+                             : out.Resize(size_t(n), "exact logits");
+    if (s.ok() && row != -1) s = m.HeadExact(st.state(), row, Ids(a["exact"]), n, out.data());
+    const int64_t size = int64_t(out.size());
+    return One(s, std::move(out), aw::Shape{size});
   }
   const aw::Shape shape = ShapeFrom(a["tokens"]["shape"]);
   if (shape.size() != 2 || size_t(shape[0]) != st.state().rows)
@@ -254,15 +256,15 @@ std::unique_ptr<CallResult> Seq2SeqStep(ModuleHandle& h, Seq2SeqStateHandle& st,
   const int64_t V = m.out_vocab();
   if (bounded && (all || shape[1] != 1 || !m.HeadBounded()))
     return std::make_unique<CallResult>(aw::ArgError("bounded: one token per row and a float32 head only"));
-  aw::Buffer logits;
-  st.state().bounded_step = bounded;
-  aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
-  st.state().bounded_step = false;
-  if (bounded) {
-    auto res = One(s, std::move(logits), aw::Shape{shape[0], V});
-    if (s.ok()) res->Add(std::move(st.state().upper), aw::Shape{shape[0], V});
-    return res;
+  if (bounded) {  // the lower bounds into the state's buffer, kept for select
+    st.state().bounded_step = true;
+    aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], false, &st.state().lower);
+    st.state().bounded_step = false;
+    if (!s.ok()) st.state().head_rows = 0;
+    return std::make_unique<CallResult>(s);
   }
+  aw::Buffer logits;
+  aw::Status s = m.Append(&st.state(), Ids(a["tokens"]), shape[1], all, &logits);
   if (s.ok() && Flag(a, "logSoftmax"))
     for (size_t r = 0; r < logits.size() / size_t(V); ++r) aw::kernels::f32_log_softmax(size_t(V), logits.data() + r * size_t(V));
   return One(s, std::move(logits), all ? aw::Shape{shape[0], shape[1], V} : aw::Shape{shape[0], V});

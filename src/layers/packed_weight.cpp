@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/bounds.h"
 #include "kernels/convert.h"
 #include "kernels/elementwise.h"
 #include "kernels/gemm.h"
@@ -142,22 +143,16 @@ void PackedWeight::BoundedProduct(size_t m, const float* x, size_t ldx, float al
     }
     const double X = std::sqrt(x2) * kUp, D = (std::sqrt(double(k_)) * top / 65534.0 + 0x1p-22 * X) * kUp,
                  H = X + D;
-    // e_i = A·W_i + C·E_i + K·(|y_i| + |b_i|) in float, a loop the compiler vectorizes: A, C rounded up by 2^-16
+    // e_i = A·W_i + C·E_i + K·(|y_i| + |b_i|) in float (kernels f32_bounds_spread): A, C rounded up by 2^-16
     // (more than the 4 roundings of e's own sum and of y ± e can take off), K = 10·2^-24 (the 8 of the magnitude
     // and 2 for those roundings' share in |y|); the magnitude's |α|·‖x‖·W_i is in A.
     const float A = float((a * (D + gq * H + gk * X) * kUp + 8.0 * kU * a * X) * (1.0 + 0x1p-16)),
                 C = float(a * H * (1.0 + gq) * kUp * (1.0 + 0x1p-16)), K = float(10.0 * kU);
     float* lo = lower + r * ldy;
-    float* up = upper + r * ldy;
     if (bias) kernels::f32_add(n_, lo, bias);  // as Append adds final_logits_bias: one float add
-    for (size_t i = 0; i < n_; ++i) {
-      const float y = lo[i], b = bias ? std::fabs(bias[i]) : 0.0f;
-      const float e = A * wn[i] + C * en[i] + K * (std::fabs(y) + b) + FLT_MIN;
-      // An overflow, a NaN: bounds nothing (the exact value may be finite).
-      const bool finite = std::fabs(y) <= FLT_MAX;
-      lo[i] = finite ? y - e : NAN;
-      up[i] = finite ? y + e : NAN;
-    }
+    // An overflow, a NaN: bounds nothing (the exact value may be finite). The kernel, not a loop here: this file
+    // is compiled for size, and the loop took 0.63 ms a row of 58 101 (11 ns a logit), a sixth of a Marian step.
+    kernels::f32_bounds_spread(n_, A, C, K, wn, en, bias, lo, upper + r * ldy);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/rules.h"
 #include "core/size_math.h"
 #include "core/workspace.h"
+#include "kernels/bounds.h"
 #include "kernels/elementwise.h"
 #include "layers/residual.h"
 #include "ops/attention.h"
@@ -521,6 +522,49 @@ Status Seq2SeqModel::HeadExact(const Seq2SeqState& st, int64_t row, const int32_
   head.ExactOutputs(st.head_x.data() + size_t(row) * head.k(), 1.0f, ids, size_t(n), out);
   if (const float* bias = HeadBias())
     for (int64_t j = 0; j < n; ++j) out[j] += bias[ids[j]];
+  return Status::OK();
+}
+
+Status Seq2SeqModel::SelectBounded(Seq2SeqState* st, const int32_t* req, int64_t n, Buffer* out) const {
+  static_assert(kMaxVocab < (1 << 24), "select gives ids as floats, exact below 2^24");
+  const size_t V = HeadBounded() ? HeadWeight()->n() : 0, R = st->head_rows;
+  if (V == 0 || R == 0 || st->lower.size() != R * V)
+    return ArgError("select: no bounded step");
+  // The request whole: its length, the cap, each count within what is left, each excluded id in [0, V).
+  int64_t at = 1 + int64_t(R), need = 0;
+  bool ok = n >= at && req[0] >= 0 && req[0] <= 4096;
+  for (size_t r = 0; ok && r < R; ++r) {
+    const int64_t c = req[1 + r];
+    ok = c >= -1 && c <= n - at;
+    for (int64_t j = 0; ok && j < c; ++j) ok = req[at + j] >= 0 && size_t(req[at + j]) < V;
+    need += 2 + 2 * c + req[0];
+    at += std::max<int64_t>(c, 0);
+  }
+  if (!ok || at != n)
+    return ArgError("select: expected [cap 0-4096, a count per row, the ids]");
+  AW_RETURN_IF_ERROR(out->Resize(size_t(need), "select"));
+  float* o = out->data();
+  const int32_t* ex = req + 1 + R;
+  for (size_t r = 0; r < R; ++r) {
+    const int32_t c = req[1 + r];
+    if (c < 0) continue;
+    float *lo = st->lower.data() + r * V, *up = st->upper.data() + r * V, *pairs = o + 2;
+    for (int32_t j = 0; j < c; ++j) {  // every pair saved before any is masked: an id listed twice keeps its own
+      pairs[2 * j] = lo[ex[j]];
+      pairs[2 * j + 1] = up[ex[j]];
+    }
+    for (int32_t j = 0; j < c; ++j) lo[ex[j]] = up[ex[j]] = -std::numeric_limits<float>::infinity();
+    o[0] = kernels::f32_bounds_best(V, lo, up);
+    const size_t found = kernels::f32_bounds_above(V, up, o[0], pairs + 2 * c, size_t(req[0]));
+    for (int32_t j = 0; j < c; ++j) {
+      lo[ex[j]] = pairs[2 * j];
+      up[ex[j]] = pairs[2 * j + 1];
+    }
+    o[1] = float(found);
+    o += 2 + 2 * c + std::min(found, size_t(req[0]));
+    ex += c;
+  }
+  (void)out->Resize(size_t(o - out->data()), "");  // smaller: never fails
   return Status::OK();
 }
 

@@ -99,9 +99,10 @@ struct Seq2SeqState {
   bool packed = false;
   // The bounded head pass (Seq2SeqModel::HeadBounded): set by the caller for one Append, which then gives in its
   // logits the lower bounds and in `upper` the upper bounds of each row's logits, and keeps the rows the head read
-  // (head_x, (rows, E)) for HeadExact until the next Append.
+  // (head_x, (rows, E)) for HeadExact until the next Append. The caller keeps the lower bounds in `lower` (the
+  // binding passes it as Append's logits) for SelectBounded.
   bool bounded_step = false;
-  Buffer upper, head_x;
+  Buffer lower, upper, head_x;
   size_t head_rows = 0;
 };
 
@@ -148,14 +149,25 @@ class Seq2SeqModel : public Module {
   // may run the bounded pass (Seq2SeqState::bounded_step): the logits' bounds from the q8 copy, 28 % of the bytes.
   bool HeadBounded() const { return HeadWeight() != nullptr && HeadWeight()->bounded(); }
   // A float32 head keeps a q8 copy and its rows' norms (PackedWeight::KeepBound; loadModel's boundedHead): before
-  // the weights are reserved. Greedy steps of up to 4 rows then read the copy, not the head; every exact product
-  // of the head (beam search, batches, forward) is the float32 one, untouched (docs/seq2seq.md, "A bounded head").
+  // the weights are reserved. Greedy steps then read the copy, not the head; every exact product of the head
+  // (beam search, forward, a forced token's step) is the float32 one, untouched (docs/seq2seq.md, "A bounded head").
   void BoundedHead() {
     if (const PackedWeight* w = HeadWeight()) const_cast<PackedWeight*>(w)->KeepBound();
   }
   // After a bounded Append: out[j] = the logit Append would have given row `row` at ids[j] (each in [0, V)),
   // bit for bit.
   Status HeadExact(const Seq2SeqState& st, int64_t row, const int32_t* ids, int64_t n, float* out) const;
+  // After a bounded Append whose lower bounds the state keeps (st->lower): each row's candidates, so that greedy
+  // search reads a few ids and not two rows of V (seq2seq_generate.js BoundedChoice). req (n int32s): cap, then one
+  // count per row of the last step, then the excluded ids: a row's count c >= 0 says that its next c of them are
+  // ids the search's processors may change (it maps their bounds itself); −1: nothing for this row. out, per row:
+  //   c >= 0   best = the largest lower bound over the other ids (kernels f32_bounds_best: NaN when a bound is
+  //            NaN), found = how many other ids have an upper bound >= best (f32_bounds_above: stops at cap + 1),
+  //            the excluded ids' lower and upper bounds (a pair each), then the first min(found, cap) of those
+  //            other ids, ascending, as floats (exact: V < 2^24): 2 + 2c + min(found, cap) floats
+  //   −1       nothing
+  // The excluded ids' bounds are set to −inf during the scans and put back.
+  Status SelectBounded(Seq2SeqState* st, const int32_t* req, int64_t n, Buffer* out) const;
   // Row r continues the history of row parents[r]; a parent must be a row of the same source.
   Status Reorder(Seq2SeqState* st, const int32_t* parents, int64_t n);
   // Generation is done with every source but keep[0 … n): ascending indices of st's sources (1 <= n <= B). They

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from '../../bindings/index.js';
 import { ints, optionsOf } from './helpers.mjs';
 import { generateSeq2Seq } from '../../bindings/seq2seq_generate.js';
+import { logitsProcessors } from '../../bindings/logits_process.js';
 
 const DIR = fileURLToPath(new URL('../data/goldens/seq2seq/', import.meta.url));
 const x = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
@@ -20,31 +21,59 @@ after(() => aw.close());
 
 const rows = (r) => r.sequences.map((q) => Array.from(q));
 
-/** The model's stepper with its calls counted; `exactOnly` drops the bounded pass (the ordinary path). */
-function stepperOf(m, input, { exactOnly = false, widen = 0, nanAt = -1 } = {}) {
+/**
+ * The model's stepper with its calls counted; `exactOnly` drops the bounded pass (the ordinary path). Faults, for
+ * the way back to exact logits: `widen` makes every row's bounds decide nothing (every id a candidate: best −inf's
+ * neighbour, all ids listed); `nanBest` gives the second step's first row a NaN best (the model's word for a NaN
+ * bound); `tooMany` says that the second step's first row has more candidates than the cap.
+ */
+function stepperOf(m, input, { exactOnly = false, widen = false, nanBest = false, tooMany = false } = {}) {
   const { ids, mask } = m._sources(input, {}, 'input');
   const s = m._stepper(ids, mask);
-  const count = { bounded: 0, exact: 0, ids: 0, full: 0 };
+  const count = { bounded: 0, steps: 0, exact: 0, ids: 0, full: 0, touched: 0 };
   if (exactOnly) {
-    const { bounded, stepBounded, exact, ...rest } = s;
+    const { bounded, stepBounded, select, exact, ...rest } = s;
     return { stepper: rest, count, B: ids.shape[0] };
   }
+  const V = m.outputVocabSize;
   return {
     B: ids.shape[0],
     count,
     stepper: {
       ...s,
-      stepBounded: (state, tokens, o) => {
+      step: (state, tokens, o) => {
+        count.steps++;
+        return s.step(state, tokens, o);
+      },
+      stepBounded: (state, tokens) => {
         count.bounded++;
-        const b = s.stepBounded(state, tokens, o);
-        if (widen) for (let i = 0; i < b.upper.length; i++) b.upper[i] += widen;  // bounds that decide nothing
-        if (nanAt >= 0 && count.bounded === 2) b.lower[nanAt] = NaN;
-        return b;
+        return s.stepBounded(state, tokens);
+      },
+      select: (state, counts, exclude, cap) => {
+        count.touched += exclude.length;
+        const got = s.select(state, counts, exclude, cap);
+        const first = got.find((g) => g !== null);
+        if (widen) {
+          assert.ok(V <= cap, 'a vocabulary under the cap');
+          let at = 0;
+          got.forEach((g, i) => {
+            if (g === null) return;
+            const mine = new Set(exclude.subarray(at, at + counts[i]));  // the row's excluded ids are not listed
+            at += counts[i];
+            g.best = -3e38;
+            g.ids = Int32Array.from({ length: V }, (_, k) => k).filter((k) => !mine.has(k));
+            g.found = g.ids.length;
+            for (let j = 1; j < g.pairs.length; j += 2) g.pairs[j] = 3e38;
+          });
+        }
+        if (nanBest && count.bounded === 2) first.best = NaN;
+        if (tooMany && count.bounded === 2) first.found = cap + 1;
+        return got;
       },
       exact: (state, row, list) => {
         count.exact++;
         count.ids += list.length;
-        if (list.length === m.outputVocabSize) count.full++;
+        if (list.length === V) count.full++;
         return s.exact(state, row, list);
       },
     },
@@ -102,13 +131,15 @@ test('bounds that decide nothing, or a NaN, take the row\'s exact logits whole: 
     const batch = { inputIds: ints(inp.input_ids), attentionMask: ints(inp.attention_mask) };
     const want = (await greedy(m, batch, { numBeams: 1, maxNewTokens: 10 }, { exactOnly: true })).sequences;
     // Marian's vocabulary here is under the 256-candidate cap: widened bounds make every id a candidate.
-    const wide = await greedy(m, batch, { numBeams: 1, maxNewTokens: 10 }, { widen: 1e30 });
+    const wide = await greedy(m, batch, { numBeams: 1, maxNewTokens: 10 }, { widen: true });
     assert.deepEqual(wide.sequences, want);
     // (all but the ids the processors mask: those have −inf bounds)
     assert.ok(wide.count.ids > wide.count.exact * m.outputVocabSize * 0.5, `ids computed exactly: ${JSON.stringify(wide.count)}, V ${m.outputVocabSize}`);
-    const nan = await greedy(m, batch, { numBeams: 1, maxNewTokens: 10 }, { nanAt: 3 });
-    assert.deepEqual(nan.sequences, want);
-    assert.ok(nan.count.full >= 1, 'the NaN row took its exact logits whole');
+    for (const fault of [{ nanBest: true }, { tooMany: true }]) {
+      const got = await greedy(m, batch, { numBeams: 1, maxNewTokens: 10 }, fault);
+      assert.deepEqual(got.sequences, want, JSON.stringify(fault));
+      assert.equal(got.count.full, 1, `${JSON.stringify(fault)}: that row took its exact logits whole`);
+    }
   } finally {
     m.dispose();
   }
@@ -165,11 +196,41 @@ test('the native calls name what is wrong, and the model keeps working', async (
           assert.throws(() => s.stepBounded(st, one), /bounded: one token per row and a float32 head only/);
           continue;
         }
-        const b = s.stepBounded(st, one);
+        const none = new Int32Array(0), V = model.outputVocabSize;
+        assert.throws(() => s.select(st, Int32Array.of(0), none, 8), /select: no bounded step/);
+        assert.equal(s.stepBounded(st, one), undefined, 'the bounds stay in the state');
+        // The bounds whole, from the exact logits' ids: every id's pair, no id listed as another's.
+        const everyId = Int32Array.from({ length: V }, (_, k) => k);
+        const [w] = s.select(st, Int32Array.of(V), everyId, 8);
+        assert.equal(w.best, -Infinity);
+        const b = { lower: Float32Array.from({ length: V }, (_, k) => w.pairs[2 * k]), upper: Float32Array.from({ length: V }, (_, k) => w.pairs[2 * k + 1]) };
         assert.throws(() => s.exact(st, 1, Int32Array.of(1)), { name: 'RangeError', message: 'row (of the last step): expected an integer in [0, 0], got 1' });
-        assert.throws(() => s.exact(st, 0, Int32Array.of(3, model.outputVocabSize)), { name: 'RangeError', message: `exact (token ids): expected an integer in [0, ${model.outputVocabSize - 1}], got ${model.outputVocabSize}` });
+        assert.throws(() => s.exact(st, 0, Int32Array.of(3, V)), { name: 'RangeError', message: `exact (token ids): expected an integer in [0, ${V - 1}], got ${V}` });
         const e = s.exact(st, 0, Int32Array.of(0, 7));
         for (const [j, id] of [0, 7].entries()) assert.ok(b.lower[id] <= e[j] && e[j] <= b.upper[id], `id ${id}`);
+        // select's refusals: one message that says what the request holds; the state keeps working.
+        const malformed = { code: 'ERR_INVALID_ARGUMENT', message: 'select: expected [cap 0-4096, a count per row, the ids]' };
+        for (const [counts, excl, cap] of [[[-1, -1], [], 8], [[2], [1], 8], [[1], [1, 2], 8], [[1], [V], 8], [[1], [-1], 8], [[-2], [], 8], [[0], [], 5000], [[0], [], -1], [[], [], 8]]) {
+          assert.throws(() => s.select(st, Int32Array.from(counts), Int32Array.from(excl), cap), malformed, `${counts} ${excl} ${cap}`);
+        }
+        // What it gives: the best lower bound and the ids that reach it among the ids not excluded, the excluded
+        // ids' bounds, and the state's bounds as they were (the excluded ones are masked during the scan only).
+        const ref = (excl, cap) => {
+          let best = -Infinity;
+          for (let k = 0; k < V; k++) if (!excl.includes(k) && b.lower[k] > best) best = b.lower[k];
+          const above = [];
+          for (let k = 0; k < V; k++) if (!excl.includes(k) && b.upper[k] >= best) above.push(k);
+          return { best, found: Math.min(above.length, cap + 1), ids: above.slice(0, cap), pairs: excl.flatMap((k) => [b.lower[k], b.upper[k]]) };
+        };
+        const order = Array.from({ length: V }, (_, k) => k).sort((p, q) => b.lower[q] - b.lower[p]);
+        for (const [excl, cap] of [[[], 256], [[order[0]], 256], [[order[0], order[1], order[0]], 256], [[order[2]], 1], [[], 0]]) {
+          const [g] = s.select(st, Int32Array.of(excl.length), Int32Array.from(excl), cap);
+          const want = ref(excl, cap);
+          assert.deepEqual({ best: g.best, found: g.found, ids: Array.from(g.ids), pairs: Array.from(g.pairs) }, want, `excluded ${excl}, cap ${cap}`);
+        }
+        const [again] = s.select(st, Int32Array.of(V), everyId, 8);
+        assert.deepEqual(Array.from(again.pairs), Array.from(w.pairs), 'the bounds as they were');
+        assert.deepEqual(s.select(st, Int32Array.of(-1), none, 8), [null]);
       } finally {
         s.free(st);
       }
@@ -182,5 +243,62 @@ test('the native calls name what is wrong, and the model keeps working', async (
   } finally {
     m.dispose();
     f.dispose();
+  }
+});
+
+test('every elementwise processor names the scores apply() may change (touches): all it changes, or null', () => {
+  const V = 40;
+  let seed = 7;
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  for (const penalty of [1.3, 0.7]) {
+    const s = {
+      repetitionPenalty: penalty, noRepeatNgramSize: 2, badWordsIds: [[7], [3, 4], [5, 6, 8], [V + 5]], eosTokenIds: [2],
+      minNewTokens: 3, forcedBosTokenId: 9, forcedEosTokenIds: [2], renormalizeLogits: false,
+    };
+    const ps = logitsProcessors(s, { promptLength: 1, maxLength: 12, minLength: 4, vocabSize: V });
+    const elementwise = ps.filter((p) => p.bounds === 'elementwise');
+    assert.deepEqual(elementwise.map((p) => p.name), ['RepetitionPenaltyLogitsProcessor', 'NoRepeatNGramLogitsProcessor',
+      'NoBadWordsLogitsProcessor', 'MinLengthLogitsProcessor', 'MinNewTokensLengthLogitsProcessor', 'ForcedBOSTokenLogitsProcessor',
+      'ForcedEOSTokenLogitsProcessor']);
+    const changedSome = new Set(), all = new Set();
+    for (let trial = 0; trial < 400; trial++) {
+      const len = 1 + (trial % 11);
+      const ids = Int32Array.from({ length: 12 }, (_, i) => (i === 0 ? 0 : [3, 4, 5, 6, 7, 1][Math.floor(rand() * 6)]));
+      for (const p of elementwise) {
+        const scores = Float32Array.from({ length: V }, () => rand() * 20 - 10), before = scores.slice();
+        const t = p.touches(ids, len);
+        p.apply(ids, len, scores);
+        if (t === null) { all.add(p.name); continue; }
+        const may = new Set(Array.from(t));
+        for (let k = 0; k < V; k++) {
+          if (!Object.is(scores[k], before[k])) {
+            assert.ok(may.has(k), `${p.name} (penalty ${penalty}) changed id ${k} at len ${len}, ids ${ids.subarray(0, len)}; touches ${[...may]}`);
+            changedSome.add(p.name);
+          }
+        }
+      }
+    }
+    // Each changed something in these rows (the check above was not vacuous), the forced ones on their steps.
+    assert.deepEqual([...changedSome].sort(), elementwise.map((p) => p.name).filter((n) => !n.startsWith('Forced')).sort());
+    assert.deepEqual([...all].sort(), ['ForcedBOSTokenLogitsProcessor', 'ForcedEOSTokenLogitsProcessor']);
+  }
+});
+
+test('a forced token\'s step is an ordinary one (every logit exact), the other steps bounded: the exact path\'s tokens', async () => {
+  const m = await aw.loadModel(join(DIR, 't5'), { boundedHead: true });
+  try {
+    const inp = x.folders.find((f) => f.folder === 't5').generate_inputs;
+    const batch = { inputIds: ints(inp.input_ids), attentionMask: ints(inp.attention_mask) };
+    // maxNewTokens 6 with the start token: max_length 7; forced BOS at the first step (len 1), forced EOS at len 6.
+    const o = { numBeams: 1, maxNewTokens: 6, minNewTokens: 6, forcedBosTokenId: 7, forcedEosTokenId: 3, repetitionPenalty: 1.5, noRepeatNgramSize: 2 };
+    const got = await greedy(m, batch, o);
+    assert.deepEqual(got.sequences, (await greedy(m, batch, o, { exactOnly: true })).sequences);
+    for (const row of got.sequences) assert.deepEqual([row[1], row[6]], [7, 3]);
+    assert.equal(got.count.steps, 2, 'the forced steps');
+    assert.equal(got.count.bounded, 4, 'the others');
+    assert.ok(got.count.touched > 0, 'the repeated ids and the banned ones went to the search');
+    assert.equal(got.count.full, 0);
+  } finally {
+    m.dispose();
   }
 });
