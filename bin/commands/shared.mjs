@@ -78,6 +78,7 @@ export async function loadOptions(args) {
     load.tokenizerConfig = new Uint8Array(await readFlagFile('--tokenizer-config', args['tokenizer-config']));
   }
   if (args.dtype !== undefined) load.dtype = args.dtype;
+  if (args['bounded-head']) load.boundedHead = true;  // loadModel refuses it, by name, for a model it does not fit
   Object.assign(load, (await import('./cache.mjs')).hubLoadOptions(args));  // a hub id's --revision, progress
   return load;
 }

@@ -2,7 +2,7 @@
 // hub translator (--model: a Marian, M2M100 / NLLB, BART, mBART or T5 folder or hub id, a Seq2SeqLM).
 //   attnwasm translate "forty-two" [--to fr|de] [--beam N]     one phrase: its translation, errors end the process
 //   attnwasm translate [--input FILE] [--json]                 one phrase per line (stdin by default), one line out each
-//   attnwasm translate "Hello" --model DIR [--src en --tgt fr] [--beams N] [--max-new-tokens N]
+//   attnwasm translate "Hello" --model DIR [--src en --tgt fr] [--beams N] [--max-new-tokens N] [--bounded-head]
 // The flags are the entry's (../attnwasm.mjs); many phrases run through batch.mjs.
 import { init } from '../../bindings/index.js';
 import { UsageError, THREADS, errorJson, round, loadOptions } from './shared.mjs';
@@ -41,7 +41,7 @@ export async function translateCommand(args, rest) {
     tr.dispose();
     throw new UsageError(`--model: expected a translator (a hub Marian, M2M100 / NLLB, BART, mBART or T5 folder, or attnwasm's own translator file), got a ${name}`);
   }
-  for (const flag of ['src', 'tgt', 'beams', 'max-new-tokens']) {
+  for (const flag of ['src', 'tgt', 'beams', 'max-new-tokens', 'bounded-head']) {
     if (args[flag] !== undefined) throw new UsageError(`--${flag}: only a hub translator (--model DIR) takes it; the number-words translator takes --to and --beam`);
   }
   const to = args.to ?? tr.languages[0];

@@ -166,7 +166,14 @@ test('attnwasm translate --model DIR: the API\'s translations, from the line, --
     const beams = cli([c.texts[0], ...flags, '--beams', '2', '--max-new-tokens', '4']);
     assert.equal(beams.status, 0, beams.stderr);
     assert.equal(beams.stdout, `${await m.translate(c.texts[0], { srcLang: 'en', tgtLang: 'fr', numBeams: 2, maxNewTokens: 4 })}\n`);
+    // --bounded-head: the same greedy translations (the head's q8 copy bounds, the exact logits decide).
+    const bounded = cli(['--input', join(tmp, 'in.txt'), ...flags, '--beams', '1', '--bounded-head', '--no-progress']);
+    assert.equal(bounded.status, 0, bounded.stderr);
+    assert.equal(bounded.stdout, `${(await m.translate([c.texts[0], c.texts[1]], { srcLang: 'en', tgtLang: 'fr', numBeams: 1 })).join('\n\n')}\n`);
     m.dispose();
+    const numberWords = spawnSync(process.execPath, [CLI, 'translate', 'forty-two', '--bounded-head'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(numberWords.status, 2);
+    assert.match(numberWords.stderr, /--bounded-head: only a hub translator/);
     const bad = cli([c.texts[0], ...flags, '--beams', '0']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--beams: expected a whole number >= 1, got '0'/);
