@@ -96,13 +96,19 @@ export function prepareRun(stepper, settings, inputs, where) {
   return run;
 }
 
+// A bounded step's result: the bounds stay in the stepper's state.
+const BOUNDED_STEP = Object.freeze({ bounded: true });
+
 /**
  * One step of the state's `rows` rows (all the run's, or fewer once sources have left it: stepper.keep); `len`:
- * the length of the rows' ids when the search reads this step (a bounded run's steps are bounded where
- * run.boundedAt(len) allows).
+ * the length of the rows' ids when the search reads this step (a bounded run — DecodeRun sets run.bounded and
+ * run.boundedAt together — bounds the steps where run.boundedAt(len) allows).
  */
 export function callStep(stepper, state, tokens, run, rows = run.rows, len = -1) {
-  if (run.bounded && (run.boundedAt === undefined || run.boundedAt(len))) return callStepBounded(stepper, state, tokens);
+  if (run.bounded && run.boundedAt(len)) {  // the stepper keeps the bounds (stepper.select reads them)
+    stepper.stepBounded(state, tokens);
+    return BOUNDED_STEP;
+  }
   // `into`: the run's buffer for the step's output, reused every step (the search is done with the last one's
   // values when it steps again); a stepper may fill and return it, or return an array of its own.
   run.stepOut ??= new Float32Array(run.rows * run.V);
@@ -112,15 +118,6 @@ export function callStep(stepper, state, tokens, run, rows = run.rows, len = -1)
     throw new AttnWasmError('ERR_SHAPE', `stepper.step: expected a Float32Array of rows × vocabSize = ${rows} × ${run.V} logits, got ${ArrayBuffer.isView(logits) ? `a ${describe(logits)} of ${logits.length}` : describe(logits)}`);
   }
   return logits;
-}
-
-// A bounded step's result: the bounds stay in the stepper's state (stepper.select reads them).
-const BOUNDED_STEP = Object.freeze({ bounded: true });
-
-/** A bounded step (stepper.stepBounded, greedy search): the stepper keeps the bounds; BOUNDED_STEP. */
-function callStepBounded(stepper, state, tokens) {
-  stepper.stepBounded(state, tokens);
-  return BOUNDED_STEP;
 }
 
 /**
