@@ -334,19 +334,17 @@ inline void widen_row(const uint16_t* src, xsimd::batch<float, Arch>* out) {
 
 // ---- M = 1: the matrix-vector product (a decoding step's projections) ----
 //
-// One row of A against packed B, one panel at a time: the panel's NR columns
-// in NV accumulators, k in order, each B float read once and used once, so B
-// streams through the core as one sequential read — the kernel is bound by
-// memory bandwidth, not by the multiply-adds the micro-kernel would spend on
-// MR − 1 zero rows. One panel, not several side by side: several panels are
-// several read streams 16 KB apart (a panel of a k block is KC · NR floats),
-// which measured 40–50 % slower from memory on Zen 5 (bench/lm.mjs), and their
-// accumulators, loads and broadcast overflow x86's 16 SIMD registers in V8;
-// one panel's two chains of adds keep up with memory (about twice the read
-// bandwidth when B is in cache). Every element is the micro-kernel's: acc =
-// madd(a[k], b[k], acc) in k order from 0, C loaded back between k blocks,
-// alpha then bias on the last one, so C(1, n) is bit-identical to the GEMM's
-// row (gemm.h, "Summation order").
+// One row of A against packed B: each panel's NR columns in NV accumulators,
+// k in order, each B float read once and used once, so B streams through the
+// core — the kernel is bound by memory bandwidth, not by the multiply-adds the
+// micro-kernel would spend on MR − 1 zero rows. Float32 panels run two at a
+// time, far apart in the window (gemv_block says why: neighbours are 16 KB
+// apart and read slowly); a 16-bit stream is a panel pair already, four
+// accumulators. More than two panels would overflow x86's 16 SIMD registers in
+// V8. Every element is the micro-kernel's: acc = madd(a[k], b[k], acc) in k
+// order from 0, C loaded back between k blocks, alpha then bias on the last
+// one, so C(1, n) is bit-identical to the GEMM's row (gemm.h, "Summation
+// order") whichever panel it is paired with.
 
 // B's panel row (NR values) as NV float batches: loaded, or widened from 16-bit floats (exact: the same
 // madd then runs on the same values, so a stored-half B gives the float32 GEMV's bits).
@@ -398,13 +396,80 @@ inline void gemv_panel(bool first, bool last, size_t kc, const float* a, const T
   for (size_t j = 0; j < cols; ++j) c[j] = tmp[j];
 }
 
-// One k block, every stream of the window in order. The unit a first call
-// tiers up on (core/tiering.h).
+// Two whole float32 panels of one k block at once (b0, b1: their kc rows; c0, c1 and bias0, bias1: their 8
+// columns), each column as gemv_panel computes it: the same multiply-adds in the same order. Four chains of
+// multiply-adds instead of two. With relaxed SIMD's fused multiply-add a column's chain waits on the FMA's latency:
+// one panel's two chains read 24.7–25.8 GB/s where four read 27.6–29.5 (Zen 5, the shapes of a Marian decoding
+// step, weights streamed from memory, A/B in one process; 1.04–1.10× in a slower spell of the machine). The
+// baseline build's multiply then add, whose chain waits on the add alone, keeps one panel at a time: pairs there
+// ran 0.89–0.98× in the slow spell. Hence kGemvPairs.
+#if defined(__wasm_relaxed_simd__)
+constexpr bool kGemvPairs = true;
+#else
+constexpr bool kGemvPairs = false;
+#endif
+template <class Arch>
+inline void gemv_panel_pair(bool first, bool last, size_t kc, const float* a, const float* b0, const float* b1,
+                            float* c0, float* c1, float alpha, const float* bias0, const float* bias1) {
+  using batch = xsimd::batch<float, Arch>;
+  constexpr size_t W = batch::size, NV = kGemmNR / W;
+  static_assert(NV == 2, "a panel is two vectors");
+  batch acc[4];
+  if (first) {
+    unroll<4>([&](auto v) { acc[v] = batch(0.0f); });
+  } else {
+    unroll<4>([&](auto v) { acc[v] = batch::load_unaligned((v < 2 ? c0 : c1) + v % 2 * W); });
+  }
+#pragma clang loop unroll(disable)
+  for (size_t p = 0; p < kc; ++p) {
+    const batch av(a[p]);
+    unroll<4>([&](auto v) { acc[v] = madd<Arch>(av, batch::load_unaligned((v < 2 ? b0 : b1) + p * kGemmNR + v % 2 * W), acc[v]); });
+  }
+  if (last) {
+    const batch va(alpha);
+    unroll<4>([&](auto v) { acc[v] *= va; });
+    if (bias0) unroll<4>([&](auto v) { acc[v] += batch::load_unaligned((v < 2 ? bias0 : bias1) + v % 2 * W); });
+  }
+  unroll<4>([&](auto v) { acc[v].store_unaligned((v < 2 ? c0 : c1) + v % 2 * W); });
+}
+
+// One k block, every stream of the window. The unit a first call tiers up on (core/tiering.h). Float32 panels
+// go in pairs (gemv_panel_pair), panel j beside panel j + half of the window's whole panels: two read streams
+// far apart. Neighbours, 16 KB apart (a panel of a k block), read 14–16 GB/s in every shape tried, the
+// second stream skewed by 256 bytes or not: two streams that close measured 40–50 % slower from memory on
+// Zen 5, as before (bench/lm.mjs).
 template <class Arch, Half H, class T>
 AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const float* a, const T* block,
                               float* c, float alpha, const float* bias) {
   constexpr size_t S = kStreamCols<T>;
   const size_t streams = (n + S - 1) / S, pstride = kc * S;
+  if constexpr (std::is_same_v<T, float> && kGemvPairs) {
+    // Pairs (js, js + half) of the whole panels, then one pair of what is left: the last whole panel of an odd
+    // count and the partial one, or either with itself, their columns through zero-padded copies (the packed
+    // panels are zero-padded to whole panels already).
+    const size_t half = n / S / 2, left = streams - 2 * half;
+    alignas(16) float tc[2 * S], tb[2 * S];
+    for (size_t q = 0; q < half + (left > 0); ++q) {
+      const bool rest = q == half;
+      size_t j[2] = {q * S, (q + half) * S};
+      if (rest) {
+        j[0] = 2 * half * S;
+        j[1] = left > 1 ? j[0] + S : j[0];
+        for (size_t i = 0; i < 2 * S; ++i) {
+          const size_t col = j[i / S] + i % S;
+          tc[i] = !first && col < n ? c[col] : 0.0f;
+          tb[i] = bias && col < n ? bias[col] : 0.0f;
+        }
+      }
+      gemv_panel_pair<Arch>(first, last, kc, a, block + j[0] / S * pstride, block + j[1] / S * pstride,
+                            rest ? tc : c + j[0], rest ? tc + S : c + j[1], alpha,
+                            !bias ? nullptr : rest ? tb : bias + j[0], !bias ? nullptr : rest ? tb + S : bias + j[1]);
+      if (rest)
+        for (size_t i = 0; i < 2 * S; ++i)
+          if (j[i / S] + i % S < n) c[j[i / S] + i % S] = tc[i];
+    }
+    return;
+  }
   for (size_t js = 0; js < streams; ++js) {
     const size_t j = js * S;
     gemv_panel<Arch, H>(first, last, kc, a, block + js * pstride, c + j, std::min(S, n - j), alpha,
