@@ -468,12 +468,12 @@ AW_TIER_ENTRY void gemv_block(bool first, bool last, size_t n, size_t kc, const 
         for (size_t i = 0; i < 2 * S; ++i)
           if (j[i / S] + i % S < n) c[j[i / S] + i % S] = tc[i];
     }
-    return;
-  }
-  for (size_t js = 0; js < streams; ++js) {
-    const size_t j = js * S;
-    gemv_panel<Arch, H>(first, last, kc, a, block + js * pstride, c + j, std::min(S, n - j), alpha,
-                        bias ? bias + j : nullptr);
+  } else {
+    for (size_t js = 0; js < streams; ++js) {
+      const size_t j = js * S;
+      gemv_panel<Arch, H>(first, last, kc, a, block + js * pstride, c + j, std::min(S, n - j), alpha,
+                          bias ? bias + j : nullptr);
+    }
   }
 }
 
